@@ -1,0 +1,123 @@
+//! The kernel ABI shared by the compiler and the runtime: what a compiled
+//! kernel expects to be given at dispatch time, as reflected by the compiler.
+//!
+//! ## Physical addressing (the default where bufferDeviceAddress exists)
+//!
+//! A kernel is a Vulkan compute shader with one entry point and no
+//! descriptor sets. Everything it receives travels in one push-constant
+//! block of `Kernel::push_constant_size` bytes:
+//!
+//! * the **argument block**: every non-local argument at
+//!   `KernelArg::offset` (`KernelArg::size` bytes, OpenCL C alignment).
+//!   A global/constant pointer is stored as the 64-bit buffer device address
+//!   of the byte it points at (0 for NULL). A POD argument is stored with
+//!   its OpenCL C in-memory bytes. When the argument block does not fit in
+//!   the device's push-constant budget, `Kernel::arg_buffer` is `Some`: the
+//!   runtime places the argument block in a device buffer and writes that
+//!   buffer's 64-bit device address at `ArgBuffer::address_offset` in the
+//!   push constants instead (argument offsets are then relative to the
+//!   buffer's start).
+//! * the **implicit fields** (`Kernel::implicit`): one `u32` per field at
+//!   the given push-constant byte offset. Only the fields the kernel reads
+//!   are listed.
+//!
+//! Specialization constants: SpecId 0,1,2 = the work-group size of this
+//! dispatch (what `get_local_size` returns); SpecId 3,4,5 = the enqueued
+//! local size (`get_enqueued_local_size`, equal to 0,1,2 except for the
+//! trailing partial groups of a non-uniform NDRange, which the runtime runs
+//! as separate dispatches). Each `__local` pointer argument has its own
+//! SpecId (`ArgKind::LocalPointer::spec_id`) whose value is the argument's
+//! size in bytes as given to clSetKernelArg.
+//!
+//! Work-item ids: `get_group_id(d) = WorkgroupId.d + RegionGroupOffset[d]`
+//! and `get_global_id(d) = get_group_id(d) * enqueued_local_size(d) +
+//! LocalInvocationId.d + GlobalOffset[d]`, so the runtime can split an
+//! NDRange into several dispatches (more groups than Vulkan allows, or the
+//! partial last groups of a non-uniform NDRange).
+
+/// How global/constant pointers are represented in the lowered kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Addressing {
+    /// A pointer is a 64-bit buffer device address (PhysicalStorageBuffer64).
+    Physical,
+    /// A pointer is `slot << 32 | byte offset` into the argument's own
+    /// storage-buffer binding.
+    Descriptor,
+}
+
+/// The implicit values a kernel may read, each a `u32` in push constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImplicitField {
+    /// `get_global_offset(d)`.
+    GlobalOffset(u8),
+    /// `get_global_size(d)` of the whole NDRange.
+    GlobalSize(u8),
+    /// `get_num_groups(d)` of the whole NDRange.
+    NumGroups(u8),
+    /// Group-id offset of this dispatch within the NDRange.
+    RegionGroupOffset(u8),
+    /// `get_work_dim()`.
+    WorkDim,
+}
+
+/// Where the argument block lives when it does not fit in push constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgBuffer {
+    /// Push-constant byte offset of the buffer's 64-bit device address.
+    pub address_offset: u32,
+    /// Size of the argument block in bytes.
+    pub size: u32,
+}
+
+/// OpenCL address qualifier of a kernel argument (clGetKernelArgInfo).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressQualifier {
+    Global,
+    Constant,
+    Local,
+    Private,
+}
+
+/// OpenCL access qualifier of a kernel argument (images; `None` otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessQualifier {
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+    None,
+}
+
+/// What the runtime must supply for an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// `global T*` or `constant T*`: a cl_mem (or NULL), written as a
+    /// 64-bit device address at `KernelArg::offset`.
+    Buffer,
+    /// `local T*`: clSetKernelArg gives a size and a NULL value; the size is
+    /// the value of this specialization constant.
+    LocalPointer { spec_id: u32 },
+    /// Plain old data of `KernelArg::size` bytes, copied verbatim.
+    Pod,
+    /// `sampler_t` (images issue).
+    Sampler,
+    /// An image (images issue).
+    Image,
+}
+
+/// One kernel argument, as reflected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelArg {
+    pub name: String,
+    /// The type as written, e.g. `float*`, `uint4`, `my_struct` (no qualifiers).
+    pub type_name: String,
+    pub address_qualifier: AddressQualifier,
+    pub access_qualifier: AccessQualifier,
+    /// CL_KERNEL_ARG_TYPE_* bits: const=1, restrict=2, volatile=4, pipe=8.
+    pub type_qualifier: u64,
+    pub kind: ArgKind,
+    /// Byte offset in the argument block (meaningless for LocalPointer).
+    pub offset: u32,
+    /// Bytes the argument occupies in the argument block; for POD the exact
+    /// `sizeof` the application must pass to clSetKernelArg.
+    pub size: u32,
+}
