@@ -1,0 +1,276 @@
+//! Device entry points: clGetDeviceIDs, clGetDeviceInfo (every OpenCL 3.0
+//! parameter), sub-devices (not offered), device timers.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use ferrocl_runtime::core::device::{cl_version, Device};
+use ferrocl_runtime::core::object::{get, handle_of};
+use ferrocl_runtime::core::platform::Platform;
+use opencl_sys::*;
+
+use super::platform::{check_platform, name_versions, platform};
+use crate::entry::code;
+use crate::info::{write, Info};
+
+pub unsafe extern "C" fn clGetDeviceIDs(
+    p: cl_platform_id,
+    device_type: cl_device_type,
+    n: cl_uint,
+    devices: *mut cl_device_id,
+    num: *mut cl_uint,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let plat = unsafe { check_platform(p) }?;
+        // "CL_INVALID_VALUE if num_entries is equal to zero and devices is
+        // not NULL or if both num_devices and devices are NULL."
+        if (n == 0 && !devices.is_null()) || (num.is_null() && devices.is_null()) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let valid = CL_DEVICE_TYPE_DEFAULT
+            | CL_DEVICE_TYPE_CPU
+            | CL_DEVICE_TYPE_GPU
+            | CL_DEVICE_TYPE_ACCELERATOR
+            | CL_DEVICE_TYPE_CUSTOM;
+        // "CL_INVALID_DEVICE_TYPE if device_type is not a valid value."
+        if device_type != CL_DEVICE_TYPE_ALL && (device_type & !valid != 0 || device_type == 0) {
+            return Err(CL_INVALID_DEVICE_TYPE);
+        }
+        let found: Vec<&Arc<Device>> = plat
+            .devices
+            .iter()
+            .filter(|d| device_type == CL_DEVICE_TYPE_ALL || d.device_type() & device_type != 0)
+            .collect();
+        // "CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found."
+        if found.is_empty() {
+            return Err(CL_DEVICE_NOT_FOUND);
+        }
+        if !devices.is_null() {
+            for (i, d) in found.iter().take(n as usize).enumerate() {
+                // SAFETY: the application provided n entries.
+                unsafe { *devices.add(i) = handle_of(d) };
+            }
+        }
+        if !num.is_null() {
+            // SAFETY: valid pointer from the application.
+            unsafe { *num = found.len() as cl_uint };
+        }
+        Ok(())
+    })
+}
+
+/// The device list of a context or program creation call, checked.
+///
+/// # Safety
+/// `list` must point at `n` handles when non-null.
+pub unsafe fn device_list(n: cl_uint, list: *const cl_device_id) -> ferrocl_runtime::CLResult<Vec<Arc<Device>>> {
+    if list.is_null() || n == 0 {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: caller contract.
+    let hs = unsafe { std::slice::from_raw_parts(list, n as usize) };
+    let mut out: Vec<Arc<Device>> = Vec::new();
+    for h in hs {
+        // SAFETY: handle from the application.
+        let d = unsafe { ferrocl_runtime::core::object::get_arc::<Device>(*h) }?;
+        if !out.iter().any(|x| Arc::ptr_eq(x, &d)) {
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
+const OPENCL_C_VERSIONS: &[(&str, (u32, u32, u32))] = &[
+    ("OpenCL C", (1, 0, 0)),
+    ("OpenCL C", (1, 1, 0)),
+    ("OpenCL C", (1, 2, 0)),
+    ("OpenCL C", (3, 0, 0)),
+];
+
+fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Result<Info, cl_int> {
+    let lim = &d.phys.properties.limits;
+    let fp64 = d.fp64();
+    let cpu = d.phys.is_cpu();
+    let exts = d.extensions();
+    let ext_str = exts.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(" ");
+    Ok(match param {
+        CL_DEVICE_TYPE => Info::u64(d.device_type()),
+        CL_DEVICE_VENDOR_ID => Info::u32(d.vendor_id()),
+        CL_DEVICE_MAX_COMPUTE_UNITS => Info::u32(d.max_compute_units()),
+        CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => Info::u32(3),
+        CL_DEVICE_MAX_WORK_ITEM_SIZES => Info::raw(&d.max_work_item_sizes()),
+        CL_DEVICE_MAX_WORK_GROUP_SIZE => Info::usize(d.max_work_group_size()),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => Info::u32(1),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => Info::u32(fp64 as u32),
+        // cl_khr_fp16 is not reported yet.
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => Info::u32(0),
+        // Vulkan does not expose the clock; 0 says "unknown".
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => Info::u32(0),
+        CL_DEVICE_ADDRESS_BITS => Info::u32(64),
+        CL_DEVICE_MAX_MEM_ALLOC_SIZE => Info::u64(d.max_mem_alloc_size()),
+        CL_DEVICE_GLOBAL_MEM_SIZE => Info::u64(d.global_mem_size()),
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => Info::u32(CL_READ_WRITE_CACHE),
+        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => Info::u32(d.global_mem_cacheline_size()),
+        // Not exposed by Vulkan.
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => Info::u64(0),
+        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => Info::u64(64 * 1024),
+        CL_DEVICE_MAX_CONSTANT_ARGS => Info::u32(8),
+        CL_DEVICE_LOCAL_MEM_TYPE => Info::u32(if cpu { CL_GLOBAL } else { CL_LOCAL }),
+        CL_DEVICE_LOCAL_MEM_SIZE => Info::u64(d.local_mem_size()),
+        CL_DEVICE_ERROR_CORRECTION_SUPPORT => Info::bool(false),
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION => Info::usize(d.profiling_timer_resolution()),
+        CL_DEVICE_ENDIAN_LITTLE => Info::bool(true),
+        CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE => Info::bool(true),
+        // clCompileProgram/clLinkProgram are not offered yet.
+        CL_DEVICE_LINKER_AVAILABLE => Info::bool(false),
+        CL_DEVICE_EXECUTION_CAPABILITIES => Info::u64(CL_EXEC_KERNEL),
+        // In-order queues without profiling are what works today.
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => Info::u64(0),
+        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => Info::u64(0),
+        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => Info::u32(0),
+        CL_DEVICE_MAX_ON_DEVICE_QUEUES | CL_DEVICE_MAX_ON_DEVICE_EVENTS => Info::u32(0),
+        CL_DEVICE_NAME => Info::str(&d.name()),
+        CL_DEVICE_VENDOR => Info::str(d.vendor()),
+        CL_DRIVER_VERSION => Info::str(&d.driver_version()),
+        CL_DEVICE_PROFILE => Info::str("FULL_PROFILE"),
+        CL_DEVICE_VERSION => Info::str(concat!("OpenCL 3.0 ferrocl ", env!("CARGO_PKG_VERSION"))),
+        CL_DEVICE_NUMERIC_VERSION => Info::u32(cl_version(3, 0, 0)),
+        CL_DEVICE_OPENCL_C_VERSION => Info::str("OpenCL C 1.2 ferrocl"),
+        CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR => Info::u32(cl_version(1, 2, 0)),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => name_versions(OPENCL_C_VERSIONS),
+        CL_DEVICE_OPENCL_C_FEATURES => name_versions(&d.opencl_c_features()),
+        CL_DEVICE_EXTENSIONS => Info::str(&ext_str),
+        CL_DEVICE_EXTENSIONS_WITH_VERSION => name_versions(&exts),
+        CL_DEVICE_PLATFORM => Info::ptr(handle_of(plat)),
+        CL_DEVICE_DOUBLE_FP_CONFIG => Info::u64(d.double_fp_config()),
+        CL_DEVICE_SINGLE_FP_CONFIG => Info::u64(d.single_fp_config()),
+        CL_DEVICE_HALF_FP_CONFIG => Info::u64(0),
+        CL_DEVICE_HOST_UNIFIED_MEMORY => Info::bool(cpu),
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN => Info::u32(d.mem_base_addr_align_bits()),
+        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => Info::u32(128),
+        CL_DEVICE_MAX_PARAMETER_SIZE => Info::usize(d.max_parameter_size()),
+        // Images: not supported yet (the images issue).
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS | CL_DEVICE_MAX_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => {
+            Info::u32(0)
+        }
+        CL_DEVICE_MAX_SAMPLERS => Info::u32(0),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH
+        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH
+        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::usize(0),
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => Info::u32(0),
+        CL_DEVICE_BUILT_IN_KERNELS => Info::str(""),
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info(Vec::new()),
+        CL_DEVICE_PARENT_DEVICE => Info::ptr(std::ptr::null_mut::<c_void>()),
+        CL_DEVICE_PARTITION_MAX_SUB_DEVICES => Info::u32(0),
+        CL_DEVICE_PARTITION_PROPERTIES => Info::raw(&[0 as cl_device_partition_property]),
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => Info::u64(0),
+        CL_DEVICE_PARTITION_TYPE => Info(Vec::new()),
+        CL_DEVICE_REFERENCE_COUNT => Info::u32(1),
+        CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => Info::usize(1024 * 1024),
+        // Program-scope global variables are not offered yet.
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => Info::usize(0),
+        CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::usize(0),
+        CL_DEVICE_SVM_CAPABILITIES => Info::u64(0),
+        CL_DEVICE_MAX_PIPE_ARGS | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS | CL_DEVICE_PIPE_MAX_PACKET_SIZE => {
+            Info::u32(0)
+        }
+        CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::u32(0),
+        // No IL is accepted yet (clCreateProgramWithIL arrives with the compiler issue).
+        CL_DEVICE_IL_VERSION => Info::str(""),
+        CL_DEVICE_ILS_WITH_VERSION => Info(Vec::new()),
+        // Sub-groups are not reported yet.
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::u32(0),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => Info::u64(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP),
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::u64(
+            CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+        ),
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
+        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::usize(d.subgroup_size() as usize),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(false),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(false),
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => Info::u64(0),
+        CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        // Not conformant (yet): the spec's value for "none passed".
+        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::str("v0000-01-01-00"),
+        CL_DEVICE_UUID_KHR => Info::raw(&d.phys.device_uuid),
+        CL_DRIVER_UUID_KHR => Info::raw(&d.phys.driver_uuid),
+        CL_DEVICE_LUID_VALID_KHR => Info::bool(false),
+        CL_DEVICE_LUID_KHR => Info::raw(&[0u8; CL_LUID_SIZE_KHR]),
+        CL_DEVICE_NODE_MASK_KHR => Info::u32(0),
+        CL_DEVICE_PCI_BUS_INFO_KHR => match &d.phys.pci_bus {
+            Some(p) => Info::raw(&[p.pci_domain, p.pci_bus, p.pci_device, p.pci_function]),
+            None => return Err(CL_INVALID_VALUE),
+        },
+        _ => {
+            let _ = lim;
+            return Err(CL_INVALID_VALUE);
+        }
+    })
+}
+
+pub unsafe extern "C" fn clGetDeviceInfo(
+    dev: cl_device_id,
+    param: cl_device_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let d = unsafe { get::<Device>(dev) }?;
+        let info = device_info(d, platform(), param);
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn clRetainDevice(dev: cl_device_id) -> cl_int {
+    // Root devices: "the reference count is not changed".
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Device>(dev) }.map(|_| ())
+    })
+}
+
+pub unsafe extern "C" fn clReleaseDevice(dev: cl_device_id) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Device>(dev) }.map(|_| ())
+    })
+}
+
+pub unsafe extern "C" fn clCreateSubDevices(
+    dev: cl_device_id,
+    _props: *const cl_device_partition_property,
+    _n: cl_uint,
+    _out: *mut cl_device_id,
+    _num: *mut cl_uint,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Device>(dev) }?;
+        // "CL_INVALID_VALUE if values specified in properties are not valid
+        // or if values specified in properties are valid but not supported
+        // by the device": CL_DEVICE_PARTITION_PROPERTIES lists none.
+        Err(CL_INVALID_VALUE)
+    })
+}

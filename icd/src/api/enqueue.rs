@@ -1,0 +1,445 @@
+//! clEnqueue* entry points: argument checks, then the runtime's commands.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use ferrocl_runtime::core::event::Event;
+use ferrocl_runtime::core::kernel::{enqueue_ndrange, Kernel};
+use ferrocl_runtime::core::memory::{Mapping, Mem};
+use ferrocl_runtime::core::object::get_arc;
+use ferrocl_runtime::core::queue::Queue;
+use ferrocl_runtime::core::transfer;
+use ferrocl_runtime::CLResult;
+use opencl_sys::*;
+
+use super::mem::mem_arc;
+use super::queue::queue_arc;
+use crate::entry::{code, object, return_event, wait_list};
+
+/// Common checks of a buffer command: queue, buffer, same context, wait list.
+unsafe fn prologue(
+    q: cl_command_queue,
+    m: cl_mem,
+    n: cl_uint,
+    list: *const cl_event,
+) -> CLResult<(Arc<Queue>, Arc<Mem>, Vec<Arc<Event>>)> {
+    let queue = queue_arc(q)?;
+    let mem = mem_arc(m)?;
+    // "CL_INVALID_CONTEXT if the context associated with command_queue and
+    // buffer are not the same [...]"
+    if !Arc::ptr_eq(&queue.context, &mem.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    // SAFETY: caller contract.
+    let waits = unsafe { wait_list(n, list) }?;
+    // "CL_INVALID_CONTEXT if [...] the context associated with command_queue
+    // and events in event_wait_list are not the same."
+    if waits.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok((queue, mem, waits))
+}
+
+/// "CL_INVALID_VALUE if the region being read or written specified by
+/// (offset, size) is out of bounds or if ptr is a NULL value."
+fn check_region(mem: &Mem, offset: usize, size: usize) -> CLResult<()> {
+    match offset.checked_add(size) {
+        Some(end) if end <= mem.size => Ok(()),
+        _ => Err(CL_INVALID_VALUE),
+    }
+}
+
+/// Blocking commands: "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the
+/// read and write operations are blocking and the execution status of any
+/// of the events in event_wait_list is a negative integer value."
+fn finish_blocking(blocking: cl_bool, e: &Arc<Event>) -> CLResult<()> {
+    if blocking != CL_FALSE && e.wait() < 0 {
+        return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueReadBuffer(
+    q: cl_command_queue,
+    m: cl_mem,
+    blocking: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *mut c_void,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        check_region(&mem, offset, size)?;
+        if ptr.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer
+        // which has been created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS."
+        if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let e = transfer::enqueue_read(&queue, &mem, offset, size, ptr as *mut u8, waits)?;
+        finish_blocking(blocking, &e)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueWriteBuffer(
+    q: cl_command_queue,
+    m: cl_mem,
+    blocking: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *const c_void,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        check_region(&mem, offset, size)?;
+        if ptr.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
+            return Err(CL_INVALID_OPERATION);
+        }
+        // SAFETY: size bytes per the application.
+        let data = unsafe { std::slice::from_raw_parts(ptr as *const u8, size) };
+        let e = transfer::enqueue_write(&queue, &mem, offset, data, waits)?;
+        finish_blocking(blocking, &e)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueCopyBuffer(
+    q: cl_command_queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, s, waits) = unsafe { prologue(q, src, n, list) }?;
+        let d = mem_arc(dst)?;
+        if !Arc::ptr_eq(&queue.context, &d.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // "CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset +
+        // size or dst_offset + size require accessing elements outside the
+        // src_buffer and dst_buffer buffer objects respectively."
+        check_region(&s, src_offset, size)?;
+        check_region(&d, dst_offset, size)?;
+        if size == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
+        // buffer or sub-buffer object and the source and destination regions overlap [...]"
+        if Arc::ptr_eq(&s.storage, &d.storage) {
+            let (a, b) = (s.offset + src_offset, d.offset + dst_offset);
+            if a < b + size && b < a + size {
+                return Err(CL_MEM_COPY_OVERLAP);
+            }
+        }
+        let e = transfer::enqueue_copy(&queue, &s, &d, src_offset, dst_offset, size, waits)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueFillBuffer(
+    q: cl_command_queue,
+    m: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        check_region(&mem, offset, size)?;
+        // "CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if
+        // pattern_size is not one of { 1, 2, 4, 8, 16, 32, 64, 128 }."
+        // "CL_INVALID_VALUE if offset and size are not a multiple of pattern_size."
+        if pattern.is_null()
+            || !pattern_size.is_power_of_two()
+            || pattern_size > 128
+            || offset % pattern_size != 0
+            || size % pattern_size != 0
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: pattern_size bytes per the application.
+        let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let e = transfer::enqueue_fill(&queue, &mem, pat, offset, size, waits)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    q: cl_command_queue,
+    k: cl_kernel,
+    work_dim: cl_uint,
+    offset: *const usize,
+    global: *const usize,
+    local: *const usize,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        let queue = queue_arc(q)?;
+        // SAFETY: handle from the application.
+        let kern = unsafe { get_arc::<Kernel>(k) }?;
+        // "CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the same."
+        if !Arc::ptr_eq(&queue.context, &kern.program.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+        // program executable available for device associated with command_queue."
+        kern.for_device(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        // "CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and 3)."
+        if !(1..=3).contains(&work_dim) {
+            return Err(CL_INVALID_WORK_DIMENSION);
+        }
+        let wd = work_dim as usize;
+        // "CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL [...]"
+        if global.is_null() {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        let read3 = |p: *const usize, fill: usize| -> [usize; 3] {
+            let mut v = [fill; 3];
+            for (d, slot) in v.iter_mut().enumerate().take(wd) {
+                // SAFETY: work_dim entries per the application.
+                *slot = unsafe { *p.add(d) };
+            }
+            v
+        };
+        let g = read3(global, 1);
+        let o = if offset.is_null() { [0; 3] } else { read3(offset, 0) };
+        let l = (!local.is_null()).then(|| read3(local, 1));
+        // "CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
+        // global_work_size[0], ... global_work_size[work_dim - 1] exceed the
+        // maximum value representable by size_t on the device" and the
+        // offset rule; Vulkan ids are 32-bit.
+        if (0..wd).any(|d| g[d] > u32::MAX as usize) {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        if (0..wd).any(|d| o[d].checked_add(g[d]).is_none_or(|s| s > u32::MAX as usize)) {
+            return Err(CL_INVALID_GLOBAL_OFFSET);
+        }
+        // SAFETY: pointers from the application.
+        let waits = unsafe { wait_list(n, list) }?;
+        if waits.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        let e = enqueue_ndrange(&queue, &kern, work_dim, o, g, l, waits)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueTask(
+    q: cl_command_queue,
+    k: cl_kernel,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let one = [1usize];
+    // SAFETY: forwarded with a 1-element global and local size.
+    unsafe { clEnqueueNDRangeKernel(q, k, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), n, list, event) }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueNativeKernel(
+    q: cl_command_queue,
+    _f: Option<unsafe extern "C" fn(*mut c_void)>,
+    _args: *mut c_void,
+    _cb: usize,
+    _nm: cl_uint,
+    _ml: *const cl_mem,
+    _al: *mut *const c_void,
+    _n: cl_uint,
+    _list: *const cl_event,
+    _event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        queue_arc(q)?;
+        // "CL_INVALID_OPERATION if the device associated with command_queue
+        // cannot execute the native kernel" (CL_EXEC_NATIVE_KERNEL is not reported).
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+fn marker(q: cl_command_queue, n: cl_uint, list: *const cl_event, event: *mut cl_event, t: cl_command_type) -> cl_int {
+    code(|| {
+        let queue = queue_arc(q)?;
+        // SAFETY: pointers from the application.
+        let waits = unsafe { wait_list(n, list) }?;
+        if waits.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        let e = transfer::enqueue_marker(&queue, t, waits);
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueMarkerWithWaitList(
+    q: cl_command_queue,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    marker(q, n, list, event, CL_COMMAND_MARKER)
+}
+
+pub unsafe extern "C" fn clEnqueueBarrierWithWaitList(
+    q: cl_command_queue,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    marker(q, n, list, event, CL_COMMAND_BARRIER)
+}
+
+pub unsafe extern "C" fn clEnqueueMarker(q: cl_command_queue, event: *mut cl_event) -> cl_int {
+    if event.is_null() {
+        return CL_INVALID_VALUE;
+    }
+    marker(q, 0, std::ptr::null(), event, CL_COMMAND_MARKER)
+}
+
+pub unsafe extern "C" fn clEnqueueBarrier(q: cl_command_queue) -> cl_int {
+    marker(q, 0, std::ptr::null(), std::ptr::null_mut(), CL_COMMAND_BARRIER)
+}
+
+pub unsafe extern "C" fn clEnqueueWaitForEvents(q: cl_command_queue, n: cl_uint, list: *const cl_event) -> cl_int {
+    if n == 0 || list.is_null() {
+        return CL_INVALID_VALUE;
+    }
+    marker(q, n, list, std::ptr::null_mut(), CL_COMMAND_MARKER)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueMapBuffer(
+    q: cl_command_queue,
+    m: cl_mem,
+    blocking: cl_bool,
+    flags: cl_map_flags,
+    offset: usize,
+    size: usize,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    object(errcode_ret, || {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        check_region(&mem, offset, size)?;
+        if size == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+        if flags & !valid != 0
+            || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0 && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut owned = None;
+        let ptr = if mem.host_ptr != 0 {
+            mem.host_ptr + offset
+        } else {
+            let b = vec![0u8; size].into_boxed_slice();
+            let p = b.as_ptr() as usize;
+            owned = Some(b);
+            p
+        };
+        let e = if flags & CL_MAP_WRITE_INVALIDATE_REGION == 0 {
+            transfer::enqueue_read(&queue, &mem, offset, size, ptr as *mut u8, waits)?
+        } else {
+            transfer::enqueue_marker(&queue, CL_COMMAND_MAP_BUFFER, waits)
+        };
+        mem.maps.lock().push(Mapping {
+            ptr,
+            offset,
+            size,
+            flags,
+            owned,
+        });
+        mem.map_count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        finish_blocking(blocking, &e)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(ptr as *mut c_void)
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueUnmapMemObject(
+    q: cl_command_queue,
+    m: cl_mem,
+    ptr: *mut c_void,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        let map = {
+            let mut maps = mem.maps.lock();
+            // "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned
+            // by clEnqueueMapBuffer [...] for memobj."
+            let i = maps.iter().position(|x| x.ptr == ptr as usize).ok_or(CL_INVALID_VALUE)?;
+            maps.remove(i)
+        };
+        mem.map_count.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        let e = if map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
+            // SAFETY: the mapping covers size bytes at ptr.
+            let data = unsafe { std::slice::from_raw_parts(map.ptr as *const u8, map.size) };
+            transfer::enqueue_write(&queue, &mem, map.offset, data, waits)?
+        } else {
+            // The host memory may still be the target of the map's read:
+            // free it once the queue gets here.
+            queue.submit(
+                CL_COMMAND_UNMAP_MEM_OBJECT,
+                waits,
+                None,
+                Some(Box::new(move || drop(map))),
+            )
+        };
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}

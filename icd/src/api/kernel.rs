@@ -1,0 +1,291 @@
+//! Kernel entry points.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind};
+use ferrocl_runtime::core::device::Device;
+use ferrocl_runtime::core::kernel::{ArgValue, Kernel};
+use ferrocl_runtime::core::memory::Mem;
+use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::program::Program;
+use opencl_sys::*;
+
+use crate::entry::{code, object};
+use crate::info::{write, Info};
+
+pub unsafe extern "C" fn clCreateKernel(p: cl_program, name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
+    object(errcode_ret, || {
+        // SAFETY: handle from the application.
+        let prog = unsafe { get_arc::<Program>(p) }?;
+        if name.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for program."
+        if !prog.any_built() {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
+        // SAFETY: NUL-terminated string from the application.
+        let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+        Ok(into_handle(Kernel::new(&prog, &name)?))
+    })
+}
+
+pub unsafe extern "C" fn clCreateKernelsInProgram(
+    p: cl_program,
+    n: cl_uint,
+    kernels: *mut cl_kernel,
+    num_ret: *mut cl_uint,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let prog = unsafe { get_arc::<Program>(p) }?;
+        let names = prog.kernel_names().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        // "CL_INVALID_VALUE if kernels is not NULL and num_kernels is less
+        // than the number of kernels in program."
+        if !kernels.is_null() && (n as usize) < names.len() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if !kernels.is_null() {
+            let made = names
+                .iter()
+                .map(|name| Kernel::new(&prog, name))
+                .collect::<Result<Vec<_>, _>>()?;
+            for (i, k) in made.into_iter().enumerate() {
+                // SAFETY: n >= names.len() entries.
+                unsafe { *kernels.add(i) = into_handle(k) };
+            }
+        }
+        if !num_ret.is_null() {
+            // SAFETY: valid pointer from the application.
+            unsafe { *num_ret = names.len() as cl_uint };
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clRetainKernel(k: cl_kernel) -> cl_int {
+    // SAFETY: handle from the application.
+    code(|| unsafe { retain::<Kernel>(k) })
+}
+
+pub unsafe extern "C" fn clReleaseKernel(k: cl_kernel) -> cl_int {
+    // SAFETY: handle from the application.
+    code(|| unsafe { release::<Kernel>(k) })
+}
+
+pub unsafe extern "C" fn clCloneKernel(k: cl_kernel, errcode_ret: *mut cl_int) -> cl_kernel {
+    object(errcode_ret, || {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        Ok(into_handle(kern.clone_kernel()))
+    })
+}
+
+pub unsafe extern "C" fn clSetKernelArg(k: cl_kernel, index: cl_uint, size: usize, value: *const c_void) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        let info = kern.info();
+        // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
+        let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let v = match arg.kind {
+            ArgKind::Buffer => {
+                // "CL_INVALID_ARG_SIZE if arg_size does not match the size of
+                // the data type for an argument that is not a memory object
+                // or if the argument is a memory object and arg_size !=
+                // sizeof(cl_mem) [...]"
+                if size != std::mem::size_of::<cl_mem>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                // "If the argument is a buffer object, the arg_value pointer
+                // can be NULL or point to a NULL value."
+                // SAFETY: value points at a cl_mem when non-null.
+                let h = if value.is_null() { std::ptr::null_mut() } else { unsafe { *(value as *const cl_mem) } };
+                if h.is_null() {
+                    ArgValue::Buffer(None)
+                } else {
+                    // SAFETY: handle from the application.
+                    let m = unsafe { get_arc::<Mem>(h) }.map_err(|_| CL_INVALID_MEM_OBJECT)?;
+                    if !std::sync::Arc::ptr_eq(&m.context, &kern.program.context) {
+                        return Err(CL_INVALID_MEM_OBJECT);
+                    }
+                    ArgValue::Buffer(Some(m))
+                }
+            }
+            ArgKind::LocalPointer { .. } => {
+                // "CL_INVALID_ARG_VALUE if arg_value specified is not NULL for
+                // an argument declared with the local qualifier." and
+                // "CL_INVALID_ARG_SIZE if [...] the argument is declared with
+                // the local qualifier and arg_size is zero."
+                if !value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                if size == 0 {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                ArgValue::Local(size)
+            }
+            ArgKind::Pod => {
+                if size != arg.size as usize {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid
+                // value" (NULL for a by-value argument).
+                if value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                // SAFETY: size bytes per the application.
+                ArgValue::Pod(unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec())
+            }
+            ArgKind::Sampler => return Err(CL_INVALID_SAMPLER),
+            ArgKind::Image => return Err(CL_INVALID_MEM_OBJECT),
+        };
+        kern.set_arg(index as usize, v);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clSetKernelArgSVMPointer(k: cl_kernel, _i: cl_uint, _v: *const c_void) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Kernel>(k) }?;
+        // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn clSetKernelExecInfo(
+    k: cl_kernel,
+    _p: cl_kernel_exec_info,
+    _s: usize,
+    _v: *const c_void,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Kernel>(k) }?;
+        // Every exec-info parameter is about SVM, which no device reports.
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn clGetKernelInfo(
+    k: cl_kernel,
+    param: cl_kernel_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        let info = match param {
+            CL_KERNEL_FUNCTION_NAME => Ok(Info::str(&kern.name)),
+            CL_KERNEL_NUM_ARGS => Ok(Info::u32(kern.info().args.len() as u32)),
+            CL_KERNEL_REFERENCE_COUNT => Ok(Info::u32(kern.base().refcount())),
+            CL_KERNEL_CONTEXT => Ok(Info::ptr(handle_of(&kern.program.context))),
+            CL_KERNEL_PROGRAM => Ok(Info::ptr(handle_of(&kern.program))),
+            CL_KERNEL_ATTRIBUTES => Ok(Info::str(&kern.info().attributes)),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn clGetKernelArgInfo(
+    k: cl_kernel,
+    index: cl_uint,
+    param: cl_kernel_arg_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        let arg = kern.info().args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let info = match param {
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => Ok(Info::u32(match arg.address_qualifier {
+                AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                AddressQualifier::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                AddressQualifier::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                AddressQualifier::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+            })),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => Ok(Info::u32(match arg.access_qualifier {
+                AccessQualifier::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                AccessQualifier::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                AccessQualifier::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                AccessQualifier::None => CL_KERNEL_ARG_ACCESS_NONE,
+            })),
+            CL_KERNEL_ARG_TYPE_NAME => Ok(Info::str(&arg.type_name)),
+            CL_KERNEL_ARG_TYPE_QUALIFIER => Ok(Info::u64(arg.type_qualifier)),
+            CL_KERNEL_ARG_NAME => Ok(Info::str(&arg.name)),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
+    k: cl_kernel,
+    dev: cl_device_id,
+    param: cl_kernel_work_group_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        let d: &Device = if dev.is_null() {
+            // "device may be NULL if there is a single device associated with kernel."
+            if kern.per_device.len() != 1 {
+                return Err(CL_INVALID_DEVICE);
+            }
+            &kern.per_device[0].device
+        } else {
+            // SAFETY: handle from the application.
+            let d = unsafe { get::<Device>(dev) }?;
+            kern.for_device(d).ok_or(CL_INVALID_DEVICE)?;
+            d
+        };
+        let info = match param {
+            CL_KERNEL_WORK_GROUP_SIZE => Ok(Info::usize(kern.work_group_size(d))),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => Ok(Info::raw(
+                &kern
+                    .info()
+                    .reqd_work_group_size
+                    .map(|r| [r[0] as usize, r[1] as usize, r[2] as usize])
+                    .unwrap_or([0; 3]),
+            )),
+            CL_KERNEL_LOCAL_MEM_SIZE => Ok(Info::u64(kern.local_mem_size())),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Ok(Info::usize(d.subgroup_size() as usize)),
+            CL_KERNEL_PRIVATE_MEM_SIZE => Ok(Info::u64(kern.info().private_size as u64)),
+            // "CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and
+            // device is not a custom device and kernel is not a built-in kernel."
+            _ => Err(CL_INVALID_VALUE),
+        };
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clGetKernelSubGroupInfo(
+    k: cl_kernel,
+    _dev: cl_device_id,
+    _param: cl_kernel_sub_group_info,
+    _in_size: usize,
+    _in: *const c_void,
+    _size: usize,
+    _value: *mut c_void,
+    _size_ret: *mut usize,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Kernel>(k) }?;
+        // "CL_INVALID_OPERATION if device does not support subgroups."
+        Err(CL_INVALID_OPERATION)
+    })
+}

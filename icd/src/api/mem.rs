@@ -1,0 +1,363 @@
+//! Memory-object entry points (buffers; images and samplers are reported
+//! as unsupported until the images issue lands).
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use ferrocl_runtime::core::memory::{Mem, MemDestructor};
+use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::CLResult;
+use opencl_sys::*;
+
+use super::context::ctx_arc;
+use crate::entry::{code, object};
+use crate::info::{write, Info};
+
+/// "CL_INVALID_VALUE if values specified in flags are not valid as defined
+/// in the Memory Flags table."
+pub fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
+    let valid = CL_MEM_READ_WRITE
+        | CL_MEM_WRITE_ONLY
+        | CL_MEM_READ_ONLY
+        | CL_MEM_USE_HOST_PTR
+        | CL_MEM_ALLOC_HOST_PTR
+        | CL_MEM_COPY_HOST_PTR
+        | CL_MEM_HOST_WRITE_ONLY
+        | CL_MEM_HOST_READ_ONLY
+        | CL_MEM_HOST_NO_ACCESS
+        | CL_MEM_KERNEL_READ_AND_WRITE;
+    let count = |m: cl_mem_flags| (flags & m).count_ones();
+    if flags & !valid != 0
+        || count(CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY) > 1
+        || count(CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) > 1
+        || (flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+fn create_buffer(
+    c: cl_context,
+    props: Vec<cl_mem_properties>,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+) -> CLResult<cl_mem> {
+    let ctx = ctx_arc(c)?;
+    check_flags(flags)?;
+    // "CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
+    // CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices in context."
+    if size == 0 || ctx.devices.iter().all(|d| size as u64 > d.max_mem_alloc_size()) {
+        return Err(CL_INVALID_BUFFER_SIZE);
+    }
+    // "CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
+    // CL_MEM_COPY_HOST_PTR are set in flags or if host_ptr is not NULL but
+    // CL_MEM_COPY_HOST_PTR or CL_MEM_USE_HOST_PTR are not set in flags."
+    let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
+    if wants_ptr == host_ptr.is_null() {
+        return Err(CL_INVALID_HOST_PTR);
+    }
+    let flags = if flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY) == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    };
+    let init = wants_ptr.then(|| {
+        // SAFETY: the application guarantees host_ptr points at size bytes.
+        unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) }
+    });
+    let keep_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 };
+    Ok(into_handle(Mem::new_buffer(ctx, flags, size, keep_ptr, init, props)?))
+}
+
+pub unsafe extern "C" fn clCreateBuffer(
+    c: cl_context,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || create_buffer(c, Vec::new(), flags, size, host_ptr))
+}
+
+pub unsafe extern "C" fn clCreateBufferWithProperties(
+    c: cl_context,
+    props: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || {
+        let mut list = Vec::new();
+        if !props.is_null() {
+            // SAFETY: 0-terminated list from the application.
+            let first = unsafe { *props };
+            // "CL_INVALID_PROPERTY if a property name in properties is not a
+            // supported property name": OpenCL 3.0 core defines none for buffers.
+            if first != 0 {
+                return Err(CL_INVALID_PROPERTY);
+            }
+            list.push(0);
+        }
+        create_buffer(c, list, flags, size, host_ptr)
+    })
+}
+
+pub unsafe extern "C" fn clCreateSubBuffer(
+    m: cl_mem,
+    flags: cl_mem_flags,
+    kind: cl_buffer_create_type,
+    info: *const c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || {
+        // SAFETY: handle from the application.
+        let parent = unsafe { get_arc::<Mem>(m) }?;
+        // "CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer object."
+        if parent.parent.is_some() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
+        check_flags(flags)?;
+        if flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if the buffer was created with CL_MEM_WRITE_ONLY
+        // and flags specifies CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, [...]"
+        let pf = parent.flags;
+        if (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
+            || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
+            || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
+            || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
+            || (pf & CL_MEM_HOST_NO_ACCESS != 0 && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        if kind != CL_BUFFER_CREATE_TYPE_REGION || info.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: a cl_buffer_region per the spec.
+        let region = unsafe { &*(info as *const cl_buffer_region) };
+        if region.size == 0 {
+            return Err(CL_INVALID_BUFFER_SIZE);
+        }
+        if region.origin.checked_add(region.size).is_none_or(|end| end > parent.size) {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_MISALIGNED_SUB_BUFFER_OFFSET if there are no devices in context
+        // associated with buffer for which the origin field of the
+        // cl_buffer_region structure passed in buffer_create_info is aligned
+        // to the CL_DEVICE_MEM_BASE_ADDR_ALIGN value."
+        if parent
+            .context
+            .devices
+            .iter()
+            .all(|d| region.origin % (d.mem_base_addr_align_bits() as usize / 8) != 0)
+        {
+            return Err(CL_MISALIGNED_SUB_BUFFER_OFFSET);
+        }
+        // Inherit access and host-access flags not given.
+        let access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+        let host = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+        let mut f = flags;
+        if f & access == 0 {
+            f |= pf & access;
+        }
+        if f & host == 0 {
+            f |= pf & host;
+        }
+        f |= pf & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+        Ok(into_handle(Mem::new_sub_buffer(&parent, f, region.origin, region.size)))
+    })
+}
+
+pub unsafe extern "C" fn clRetainMemObject(m: cl_mem) -> cl_int {
+    // SAFETY: handle from the application.
+    code(|| unsafe { retain::<Mem>(m) })
+}
+
+pub unsafe extern "C" fn clReleaseMemObject(m: cl_mem) -> cl_int {
+    // SAFETY: handle from the application.
+    code(|| unsafe { release::<Mem>(m) })
+}
+
+pub unsafe extern "C" fn clGetMemObjectInfo(
+    m: cl_mem,
+    param: cl_mem_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let mem = unsafe { get::<Mem>(m) }?;
+        let info = match param {
+            CL_MEM_TYPE => Ok(Info::u32(mem.mem_type)),
+            CL_MEM_FLAGS => Ok(Info::u64(mem.flags)),
+            CL_MEM_SIZE => Ok(Info::usize(mem.size)),
+            CL_MEM_HOST_PTR => Ok(Info::usize(mem.host_ptr)),
+            CL_MEM_MAP_COUNT => Ok(Info::u32(mem.map_count.load(std::sync::atomic::Ordering::Relaxed))),
+            CL_MEM_REFERENCE_COUNT => Ok(Info::u32(mem.base().refcount())),
+            CL_MEM_CONTEXT => Ok(Info::ptr(handle_of(&mem.context))),
+            CL_MEM_ASSOCIATED_MEMOBJECT => Ok(Info::ptr(
+                mem.parent.as_ref().map(handle_of).unwrap_or(std::ptr::null_mut()),
+            )),
+            CL_MEM_OFFSET => Ok(Info::usize(mem.offset - mem.parent.as_ref().map_or(0, |p| p.offset))),
+            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(false)),
+            CL_MEM_PROPERTIES => Ok(Info::raw(&mem.properties)),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
+    m: cl_mem,
+    f: Option<MemDestructor>,
+    data: *mut c_void,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let mem = unsafe { get::<Mem>(m) }?;
+        mem.add_destructor(f.ok_or(CL_INVALID_VALUE)?, data as usize);
+        Ok(())
+    })
+}
+
+pub fn mem_arc(m: cl_mem) -> CLResult<Arc<Mem>> {
+    // SAFETY: handle from the application.
+    unsafe { get_arc::<Mem>(m) }
+}
+
+// ---- Images and samplers: CL_DEVICE_IMAGE_SUPPORT is false on every device.
+
+pub unsafe extern "C" fn clGetSupportedImageFormats(
+    c: cl_context,
+    flags: cl_mem_flags,
+    _t: cl_mem_object_type,
+    _n: cl_uint,
+    _formats: *mut cl_image_format,
+    num: *mut cl_uint,
+) -> cl_int {
+    code(|| {
+        ctx_arc(c)?;
+        check_flags(flags)?;
+        if !num.is_null() {
+            // SAFETY: valid pointer from the application.
+            unsafe { *num = 0 };
+        }
+        Ok(())
+    })
+}
+
+/// "CL_INVALID_OPERATION if there are no devices in context that support images."
+fn no_images(c: cl_context) -> CLResult<*mut c_void> {
+    ctx_arc(c)?;
+    Err(CL_INVALID_OPERATION)
+}
+
+pub unsafe extern "C" fn clCreateImage(
+    c: cl_context,
+    _f: cl_mem_flags,
+    _fmt: *const cl_image_format,
+    _d: *const cl_image_desc,
+    _p: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || no_images(c))
+}
+
+pub unsafe extern "C" fn clCreateImageWithProperties(
+    c: cl_context,
+    _props: *const cl_mem_properties,
+    _f: cl_mem_flags,
+    _fmt: *const cl_image_format,
+    _d: *const cl_image_desc,
+    _p: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || no_images(c))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clCreateImage2D(
+    c: cl_context,
+    _f: cl_mem_flags,
+    _fmt: *const cl_image_format,
+    _w: usize,
+    _h: usize,
+    _rp: usize,
+    _p: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || no_images(c))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clCreateImage3D(
+    c: cl_context,
+    _f: cl_mem_flags,
+    _fmt: *const cl_image_format,
+    _w: usize,
+    _h: usize,
+    _d: usize,
+    _rp: usize,
+    _sp: usize,
+    _p: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || no_images(c))
+}
+
+pub unsafe extern "C" fn clGetImageInfo(
+    m: cl_mem,
+    _param: cl_image_info,
+    _size: usize,
+    _value: *mut c_void,
+    _size_ret: *mut usize,
+) -> cl_int {
+    // No image object can exist: any handle is not a valid image.
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Mem>(m) }?;
+        Err(CL_INVALID_MEM_OBJECT)
+    })
+}
+
+pub unsafe extern "C" fn clCreateSampler(
+    c: cl_context,
+    _n: cl_bool,
+    _a: cl_addressing_mode,
+    _f: cl_filter_mode,
+    errcode_ret: *mut cl_int,
+) -> cl_sampler {
+    object(errcode_ret, || no_images(c))
+}
+
+pub unsafe extern "C" fn clCreateSamplerWithProperties(
+    c: cl_context,
+    _p: *const cl_sampler_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_sampler {
+    object(errcode_ret, || no_images(c))
+}
+
+pub unsafe extern "C" fn clRetainSampler(_s: cl_sampler) -> cl_int {
+    CL_INVALID_SAMPLER
+}
+
+pub unsafe extern "C" fn clReleaseSampler(_s: cl_sampler) -> cl_int {
+    CL_INVALID_SAMPLER
+}
+
+pub unsafe extern "C" fn clGetSamplerInfo(
+    _s: cl_sampler,
+    _p: cl_sampler_info,
+    _size: usize,
+    _v: *mut c_void,
+    _r: *mut usize,
+) -> cl_int {
+    CL_INVALID_SAMPLER
+}

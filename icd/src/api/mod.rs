@@ -1,0 +1,13 @@
+//! The entry points, one module per object type. Each checks its C
+//! arguments, converts handles and calls the runtime.
+
+pub mod context;
+pub mod device;
+pub mod enqueue;
+pub mod event;
+pub mod kernel;
+pub mod mem;
+pub mod platform;
+pub mod program;
+pub mod queue;
+pub mod unsupported;

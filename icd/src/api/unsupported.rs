@@ -1,0 +1,342 @@
+//! Entry points of features no ferrocl device reports yet (images, pipes,
+//! SVM, device-side queues, host timers, buffer rectangles). Each returns
+//! the error the specification gives for a device without the feature, so
+//! applications that check the device queries first never get here.
+
+use std::ffi::c_void;
+
+use ferrocl_runtime::core::kernel::Kernel;
+use ferrocl_runtime::core::object::get;
+use opencl_sys::*;
+
+use super::context::ctx_arc;
+use super::queue::queue_arc;
+use crate::entry::{code, object};
+
+/// Image commands: no image object can exist, so the image argument is
+/// never valid: "CL_INVALID_MEM_OBJECT if image is not a valid image object".
+fn image_cmd(q: cl_command_queue) -> cl_int {
+    code(|| {
+        queue_arc(q)?;
+        Err(CL_INVALID_MEM_OBJECT)
+    })
+}
+
+macro_rules! image_commands {
+    ($($name:ident($($arg:ident: $t:ty),*);)*) => {$(
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(q: cl_command_queue, $($arg: $t),*) -> cl_int {
+            $(let _ = $arg;)*
+            image_cmd(q)
+        }
+    )*};
+}
+
+image_commands! {
+    clEnqueueReadImage(i: cl_mem, b: cl_bool, o: *const usize, r: *const usize, rp: usize, sp: usize,
+        p: *mut c_void, n: cl_uint, l: *const cl_event, e: *mut cl_event);
+    clEnqueueWriteImage(i: cl_mem, b: cl_bool, o: *const usize, r: *const usize, rp: usize, sp: usize,
+        p: *const c_void, n: cl_uint, l: *const cl_event, e: *mut cl_event);
+    clEnqueueCopyImage(s: cl_mem, d: cl_mem, so: *const usize, dO: *const usize, r: *const usize,
+        n: cl_uint, l: *const cl_event, e: *mut cl_event);
+    clEnqueueCopyImageToBuffer(s: cl_mem, d: cl_mem, so: *const usize, r: *const usize, dO: usize,
+        n: cl_uint, l: *const cl_event, e: *mut cl_event);
+    clEnqueueCopyBufferToImage(s: cl_mem, d: cl_mem, so: usize, dO: *const usize, r: *const usize,
+        n: cl_uint, l: *const cl_event, e: *mut cl_event);
+    clEnqueueFillImage(i: cl_mem, c: *const c_void, o: *const usize, r: *const usize,
+        n: cl_uint, l: *const cl_event, e: *mut cl_event);
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueMapImage(
+    q: cl_command_queue,
+    _i: cl_mem,
+    _b: cl_bool,
+    _f: cl_map_flags,
+    _o: *const usize,
+    _r: *const usize,
+    _rp: *mut usize,
+    _sp: *mut usize,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    object(errcode_ret, || {
+        queue_arc(q)?;
+        Err(CL_INVALID_MEM_OBJECT)
+    })
+}
+
+// ---- Pipes: CL_DEVICE_PIPE_SUPPORT is false.
+
+pub unsafe extern "C" fn clCreatePipe(
+    c: cl_context,
+    _f: cl_mem_flags,
+    _ps: cl_uint,
+    _mp: cl_uint,
+    _p: *const cl_pipe_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    object(errcode_ret, || {
+        ctx_arc(c)?;
+        // "CL_INVALID_OPERATION if no devices in context support pipes."
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn clGetPipeInfo(
+    _m: cl_mem,
+    _p: cl_pipe_info,
+    _s: usize,
+    _v: *mut c_void,
+    _r: *mut usize,
+) -> cl_int {
+    // No pipe object can exist.
+    CL_INVALID_MEM_OBJECT
+}
+
+// ---- SVM: CL_DEVICE_SVM_CAPABILITIES is 0.
+
+pub unsafe extern "C" fn clSVMAlloc(_c: cl_context, _f: cl_svm_mem_flags, _s: usize, _a: cl_uint) -> *mut c_void {
+    // "clSVMAlloc will fail if [...] no devices in context support SVM": returns NULL.
+    std::ptr::null_mut()
+}
+
+pub unsafe extern "C" fn clSVMFree(_c: cl_context, _p: *mut c_void) {}
+
+fn svm_cmd(q: cl_command_queue) -> cl_int {
+    code(|| {
+        queue_arc(q)?;
+        // "CL_INVALID_OPERATION if the device associated with command queue does not support SVM."
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueSVMFree(
+    q: cl_command_queue,
+    _n: cl_uint,
+    _p: *mut *mut c_void,
+    _f: Option<unsafe extern "C" fn(cl_command_queue, cl_uint, *mut *mut c_void, *mut c_void)>,
+    _d: *mut c_void,
+    _ne: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    svm_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueSVMMemcpy(
+    q: cl_command_queue,
+    _b: cl_bool,
+    _d: *mut c_void,
+    _s: *const c_void,
+    _size: usize,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    svm_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueSVMMemFill(
+    q: cl_command_queue,
+    _p: *mut c_void,
+    _pat: *const c_void,
+    _ps: usize,
+    _size: usize,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    svm_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueSVMMap(
+    q: cl_command_queue,
+    _b: cl_bool,
+    _f: cl_map_flags,
+    _p: *mut c_void,
+    _size: usize,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    svm_cmd(q)
+}
+
+pub unsafe extern "C" fn clEnqueueSVMUnmap(
+    q: cl_command_queue,
+    _p: *mut c_void,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    svm_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
+    q: cl_command_queue,
+    _n: cl_uint,
+    _p: *mut *const c_void,
+    _s: *const usize,
+    _f: cl_mem_migration_flags,
+    _ne: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    svm_cmd(q)
+}
+
+// ---- Device-side queues and timers.
+
+pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(c: cl_context, _d: cl_device_id, _q: cl_command_queue) -> cl_int {
+    code(|| {
+        ctx_arc(c)?;
+        // "CL_INVALID_OPERATION if device does not support a replaceable
+        // default on-device queue."
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn clGetDeviceAndHostTimer(d: cl_device_id, _dt: *mut cl_ulong, _ht: *mut cl_ulong) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<ferrocl_runtime::core::device::Device>(d) }?;
+        // "CL_INVALID_OPERATION if the platform associated with device does
+        // not support device and host timer synchronization"
+        // (CL_PLATFORM_HOST_TIMER_RESOLUTION is 0).
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn clGetHostTimer(d: cl_device_id, _ht: *mut cl_ulong) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe { clGetDeviceAndHostTimer(d, std::ptr::null_mut(), std::ptr::null_mut()) }
+}
+
+pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
+    q: cl_command_queue,
+    k: cl_kernel,
+    _wd: cl_uint,
+    _o: *const usize,
+    _g: *const usize,
+    _l: *mut usize,
+) -> cl_int {
+    code(|| {
+        queue_arc(q)?;
+        // SAFETY: handle from the application.
+        unsafe { get::<Kernel>(k) }?;
+        // cl_khr_suggested_local_work_size is not reported.
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+// ---- Buffer rectangles (the runtime issue brings them).
+
+fn rect_cmd(q: cl_command_queue) -> cl_int {
+    code(|| {
+        queue_arc(q)?;
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueReadBufferRect(
+    q: cl_command_queue,
+    _m: cl_mem,
+    _b: cl_bool,
+    _bo: *const usize,
+    _ho: *const usize,
+    _r: *const usize,
+    _brp: usize,
+    _bsp: usize,
+    _hrp: usize,
+    _hsp: usize,
+    _p: *mut c_void,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    rect_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueWriteBufferRect(
+    q: cl_command_queue,
+    _m: cl_mem,
+    _b: cl_bool,
+    _bo: *const usize,
+    _ho: *const usize,
+    _r: *const usize,
+    _brp: usize,
+    _bsp: usize,
+    _hrp: usize,
+    _hsp: usize,
+    _p: *const c_void,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    rect_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueCopyBufferRect(
+    q: cl_command_queue,
+    _s: cl_mem,
+    _d: cl_mem,
+    _so: *const usize,
+    _do: *const usize,
+    _r: *const usize,
+    _srp: usize,
+    _ssp: usize,
+    _drp: usize,
+    _dsp: usize,
+    _n: cl_uint,
+    _l: *const cl_event,
+    _e: *mut cl_event,
+) -> cl_int {
+    rect_cmd(q)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
+    q: cl_command_queue,
+    n: cl_uint,
+    mems: *const cl_mem,
+    flags: cl_mem_migration_flags,
+    ne: cl_uint,
+    l: *const cl_event,
+    e: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        let queue = queue_arc(q)?;
+        if n == 0 || mems.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if flags & !(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        for i in 0..n as usize {
+            // SAFETY: n handles from the application.
+            let m = super::mem::mem_arc(unsafe { *mems.add(i) })?;
+            if !std::sync::Arc::ptr_eq(&m.context, &queue.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+        }
+        // Every buffer lives on the (only) device of its context already:
+        // migration is an ordering point.
+        // SAFETY: pointers from the application.
+        let waits = unsafe { crate::entry::wait_list(ne, l) }?;
+        let ev = ferrocl_runtime::core::transfer::enqueue_marker(&queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, waits);
+        // SAFETY: pointer from the application.
+        unsafe { crate::entry::return_event(e, ev) };
+        Ok(())
+    })
+}

@@ -1,0 +1,262 @@
+//! A CL device: one Vulkan physical device with what ferrocl needs. Every
+//! value clGetDeviceInfo reports is derived here from the Vulkan
+//! properties, limits and features (the ICD layer only formats them).
+
+use std::sync::{Arc, OnceLock};
+
+use ash::vk;
+use ferrocl_compiler::{Addressing, DeviceCaps};
+use opencl_sys::*;
+
+use super::error::CLResult;
+use super::object::{tag, Base, ClObject};
+use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::device::Device as VkDevice;
+use crate::vk::queue::{Command, QueueEngine};
+use crate::vk::instance::PhysicalDevice;
+
+#[repr(C)]
+pub struct Device {
+    base: Base,
+    pub phys: Arc<PhysicalDevice>,
+    pub is_default: bool,
+    vk: OnceLock<CLResult<Arc<VkDevice>>>,
+    /// A queue engine for the runtime's own transfers (initial buffer contents).
+    internal: OnceLock<CLResult<QueueEngine>>,
+}
+
+impl ClObject for Device {
+    const TAG: u32 = tag(b"DEVI");
+    const INVALID: cl_int = CL_INVALID_DEVICE;
+    fn base(&self) -> &Base {
+        &self.base
+    }
+}
+
+/// A numeric version as cl_version (major 10 bits, minor 10, patch 12).
+pub const fn cl_version(major: u32, minor: u32, patch: u32) -> u32 {
+    (major << 22) | (minor << 12) | patch
+}
+
+impl Device {
+    pub fn new(phys: Arc<PhysicalDevice>, is_default: bool) -> Device {
+        Device {
+            base: Base::new(Self::TAG),
+            phys,
+            is_default,
+            vk: OnceLock::new(),
+            internal: OnceLock::new(),
+        }
+    }
+
+    /// The logical Vulkan device, created on first use.
+    pub fn vk(&self) -> CLResult<Arc<VkDevice>> {
+        self.vk.get_or_init(|| VkDevice::new(self.phys.clone())).clone()
+    }
+
+    /// Copies `data` into `dst` at `offset` and waits until it is there.
+    pub fn upload_sync(&self, dst: &Arc<Buffer>, offset: u64, data: &[u8]) -> CLResult<()> {
+        let vkdev = self.vk()?;
+        let engine = self
+            .internal
+            .get_or_init(|| QueueEngine::new(&vkdev))
+            .as_ref()
+            .map_err(|e| *e)?;
+        let staging = Arc::new(Buffer::new(&vkdev, data.len() as u64, BufferKind::Upload)?);
+        let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+        // SAFETY: the staging buffer is mapped, at least data.len() bytes, and unused.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (src, dstb, len) = (staging.clone(), dst.clone(), data.len() as u64);
+        engine.enqueue(Command {
+            wait: None,
+            record: Some(Box::new(move |r| {
+                r.copy_buffer(src.raw, 0, dstb.raw, offset, len);
+                Ok(())
+            })),
+            done: Box::new(move |res| {
+                let _ = tx.send(res);
+            }),
+        });
+        rx.recv().map_err(|_| CL_OUT_OF_RESOURCES)?
+    }
+
+    fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        &self.phys.properties.limits
+    }
+
+    pub fn device_type(&self) -> cl_device_type {
+        let t = if self.phys.is_cpu() {
+            CL_DEVICE_TYPE_CPU
+        } else {
+            CL_DEVICE_TYPE_GPU
+        };
+        if self.is_default {
+            t | CL_DEVICE_TYPE_DEFAULT
+        } else {
+            t
+        }
+    }
+
+    pub fn name(&self) -> String {
+        self.phys.name()
+    }
+
+    pub fn vendor(&self) -> &'static str {
+        match self.phys.properties.vendor_id {
+            0x10DE => "NVIDIA Corporation",
+            0x1002 => "Advanced Micro Devices, Inc.",
+            0x8086 => "Intel(R) Corporation",
+            0x13B5 => "ARM",
+            0x5143 => "Qualcomm",
+            0x1010 => "Imagination Technologies",
+            0x10005 => "Mesa",
+            _ => "Unknown vendor",
+        }
+    }
+
+    pub fn vendor_id(&self) -> u32 {
+        self.phys.properties.vendor_id
+    }
+
+    pub fn driver_version(&self) -> String {
+        let v = self.phys.properties.driver_version;
+        format!(
+            "{} (Vulkan {}.{}.{}, {} {})",
+            env!("CARGO_PKG_VERSION"),
+            vk::api_version_major(self.phys.properties.api_version),
+            vk::api_version_minor(self.phys.properties.api_version),
+            vk::api_version_patch(self.phys.properties.api_version),
+            self.phys.driver_name,
+            if self.phys.driver_info.is_empty() {
+                format!("{v:#x}")
+            } else {
+                self.phys.driver_info.clone()
+            }
+        )
+    }
+
+    pub fn max_compute_units(&self) -> u32 {
+        if let Some(n) = self.phys.sm_count {
+            return n.max(1);
+        }
+        if self.phys.is_cpu() {
+            return std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
+        }
+        1
+    }
+
+    pub fn max_work_item_sizes(&self) -> [usize; 3] {
+        let s = self.limits().max_compute_work_group_size;
+        [s[0] as usize, s[1] as usize, s[2] as usize]
+    }
+
+    pub fn max_work_group_size(&self) -> usize {
+        self.limits().max_compute_work_group_invocations as usize
+    }
+
+    pub fn global_mem_size(&self) -> u64 {
+        self.phys.device_local_heap_size()
+    }
+
+    pub fn max_mem_alloc_size(&self) -> u64 {
+        let min_required = (1u64 << 30).min(self.global_mem_size() / 4).max(32 << 20);
+        let vk_max = self.phys.max_memory_allocation_size.min(self.global_mem_size());
+        vk_max.max(min_required.min(self.global_mem_size()))
+    }
+
+    pub fn local_mem_size(&self) -> u64 {
+        self.limits().max_compute_shared_memory_size as u64
+    }
+
+    pub fn max_parameter_size(&self) -> usize {
+        // The argument block moves to a device buffer when it does not fit
+        // in push constants, so the CL minimum (1024) always holds.
+        1024
+    }
+
+    pub fn fp64(&self) -> bool {
+        self.phys.features.shader_float64
+    }
+
+    pub fn profiling_timer_resolution(&self) -> usize {
+        (self.limits().timestamp_period.ceil() as usize).max(1)
+    }
+
+    pub fn subgroup_size(&self) -> u32 {
+        self.phys.subgroup_size
+    }
+
+    /// Device extensions with their versions: only what works end to end.
+    pub fn extensions(&self) -> Vec<(&'static str, (u32, u32, u32))> {
+        let mut e = vec![
+            ("cl_khr_byte_addressable_store", (1, 0, 0)),
+            ("cl_khr_icd", (2, 0, 0)),
+            ("cl_khr_extended_versioning", (1, 0, 0)),
+            ("cl_khr_device_uuid", (1, 0, 0)),
+        ];
+        if self.fp64() {
+            e.push(("cl_khr_fp64", (1, 0, 0)));
+        }
+        if self.phys.pci_bus.is_some() {
+            e.push(("cl_khr_pci_bus_info", (1, 0, 0)));
+        }
+        e
+    }
+
+    /// OpenCL C 3.0 optional features (__opencl_c_*) that are supported.
+    pub fn opencl_c_features(&self) -> Vec<(&'static str, (u32, u32, u32))> {
+        let mut f = vec![("__opencl_c_int64", (3, 0, 0))];
+        if self.fp64() {
+            f.push(("__opencl_c_fp64", (3, 0, 0)));
+        }
+        f
+    }
+
+    pub fn single_fp_config(&self) -> cl_device_fp_config {
+        let mut c = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA;
+        if self.phys.shader_fp_denorm_preserve_32 {
+            c |= CL_FP_DENORM;
+        }
+        c
+    }
+
+    pub fn double_fp_config(&self) -> cl_device_fp_config {
+        if self.fp64() {
+            CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM
+        } else {
+            0
+        }
+    }
+
+    /// Minimum alignment of a buffer's base address, in bits.
+    pub fn mem_base_addr_align_bits(&self) -> u32 {
+        let a = self.limits().min_storage_buffer_offset_alignment.max(128);
+        (a as u32) * 8
+    }
+
+    pub fn global_mem_cacheline_size(&self) -> u32 {
+        if self.phys.is_cpu() {
+            64
+        } else {
+            128
+        }
+    }
+
+    /// What the compiler needs to know about this device.
+    pub fn compiler_caps(&self) -> DeviceCaps {
+        DeviceCaps {
+            addressing: Addressing::Physical,
+            max_push_constant_size: self.limits().max_push_constants_size.min(256),
+            fp64: self.fp64(),
+            fp16: self.phys.features.shader_float16,
+            int64_atomics: self.phys.features.shader_buffer_int64_atomics,
+            subgroup_size: self.subgroup_size(),
+            spirv_version: (1, 5),
+        }
+    }
+
+    pub fn max_group_count(&self) -> [u32; 3] {
+        self.limits().max_compute_work_group_count
+    }
+}

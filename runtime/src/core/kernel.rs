@@ -1,0 +1,381 @@
+//! cl_kernel: one compiled kernel per device, its argument values, and the
+//! NDRange launch (work-group size choice, splitting into Vulkan
+//! dispatches, push constants; see `ferrocl_compiler::abi`).
+
+use std::sync::Arc;
+
+use ferrocl_compiler::{self as compiler, ArgKind, ImplicitField};
+use opencl_sys::*;
+use parking_lot::Mutex;
+
+use super::device::Device;
+use super::error::CLResult;
+use super::event::Event;
+use super::memory::Mem;
+use super::object::{tag, Base, ClObject};
+use super::program::Program;
+use super::queue::Queue;
+use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::pipeline::KernelPipelines;
+
+#[derive(Clone)]
+pub enum ArgValue {
+    Buffer(Option<Arc<Mem>>),
+    Local(usize),
+    Pod(Vec<u8>),
+}
+
+pub struct DeviceKernel {
+    pub device: Arc<Device>,
+    pub info: compiler::Kernel,
+    pub pipelines: Arc<KernelPipelines>,
+    /// -cl-std=CL2.0 or later without -cl-uniform-work-group-size.
+    pub non_uniform: bool,
+}
+
+#[repr(C)]
+pub struct Kernel {
+    base: Base,
+    pub program: Arc<Program>,
+    pub name: String,
+    pub per_device: Vec<Arc<DeviceKernel>>,
+    pub args: Mutex<Vec<Option<ArgValue>>>,
+}
+
+impl ClObject for Kernel {
+    const TAG: u32 = tag(b"KERN");
+    const INVALID: cl_int = CL_INVALID_KERNEL;
+    fn base(&self) -> &Base {
+        &self.base
+    }
+}
+
+/// Whether the build options allow non-uniform work-groups (OpenCL 2.0+).
+fn allows_non_uniform(options: &str) -> bool {
+    let mut std2 = false;
+    for o in options.split_whitespace() {
+        if let Some(v) = o.strip_prefix("-cl-std=") {
+            std2 = matches!(v, "CL2.0" | "CL3.0" | "CLC++" | "CLC++1.0" | "CLC++2021");
+        }
+        if o == "-cl-uniform-work-group-size" {
+            return false;
+        }
+    }
+    std2
+}
+
+impl Kernel {
+    pub fn new(program: &Arc<Program>, name: &str) -> CLResult<Arc<Kernel>> {
+        let mut per_device = Vec::new();
+        let mut found_any_build = false;
+        for d in &program.devices {
+            let b = program.build_info(d);
+            let Some(out) = b.output else { continue };
+            found_any_build = true;
+            let Some(k) = out.kernels.iter().find(|k| k.name == name) else {
+                return Err(CL_INVALID_KERNEL_NAME);
+            };
+            let vkdev = d.vk()?;
+            let pipelines = KernelPipelines::new(&vkdev, &k.spirv, &k.entry_point, k.push_constant_size)?;
+            per_device.push(Arc::new(DeviceKernel {
+                device: d.clone(),
+                info: k.clone(),
+                pipelines: Arc::new(pipelines),
+                non_uniform: allows_non_uniform(&b.options),
+            }));
+        }
+        if !found_any_build {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
+        let nargs = per_device[0].info.args.len();
+        program.kernel_count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(Arc::new(Kernel {
+            base: Base::new(Self::TAG),
+            program: program.clone(),
+            name: name.to_string(),
+            per_device,
+            args: Mutex::new(vec![None; nargs]),
+        }))
+    }
+
+    /// clCloneKernel.
+    pub fn clone_kernel(&self) -> Arc<Kernel> {
+        self.program
+            .kernel_count
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Arc::new(Kernel {
+            base: Base::new(Self::TAG),
+            program: self.program.clone(),
+            name: self.name.clone(),
+            per_device: self.per_device.clone(),
+            args: Mutex::new(self.args.lock().clone()),
+        })
+    }
+
+    /// The reflection (identical on every device).
+    pub fn info(&self) -> &compiler::Kernel {
+        &self.per_device[0].info
+    }
+
+    pub fn for_device(&self, d: &Device) -> Option<&Arc<DeviceKernel>> {
+        self.per_device.iter().find(|k| std::ptr::eq(&*k.device, d))
+    }
+
+    /// clSetKernelArg after the ICD layer resolved a cl_mem value.
+    pub fn set_arg(&self, index: usize, value: ArgValue) {
+        self.args.lock()[index] = Some(value);
+    }
+
+    /// CL_KERNEL_WORK_GROUP_SIZE for a device.
+    pub fn work_group_size(&self, d: &Device) -> usize {
+        match self.info().reqd_work_group_size {
+            Some(r) => (r[0] * r[1] * r[2]) as usize,
+            None => d.max_work_group_size(),
+        }
+    }
+
+    /// CL_KERNEL_LOCAL_MEM_SIZE: static __local plus the __local arguments set so far.
+    pub fn local_mem_size(&self) -> u64 {
+        let args = self.args.lock();
+        let dynamic: usize = args
+            .iter()
+            .map(|a| match a {
+                Some(ArgValue::Local(n)) => n.next_multiple_of(4),
+                _ => 0,
+            })
+            .sum();
+        self.info().static_local_size as u64 + dynamic as u64
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program
+            .kernel_count
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// Picks a work-group size that divides `global` (uniform groups).
+pub fn choose_local_size(dev: &Device, work_dim: usize, global: &[usize; 3], limit: usize) -> [usize; 3] {
+    let caps: [usize; 3] = match work_dim {
+        1 => [256, 1, 1],
+        2 => [16, 16, 1],
+        _ => [8, 8, 4],
+    };
+    let max_items = dev.max_work_item_sizes();
+    let mut budget = limit.min(dev.max_work_group_size()).max(1);
+    let mut local = [1usize; 3];
+    for d in 0..work_dim {
+        let cap = caps[d].min(max_items[d]).min(budget).max(1);
+        let best = (1..=cap).rev().find(|l| global[d] % l == 0).unwrap_or(1);
+        local[d] = best;
+        budget /= best;
+    }
+    local
+}
+
+/// One Vulkan dispatch of an NDRange.
+struct Dispatch {
+    group_offset: [u32; 3],
+    group_count: [u32; 3],
+    local: [u32; 3],
+}
+
+/// Splits an NDRange into dispatches: full groups in chunks Vulkan allows,
+/// then the partial trailing group of each dimension (non-uniform NDRange).
+fn split(global: &[usize; 3], local: &[usize; 3], max_groups: [u32; 3]) -> Vec<Dispatch> {
+    // Per dimension: list of (group offset, group count, local size).
+    let mut segs: Vec<Vec<(u32, u32, u32)>> = Vec::new();
+    for d in 0..3 {
+        let mut v = Vec::new();
+        let full = (global[d] / local[d]) as u64;
+        let mut start = 0u64;
+        while start < full {
+            let n = (full - start).min(max_groups[d] as u64);
+            v.push((start as u32, n as u32, local[d] as u32));
+            start += n;
+        }
+        let rem = global[d] % local[d];
+        if rem != 0 {
+            v.push((full as u32, 1, rem as u32));
+        }
+        segs.push(v);
+    }
+    let mut out = Vec::new();
+    for x in &segs[0] {
+        for y in &segs[1] {
+            for z in &segs[2] {
+                out.push(Dispatch {
+                    group_offset: [x.0, y.0, z.0],
+                    group_count: [x.1, y.1, z.1],
+                    local: [x.2, y.2, z.2],
+                });
+            }
+        }
+    }
+    out
+}
+
+fn put(bytes: &mut [u8], offset: u32, src: &[u8]) {
+    let o = offset as usize;
+    bytes[o..o + src.len()].copy_from_slice(src);
+}
+
+/// clEnqueueNDRangeKernel once the ICD layer has checked the arguments'
+/// shapes: `global`, `offset` and `local` have 3 entries (1 past work_dim).
+pub fn enqueue_ndrange(
+    queue: &Arc<Queue>,
+    kernel: &Arc<Kernel>,
+    work_dim: u32,
+    offset: [usize; 3],
+    global: [usize; 3],
+    local: Option<[usize; 3]>,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let dk = kernel.for_device(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?.clone();
+    let info = &dk.info;
+    let dev = &queue.device;
+    let args: Vec<ArgValue> = kernel
+        .args
+        .lock()
+        .iter()
+        .cloned()
+        .collect::<Option<Vec<_>>>()
+        .ok_or(CL_INVALID_KERNEL_ARGS)?;
+    let wd = work_dim as usize;
+
+    // Work-group size.
+    let local = match local {
+        Some(l) => {
+            let max_items = dev.max_work_item_sizes();
+            if (0..wd).any(|d| l[d] == 0 || l[d] > max_items[d]) {
+                return Err(CL_INVALID_WORK_ITEM_SIZE);
+            }
+            if let Some(r) = info.reqd_work_group_size {
+                if (0..3).any(|d| r[d] as usize != l[d]) {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+            }
+            if l[0] * l[1] * l[2] > kernel.work_group_size(dev) {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            if !dk.non_uniform && (0..wd).any(|d| global[d] % l[d] != 0) {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            l
+        }
+        None => match info.reqd_work_group_size {
+            Some(r) => {
+                let r = [r[0] as usize, r[1] as usize, r[2] as usize];
+                if !dk.non_uniform && (0..wd).any(|d| global[d] % r[d] != 0) {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+                r
+            }
+            None => choose_local_size(dev, wd, &global, kernel.work_group_size(dev)),
+        },
+    };
+    let local_bytes = kernel.local_mem_size();
+    if local_bytes > dev.local_mem_size() {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+
+    // Push constants and the argument block.
+    let mut push = vec![0u8; (info.push_constant_size as usize).next_multiple_of(4)];
+    let block_size = info.arg_buffer.map(|b| b.size as usize).unwrap_or(push.len());
+    let mut block = vec![0u8; block_size];
+    let mut keep: Vec<Arc<Mem>> = Vec::new();
+    let mut spec: Vec<(u32, u32)> = Vec::new();
+    for (a, v) in info.args.iter().zip(&args) {
+        match (a.kind, v) {
+            (ArgKind::Buffer, ArgValue::Buffer(m)) => {
+                let addr = m.as_ref().map(|m| m.device_address()).unwrap_or(0);
+                if let Some(m) = m {
+                    keep.push(m.clone());
+                }
+                put(&mut block, a.offset, &addr.to_le_bytes());
+            }
+            (ArgKind::Pod, ArgValue::Pod(bytes)) => put(&mut block, a.offset, bytes),
+            (ArgKind::LocalPointer { spec_id }, ArgValue::Local(n)) => spec.push((spec_id, *n as u32)),
+            _ => return Err(CL_INVALID_KERNEL_ARGS),
+        }
+    }
+    let arg_buffer = match info.arg_buffer {
+        Some(ab) => {
+            let b = Arc::new(Buffer::new(&dev.vk()?, ab.size as u64, BufferKind::Upload)?);
+            let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+            // SAFETY: mapped host-visible buffer of ab.size bytes, not yet in use.
+            unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), p, block.len()) };
+            put(&mut push, ab.address_offset, &b.address.to_le_bytes());
+            Some(b)
+        }
+        None => {
+            push[..block.len()].copy_from_slice(&block);
+            None
+        }
+    };
+
+    // A zero-sized NDRange (OpenCL 2.1+) does no work but is a command.
+    if global[..wd].contains(&0) {
+        return Ok(queue.submit(CL_COMMAND_NDRANGE_KERNEL, wait_list, None, None));
+    }
+
+    let num_groups: [usize; 3] = std::array::from_fn(|d| global[d].div_ceil(local[d]));
+    let mut region_offsets = Vec::new();
+    for (field, off) in &info.implicit {
+        let v = match *field {
+            ImplicitField::GlobalOffset(d) => offset[d as usize] as u32,
+            ImplicitField::GlobalSize(d) => global[d as usize] as u32,
+            ImplicitField::NumGroups(d) => num_groups[d as usize] as u32,
+            ImplicitField::WorkDim => work_dim,
+            ImplicitField::RegionGroupOffset(d) => {
+                region_offsets.push((d as usize, *off));
+                0
+            }
+        };
+        put(&mut push, *off, &v.to_le_bytes());
+    }
+
+    let dispatches = split(&global, &local, dev.max_group_count());
+    let pipelines = dk.pipelines.clone();
+    let layout = pipelines.layout;
+    // Create the pipelines now (on the application's thread) so errors
+    // reach the caller and the submitter does not stall on compilation.
+    let mut plan = Vec::with_capacity(dispatches.len());
+    for d in &dispatches {
+        let mut s = vec![
+            (0, d.local[0]),
+            (1, d.local[1]),
+            (2, d.local[2]),
+            (3, local[0] as u32),
+            (4, local[1] as u32),
+            (5, local[2] as u32),
+        ];
+        s.extend_from_slice(&spec);
+        let p = pipelines.get(&s)?;
+        let mut pc = push.clone();
+        for (dim, off) in &region_offsets {
+            put(&mut pc, *off, &d.group_offset[*dim].to_le_bytes());
+        }
+        plan.push((p, pc, d.group_count));
+    }
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        let raw = &r.device.raw;
+        for (p, pc, groups) in &plan {
+            // SAFETY: pipeline, layout and every buffer the push constants
+            // point at are kept alive by this closure until completion.
+            unsafe {
+                raw.cmd_bind_pipeline(r.cb, ash::vk::PipelineBindPoint::COMPUTE, *p);
+                if !pc.is_empty() {
+                    raw.cmd_push_constants(r.cb, layout, ash::vk::ShaderStageFlags::COMPUTE, 0, pc);
+                }
+                raw.cmd_dispatch(r.cb, groups[0], groups[1], groups[2]);
+            }
+        }
+        Ok(())
+    });
+    // Everything the device reads stays alive until the command completes.
+    let hold = Box::new(move || drop((keep, arg_buffer, pipelines)));
+    Ok(queue.submit(CL_COMMAND_NDRANGE_KERNEL, wait_list, Some(record), Some(hold)))
+}

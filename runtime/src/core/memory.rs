@@ -1,0 +1,124 @@
+//! cl_mem buffers. Storage is a device-local Vulkan buffer (DESIGN §3);
+//! a sub-buffer shares its parent's storage at an offset.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use opencl_sys::*;
+use parking_lot::Mutex;
+
+use super::context::Context;
+use super::error::CLResult;
+use super::object::{tag, Base, ClObject};
+use crate::vk::buffer::{Buffer, BufferKind};
+
+pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut c_void);
+
+#[repr(C)]
+pub struct Mem {
+    base: Base,
+    pub context: Arc<Context>,
+    pub mem_type: cl_mem_object_type,
+    pub flags: cl_mem_flags,
+    pub size: usize,
+    /// The application's pointer for CL_MEM_USE_HOST_PTR (0 otherwise).
+    pub host_ptr: usize,
+    pub parent: Option<Arc<Mem>>,
+    /// Offset in `storage` (sub-buffers).
+    pub offset: usize,
+    pub storage: Arc<Buffer>,
+    pub properties: Vec<cl_mem_properties>,
+    pub map_count: std::sync::atomic::AtomicU32,
+    destructors: Mutex<Vec<(MemDestructor, usize)>>,
+    /// Live clEnqueueMapBuffer mappings.
+    pub maps: Mutex<Vec<Mapping>>,
+}
+
+/// One mapped region: the host memory the application sees.
+pub struct Mapping {
+    pub ptr: usize,
+    pub offset: usize,
+    pub size: usize,
+    pub flags: cl_map_flags,
+    /// Host memory we own (None when the pointer is inside the USE_HOST_PTR memory).
+    pub owned: Option<Box<[u8]>>,
+}
+
+impl ClObject for Mem {
+    const TAG: u32 = tag(b"MEMO");
+    const INVALID: cl_int = CL_INVALID_MEM_OBJECT;
+    fn base(&self) -> &Base {
+        &self.base
+    }
+}
+
+impl Mem {
+    /// A new buffer on the context's device, initialised from `init` when given.
+    pub fn new_buffer(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        host_ptr: usize,
+        init: Option<&[u8]>,
+        properties: Vec<cl_mem_properties>,
+    ) -> CLResult<Arc<Mem>> {
+        let device = context.devices[0].clone();
+        let vkdev = device.vk()?;
+        let storage = Arc::new(Buffer::new(&vkdev, size as u64, BufferKind::Storage)?);
+        if let Some(data) = init {
+            device.upload_sync(&storage, 0, data)?;
+        }
+        Ok(Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context,
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr,
+            parent: None,
+            offset: 0,
+            storage,
+            properties,
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+        }))
+    }
+
+    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> Arc<Mem> {
+        Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context: parent.context.clone(),
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: if parent.host_ptr != 0 { parent.host_ptr + origin } else { 0 },
+            parent: Some(parent.clone()),
+            offset: parent.offset + origin,
+            storage: parent.storage.clone(),
+            properties: Vec::new(),
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Device address of byte 0 of this buffer (what a kernel receives).
+    pub fn device_address(&self) -> u64 {
+        self.storage.address + self.offset as u64
+    }
+
+    pub fn add_destructor(&self, f: MemDestructor, data: usize) {
+        self.destructors.lock().push((f, data));
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let me = self as *mut Mem as cl_mem;
+        for (f, data) in self.destructors.get_mut().drain(..).rev() {
+            // SAFETY: registered by the application for this object.
+            unsafe { f(me, data as *mut c_void) };
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The OpenCL object model. No raw CL pointers beyond handles' identity;
+//! Vulkan work is delegated to `crate::vk`.
+
+pub mod context;
+pub mod device;
+pub mod error;
+pub mod event;
+pub mod kernel;
+pub mod memory;
+pub mod object;
+pub mod platform;
+pub mod program;
+pub mod queue;
+pub mod transfer;

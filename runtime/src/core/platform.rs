@@ -1,0 +1,77 @@
+//! The one ferrocl platform: created on first use, it probes Vulkan and
+//! makes one CL device per suitable physical device.
+
+use std::sync::{Arc, OnceLock};
+
+use opencl_sys::*;
+
+use super::device::Device;
+use super::object::{tag, Base, ClObject};
+use crate::vk::instance::Instance;
+
+#[repr(C)]
+pub struct Platform {
+    base: Base,
+    pub devices: Vec<Arc<Device>>,
+    /// Why Vulkan devices were not exposed (logged with FERROCL_LOG).
+    pub rejected: Vec<String>,
+}
+
+impl ClObject for Platform {
+    const TAG: u32 = tag(b"PLAT");
+    const INVALID: cl_int = CL_INVALID_PLATFORM;
+    fn base(&self) -> &Base {
+        &self.base
+    }
+}
+
+pub const PLATFORM_NAME: &str = "ferrocl";
+pub const PLATFORM_VENDOR: &str = "ferrocl";
+pub const PLATFORM_VERSION: &str = concat!("OpenCL 3.0 ferrocl ", env!("CARGO_PKG_VERSION"));
+pub const ICD_SUFFIX: &str = "FRC";
+
+/// Extensions of the platform, with versions (cl_khr_extended_versioning).
+pub const PLATFORM_EXTENSIONS: &[(&str, (u32, u32, u32))] =
+    &[("cl_khr_icd", (2, 0, 0)), ("cl_khr_extended_versioning", (1, 0, 0))];
+
+static PLATFORM: OnceLock<Arc<Platform>> = OnceLock::new();
+
+pub fn log_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FERROCL_LOG").is_some())
+}
+
+impl Platform {
+    /// The platform singleton (devices probed on first call).
+    pub fn get() -> &'static Arc<Platform> {
+        PLATFORM.get_or_init(|| {
+            let mut rejected = Vec::new();
+            let mut devices = Vec::new();
+            match Instance::new() {
+                Ok(inst) => {
+                    let (phys, why) = inst.probe_devices();
+                    rejected = why;
+                    // GPUs first so the first device (CL_DEVICE_TYPE_DEFAULT) is the GPU.
+                    let mut phys: Vec<_> = phys.into_iter().map(Arc::new).collect();
+                    phys.sort_by_key(|p| p.is_cpu());
+                    for (i, p) in phys.into_iter().enumerate() {
+                        devices.push(Arc::new(Device::new(p, i == 0)));
+                    }
+                }
+                Err(e) => rejected.push(format!("Vulkan unavailable: {e:?}")),
+            }
+            if log_enabled() {
+                for r in &rejected {
+                    eprintln!("ferrocl: {r}");
+                }
+            }
+            // The platform is never released: the extra Arc held by the
+            // static keeps it alive for the life of the process.
+            Arc::new(Platform {
+                base: Base::new(Self::TAG),
+                devices,
+                rejected,
+            })
+        })
+    }
+}

@@ -1,0 +1,124 @@
+//! The logical Vulkan device behind one OpenCL device: the ash device, its
+//! compute queue, the memory allocator and the on-disk pipeline cache.
+//! Children (buffers, pipelines, queues) hold it by `Arc`.
+
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use parking_lot::Mutex;
+
+use super::instance::PhysicalDevice;
+use super::map_vk_err;
+use crate::core::error::CLResult;
+
+pub struct Device {
+    pub phys: Arc<PhysicalDevice>,
+    pub raw: ash::Device,
+    /// The compute queue; vkQueueSubmit needs external synchronization.
+    pub queue: Mutex<vk::Queue>,
+    pub queue_family: u32,
+    pub allocator: ManuallyDrop<Mutex<Allocator>>,
+    pub pipeline_cache: vk::PipelineCache,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+}
+
+impl Device {
+    pub fn new(phys: Arc<PhysicalDevice>) -> CLResult<Arc<Device>> {
+        let inst = &phys.instance.raw;
+        let prio = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(phys.queue_family)
+            .queue_priorities(&prio)];
+        let f = &phys.features;
+        let base = vk::PhysicalDeviceFeatures::default()
+            .shader_int64(true)
+            .shader_int16(true)
+            .shader_float64(f.shader_float64)
+            .robust_buffer_access(false);
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
+            .storage_buffer16_bit_access(true)
+            .uniform_and_storage_buffer16_bit_access(true)
+            .variable_pointers_storage_buffer(f.variable_pointers)
+            .variable_pointers(f.variable_pointers);
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+            .buffer_device_address(true)
+            .timeline_semaphore(true)
+            .shader_int8(true)
+            .shader_float16(f.shader_float16)
+            .storage_buffer8_bit_access(true)
+            .uniform_and_storage_buffer8_bit_access(true)
+            .scalar_block_layout(f.scalar_block_layout)
+            .vulkan_memory_model(f.vulkan_memory_model)
+            .shader_buffer_int64_atomics(f.shader_buffer_int64_atomics)
+            .shader_shared_int64_atomics(f.shader_shared_int64_atomics)
+            .host_query_reset(f.host_query_reset);
+        let mut ext_names = Vec::new();
+        if phys.ext.khr_portability_subset {
+            ext_names.push(c"VK_KHR_portability_subset".as_ptr());
+        }
+        let mut features2 = vk::PhysicalDeviceFeatures2::default()
+            .features(base)
+            .push_next(&mut f11)
+            .push_next(&mut f12);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&ext_names)
+            .push_next(&mut features2);
+        // SAFETY: every struct in the chain lives until the call returns.
+        let raw = unsafe { inst.create_device(phys.raw, &info, None) }.map_err(map_vk_err)?;
+        // SAFETY: family/index were requested above.
+        let queue = unsafe { raw.get_device_queue(phys.queue_family, 0) };
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: inst.clone(),
+            device: raw.clone(),
+            physical_device: phys.raw,
+            debug_settings: Default::default(),
+            buffer_device_address: true,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|_| opencl_sys::CL_OUT_OF_RESOURCES)?;
+        let cache_data = super::pipeline_cache::load(&phys);
+        let cache_info = vk::PipelineCacheCreateInfo::default().initial_data(&cache_data);
+        // SAFETY: valid device; invalid initial data is ignored by the driver per spec.
+        let pipeline_cache = unsafe { raw.create_pipeline_cache(&cache_info, None) }
+            .or_else(|_| {
+                // SAFETY: as above, with no initial data.
+                unsafe { raw.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+            })
+            .map_err(map_vk_err)?;
+        Ok(Arc::new(Device {
+            timestamp_period: phys.properties.limits.timestamp_period,
+            queue_family: phys.queue_family,
+            phys,
+            raw,
+            queue: Mutex::new(queue),
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            pipeline_cache,
+        }))
+    }
+
+    /// Writes the pipeline cache to disk (best effort).
+    pub fn save_pipeline_cache(&self) {
+        // SAFETY: the cache belongs to this device.
+        if let Ok(data) = unsafe { self.raw.get_pipeline_cache_data(self.pipeline_cache) } {
+            super::pipeline_cache::store(&self.phys, &data);
+        }
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        self.save_pipeline_cache();
+        // SAFETY: all children hold an Arc to us, so none is alive; the
+        // allocator must go before the device.
+        unsafe {
+            let _ = self.raw.device_wait_idle();
+            ManuallyDrop::drop(&mut self.allocator);
+            self.raw.destroy_pipeline_cache(self.pipeline_cache, None);
+            self.raw.destroy_device(None);
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The Vulkan instance and the probing of physical devices: which ones can
+//! back an OpenCL device, and everything the device queries are derived
+//! from (one table of properties and features per physical device).
+
+use std::ffi::CStr;
+use std::sync::Arc;
+
+use ash::vk;
+
+/// Shared Vulkan instance state; children hold it by `Arc`.
+pub struct Instance {
+    pub entry: ash::Entry,
+    pub raw: ash::Instance,
+    /// Instance API version actually created.
+    pub api_version: u32,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: every child object (devices) holds an Arc to us, so none is
+        // alive when this runs.
+        unsafe { self.raw.destroy_instance(None) };
+    }
+}
+
+/// Everything probed from one physical device.
+pub struct PhysicalDevice {
+    pub instance: Arc<Instance>,
+    pub raw: vk::PhysicalDevice,
+    pub properties: vk::PhysicalDeviceProperties,
+    pub driver_name: String,
+    pub driver_info: String,
+    pub device_uuid: [u8; 16],
+    pub driver_uuid: [u8; 16],
+    pub subgroup_size: u32,
+    /// Stages/operations of VkPhysicalDeviceSubgroupProperties.
+    pub subgroup_ops: vk::SubgroupFeatureFlags,
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    pub queue_family: u32,
+    pub timestamp_valid_bits: u32,
+    /// Enabled-able features we care about.
+    pub features: Features,
+    /// Extensions the device has that we use, each `true` when present.
+    pub ext: Extensions,
+    /// VK_NV_shader_sm_builtins: number of SMs.
+    pub sm_count: Option<u32>,
+    /// VK_EXT_pci_bus_info.
+    pub pci_bus: Option<vk::PhysicalDevicePCIBusInfoPropertiesEXT<'static>>,
+    pub max_memory_allocation_size: u64,
+    pub max_storage_buffer_range: u32,
+    pub shader_fp_denorm_preserve_32: bool,
+}
+
+// SAFETY: the raw Vulkan structs hold only plain data (their p_next pointers
+// are null once probing is done).
+unsafe impl Send for PhysicalDevice {}
+// SAFETY: as above; nothing is mutated after probing.
+unsafe impl Sync for PhysicalDevice {}
+
+/// The optional/required Vulkan features ferrocl looks at.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Features {
+    pub shader_int64: bool,
+    pub shader_int16: bool,
+    pub shader_int8: bool,
+    pub shader_float64: bool,
+    pub shader_float16: bool,
+    pub storage_buffer_8bit: bool,
+    pub storage_buffer_16bit: bool,
+    pub buffer_device_address: bool,
+    pub timeline_semaphore: bool,
+    pub scalar_block_layout: bool,
+    pub vulkan_memory_model: bool,
+    pub shader_buffer_int64_atomics: bool,
+    pub shader_shared_int64_atomics: bool,
+    pub subgroup_size_control: bool,
+    pub robust_buffer_access: bool,
+    pub variable_pointers: bool,
+    pub host_query_reset: bool,
+}
+
+/// Device extensions that change what ferrocl does (wgpu-hal style: one
+/// field per extension).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extensions {
+    /// VK_NV_shader_sm_builtins: SM count for CL_DEVICE_MAX_COMPUTE_UNITS.
+    pub nv_shader_sm_builtins: bool,
+    /// VK_EXT_pci_bus_info: CL_DEVICE_PCI_BUS_INFO_KHR.
+    pub ext_pci_bus_info: bool,
+    /// VK_EXT_external_memory_host: zero-copy USE_HOST_PTR.
+    pub ext_external_memory_host: bool,
+    /// VK_KHR_portability_subset must be enabled where present.
+    pub khr_portability_subset: bool,
+}
+
+#[derive(Debug)]
+pub enum ProbeError {
+    NoLoader(String),
+    Vulkan(vk::Result),
+}
+
+impl Instance {
+    /// Loads the Vulkan loader and creates an instance (Vulkan 1.3 when the
+    /// loader offers it, else 1.2).
+    pub fn new() -> Result<Arc<Instance>, ProbeError> {
+        // SAFETY: loading the system Vulkan loader; ash keeps the library alive
+        // inside `Entry`.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| ProbeError::NoLoader(e.to_string()))?;
+        // SAFETY: plain query of the loader.
+        let loader_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(ProbeError::Vulkan)?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if loader_version < vk::API_VERSION_1_2 {
+            return Err(ProbeError::NoLoader(format!(
+                "Vulkan loader is {}.{}, ferrocl needs 1.2",
+                vk::api_version_major(loader_version),
+                vk::api_version_minor(loader_version)
+            )));
+        }
+        let api_version = loader_version.min(vk::API_VERSION_1_3);
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"ferrocl")
+            .engine_name(c"ferrocl")
+            .api_version(api_version);
+        let mut layers = Vec::new();
+        if std::env::var_os("FERROCL_VALIDATION").is_some() {
+            layers.push(c"VK_LAYER_KHRONOS_validation".as_ptr());
+        }
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers);
+        // SAFETY: info and the strings it points at outlive the call.
+        let raw = unsafe { entry.create_instance(&info, None) }.map_err(ProbeError::Vulkan)?;
+        Ok(Arc::new(Instance {
+            entry,
+            raw,
+            api_version,
+        }))
+    }
+
+    /// Probes every physical device; returns those that can back an
+    /// OpenCL device, with the reason for each one rejected.
+    pub fn probe_devices(self: &Arc<Self>) -> (Vec<PhysicalDevice>, Vec<String>) {
+        let mut ok = Vec::new();
+        let mut rejected = Vec::new();
+        // SAFETY: instance is alive.
+        let raws = match unsafe { self.raw.enumerate_physical_devices() } {
+            Ok(r) => r,
+            Err(e) => {
+                rejected.push(format!("vkEnumeratePhysicalDevices: {e}"));
+                return (ok, rejected);
+            }
+        };
+        for raw in raws {
+            match PhysicalDevice::probe(self, raw) {
+                Ok(pd) => ok.push(pd),
+                Err(why) => rejected.push(why),
+            }
+        }
+        (ok, rejected)
+    }
+}
+
+fn cstr_field(bytes: &[std::ffi::c_char]) -> String {
+    // SAFETY: Vulkan guarantees NUL-terminated fixed-size string fields.
+    unsafe { CStr::from_ptr(bytes.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+impl PhysicalDevice {
+    fn probe(instance: &Arc<Instance>, raw: vk::PhysicalDevice) -> Result<PhysicalDevice, String> {
+        let inst = &instance.raw;
+        // SAFETY: raw comes from this instance.
+        let properties = unsafe { inst.get_physical_device_properties(raw) };
+        let name = cstr_field(&properties.device_name);
+        if properties.api_version < vk::API_VERSION_1_2 {
+            return Err(format!("{name}: Vulkan 1.2 required"));
+        }
+        // SAFETY: raw comes from this instance.
+        let exts = unsafe { inst.enumerate_device_extension_properties(raw) }
+            .map_err(|e| format!("{name}: {e}"))?;
+        let has = |n: &CStr| exts.iter().any(|e| cstr_field(&e.extension_name).as_str() == n.to_str().unwrap_or(""));
+        let ext = Extensions {
+            nv_shader_sm_builtins: has(c"VK_NV_shader_sm_builtins"),
+            ext_pci_bus_info: has(c"VK_EXT_pci_bus_info"),
+            ext_external_memory_host: has(c"VK_EXT_external_memory_host"),
+            khr_portability_subset: has(c"VK_KHR_portability_subset"),
+        };
+
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut idp = vk::PhysicalDeviceIDProperties::default();
+        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut maint3 = vk::PhysicalDeviceMaintenance3Properties::default();
+        let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+        let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
+        let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut driver)
+            .push_next(&mut idp)
+            .push_next(&mut subgroup)
+            .push_next(&mut maint3)
+            .push_next(&mut fc);
+        if ext.nv_shader_sm_builtins {
+            props2 = props2.push_next(&mut sm);
+        }
+        if ext.ext_pci_bus_info {
+            props2 = props2.push_next(&mut pci);
+        }
+        // SAFETY: the chain only holds structs alive for this call.
+        unsafe { inst.get_physical_device_properties2(raw, &mut props2) };
+
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut f11)
+            .push_next(&mut f12);
+        // SAFETY: as above.
+        unsafe { inst.get_physical_device_features2(raw, &mut f2) };
+        let f = f2.features;
+        let features = Features {
+            shader_int64: f.shader_int64 != 0,
+            shader_int16: f.shader_int16 != 0,
+            shader_int8: f12.shader_int8 != 0,
+            shader_float64: f.shader_float64 != 0,
+            shader_float16: f12.shader_float16 != 0,
+            storage_buffer_8bit: f12.storage_buffer8_bit_access != 0,
+            storage_buffer_16bit: f11.storage_buffer16_bit_access != 0,
+            buffer_device_address: f12.buffer_device_address != 0,
+            timeline_semaphore: f12.timeline_semaphore != 0,
+            scalar_block_layout: f12.scalar_block_layout != 0,
+            vulkan_memory_model: f12.vulkan_memory_model != 0,
+            shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics != 0,
+            shader_shared_int64_atomics: f12.shader_shared_int64_atomics != 0,
+            subgroup_size_control: false,
+            robust_buffer_access: f.robust_buffer_access != 0,
+            variable_pointers: f11.variable_pointers != 0,
+            host_query_reset: f12.host_query_reset != 0,
+        };
+        let missing: Vec<&str> = [
+            ("shaderInt64", features.shader_int64),
+            ("bufferDeviceAddress", features.buffer_device_address),
+            ("timelineSemaphore", features.timeline_semaphore),
+            ("shaderInt8", features.shader_int8),
+            ("shaderInt16", features.shader_int16),
+            ("storageBuffer8BitAccess", features.storage_buffer_8bit),
+            ("storageBuffer16BitAccess", features.storage_buffer_16bit),
+        ]
+        .iter()
+        .filter(|(_, have)| !have)
+        .map(|(n, _)| *n)
+        .collect();
+        if !missing.is_empty() {
+            return Err(format!("{name}: missing Vulkan features {}", missing.join(", ")));
+        }
+
+        // SAFETY: raw comes from this instance.
+        let families = unsafe { inst.get_physical_device_queue_family_properties(raw) };
+        // Prefer a compute queue family without graphics (async compute), else any with compute.
+        let pick = families
+            .iter()
+            .position(|q| {
+                q.queue_flags.contains(vk::QueueFlags::COMPUTE)
+                    && !q.queue_flags.contains(vk::QueueFlags::GRAPHICS)
+                    && q.timestamp_valid_bits > 0
+            })
+            .or_else(|| families.iter().position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE)));
+        let Some(queue_family) = pick else {
+            return Err(format!("{name}: no compute queue"));
+        };
+        // SAFETY: raw comes from this instance.
+        let memory = unsafe { inst.get_physical_device_memory_properties(raw) };
+        Ok(PhysicalDevice {
+            instance: instance.clone(),
+            raw,
+            properties,
+            driver_name: cstr_field(&driver.driver_name),
+            driver_info: cstr_field(&driver.driver_info),
+            device_uuid: idp.device_uuid,
+            driver_uuid: idp.driver_uuid,
+            subgroup_size: subgroup.subgroup_size.max(1),
+            subgroup_ops: subgroup.supported_operations,
+            memory,
+            queue_family: queue_family as u32,
+            timestamp_valid_bits: families[queue_family].timestamp_valid_bits,
+            features,
+            ext,
+            sm_count: ext.nv_shader_sm_builtins.then_some(sm.shader_sm_count),
+            pci_bus: ext.ext_pci_bus_info.then(|| vk::PhysicalDevicePCIBusInfoPropertiesEXT {
+                p_next: std::ptr::null_mut(),
+                ..pci
+            }),
+            max_memory_allocation_size: maint3.max_memory_allocation_size,
+            max_storage_buffer_range: properties.limits.max_storage_buffer_range,
+            shader_fp_denorm_preserve_32: fc.shader_denorm_preserve_float32 != 0,
+        })
+    }
+
+    pub fn name(&self) -> String {
+        cstr_field(&self.properties.device_name)
+    }
+
+    /// Size of the largest device-local heap.
+    pub fn device_local_heap_size(&self) -> u64 {
+        self.memory.memory_heaps[..self.memory.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub fn is_cpu(&self) -> bool {
+        self.properties.device_type == vk::PhysicalDeviceType::CPU
+    }
+}

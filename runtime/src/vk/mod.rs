@@ -1,0 +1,22 @@
+//! Execution on Vulkan (ash + gpu-allocator). No OpenCL policy lives here
+//! beyond what the object model asks for.
+
+pub mod buffer;
+pub mod device;
+pub mod instance;
+pub mod pipeline;
+pub mod pipeline_cache;
+pub mod queue;
+
+use ash::vk;
+use opencl_sys::*;
+
+/// The one place where a VkResult becomes a cl_int.
+pub fn map_vk_err(e: vk::Result) -> cl_int {
+    match e {
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY => CL_OUT_OF_HOST_MEMORY,
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY => CL_MEM_OBJECT_ALLOCATION_FAILURE,
+        vk::Result::ERROR_DEVICE_LOST => CL_OUT_OF_RESOURCES,
+        _ => CL_OUT_OF_RESOURCES,
+    }
+}

@@ -1,0 +1,43 @@
+//! VkPipelineCache contents kept on disk, one file per (device, driver).
+
+use std::path::PathBuf;
+
+use super::instance::PhysicalDevice;
+
+/// `$FERROCL_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrocl`, else `~/.cache/ferrocl`.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("FERROCL_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("ferrocl"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ferrocl"))
+}
+
+fn file(phys: &PhysicalDevice) -> Option<PathBuf> {
+    let hex: String = phys
+        .device_uuid
+        .iter()
+        .chain(phys.driver_uuid.iter())
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    cache_dir().map(|d| d.join(format!("pipelines-{hex}.bin")))
+}
+
+pub fn load(phys: &PhysicalDevice) -> Vec<u8> {
+    file(phys).and_then(|f| std::fs::read(f).ok()).unwrap_or_default()
+}
+
+pub fn store(phys: &PhysicalDevice, data: &[u8]) {
+    if let Some(f) = file(phys) {
+        if let Some(dir) = f.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        // Write then rename so concurrent processes never read a torn file.
+        let tmp = f.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, data).is_ok() {
+            let _ = std::fs::rename(&tmp, &f);
+        }
+    }
+}
