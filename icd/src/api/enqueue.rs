@@ -443,3 +443,181 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
         Ok(())
     })
 }
+
+unsafe fn read3(p: *const usize) -> CLResult<[usize; 3]> {
+    if p.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: three entries per the spec.
+    Ok(unsafe { [*p, *p.add(1), *p.add(2)] })
+}
+
+/// Applies the spec's pitch defaults and checks:
+/// "CL_INVALID_VALUE if [...] row_pitch is not 0 and is less than region[0]"
+/// and "[...] slice_pitch is not 0 and is less than region[1] x row_pitch
+/// or if slice_pitch is not 0 and is not a multiple of row_pitch."
+fn rect_side(origin: [usize; 3], region: &[usize; 3], row: usize, slice: usize) -> CLResult<transfer::Rect> {
+    if row != 0 && row < region[0] {
+        return Err(CL_INVALID_VALUE);
+    }
+    let row = if row == 0 { region[0] } else { row };
+    if slice != 0 && (slice < region[1] * row || slice % row != 0) {
+        return Err(CL_INVALID_VALUE);
+    }
+    let slice = if slice == 0 { region[1] * row } else { slice };
+    Ok(transfer::Rect {
+        origin,
+        row_pitch: row,
+        slice_pitch: slice,
+    })
+}
+
+/// Region and buffer-side checks shared by the rect commands.
+fn rect_in_buffer(mem: &Mem, side: &transfer::Rect, region: &[usize; 3]) -> CLResult<()> {
+    // "CL_INVALID_VALUE if the region being read or written specified by
+    // (buffer_origin, region, buffer_row_pitch, buffer_slice_pitch) is out of bounds."
+    if side.end(region) > mem.size {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+fn check_region3(region: &[usize; 3]) -> CLResult<()> {
+    // "CL_INVALID_VALUE if any region array element is 0."
+    if region.contains(&0) {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueReadBufferRect(
+    q: cl_command_queue,
+    m: cl_mem,
+    blocking: cl_bool,
+    bo: *const usize,
+    ho: *const usize,
+    r: *const usize,
+    brp: usize,
+    bsp: usize,
+    hrp: usize,
+    hsp: usize,
+    ptr: *mut c_void,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        // SAFETY: as above.
+        let (bo, ho, region) = unsafe { (read3(bo)?, read3(ho)?, read3(r)?) };
+        check_region3(&region)?;
+        if ptr.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let b = rect_side(bo, &region, brp, bsp)?;
+        let h = rect_side(ho, &region, hrp, hsp)?;
+        rect_in_buffer(&mem, &b, &region)?;
+        if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let e = transfer::enqueue_read_rect(&queue, &mem, b, h, region, ptr as *mut u8, waits)?;
+        finish_blocking(blocking, &e)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueWriteBufferRect(
+    q: cl_command_queue,
+    m: cl_mem,
+    blocking: cl_bool,
+    bo: *const usize,
+    ho: *const usize,
+    r: *const usize,
+    brp: usize,
+    bsp: usize,
+    hrp: usize,
+    hsp: usize,
+    ptr: *const c_void,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        // SAFETY: as above.
+        let (bo, ho, region) = unsafe { (read3(bo)?, read3(ho)?, read3(r)?) };
+        check_region3(&region)?;
+        if ptr.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let b = rect_side(bo, &region, brp, bsp)?;
+        let h = rect_side(ho, &region, hrp, hsp)?;
+        rect_in_buffer(&mem, &b, &region)?;
+        if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let e = transfer::enqueue_write_rect(&queue, &mem, b, h, region, ptr as *const u8, waits)?;
+        finish_blocking(blocking, &e)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueCopyBufferRect(
+    q: cl_command_queue,
+    src: cl_mem,
+    dst: cl_mem,
+    so: *const usize,
+    dor: *const usize,
+    r: *const usize,
+    srp: usize,
+    ssp: usize,
+    drp: usize,
+    dsp: usize,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        // SAFETY: pointers from the application.
+        let (queue, s, waits) = unsafe { prologue(q, src, n, list) }?;
+        let d = mem_arc(dst)?;
+        if !Arc::ptr_eq(&queue.context, &d.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // SAFETY: as above.
+        let (so, dor, region) = unsafe { (read3(so)?, read3(dor)?, read3(r)?) };
+        check_region3(&region)?;
+        let sr = rect_side(so, &region, srp, ssp)?;
+        let dr = rect_side(dor, &region, drp, dsp)?;
+        rect_in_buffer(&s, &sr, &region)?;
+        rect_in_buffer(&d, &dr, &region)?;
+        if Arc::ptr_eq(&s, &d) {
+            // "CL_INVALID_VALUE if src_buffer and dst_buffer are the same
+            // buffer object and src_slice_pitch is not equal to
+            // dst_slice_pitch and src_row_pitch is not equal to dst_row_pitch."
+            if sr.slice_pitch != dr.slice_pitch && sr.row_pitch != dr.row_pitch {
+                return Err(CL_INVALID_VALUE);
+            }
+            // "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
+            // buffer or sub-buffer object and the source and destination regions overlap."
+            let (a0, a1) = (sr.row_offset(0, 0), sr.end(&region));
+            let (b0, b1) = (dr.row_offset(0, 0), dr.end(&region));
+            if a0 < b1 && b0 < a1 {
+                return Err(CL_MEM_COPY_OVERLAP);
+            }
+        }
+        let e = transfer::enqueue_copy_rect(&queue, &s, &d, sr, dr, region, waits)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(event, e) };
+        Ok(())
+    })
+}

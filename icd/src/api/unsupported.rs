@@ -1,5 +1,5 @@
 //! Entry points of features no ferrocl device reports yet (images, pipes,
-//! SVM, device-side queues, host timers, buffer rectangles). Each returns
+//! SVM, device-side queues, host timers). Each returns
 //! the error the specification gives for a device without the feature, so
 //! applications that check the device queries first never get here.
 
@@ -235,74 +235,6 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
         // cl_khr_suggested_local_work_size is not reported.
         Err(CL_INVALID_OPERATION)
     })
-}
-
-// ---- Buffer rectangles (the runtime issue brings them).
-
-fn rect_cmd(q: cl_command_queue) -> cl_int {
-    code(|| {
-        queue_arc(q)?;
-        Err(CL_INVALID_OPERATION)
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn clEnqueueReadBufferRect(
-    q: cl_command_queue,
-    _m: cl_mem,
-    _b: cl_bool,
-    _bo: *const usize,
-    _ho: *const usize,
-    _r: *const usize,
-    _brp: usize,
-    _bsp: usize,
-    _hrp: usize,
-    _hsp: usize,
-    _p: *mut c_void,
-    _n: cl_uint,
-    _l: *const cl_event,
-    _e: *mut cl_event,
-) -> cl_int {
-    rect_cmd(q)
-}
-
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn clEnqueueWriteBufferRect(
-    q: cl_command_queue,
-    _m: cl_mem,
-    _b: cl_bool,
-    _bo: *const usize,
-    _ho: *const usize,
-    _r: *const usize,
-    _brp: usize,
-    _bsp: usize,
-    _hrp: usize,
-    _hsp: usize,
-    _p: *const c_void,
-    _n: cl_uint,
-    _l: *const cl_event,
-    _e: *mut cl_event,
-) -> cl_int {
-    rect_cmd(q)
-}
-
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn clEnqueueCopyBufferRect(
-    q: cl_command_queue,
-    _s: cl_mem,
-    _d: cl_mem,
-    _so: *const usize,
-    _do: *const usize,
-    _r: *const usize,
-    _srp: usize,
-    _ssp: usize,
-    _drp: usize,
-    _dsp: usize,
-    _n: cl_uint,
-    _l: *const cl_event,
-    _e: *mut cl_event,
-) -> cl_int {
-    rect_cmd(q)
 }
 
 #[allow(clippy::too_many_arguments)]

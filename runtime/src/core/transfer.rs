@@ -123,3 +123,134 @@ pub fn enqueue_fill(
 pub fn enqueue_marker(queue: &Arc<Queue>, command_type: cl_command_type, wait_list: Vec<Arc<Event>>) -> Arc<Event> {
     queue.submit(command_type, wait_list, None, None)
 }
+
+/// The geometry of one side of a rectangular copy (clEnqueue*BufferRect),
+/// pitches already defaulted per the spec.
+#[derive(Clone, Copy, Debug)]
+pub struct Rect {
+    pub origin: [usize; 3],
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+}
+
+impl Rect {
+    /// Byte offset of row (y, z) of the region.
+    pub fn row_offset(&self, y: usize, z: usize) -> usize {
+        (self.origin[2] + z) * self.slice_pitch + (self.origin[1] + y) * self.row_pitch + self.origin[0]
+    }
+
+    /// One past the last byte the region touches.
+    pub fn end(&self, region: &[usize; 3]) -> usize {
+        self.row_offset(region[1] - 1, region[2] - 1) + region[0]
+    }
+}
+
+fn rows(region: &[usize; 3]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..region[2]).flat_map(move |z| (0..region[1]).map(move |y| (y, z)))
+}
+
+/// clEnqueueReadBufferRect: rows gathered into packed staging by the GPU,
+/// scattered to the host rectangle on completion.
+pub fn enqueue_read_rect(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    buf: Rect,
+    host: Rect,
+    region: [usize; 3],
+    ptr: *mut u8,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let vkdev = queue.device.vk()?;
+    let w = region[0];
+    let total = w * region[1] * region[2];
+    let staging = Arc::new(Buffer::new(&vkdev, total as u64, BufferKind::Readback)?);
+    let copies: Vec<ash::vk::BufferCopy> = rows(&region)
+        .enumerate()
+        .map(|(i, (y, z))| ash::vk::BufferCopy {
+            src_offset: (mem.offset + buf.row_offset(y, z)) as u64,
+            dst_offset: (i * w) as u64,
+            size: w as u64,
+        })
+        .collect();
+    let (src, s2) = (mem.clone(), staging.clone());
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        r.copy_regions(src.storage.raw, s2.raw, &copies);
+        Ok(())
+    });
+    let dst = HostPtr(ptr as usize);
+    let m2 = mem.clone();
+    let host_fn = Box::new(move || {
+        let _keep = &m2;
+        let d = dst;
+        if let Some(p) = staging.mapped() {
+            for (i, (y, z)) in rows(&region).enumerate() {
+                // SAFETY: staging holds `total` bytes written by the device;
+                // the application keeps its rectangle valid until completion.
+                unsafe { std::ptr::copy_nonoverlapping(p.add(i * w), (d.0 as *mut u8).add(host.row_offset(y, z)), w) };
+            }
+        }
+    });
+    Ok(queue.submit(CL_COMMAND_READ_BUFFER_RECT, wait_list, Some(record), Some(host_fn)))
+}
+
+/// clEnqueueWriteBufferRect: the host rectangle is packed into staging now.
+pub fn enqueue_write_rect(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    buf: Rect,
+    host: Rect,
+    region: [usize; 3],
+    ptr: *const u8,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let vkdev = queue.device.vk()?;
+    let w = region[0];
+    let total = w * region[1] * region[2];
+    let staging = Arc::new(Buffer::new(&vkdev, total as u64, BufferKind::Upload)?);
+    let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+    let mut copies = Vec::new();
+    for (i, (y, z)) in rows(&region).enumerate() {
+        // SAFETY: the application's rectangle is readable; staging has `total` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(ptr.add(host.row_offset(y, z)), p.add(i * w), w) };
+        copies.push(ash::vk::BufferCopy {
+            src_offset: (i * w) as u64,
+            dst_offset: (mem.offset + buf.row_offset(y, z)) as u64,
+            size: w as u64,
+        });
+    }
+    let (dst, s2) = (mem.clone(), staging.clone());
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        r.copy_regions(s2.raw, dst.storage.raw, &copies);
+        Ok(())
+    });
+    let m2 = mem.clone();
+    let hold = Box::new(move || drop((staging, m2)));
+    Ok(queue.submit(CL_COMMAND_WRITE_BUFFER_RECT, wait_list, Some(record), Some(hold)))
+}
+
+/// clEnqueueCopyBufferRect.
+pub fn enqueue_copy_rect(
+    queue: &Arc<Queue>,
+    src: &Arc<Mem>,
+    dst: &Arc<Mem>,
+    s: Rect,
+    d: Rect,
+    region: [usize; 3],
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let copies: Vec<ash::vk::BufferCopy> = rows(&region)
+        .map(|(y, z)| ash::vk::BufferCopy {
+            src_offset: (src.offset + s.row_offset(y, z)) as u64,
+            dst_offset: (dst.offset + d.row_offset(y, z)) as u64,
+            size: region[0] as u64,
+        })
+        .collect();
+    let (a, b) = (src.clone(), dst.clone());
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        r.copy_regions(a.storage.raw, b.storage.raw, &copies);
+        Ok(())
+    });
+    let (a, b) = (src.clone(), dst.clone());
+    let hold = Box::new(move || drop((a, b)));
+    Ok(queue.submit(CL_COMMAND_COPY_BUFFER_RECT, wait_list, Some(record), Some(hold)))
+}

@@ -94,6 +94,15 @@ impl Recorder<'_> {
         };
     }
 
+    /// Several regions between the same two buffers.
+    pub fn copy_regions(&self, src: vk::Buffer, dst: vk::Buffer, regions: &[vk::BufferCopy]) {
+        if regions.is_empty() {
+            return;
+        }
+        // SAFETY: both buffers are kept alive by the command until completion.
+        unsafe { self.device.raw.cmd_copy_buffer(self.cb, src, dst, regions) };
+    }
+
     pub fn copy_buffer(&self, src: vk::Buffer, src_off: u64, dst: vk::Buffer, dst_off: u64, size: u64) {
         if size == 0 {
             return;
