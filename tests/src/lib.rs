@@ -1,0 +1,33 @@
+//! ferrocl's integration-test harness: a small safe layer over the raw
+//! OpenCL API (opencl-sys), driving libferrocl.so through the system ICD
+//! loader exactly as an application would.
+//!
+//! - [`loader`]: makes the loader see libferrocl.so (`OCL_ICD_VENDORS`,
+//!   `FERROCL_LIB`).
+//! - [`info`]: the platform under test (`FERROCL_TEST_PLATFORM`, default
+//!   "ferrocl"), its first device, and the clGet*Info protocol.
+//! - [`objects`]: contexts, queues, programs, kernels and buffers that
+//!   release themselves; [`Cl`] bundles a context and a queue.
+//! - [`compare`]: element-wise checks against a CPU reference.
+//!
+//! To check the tests themselves against another implementation:
+//! `OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FERROCL_TEST_PLATFORM=Portable cargo test -p ferrocl-tests`.
+
+pub mod compare;
+pub mod error;
+pub mod info;
+pub mod loader;
+pub mod objects;
+pub mod pod;
+
+pub use compare::{assert_close, assert_same};
+pub use error::{check, cl_result, error_name, expect_error, ClError};
+pub use info::{
+    device, device_string, device_value, platform, platform_string, platforms, testing_pocl,
+};
+pub use loader::init;
+pub use objects::{Buffer, BuildError, Cl, Context, Kernel, KernelArg, Local, Program, Queue};
+pub use pod::Pod;
+
+/// The raw OpenCL API, for tests that call it directly.
+pub use opencl_sys as sys;

@@ -1,0 +1,529 @@
+//! Owned OpenCL objects (released on drop) and the operations the tests use.
+//! Everything panics with the failing call's name and error, except the
+//! `try_*` forms, which return the status for tests that expect an error.
+
+use std::ffi::{c_void, CString};
+use std::marker::PhantomData;
+use std::mem::size_of;
+use std::ptr;
+
+use opencl_sys::*;
+
+use crate::error::{check, cl_result, ClError};
+use crate::info::{self, program_build_info, query_string};
+use crate::pod::{zeroed_vec, Pod};
+
+/// Releases `raw` with `release`; a failure panics unless the thread is
+/// already unwinding (a refcount bug in the implementation should not pass
+/// silently, but must not turn a failing test into an abort).
+fn release(
+    raw: *mut c_void,
+    release: unsafe extern "system" fn(*mut c_void) -> cl_int,
+    call: &str,
+) {
+    // SAFETY: `raw` is an object this harness created and owns one
+    // reference to; it is released exactly once, here.
+    let status = unsafe { release(raw) };
+    if !std::thread::panicking() {
+        check(status, call);
+    }
+}
+
+/// A context on one device.
+pub struct Context {
+    raw: cl_context,
+    device: cl_device_id,
+}
+
+impl Context {
+    /// A context on the device under test ([`info::device`]).
+    pub fn new() -> Self {
+        Self::on(info::device())
+    }
+
+    /// A context on `device`.
+    pub fn on(device: cl_device_id) -> Self {
+        let mut status = CL_SUCCESS;
+        // SAFETY: one valid device, no properties, no callback.
+        let raw =
+            unsafe { clCreateContext(ptr::null(), 1, &device, None, ptr::null_mut(), &mut status) };
+        check(status, "clCreateContext");
+        Self { raw, device }
+    }
+
+    pub fn raw(&self) -> cl_context {
+        self.raw
+    }
+
+    pub fn device(&self) -> cl_device_id {
+        self.device
+    }
+
+    /// An in-order queue on this context's device.
+    pub fn queue(&self) -> Queue {
+        let mut status = CL_SUCCESS;
+        // SAFETY: valid context and device, no properties.
+        let raw = unsafe {
+            clCreateCommandQueueWithProperties(self.raw, self.device, ptr::null(), &mut status)
+        };
+        check(status, "clCreateCommandQueueWithProperties");
+        Queue { raw }
+    }
+
+    /// Builds `source` with `options` for this context's device. On failure
+    /// returns the status with the build log.
+    pub fn try_build(&self, source: &str, options: &str) -> Result<Program, BuildError> {
+        let mut status = CL_SUCCESS;
+        let text = source.as_ptr().cast();
+        let len = source.len();
+        // SAFETY: one string given with its length (no NUL needed).
+        let raw = unsafe { clCreateProgramWithSource(self.raw, 1, &text, &len, &mut status) };
+        cl_result(status).map_err(|e| BuildError {
+            status: e,
+            log: String::new(),
+        })?;
+        let program = Program {
+            raw,
+            device: self.device,
+        };
+        let options = CString::new(options).expect("build options contain a NUL");
+        // SAFETY: valid program and device list of one, NUL-terminated
+        // options, no callback (synchronous build).
+        let status = unsafe {
+            clBuildProgram(
+                raw,
+                1,
+                &self.device,
+                options.as_ptr(),
+                None,
+                ptr::null_mut(),
+            )
+        };
+        match cl_result(status) {
+            Ok(()) => Ok(program),
+            Err(e) => Err(BuildError {
+                status: e,
+                log: program.build_log(),
+            }),
+        }
+    }
+
+    /// Builds `source` with no options; panics with the build log on failure.
+    #[track_caller]
+    pub fn build(&self, source: &str) -> Program {
+        self.try_build(source, "").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Builds `source` and creates its kernel `name`.
+    #[track_caller]
+    pub fn kernel(&self, source: &str, name: &str) -> Kernel {
+        self.build(source).kernel(name)
+    }
+
+    /// A read-write buffer of `len` uninitialised `T`s.
+    pub fn buffer<T: Pod>(&self, len: usize) -> Buffer<T> {
+        self.create_buffer(CL_MEM_READ_WRITE, len, ptr::null_mut())
+    }
+
+    /// A read-write buffer initialised from `data` (CL_MEM_COPY_HOST_PTR).
+    pub fn buffer_from<T: Pod>(&self, data: &[T]) -> Buffer<T> {
+        self.buffer_with(CL_MEM_READ_WRITE, data)
+    }
+
+    /// A buffer with `flags | CL_MEM_COPY_HOST_PTR` initialised from `data`.
+    pub fn buffer_with<T: Pod>(&self, flags: cl_mem_flags, data: &[T]) -> Buffer<T> {
+        // COPY_HOST_PTR only reads from host_ptr, so the const cast is sound.
+        self.create_buffer(
+            flags | CL_MEM_COPY_HOST_PTR,
+            data.len(),
+            data.as_ptr().cast_mut().cast(),
+        )
+    }
+
+    fn create_buffer<T: Pod>(
+        &self,
+        flags: cl_mem_flags,
+        len: usize,
+        host: *mut c_void,
+    ) -> Buffer<T> {
+        let mut status = CL_SUCCESS;
+        // SAFETY: `host` is null or points at `len` Ts that the call copies.
+        let raw =
+            unsafe { clCreateBuffer(self.raw, flags, len * size_of::<T>(), host, &mut status) };
+        check(status, "clCreateBuffer");
+        Buffer {
+            raw,
+            len,
+            elem: PhantomData,
+        }
+    }
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        release(self.raw, clReleaseContext, "clReleaseContext");
+    }
+}
+
+/// A failed program build.
+#[derive(Debug)]
+pub struct BuildError {
+    pub status: ClError,
+    pub log: String,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "program build failed: {}\n--- build log ---\n{}",
+            self.status, self.log
+        )
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// A program built for one device.
+pub struct Program {
+    raw: cl_program,
+    device: cl_device_id,
+}
+
+impl Program {
+    pub fn raw(&self) -> cl_program {
+        self.raw
+    }
+
+    /// CL_PROGRAM_BUILD_LOG for the device (empty if it cannot be read).
+    pub fn build_log(&self) -> String {
+        query_string(program_build_info(
+            self.raw,
+            self.device,
+            CL_PROGRAM_BUILD_LOG,
+        ))
+        .unwrap_or_default()
+    }
+
+    /// clCreateKernel; returns the status on failure.
+    pub fn try_kernel(&self, name: &str) -> Result<Kernel, ClError> {
+        let name = CString::new(name).expect("kernel name contains a NUL");
+        let mut status = CL_SUCCESS;
+        // SAFETY: valid program, NUL-terminated name.
+        let raw = unsafe { clCreateKernel(self.raw, name.as_ptr(), &mut status) };
+        cl_result(status)?;
+        Ok(Kernel { raw })
+    }
+
+    /// clCreateKernel; panics on failure.
+    #[track_caller]
+    pub fn kernel(&self, name: &str) -> Kernel {
+        self.try_kernel(name)
+            .unwrap_or_else(|e| panic!("clCreateKernel({name:?}) failed: {e}"))
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        release(self.raw, clReleaseProgram, "clReleaseProgram");
+    }
+}
+
+/// Something that can be a kernel argument: its size and a pointer to its
+/// bytes as clSetKernelArg takes them.
+pub trait KernelArg {
+    fn arg_size(&self) -> usize;
+    fn arg_value(&self) -> *const c_void;
+}
+
+impl<T: Pod> KernelArg for T {
+    fn arg_size(&self) -> usize {
+        size_of::<T>()
+    }
+    fn arg_value(&self) -> *const c_void {
+        (self as *const T).cast()
+    }
+}
+
+impl<T: Pod> KernelArg for Buffer<T> {
+    fn arg_size(&self) -> usize {
+        size_of::<cl_mem>()
+    }
+    fn arg_value(&self) -> *const c_void {
+        (&self.raw as *const cl_mem).cast()
+    }
+}
+
+/// A `__local` pointer argument of this many bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Local(pub usize);
+
+impl KernelArg for Local {
+    fn arg_size(&self) -> usize {
+        self.0
+    }
+    fn arg_value(&self) -> *const c_void {
+        ptr::null()
+    }
+}
+
+/// A kernel object.
+pub struct Kernel {
+    raw: cl_kernel,
+}
+
+impl Kernel {
+    pub fn raw(&self) -> cl_kernel {
+        self.raw
+    }
+
+    /// clSetKernelArg; returns the status on failure.
+    pub fn try_arg(&self, index: u32, value: &dyn KernelArg) -> Result<(), ClError> {
+        // SAFETY: `arg_value` points at `arg_size` readable bytes (or is null
+        // for a __local size), which the call copies.
+        cl_result(unsafe { clSetKernelArg(self.raw, index, value.arg_size(), value.arg_value()) })
+    }
+
+    /// clSetKernelArg; panics on failure. Chains:
+    /// `kernel.arg(0, &buf).arg(1, &2.0f32)`.
+    #[track_caller]
+    pub fn arg(&self, index: u32, value: &dyn KernelArg) -> &Self {
+        if let Err(e) = self.try_arg(index, value) {
+            panic!("clSetKernelArg({index}) failed: {e}");
+        }
+        self
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        release(self.raw, clReleaseKernel, "clReleaseKernel");
+    }
+}
+
+/// A buffer of `len` values of `T`.
+pub struct Buffer<T: Pod> {
+    raw: cl_mem,
+    len: usize,
+    elem: PhantomData<T>,
+}
+
+impl<T: Pod> Buffer<T> {
+    pub fn raw(&self) -> cl_mem {
+        self.raw
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn check_range(&self, offset: usize, len: usize) {
+        assert!(
+            offset + len <= self.len,
+            "range {offset}..{} outside a buffer of {}",
+            offset + len,
+            self.len
+        );
+    }
+}
+
+impl<T: Pod> Drop for Buffer<T> {
+    fn drop(&mut self) {
+        release(self.raw, clReleaseMemObject, "clReleaseMemObject");
+    }
+}
+
+/// An in-order command queue.
+pub struct Queue {
+    raw: cl_command_queue,
+}
+
+impl Queue {
+    pub fn raw(&self) -> cl_command_queue {
+        self.raw
+    }
+
+    /// clFinish; panics on failure.
+    pub fn finish(&self) {
+        // SAFETY: valid queue.
+        check(unsafe { clFinish(self.raw) }, "clFinish");
+    }
+
+    /// Blocking read of the whole buffer.
+    pub fn read<T: Pod>(&self, buffer: &Buffer<T>) -> Vec<T> {
+        self.read_range(buffer, 0, buffer.len)
+    }
+
+    /// Blocking read of `len` values starting at value `offset`.
+    pub fn read_range<T: Pod>(&self, buffer: &Buffer<T>, offset: usize, len: usize) -> Vec<T> {
+        buffer.check_range(offset, len);
+        let mut data = zeroed_vec::<T>(len);
+        // SAFETY: blocking read of `len` Ts into `data`, which holds `len`.
+        let status = unsafe {
+            clEnqueueReadBuffer(
+                self.raw,
+                buffer.raw,
+                CL_TRUE,
+                offset * size_of::<T>(),
+                len * size_of::<T>(),
+                data.as_mut_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        };
+        check(status, "clEnqueueReadBuffer");
+        data
+    }
+
+    /// Blocking write of `data` at value `offset`.
+    pub fn write<T: Pod>(&self, buffer: &Buffer<T>, offset: usize, data: &[T]) {
+        buffer.check_range(offset, data.len());
+        // SAFETY: blocking write from `data`, valid for its whole length
+        // until the call returns.
+        let status = unsafe {
+            clEnqueueWriteBuffer(
+                self.raw,
+                buffer.raw,
+                CL_TRUE,
+                offset * size_of::<T>(),
+                std::mem::size_of_val(data),
+                data.as_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        };
+        check(status, "clEnqueueWriteBuffer");
+    }
+
+    /// Copies `len` values from `src[src_offset..]` to `dst[dst_offset..]`
+    /// and waits for it.
+    pub fn copy<T: Pod>(
+        &self,
+        src: &Buffer<T>,
+        src_offset: usize,
+        dst: &Buffer<T>,
+        dst_offset: usize,
+        len: usize,
+    ) {
+        src.check_range(src_offset, len);
+        dst.check_range(dst_offset, len);
+        let bytes = size_of::<T>();
+        // SAFETY: valid queue and buffers; ranges checked above.
+        let status = unsafe {
+            clEnqueueCopyBuffer(
+                self.raw,
+                src.raw,
+                dst.raw,
+                src_offset * bytes,
+                dst_offset * bytes,
+                len * bytes,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        };
+        check(status, "clEnqueueCopyBuffer");
+        self.finish();
+    }
+
+    /// clEnqueueNDRangeKernel with `global.len()` dimensions; `offset` and
+    /// `local`, when given, must have as many. Does not wait.
+    pub fn try_enqueue(
+        &self,
+        kernel: &Kernel,
+        offset: Option<&[usize]>,
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> Result<(), ClError> {
+        let dims = global.len();
+        assert!(offset.map_or(true, |o| o.len() == dims), "offset rank");
+        assert!(local.map_or(true, |l| l.len() == dims), "local size rank");
+        let as_ptr = |v: Option<&[usize]>| v.map_or(ptr::null(), <[usize]>::as_ptr);
+        // SAFETY: every array has `dims` entries or is null.
+        cl_result(unsafe {
+            clEnqueueNDRangeKernel(
+                self.raw,
+                kernel.raw,
+                dims as cl_uint,
+                as_ptr(offset),
+                global.as_ptr(),
+                as_ptr(local),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        })
+    }
+
+    /// Runs `kernel` over `global` (local size `local` or chosen by the
+    /// implementation) and waits for it; panics on failure.
+    #[track_caller]
+    pub fn run(&self, kernel: &Kernel, global: &[usize], local: Option<&[usize]>) {
+        self.run_at(kernel, None, global, local);
+    }
+
+    /// [`Queue::run`] with a global work offset.
+    #[track_caller]
+    pub fn run_at(
+        &self,
+        kernel: &Kernel,
+        offset: Option<&[usize]>,
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) {
+        if let Err(e) = self.try_enqueue(kernel, offset, global, local) {
+            panic!("clEnqueueNDRangeKernel(global {global:?}, local {local:?}, offset {offset:?}) failed: {e}");
+        }
+        self.finish();
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        release(self.raw, clReleaseCommandQueue, "clReleaseCommandQueue");
+    }
+}
+
+/// A context and an in-order queue on the device under test: what almost
+/// every test starts with.
+pub struct Cl {
+    pub context: Context,
+    pub queue: Queue,
+}
+
+impl Cl {
+    pub fn new() -> Self {
+        let context = Context::new();
+        let queue = context.queue();
+        Self { context, queue }
+    }
+
+    pub fn device(&self) -> cl_device_id {
+        self.context.device()
+    }
+}
+
+impl Default for Cl {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::ops::Deref for Cl {
+    type Target = Context;
+    fn deref(&self) -> &Context {
+        &self.context
+    }
+}

@@ -1,0 +1,116 @@
+//! Buffer contents: CL_MEM_COPY_HOST_PTR, blocking clEnqueueReadBuffer /
+//! clEnqueueWriteBuffer / clEnqueueCopyBuffer, with offsets (odd byte
+//! offsets included) and sizes larger than any staging chunk is likely to be.
+
+use ferrocl_tests::sys::{CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
+use ferrocl_tests::{assert_same, Cl};
+
+fn pattern(n: usize, seed: u32) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| (i ^ seed).wrapping_mul(0x9E37_79B9))
+        .collect()
+}
+
+#[test]
+fn copy_host_ptr_initialises_contents() {
+    let cl = Cl::new();
+    let data = pattern(1000, 1);
+    let buffer = cl.buffer_from(&data);
+    assert_same("read back", &cl.queue.read(&buffer), &data);
+}
+
+#[test]
+fn copy_host_ptr_read_only_buffer_feeds_a_kernel() {
+    let cl = Cl::new();
+    let data = pattern(512, 2);
+    let input = cl.buffer_with(CL_MEM_READ_ONLY, &data);
+    let output = cl.buffer_with(CL_MEM_WRITE_ONLY, &vec![0u32; data.len()]);
+    let kernel = cl.kernel(
+        "kernel void inc(global const uint* in, global uint* out) {
+             out[get_global_id(0)] = in[get_global_id(0)] + 1;
+         }",
+        "inc",
+    );
+    kernel.arg(0, &input).arg(1, &output);
+    cl.queue.run(&kernel, &[data.len()], None);
+    let want: Vec<u32> = data.iter().map(|x| x.wrapping_add(1)).collect();
+    assert_same("out", &cl.queue.read(&output), &want);
+}
+
+#[test]
+fn write_and_read_with_offsets() {
+    let cl = Cl::new();
+    let n = 4096;
+    let mut mirror = pattern(n, 3);
+    let buffer = cl.buffer_from(&mirror);
+    let patch = pattern(1000, 4);
+    cl.queue.write(&buffer, 1234, &patch);
+    mirror[1234..2234].copy_from_slice(&patch);
+    assert_same(
+        "range read",
+        &cl.queue.read_range(&buffer, 1000, 2000),
+        &mirror[1000..3000],
+    );
+    assert_same("whole read", &cl.queue.read(&buffer), &mirror);
+}
+
+#[test]
+fn odd_byte_offsets_and_sizes() {
+    let cl = Cl::new();
+    let n = 257;
+    let mut mirror: Vec<u8> = (0..n).map(|i| (i * 31 % 256) as u8).collect();
+    let buffer = cl.buffer_from(&mirror);
+    let patch: Vec<u8> = (0..13).map(|i| 200 + i as u8).collect();
+    cl.queue.write(&buffer, 3, &patch);
+    mirror[3..16].copy_from_slice(&patch);
+    cl.queue.write(&buffer, 250, &patch[..7]);
+    mirror[250..257].copy_from_slice(&patch[..7]);
+    assert_same(
+        "bytes 1..18",
+        &cl.queue.read_range(&buffer, 1, 17),
+        &mirror[1..18],
+    );
+    assert_same(
+        "byte 255",
+        &cl.queue.read_range(&buffer, 255, 1),
+        &mirror[255..256],
+    );
+    assert_same("whole read", &cl.queue.read(&buffer), &mirror);
+}
+
+#[test]
+fn copy_buffer_with_offsets() {
+    let cl = Cl::new();
+    let src_data = pattern(3000, 5);
+    let dst_data = pattern(2000, 6);
+    let (src, dst) = (cl.buffer_from(&src_data), cl.buffer_from(&dst_data));
+    cl.queue.copy(&src, 1001, &dst, 17, 1500);
+    let mut want = dst_data;
+    want[17..1517].copy_from_slice(&src_data[1001..2501]);
+    assert_same("dst", &cl.queue.read(&dst), &want);
+    assert_same("src unchanged", &cl.queue.read(&src), &src_data);
+}
+
+#[test]
+fn copy_between_disjoint_ranges_of_one_buffer() {
+    let cl = Cl::new();
+    let data = pattern(1024, 7);
+    let buffer = cl.buffer_from(&data);
+    cl.queue.copy(&buffer, 0, &buffer, 600, 300);
+    let mut want = data.clone();
+    want[600..900].copy_from_slice(&data[0..300]);
+    assert_same("buffer", &cl.queue.read(&buffer), &want);
+}
+
+#[test]
+fn large_transfers() {
+    let cl = Cl::new();
+    // 24 MiB: larger than a typical staging chunk.
+    let n = 6 << 20;
+    let data = pattern(n, 8);
+    let buffer = cl.buffer::<u32>(n);
+    cl.queue.write(&buffer, 0, &data);
+    let copy = cl.buffer::<u32>(n);
+    cl.queue.copy(&buffer, 0, &copy, 0, n);
+    assert_same("copy", &cl.queue.read(&copy), &data);
+}
