@@ -1,11 +1,30 @@
 //! ferrocl's compiler: OpenCL C (or OpenCL SPIR-V) to Vulkan compute SPIR-V
 //! plus the reflection the runtime needs (see `abi` for the kernel ABI).
 //!
-//! Pipeline (DESIGN §4), each stage its own module under `passes/`:
-//! front end (clang-15 → llvm-spirv-15) → lower to the Vulkan environment →
-//! structurize (spirt) → validate → reflect.
+//! Pipeline (DESIGN §4), each stage a function in its own module:
+//!
+//! 1. `frontend::compile_opencl_c`: clang-15 → LLVM IR (+ kernel argument
+//!    metadata) → llvm-spirv-15 → Kernel SPIR-V (`build_il` starts after it);
+//! 2. `passes::structurize::structurize_cfgs` (spirt): structured control
+//!    flow, on the Kernel module — the lowering keeps the control flow as
+//!    it is;
+//! 3. `passes::specialize::specialize_address_spaces`: clones functions
+//!    called with pointers into different address spaces;
+//! 4. per kernel, `passes::lower::lower_kernel`: the Vulkan module
+//!    (pointers as integers, kernel ABI of `abi`, OpenCL builtins);
+//! 5. `passes::validate::validate_module`: spirv-val, Vulkan 1.2;
+//! 6. `reflect::reflect_kernel`.
+//!
+//! Debug switch: `FERROCL_DUMP=<dir>` writes the module after every stage
+//! (`0-frontend.ll`, `1-llvm-spirv.spv`, `2-structurized.spv`,
+//! `3-<kernel>-lowered.spv`).
 
 pub mod abi;
+mod frontend;
+mod passes;
+mod pipeline;
+mod reflect;
+mod tools;
 
 pub use abi::*;
 
@@ -79,7 +98,40 @@ pub struct BuildError {
     pub invalid_options: bool,
 }
 
-// Entry points (implemented in `build.rs`-free modules under src/):
-//
-// pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError>
-// pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError>
+impl BuildError {
+    /// A build failure (CL_BUILD_PROGRAM_FAILURE) with this log.
+    pub fn failure(log: impl Into<String>) -> Self {
+        BuildError {
+            log: log.into(),
+            invalid_options: false,
+        }
+    }
+
+    /// Invalid build options (CL_INVALID_BUILD_OPTIONS).
+    pub fn options(log: impl Into<String>) -> Self {
+        BuildError {
+            log: log.into(),
+            invalid_options: true,
+        }
+    }
+
+    /// A bug of ours (invalid output, panic): the log says so.
+    pub fn internal(msg: impl std::fmt::Display) -> Self {
+        BuildError::failure(format!("internal compiler error: {msg}"))
+    }
+}
+
+/// Builds an OpenCL C program (clCreateProgramWithSource + clBuildProgram):
+/// every kernel of `source` becomes its own Vulkan module.
+///
+/// `options` are the application's build options (`-D`, `-I`, `-cl-std=`,
+/// `-cl-fast-relaxed-math`, ...). Thread-safe; never panics.
+pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    pipeline::guard(|| pipeline::build_source(source, options, caps))
+}
+
+/// Builds a program from OpenCL (Kernel-flavour) SPIR-V
+/// (clCreateProgramWithIL + clBuildProgram). Thread-safe; never panics.
+pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    pipeline::guard(|| pipeline::build_il(spirv, options, caps))
+}

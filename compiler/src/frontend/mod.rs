@@ -1,0 +1,182 @@
+//! Front end: OpenCL C → LLVM IR (clang-15) → Kernel-flavour SPIR-V
+//! (llvm-spirv-15), plus the kernel argument metadata clang records.
+
+mod metadata;
+mod options;
+
+pub use metadata::{read_kernel_arg_metadata, ArgMetadata};
+pub use options::{parse_build_options, FrontendOptions};
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+
+use crate::tools::{self, run_tool, ScratchDir};
+use crate::BuildError;
+
+/// The name the source file has in diagnostics ("input.cl:3:5: error: ...").
+pub const SOURCE_NAME: &str = "input.cl";
+
+/// What the front end produced.
+pub struct FrontendOutput {
+    /// Kernel SPIR-V (llvm-spirv-15's output).
+    pub spirv: Vec<u8>,
+    /// Argument metadata per kernel name.
+    pub arg_metadata: HashMap<String, Vec<ArgMetadata>>,
+    /// clang's warnings.
+    pub log: String,
+}
+
+/// Compiles OpenCL C `source` to Kernel SPIR-V.
+///
+/// Algorithm: write the source as `input.cl` in the build's scratch
+/// directory and run, there,
+/// `clang-15 -cc1 -triple spir64 -no-opaque-pointers -finclude-default-header
+/// -cl-kernel-arg-info -O2 -debug-info-kind=line-tables-only -fno-builtin
+/// -emit-llvm`
+/// with the translated build options; the textual IR gives the kernel
+/// argument metadata. `clang -cc1 -x ir` turns it into bitcode and
+/// llvm-spirv-15 into SPIR-V (OpLine instructions let later passes name
+/// source lines; they are stripped from the output).
+/// Typed pointers (`-no-opaque-pointers`) because llvm-spirv-15 cannot
+/// translate LLVM 15's opaque pointers.
+///
+/// Relative `-I` directories and the directory includes are resolved from
+/// are the application's working directory, as if clang ran there.
+pub fn compile_opencl_c(
+    source: &str,
+    opts: &FrontendOptions,
+    scratch: &ScratchDir,
+) -> Result<FrontendOutput, BuildError> {
+    std::fs::write(scratch.file(SOURCE_NAME), source).map_err(|e| {
+        BuildError::failure(format!("cannot write the source to a temporary file: {e}"))
+    })?;
+    let cwd = std::env::current_dir().ok();
+    let mut args: Vec<String> = [
+        "-cc1",
+        "-triple",
+        "spir64",
+        "-no-opaque-pointers",
+        "-finclude-default-header",
+        "-cl-kernel-arg-info",
+        "-debug-info-kind=line-tables-only",
+        // No libc: keeps loop-idiom recognition from turning copy/fill
+        // loops into memcpy/memset of run-time sizes.
+        "-fno-builtin",
+        "-emit-llvm",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(if opts.opt_disable { "-O0" } else { "-O2" }.to_string());
+    for a in &opts.clang_args {
+        match (a.strip_prefix("-I"), &cwd) {
+            (Some(dir), Some(cwd)) if !std::path::Path::new(dir).is_absolute() => {
+                args.push(format!("-I{}", cwd.join(dir).display()))
+            }
+            _ => args.push(a.clone()),
+        }
+    }
+    if let Some(cwd) = &cwd {
+        args.push(format!("-I{}", cwd.display()));
+    }
+    args.extend(["-o".into(), "input.ll".into(), SOURCE_NAME.into()]);
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+    let log = out.stderr.clone();
+    if !out.success {
+        return Err(BuildError::failure(if log.is_empty() {
+            "clang failed without a diagnostic".to_string()
+        } else {
+            log
+        }));
+    }
+    let ll = std::fs::read_to_string(scratch.file("input.ll"))
+        .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+    tools::dump("0-frontend.ll", ll.as_bytes());
+    let arg_metadata = read_kernel_arg_metadata(&ll);
+    let ll = remove_freeze(&ll);
+    std::fs::write(scratch.file("input.ll"), &ll)
+        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+
+    let to_bc = [
+        "-cc1",
+        "-triple",
+        "spir64",
+        "-no-opaque-pointers",
+        "-x",
+        "ir",
+        "input.ll",
+        "-emit-llvm-bc",
+        "-o",
+        "input.bc",
+    ];
+    let os: Vec<&OsStr> = to_bc.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "IR to bitcode failed: {}",
+            out.stderr
+        )));
+    }
+    let spirv = translate_bitcode(scratch)?;
+    tools::dump("1-llvm-spirv.spv", &spirv);
+    Ok(FrontendOutput {
+        spirv,
+        arg_metadata,
+        log,
+    })
+}
+
+/// llvm-spirv-15: `input.bc` → Kernel SPIR-V bytes.
+fn translate_bitcode(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
+    let args = ["input.bc", "-o", "input.spv"];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::LLVM_SPIRV, &os, &scratch.path)?;
+    if !out.success {
+        let msg = out
+            .stderr
+            .lines()
+            .next()
+            .unwrap_or("no message")
+            .to_string();
+        return Err(BuildError::internal(format!("llvm-spirv failed: {msg}")));
+    }
+    std::fs::read(scratch.file("input.spv"))
+        .map_err(|e| BuildError::internal(format!("llvm-spirv wrote nothing: {e}")))
+}
+
+/// Rewrites LLVM 15's `freeze` (which -O2 emits, e.g. for div/rem pairs,
+/// and llvm-spirv-15 cannot translate) as a same-type bitcast: OpenCL C
+/// has no poison-producing code that relies on it. `%x = freeze T v, !m`
+/// becomes `%x = bitcast T v to T, !m`.
+fn remove_freeze(ll: &str) -> String {
+    let mut out = String::with_capacity(ll.len());
+    for line in ll.lines() {
+        match line.find(" = freeze ") {
+            Some(p) => {
+                let (lhs, rest) = (&line[..p], &line[p + " = freeze ".len()..]);
+                let (operand, meta) = match rest.find(", !") {
+                    Some(m) => (&rest[..m], &rest[m..]),
+                    None => (rest, ""),
+                };
+                let (ty, value) = operand.rsplit_once(' ').unwrap_or((operand, ""));
+                out.push_str(&format!("{lhs} = bitcast {ty} {value} to {ty}{meta}"));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn freeze_becomes_bitcast() {
+        let ll = "  %a.fr = freeze i32 %a, !dbg !7\n  %v = freeze <4 x i32> %w\n";
+        assert_eq!(
+            super::remove_freeze(ll),
+            "  %a.fr = bitcast i32 %a to i32, !dbg !7\n  %v = bitcast <4 x i32> %w to <4 x i32>\n"
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! The application's build options (clBuildProgram's `options` string).
+
+use crate::{BuildError, DeviceCaps};
+
+/// Build options translated for `clang -cc1`.
+#[derive(Clone, Debug, Default)]
+pub struct FrontendOptions {
+    /// Arguments for clang -cc1 (defines, include paths, math flags, -cl-std).
+    pub clang_args: Vec<String>,
+    /// `-cl-opt-disable`: compile at -O0.
+    pub opt_disable: bool,
+}
+
+/// Splits `options` like a shell would (whitespace separates words; single
+/// and double quotes group; backslash escapes the next character outside
+/// single quotes).
+pub fn split_options(options: &str) -> Result<Vec<String>, BuildError> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => cur.push(c),
+                        None => return Err(BuildError::options("unterminated ' in build options")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c) => cur.push(c),
+                            None => {
+                                return Err(BuildError::options("trailing \\ in build options"))
+                            }
+                        },
+                        Some(c) => cur.push(c),
+                        None => {
+                            return Err(BuildError::options("unterminated \" in build options"))
+                        }
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(c) => cur.push(c),
+                    None => return Err(BuildError::options("trailing \\ in build options")),
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// Translates OpenCL build options (OpenCL 3.0 §5.8.6) for clang -cc1.
+///
+/// Accepted: `-D name[=value]` / `-Dname`, `-I dir` / `-Idir`, `-cl-std=CLx.y`,
+/// the math options (`-cl-single-precision-constant`, `-cl-mad-enable`,
+/// `-cl-no-signed-zeros`, `-cl-unsafe-math-optimizations`,
+/// `-cl-finite-math-only`, `-cl-fast-relaxed-math`,
+/// `-cl-fp32-correctly-rounded-divide-sqrt`, `-cl-uniform-work-group-size`),
+/// `-cl-denorms-are-zero`, `-cl-no-subgroup-ifp` (both accepted and
+/// ignored), `-cl-opt-disable`, `-cl-strict-aliasing`, `-cl-kernel-arg-info`
+/// (always on), `-w`, `-Werror`, `-g`.
+/// Anything else is CL_INVALID_BUILD_OPTIONS.
+///
+/// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
+/// does not implement yet (generic address space, pipes, device enqueue,
+/// program-scope globals, sub-groups, work-group collectives) and fp64/fp16
+/// when `caps` lacks them.
+pub fn parse_build_options(
+    options: &str,
+    caps: &DeviceCaps,
+) -> Result<FrontendOptions, BuildError> {
+    let words = split_options(options)?;
+    let mut out = FrontendOptions::default();
+    let mut std = "CL1.2".to_string();
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let mut value_of = |flag: &str, w: &str| -> Result<String, BuildError> {
+            if w.len() > flag.len() {
+                Ok(w[flag.len()..].to_string())
+            } else {
+                it.next()
+                    .ok_or_else(|| BuildError::options(format!("missing value after {flag}")))
+            }
+        };
+        match w.as_str() {
+            w if w.starts_with("-D") => {
+                let v = value_of("-D", w)?;
+                if v.is_empty() || v.starts_with('=') {
+                    return Err(BuildError::options(format!(
+                        "invalid macro definition '-D{v}'"
+                    )));
+                }
+                out.clang_args.push(format!("-D{v}"));
+            }
+            w if w.starts_with("-I") => {
+                let v = value_of("-I", w)?;
+                out.clang_args.push(format!("-I{v}"));
+            }
+            w if w.starts_with("-cl-std=") => {
+                let v = &w["-cl-std=".len()..];
+                std = match v {
+                    "CL1.0" | "CL1.1" | "CL1.2" | "CL2.0" | "CL3.0" => v.to_string(),
+                    _ => {
+                        return Err(BuildError::options(format!(
+                            "unsupported -cl-std value '{v}'"
+                        )))
+                    }
+                };
+            }
+            "-cl-single-precision-constant"
+            | "-cl-mad-enable"
+            | "-cl-no-signed-zeros"
+            | "-cl-unsafe-math-optimizations"
+            | "-cl-finite-math-only"
+            | "-cl-fast-relaxed-math"
+            | "-cl-fp32-correctly-rounded-divide-sqrt"
+            | "-cl-uniform-work-group-size"
+            | "-w"
+            | "-Werror" => out.clang_args.push(w),
+            "-cl-strict-aliasing" => {
+                // Deprecated in OpenCL 1.1; clang only warns about it.
+            }
+            "-cl-denorms-are-zero" | "-cl-no-subgroup-ifp" | "-cl-kernel-arg-info" | "-g" => {}
+            "-cl-opt-disable" => out.opt_disable = true,
+            _ => return Err(BuildError::options(format!("unknown build option '{w}'"))),
+        }
+    }
+    out.clang_args.push(format!("-cl-std={std}"));
+    let mut ext = Vec::new();
+    if std == "CL3.0" {
+        ext.extend([
+            "-__opencl_c_generic_address_space",
+            "-__opencl_c_pipes",
+            "-__opencl_c_device_enqueue",
+            "-__opencl_c_program_scope_global_variables",
+            "-__opencl_c_subgroups",
+            "-__opencl_c_work_group_collective_functions",
+        ]);
+    }
+    if !caps.fp64 {
+        ext.push("-cl_khr_fp64");
+        if std == "CL3.0" {
+            ext.push("-__opencl_c_fp64");
+        }
+    }
+    if !caps.fp16 {
+        ext.push("-cl_khr_fp16");
+    }
+    if !ext.is_empty() {
+        out.clang_args.push(format!("-cl-ext={}", ext.join(",")));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_quotes() {
+        let w = split_options(r#"-D A="x y" -I 'a b' -DB=\"q\""#).unwrap();
+        assert_eq!(w, ["-D", "A=x y", "-I", "a b", "-DB=\"q\""]);
+    }
+}

@@ -1,0 +1,525 @@
+//! The Vulkan entry point: kernel arguments from push constants (or from
+//! the argument buffer), `__local` argument regions, and the module's
+//! memory arrays and push-constant block.
+//!
+//! Argument block layout: arguments in order, each at the next multiple of
+//! its OpenCL C alignment (pointers 8 bytes, vec3 like vec4, structs with C
+//! layout); the implicit fields follow, one u32 each, in order of first use.
+//! When `align4(args) + 4 × implicit > max_push_constant_size`, the
+//! push constants hold the argument buffer's u64 address at offset 0 and
+//! the implicit fields from offset 8, and arguments are read from the
+//! buffer. All reads are u32 words, assembled into the argument's type.
+
+use rspirv::dr::{self, Instruction, Operand};
+use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass, Word};
+
+use super::emit::{ids, Block};
+use super::{rep_width, Lower, Res, Space};
+use crate::passes::types::Ty;
+use crate::{ArgBuffer, ArgKind, ImplicitField};
+
+/// Where one kernel argument went.
+#[derive(Clone, Debug)]
+pub struct ArgLayout {
+    pub kind: ArgKind,
+    pub offset: u32,
+    pub size: u32,
+    /// Storage class of a pointer argument (reflection fallback).
+    pub storage_class: Option<StorageClass>,
+    /// The type as the SPIR-V says (reflection fallback), e.g. `float*`.
+    pub type_name: String,
+    /// OpName of the parameter (reflection fallback).
+    pub name: String,
+}
+
+pub struct ArgInfo {
+    pub args: Vec<ArgLayout>,
+    pub push_constant_size: u32,
+    pub arg_buffer: Option<ArgBuffer>,
+    pub implicit: Vec<(ImplicitField, u32)>,
+}
+
+/// First SpecId of `__local` pointer arguments: argument `i` uses
+/// `LOCAL_ARG_SPEC_ID_BASE + i`.
+pub const LOCAL_ARG_SPEC_ID_BASE: u32 = 8;
+
+/// Where argument words come from.
+enum WordSource {
+    PushConstants,
+    /// A u64 address (value id) of the argument buffer.
+    Buffer(Word),
+}
+
+impl Lower<'_> {
+    fn arg_word(&mut self, b: &mut Block, src: &WordSource, k: u32) -> Word {
+        match *src {
+            WordSource::PushConstants => {
+                let c = self.out.c_u32(k);
+                self.pc_word(b, c)
+            }
+            WordSource::Buffer(addr) => {
+                let u64t = self.out.t_u64();
+                let u32t = self.out.t_u32();
+                let off = self.out.c_u64(k as u64 * 4);
+                let a = self.emit(b, Op::IAdd, u64t, ids(&[addr, off]));
+                let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, u32t);
+                let p = self.emit(b, Op::ConvertUToPtr, pt, ids(&[a]));
+                self.emit(
+                    b,
+                    Op::Load,
+                    u32t,
+                    vec![
+                        Operand::IdRef(p),
+                        Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                        Operand::LiteralBit32(4),
+                    ],
+                )
+            }
+        }
+    }
+
+    /// Reads a value of input type `ty` at byte `off` of the argument block.
+    fn read_arg(&mut self, b: &mut Block, src: &WordSource, ty: Word, off: u32) -> Res<Word> {
+        let nt = self.lower_ty(ty)?;
+        let u32t = self.out.t_u32();
+        match self.tys.get(ty).clone() {
+            Ty::Int(w) | Ty::Float(w) => {
+                let x = match w {
+                    32 => self.arg_word(b, src, off / 4),
+                    64 => {
+                        let lo = self.arg_word(b, src, off / 4);
+                        let hi = self.arg_word(b, src, off / 4 + 1);
+                        let v2 = self.out.t_vec(u32t, 2);
+                        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+                        return Ok(self.emit(b, Op::Bitcast, nt, ids(&[v])));
+                    }
+                    _ => {
+                        let word = self.arg_word(b, src, off / 4);
+                        let sh = self.out.c_u32((off % 4) * 8);
+                        let x = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[word, sh]));
+                        let it = self.out.t_int(w);
+                        self.emit(b, Op::UConvert, it, ids(&[x]))
+                    }
+                };
+                let is_int = self.out.int_width(nt).is_some();
+                Ok(if is_int && (w == 32 || nt == self.out.t_int(w)) {
+                    x
+                } else {
+                    self.emit(b, Op::Bitcast, nt, ids(&[x]))
+                })
+            }
+            Ty::Bool => {
+                let u8t = self.out.t_int(8);
+                let word = self.arg_word(b, src, off / 4);
+                let sh = self.out.c_u32((off % 4) * 8);
+                let x = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[word, sh]));
+                let x = self.emit(b, Op::UConvert, u8t, ids(&[x]));
+                let z = self.out.c_int(8, 0);
+                Ok(self.emit(b, Op::INotEqual, nt, ids(&[x, z])))
+            }
+            Ty::Vector(e, n) if n > 4 => {
+                let v4 = self.synth_vec4(e);
+                let ps = 4 * self.tys.size_of(e) as u32;
+                let mut parts = Vec::new();
+                for i in 0..n.div_ceil(4) {
+                    parts.push(self.read_arg(b, src, v4, off + i * ps)?);
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            t @ (Ty::Vector(..) | Ty::Array(..)) => {
+                let (e, n, _) = t.elements().unwrap_or((0, 0, false));
+                let es = self.tys.size_of(e) as u32;
+                let mut parts = Vec::new();
+                for i in 0..n as u32 {
+                    parts.push(self.read_arg(b, src, e, off + i * es)?);
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            Ty::Struct(members, _) => {
+                let (offs, _) = self.tys.struct_layout(ty);
+                let mut parts = Vec::new();
+                for (m, o) in members.iter().zip(offs) {
+                    parts.push(self.read_arg(b, src, *m, off + o as u32)?);
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            Ty::Pointer(sc, _) => {
+                let u64t = self.out.t_u64();
+                let lo = self.arg_word(b, src, off / 4);
+                let hi = self.arg_word(b, src, off / 4 + 1);
+                let v2 = self.out.t_vec(u32t, 2);
+                let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+                let v = self.emit(b, Op::Bitcast, u64t, ids(&[v]));
+                Ok(if rep_width(sc) == 64 {
+                    v
+                } else {
+                    self.emit(b, Op::UConvert, nt, ids(&[v]))
+                })
+            }
+            _ => Err(format!(
+                "kernel argument of type {} is not supported",
+                self.tys.c_name(ty)
+            )),
+        }
+    }
+
+    fn spec_op(&mut self, op: Op, a: Word, c: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let id = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::SpecConstantOp,
+            Some(u32t),
+            Some(id),
+            vec![
+                Operand::LiteralSpecConstantOpInteger(op),
+                Operand::IdRef(a),
+                Operand::IdRef(c),
+            ],
+        ));
+        id
+    }
+
+    /// Builds the parameterless entry function `main` that reads every
+    /// argument and calls the kernel's function `entry_fn`.
+    pub(crate) fn build_entry(
+        &mut self,
+        main: Word,
+        entry_fn: Word,
+        functions: &mut Vec<dr::Function>,
+    ) -> Res<ArgInfo> {
+        let f = self.funcs[&entry_fn];
+        let params: Vec<(Word, Word)> = f
+            .parameters
+            .iter()
+            .map(|p| (p.result_id.unwrap_or(0), p.result_type.unwrap_or(0)))
+            .collect();
+        // Layout.
+        let mut layouts = Vec::new();
+        let mut cur: u64 = 0;
+        for (i, &(pid, pty)) in params.iter().enumerate() {
+            let name = self.name_of(pid);
+            let name = if name.starts_with('%') {
+                String::new()
+            } else {
+                name
+            };
+            let type_name = self.tys.c_name(pty);
+            let (kind, size, align, sc) = match self.tys.get(pty).clone() {
+                Ty::Pointer(StorageClass::Workgroup, _) => (
+                    ArgKind::LocalPointer {
+                        spec_id: LOCAL_ARG_SPEC_ID_BASE + i as u32,
+                    },
+                    0,
+                    1,
+                    Some(StorageClass::Workgroup),
+                ),
+                Ty::Pointer(
+                    sc @ (StorageClass::CrossWorkgroup | StorageClass::UniformConstant),
+                    _,
+                ) => (ArgKind::Buffer, 8, 8, Some(sc)),
+                Ty::Pointer(StorageClass::Function, pointee) => {
+                    if !self.has_decoration(pid, Decoration::FuncParamAttr) {
+                        return Err("kernel argument that is a private pointer".into());
+                    }
+                    (
+                        ArgKind::Pod,
+                        self.tys.size_of(pointee),
+                        self.tys.align_of(pointee),
+                        None,
+                    )
+                }
+                Ty::Pointer(sc, _) => {
+                    return Err(format!(
+                        "kernel argument pointer to {sc:?} is not supported"
+                    ))
+                }
+                _ => {
+                    self.lower_ty(pty)?;
+                    (
+                        ArgKind::Pod,
+                        self.tys.size_of(pty),
+                        self.tys.align_of(pty),
+                        None,
+                    )
+                }
+            };
+            let offset = if size == 0 {
+                0
+            } else {
+                cur.next_multiple_of(align)
+            };
+            if size > 0 {
+                cur = offset + size;
+            }
+            layouts.push(ArgLayout {
+                kind,
+                offset: offset as u32,
+                size: size as u32,
+                storage_class: sc,
+                type_name: match kind {
+                    ArgKind::Pod if matches!(self.tys.get(pty), Ty::Pointer(..)) => "struct".into(),
+                    _ => type_name,
+                },
+                name,
+            });
+        }
+        let args_size = cur.next_multiple_of(4) as u32;
+        let n_impl = self.implicit.len() as u32;
+        let max_pc = self.caps.max_push_constant_size;
+        let use_buffer = args_size + 4 * n_impl > max_pc;
+        let impl_base = if use_buffer { 8 } else { args_size };
+
+        // The entry function.
+        let mut b = Block::default();
+        let src = if use_buffer && args_size > 0 {
+            let lo = self.out.c_u32(0);
+            let hi = self.out.c_u32(1);
+            let lo = self.pc_word(&mut b, lo);
+            let hi = self.pc_word(&mut b, hi);
+            let u32t = self.out.t_u32();
+            let u64t = self.out.t_u64();
+            let v2 = self.out.t_vec(u32t, 2);
+            let v = self.emit(&mut b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+            WordSource::Buffer(self.emit(&mut b, Op::Bitcast, u64t, ids(&[v])))
+        } else {
+            WordSource::PushConstants
+        };
+        // __local arguments: regions after the kernel's own __local data.
+        let static_end = self.static_local_size.next_multiple_of(16) as u32;
+        let mut base = self.out.c_u32(static_end);
+        let mut call_args = Vec::new();
+        for (layout, &(_, pty)) in layouts.iter().zip(&params) {
+            let v = match layout.kind {
+                ArgKind::LocalPointer { spec_id } => {
+                    self.uses_local = true;
+                    let size = self.spec_u32(spec_id, 16);
+                    let c15 = self.out.c_u32(15);
+                    let m16 = self.out.c_u32(!15);
+                    let r = self.spec_op(Op::IAdd, size, c15);
+                    let r = self.spec_op(Op::BitwiseAnd, r, m16);
+                    let this = base;
+                    base = self.spec_op(Op::IAdd, base, r);
+                    this
+                }
+                ArgKind::Pod => {
+                    if let Ty::Pointer(_, pointee) = self.tys.get(pty).clone() {
+                        // Struct by value: a copy in the private frame.
+                        let align = self.tys.align_of(pointee).max(4);
+                        let off = self.private_size.next_multiple_of(align);
+                        self.private_size = off + self.tys.size_of(pointee);
+                        self.uses_private = true;
+                        let val = self.read_arg(&mut b, &src, pointee, layout.offset)?;
+                        let addr = self.out.c_u32(off as u32);
+                        self.store_value(&mut b, Space::Private, addr, pointee, val, align)?;
+                        addr
+                    } else {
+                        self.read_arg(&mut b, &src, pty, layout.offset)?
+                    }
+                }
+                _ => self.read_arg(&mut b, &src, pty, layout.offset)?,
+            };
+            call_args.push(v);
+        }
+        if layouts
+            .iter()
+            .any(|l| matches!(l.kind, ArgKind::LocalPointer { .. }))
+        {
+            self.local_end = Some(base);
+        }
+        let void = self.out.t_void();
+        let mut call = vec![Operand::IdRef(entry_fn)];
+        call.extend(call_args.iter().map(|&a| Operand::IdRef(a)));
+        self.emit(&mut b, Op::FunctionCall, void, call);
+        b.push(Op::Return, None, None, vec![]);
+
+        let fnty = self.out.t_fn(void, &[]);
+        let mut func = dr::Function::new();
+        func.def = Some(Instruction::new(
+            Op::Function,
+            Some(void),
+            Some(main),
+            vec![
+                Operand::FunctionControl(FunctionControl::NONE),
+                Operand::IdRef(fnty),
+            ],
+        ));
+        func.end = Some(Instruction::new(Op::FunctionEnd, None, None, vec![]));
+        let mut blk = dr::Block::new();
+        blk.label = Some(Instruction::new(
+            Op::Label,
+            None,
+            Some(self.out.id()),
+            vec![],
+        ));
+        blk.instructions = b.insts;
+        func.blocks.push(blk);
+        functions.push(func);
+
+        // Implicit fields.
+        let mut implicit = Vec::new();
+        let fields = self.implicit.clone();
+        for (k, (field, c)) in fields.iter().enumerate() {
+            let off = impl_base + 4 * k as u32;
+            let u32t = self.out.t_u32();
+            self.out.globals.push(Instruction::new(
+                Op::Constant,
+                Some(u32t),
+                Some(*c),
+                vec![Operand::LiteralBit32(off / 4)],
+            ));
+            implicit.push((*field, off));
+        }
+        let push_constant_size = if self.uses_pc {
+            impl_base + 4 * n_impl
+        } else {
+            0
+        };
+        self.pc_size = push_constant_size;
+        if use_buffer && push_constant_size > max_pc {
+            return Err(format!(
+                "the kernel needs {push_constant_size} bytes of push constants; the device has {max_pc}"
+            ));
+        }
+        Ok(ArgInfo {
+            args: layouts,
+            push_constant_size,
+            arg_buffer: (use_buffer && args_size > 0).then_some(ArgBuffer {
+                address_offset: 0,
+                size: args_size,
+            }),
+            implicit,
+        })
+    }
+
+    /// Defines the push-constant block and memory arrays that the lowered
+    /// code uses, and the WorkgroupSize constant; returns the entry
+    /// point's interface.
+    pub(crate) fn finish_globals(&mut self) -> Vec<Word> {
+        let mut interface: Vec<Word> = self.vk_inputs.values().copied().collect();
+        interface.sort();
+        if self.reqd_size.is_none() {
+            self.wg_size_composite();
+        }
+        let u32t = self.out.t_u32();
+        if self.uses_pc {
+            let bytes = self.pc_size;
+            let n = self.out.c_u32(bytes.div_ceil(4).max(1));
+            let arr = self.out.id();
+            self.out.globals.push(Instruction::new(
+                Op::TypeArray,
+                None,
+                Some(arr),
+                ids(&[u32t, n]),
+            ));
+            self.out.decorate(
+                arr,
+                vec![
+                    Operand::Decoration(Decoration::ArrayStride),
+                    Operand::LiteralBit32(4),
+                ],
+            );
+            let st = self.out.id();
+            self.out.globals.push(Instruction::new(
+                Op::TypeStruct,
+                None,
+                Some(st),
+                ids(&[arr]),
+            ));
+            self.out
+                .decorate(st, vec![Operand::Decoration(Decoration::Block)]);
+            self.out.annotations.push(Instruction::new(
+                Op::MemberDecorate,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(st),
+                    Operand::LiteralBit32(0),
+                    Operand::Decoration(Decoration::Offset),
+                    Operand::LiteralBit32(0),
+                ],
+            ));
+            let pt = self.out.t_ptr(StorageClass::PushConstant, st);
+            self.out.globals.push(Instruction::new(
+                Op::Variable,
+                Some(pt),
+                Some(self.pc_var),
+                vec![Operand::StorageClass(StorageClass::PushConstant)],
+            ));
+            interface.push(self.pc_var);
+        }
+        if self.uses_local {
+            let len = match self.local_end {
+                None => self
+                    .out
+                    .c_u32((self.static_local_size.div_ceil(4)).max(1) as u32),
+                Some(end) => {
+                    let two = self.out.c_u32(2);
+                    self.spec_op(Op::ShiftRightLogical, end, two)
+                }
+            };
+            let arr = self.out.id();
+            self.out.globals.push(Instruction::new(
+                Op::TypeArray,
+                None,
+                Some(arr),
+                ids(&[u32t, len]),
+            ));
+            let pt = self.out.t_ptr(StorageClass::Workgroup, arr);
+            self.out.globals.push(Instruction::new(
+                Op::Variable,
+                Some(pt),
+                Some(self.local_var),
+                vec![Operand::StorageClass(StorageClass::Workgroup)],
+            ));
+            interface.push(self.local_var);
+        }
+        if self.uses_private {
+            let n = self
+                .out
+                .c_u32((self.private_size.div_ceil(4)).max(1) as u32);
+            let arr = self.out.id();
+            self.out.globals.push(Instruction::new(
+                Op::TypeArray,
+                None,
+                Some(arr),
+                ids(&[u32t, n]),
+            ));
+            let pt = self.out.t_ptr(StorageClass::Private, arr);
+            self.out.globals.push(Instruction::new(
+                Op::Variable,
+                Some(pt),
+                Some(self.private_var),
+                vec![Operand::StorageClass(StorageClass::Private)],
+            ));
+            interface.push(self.private_var);
+        }
+        if self.uses_const {
+            let words: Vec<u32> = self
+                .const_data
+                .chunks(4)
+                .map(|c| {
+                    let mut w = [0u8; 4];
+                    w[..c.len()].copy_from_slice(c);
+                    u32::from_le_bytes(w)
+                })
+                .collect();
+            let words = if words.is_empty() { vec![0] } else { words };
+            let n = self.out.c_u32(words.len() as u32);
+            let arr = self.out.t_array(u32t, n);
+            let parts: Vec<Word> = words.iter().map(|&w| self.out.c_u32(w)).collect();
+            let init = self.out.c_composite(arr, &parts);
+            let pt = self.out.t_ptr(StorageClass::Private, arr);
+            self.out.globals.push(Instruction::new(
+                Op::Variable,
+                Some(pt),
+                Some(self.const_var),
+                vec![
+                    Operand::StorageClass(StorageClass::Private),
+                    Operand::IdRef(init),
+                ],
+            ));
+            interface.push(self.const_var);
+        }
+        interface
+    }
+}

@@ -1,0 +1,767 @@
+//! Memory accesses through integer pointers: access chains, loads, stores
+//! and copies, for every `Space`.
+//!
+//! Global memory is accessed through PhysicalStorageBuffer pointers made
+//! from the address, with the `Aligned` operand the input gives (scalars
+//! whose alignment is below their size are assembled from bytes). The
+//! other spaces are `u32` word arrays: aligned 32/64-bit scalars are one or
+//! two word accesses, 8/16-bit ones a shift and mask of their word, and
+//! anything misaligned is assembled byte by byte. Sub-word stores to
+//! `__local` memory clear and set their bits with OpAtomicAnd/OpAtomicOr so
+//! that concurrent stores to the other bytes of the word survive.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
+
+use super::emit::{ids, Block};
+use super::{rep_width, Lower, Res, Space};
+use crate::passes::types::{align_at, Ty};
+
+impl Lower<'_> {
+    /// The address form of pointer value `ptr` for an access in `space`:
+    /// u64 for global memory, u32 byte offset otherwise.
+    pub(crate) fn addr_of(&mut self, b: &mut Block, space: Space, ptr: Word) -> Res<Word> {
+        let Ty::Pointer(sc, _) = self.tys.get(self.ty_of(ptr)).clone() else {
+            return Err("access through a non-pointer".into());
+        };
+        let v = self.v(ptr);
+        let w = rep_width(sc);
+        Ok(match (space, w) {
+            (Space::Global, 64) => v,
+            (Space::Global, _) => return Err("global access through a 32-bit pointer".into()),
+            (_, 64) => {
+                let t = self.out.t_u32();
+                self.emit(b, Op::UConvert, t, ids(&[v]))
+            }
+            _ => v,
+        })
+    }
+
+    /// `addr + off` in the address form of `space`.
+    pub(crate) fn addr_add(&mut self, b: &mut Block, space: Space, addr: Word, off: u64) -> Word {
+        if off == 0 {
+            return addr;
+        }
+        if space == Space::Global {
+            let c = self.out.c_u64(off);
+            let t = self.out.t_u64();
+            self.emit(b, Op::IAdd, t, ids(&[addr, c]))
+        } else {
+            let c = self.out.c_u32(off as u32);
+            let t = self.out.t_u32();
+            self.emit(b, Op::IAdd, t, ids(&[addr, c]))
+        }
+    }
+
+    /// An integer value `v` (input type `ty`) converted to `width` bits with
+    /// sign extension (GEP indices are signed).
+    fn index_to(&mut self, b: &mut Block, v: Word, ty: Word, width: u32) -> Res<Word> {
+        let Ty::Int(w) = self.tys.get(ty).clone() else {
+            return Err("non-integer index".into());
+        };
+        let v = self.v(v);
+        if w == width {
+            return Ok(v);
+        }
+        let t = self.out.t_int(width);
+        Ok(self.emit(
+            b,
+            if w < width {
+                Op::SConvert
+            } else {
+                Op::UConvert
+            },
+            t,
+            ids(&[v]),
+        ))
+    }
+
+    /// OpAccessChain family → `base + Σ index × stride + constant offset`,
+    /// in the width of the base pointer's representation.
+    pub(crate) fn access_chain(
+        &mut self,
+        b: &mut Block,
+        base: Word,
+        indices: &[Word],
+        ptr_chain: bool,
+    ) -> Res<Word> {
+        let Ty::Pointer(sc, pointee) = self.tys.get(self.ty_of(base)).clone() else {
+            return Err("access chain on a non-pointer".into());
+        };
+        let width = rep_width(sc);
+        let t = self.out.t_int(width);
+        let mut konst: i64 = 0;
+        let mut acc = self.v(base);
+        let mut cur = pointee;
+        let mut rest = indices;
+        let mut terms: Vec<(Word, u64)> = Vec::new();
+        if ptr_chain {
+            let (first, r) = indices.split_first().ok_or("empty pointer access chain")?;
+            terms.push((*first, self.tys.size_of(pointee)));
+            rest = r;
+        }
+        for &idx in rest {
+            match self.tys.get(cur).clone() {
+                Ty::Struct(members, _) => {
+                    let i = self
+                        .tys
+                        .const_index(idx)
+                        .ok_or("non-constant struct index")? as usize;
+                    konst += self.tys.member_offset(cur, i) as i64;
+                    cur = *members.get(i).ok_or("struct index out of range")?;
+                }
+                Ty::Array(e, _) | Ty::RuntimeArray(e) | Ty::Vector(e, _) => {
+                    terms.push((idx, self.tys.size_of(e)));
+                    cur = e;
+                }
+                _ => return Err("access chain into a scalar".into()),
+            }
+        }
+        for (idx, stride) in terms {
+            if let Some(c) = self.tys.const_index(idx) {
+                konst = konst.wrapping_add(c.wrapping_mul(stride as i64));
+                continue;
+            }
+            let ity = self.ty_of(idx);
+            let mut x = self.index_to(b, idx, ity, width)?;
+            if stride != 1 {
+                let s = self.out.c_int(width, stride);
+                x = self.emit(b, Op::IMul, t, ids(&[x, s]));
+            }
+            acc = self.emit(b, Op::IAdd, t, ids(&[acc, x]));
+        }
+        if konst != 0 {
+            let c = self.out.c_int(width, konst as u64);
+            acc = self.emit(b, Op::IAdd, t, ids(&[acc, c]));
+        }
+        Ok(acc)
+    }
+
+    /// Loads a value of input type `ty` from `addr` in `space`.
+    pub(crate) fn load_value(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        align: u64,
+    ) -> Res<Word> {
+        let nt = self.lower_ty(ty)?;
+        match self.tys.get(ty).clone() {
+            Ty::Struct(members, _) => {
+                let (offs, _) = self.tys.struct_layout(ty);
+                let mut parts = Vec::new();
+                for (m, off) in members.iter().zip(offs) {
+                    let a = self.addr_add(b, space, addr, off);
+                    parts.push(self.load_value(b, space, a, *m, align_at(align, off))?);
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            Ty::Vector(e, n) if n > 4 => {
+                let v4 = self.synth_vec4(e);
+                let ps = 4 * self.tys.size_of(e);
+                let mut parts = Vec::new();
+                for i in 0..n.div_ceil(4) as u64 {
+                    let a = self.addr_add(b, space, addr, i * ps);
+                    parts.push(self.load_value(b, space, a, v4, align_at(align, i * ps))?);
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            t @ (Ty::Array(..) | Ty::Vector(..)) => {
+                let (e, n, is_vec) = t.elements().unwrap_or((0, 0, false));
+                let es = self.tys.size_of(e);
+                if is_vec && space == Space::Global && align >= es {
+                    return Ok(self.psb_load(b, nt, addr, align));
+                }
+                if n > 4096 {
+                    return Err("loading an array of more than 4096 elements at once".into());
+                }
+                let mut parts = Vec::new();
+                for i in 0..n {
+                    let off = i * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    parts.push(self.load_value(b, space, a, e, align_at(align, off))?);
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            Ty::Bool => {
+                let t8 = self.out.t_int(8);
+                let v = self.load_scalar(b, space, addr, t8, 1, align)?;
+                let z = self.out.c_int(8, 0);
+                Ok(self.emit(b, Op::INotEqual, nt, ids(&[v, z])))
+            }
+            Ty::Pointer(..) => {
+                let t64 = self.out.t_u64();
+                let v = self.load_scalar(b, space, addr, t64, 8, align)?;
+                if nt == t64 {
+                    Ok(v)
+                } else {
+                    Ok(self.emit(b, Op::UConvert, nt, ids(&[v])))
+                }
+            }
+            Ty::Int(w) | Ty::Float(w) => {
+                self.load_scalar(b, space, addr, nt, w.div_ceil(8) as u64, align)
+            }
+            _ => Err(format!(
+                "cannot load a value of type {}",
+                self.tys.c_name(ty)
+            )),
+        }
+    }
+
+    /// Stores `value` (input type `ty`) at `addr` in `space`.
+    pub(crate) fn store_value(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        value: Word,
+        align: u64,
+    ) -> Res<()> {
+        if space == Space::Const {
+            return Err("store to __constant memory".into());
+        }
+        let nt = self.lower_ty(ty)?;
+        match self.tys.get(ty).clone() {
+            Ty::Struct(members, _) => {
+                let (offs, _) = self.tys.struct_layout(ty);
+                for (i, (m, off)) in members.iter().zip(offs).enumerate() {
+                    let mt = self.lower_ty(*m)?;
+                    let part = self.emit(
+                        b,
+                        Op::CompositeExtract,
+                        mt,
+                        vec![Operand::IdRef(value), Operand::LiteralBit32(i as u32)],
+                    );
+                    let a = self.addr_add(b, space, addr, off);
+                    self.store_value(b, space, a, *m, part, align_at(align, off))?;
+                }
+                Ok(())
+            }
+            Ty::Vector(e, n) if n > 4 => {
+                let v4 = self.synth_vec4(e);
+                let pt = self.wide_part_ty(ty)?;
+                let ps = 4 * self.tys.size_of(e);
+                for i in 0..n.div_ceil(4) {
+                    let part = self.wide_part(b, value, pt, i);
+                    let off = i as u64 * ps;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.store_value(b, space, a, v4, part, align_at(align, off))?;
+                }
+                Ok(())
+            }
+            t @ (Ty::Array(..) | Ty::Vector(..)) => {
+                let (e, n, is_vec) = t.elements().unwrap_or((0, 0, false));
+                let es = self.tys.size_of(e);
+                if is_vec && space == Space::Global && align >= es {
+                    self.psb_store(b, nt, addr, value, align);
+                    return Ok(());
+                }
+                if n > 4096 {
+                    return Err("storing an array of more than 4096 elements at once".into());
+                }
+                let et = self.lower_ty(e)?;
+                for i in 0..n {
+                    let part = self.emit(
+                        b,
+                        Op::CompositeExtract,
+                        et,
+                        vec![Operand::IdRef(value), Operand::LiteralBit32(i as u32)],
+                    );
+                    let off = i * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.store_value(b, space, a, e, part, align_at(align, off))?;
+                }
+                Ok(())
+            }
+            Ty::Bool => {
+                let t8 = self.out.t_int(8);
+                let one = self.out.c_int(8, 1);
+                let zero = self.out.c_int(8, 0);
+                let v = self.emit(b, Op::Select, t8, ids(&[value, one, zero]));
+                self.store_scalar(b, space, addr, t8, v, 1, align)
+            }
+            Ty::Pointer(..) => {
+                let t64 = self.out.t_u64();
+                let v = if nt == t64 {
+                    value
+                } else {
+                    self.emit(b, Op::UConvert, t64, ids(&[value]))
+                };
+                self.store_scalar(b, space, addr, t64, v, 8, align)
+            }
+            Ty::Int(w) | Ty::Float(w) => {
+                self.store_scalar(b, space, addr, nt, value, w.div_ceil(8) as u64, align)
+            }
+            _ => Err(format!(
+                "cannot store a value of type {}",
+                self.tys.c_name(ty)
+            )),
+        }
+    }
+
+    fn aligned(align: u64) -> Vec<Operand> {
+        vec![
+            Operand::MemoryAccess(MemoryAccess::ALIGNED),
+            Operand::LiteralBit32(align.clamp(1, 1 << 16) as u32),
+        ]
+    }
+
+    fn psb_load(&mut self, b: &mut Block, nt: Word, addr: Word, align: u64) -> Word {
+        let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, nt);
+        let p = self.emit(b, Op::ConvertUToPtr, pt, ids(&[addr]));
+        let mut ops = vec![Operand::IdRef(p)];
+        ops.extend(Self::aligned(align));
+        self.emit(b, Op::Load, nt, ops)
+    }
+
+    fn psb_store(&mut self, b: &mut Block, nt: Word, addr: Word, value: Word, align: u64) {
+        let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, nt);
+        let p = self.emit(b, Op::ConvertUToPtr, pt, ids(&[addr]));
+        let mut ops = vec![Operand::IdRef(p), Operand::IdRef(value)];
+        ops.extend(Self::aligned(align));
+        b.push(Op::Store, None, None, ops);
+    }
+
+    /// Pointer to word `index` (u32 value) of the array backing `space`.
+    fn word_ptr(&mut self, b: &mut Block, space: Space, index: Word) -> Res<Word> {
+        let (var, sc) = match space {
+            Space::Local => {
+                self.uses_local = true;
+                (self.local_var, StorageClass::Workgroup)
+            }
+            Space::Private => {
+                self.uses_private = true;
+                (self.private_var, StorageClass::Private)
+            }
+            Space::Const => {
+                self.uses_const = true;
+                (self.const_var, StorageClass::Private)
+            }
+            _ => return Err("word access to global memory".into()),
+        };
+        let u32t = self.out.t_u32();
+        let pt = self.out.t_ptr(sc, u32t);
+        Ok(self.emit(b, Op::AccessChain, pt, ids(&[var, index])))
+    }
+
+    fn word_index(&mut self, b: &mut Block, addr: Word, extra: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let two = self.out.c_u32(2);
+        let i = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[addr, two]));
+        if extra == 0 {
+            i
+        } else {
+            let e = self.out.c_u32(extra);
+            self.emit(b, Op::IAdd, u32t, ids(&[i, e]))
+        }
+    }
+
+    fn load_word(&mut self, b: &mut Block, space: Space, addr: Word, extra: u32) -> Res<Word> {
+        let i = self.word_index(b, addr, extra);
+        let p = self.word_ptr(b, space, i)?;
+        let u32t = self.out.t_u32();
+        Ok(self.emit(b, Op::Load, u32t, ids(&[p])))
+    }
+
+    /// Bit shift of the byte `addr` inside its word: `(addr & 3) * 8`.
+    fn byte_shift(&mut self, b: &mut Block, addr: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let three = self.out.c_u32(3);
+        let lo = self.emit(b, Op::BitwiseAnd, u32t, ids(&[addr, three]));
+        self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[lo, three]))
+    }
+
+    /// Converts an integer of `from` bits to the scalar type `nt` of the same
+    /// width (bitcast for floats).
+    fn int_bits_to(&mut self, b: &mut Block, v: Word, nt: Word) -> Word {
+        if self.out.is_float(nt) {
+            self.emit(b, Op::Bitcast, nt, ids(&[v]))
+        } else {
+            v
+        }
+    }
+
+    /// Loads a scalar of `bytes` bytes, output type `nt`.
+    pub(crate) fn load_scalar(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        nt: Word,
+        bytes: u64,
+        align: u64,
+    ) -> Res<Word> {
+        if space == Space::Global {
+            if align >= bytes || bytes == 1 {
+                return Ok(self.psb_load(b, nt, addr, bytes.max(align)));
+            }
+            return self.load_bytewise(b, space, addr, nt, bytes);
+        }
+        let u32t = self.out.t_u32();
+        match bytes {
+            4 if align >= 4 => {
+                let w = self.load_word(b, space, addr, 0)?;
+                Ok(if nt == u32t {
+                    w
+                } else {
+                    self.emit(b, Op::Bitcast, nt, ids(&[w]))
+                })
+            }
+            8 if align >= 4 => {
+                let lo = self.load_word(b, space, addr, 0)?;
+                let hi = self.load_word(b, space, addr, 1)?;
+                let v2 = self.out.t_vec(u32t, 2);
+                let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+                Ok(self.emit(b, Op::Bitcast, nt, ids(&[v])))
+            }
+            1 | 2 if align >= bytes => {
+                let w = self.load_word(b, space, addr, 0)?;
+                let sh = self.byte_shift(b, addr);
+                let x = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[w, sh]));
+                let it = self.out.t_int(bytes as u32 * 8);
+                let x = self.emit(b, Op::UConvert, it, ids(&[x]));
+                Ok(self.int_bits_to(b, x, nt))
+            }
+            _ => self.load_bytewise(b, space, addr, nt, bytes),
+        }
+    }
+
+    /// A misaligned scalar, assembled from its bytes (little-endian).
+    fn load_bytewise(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        nt: Word,
+        bytes: u64,
+    ) -> Res<Word> {
+        let wide = if bytes > 4 { 64 } else { 32 };
+        let wt = self.out.t_int(wide);
+        let u8t = self.out.t_int(8);
+        let mut acc = self.out.c_int(wide, 0);
+        for i in 0..bytes {
+            let a = self.addr_add(b, space, addr, i);
+            let byte = self.load_scalar(b, space, a, u8t, 1, 1)?;
+            let x = self.emit(b, Op::UConvert, wt, ids(&[byte]));
+            let sh = self.out.c_u32(i as u32 * 8);
+            let x = self.emit(b, Op::ShiftLeftLogical, wt, ids(&[x, sh]));
+            acc = self.emit(b, Op::BitwiseOr, wt, ids(&[acc, x]));
+        }
+        let bits = bytes as u32 * 8;
+        if bits != wide {
+            let it = self.out.t_int(bits);
+            acc = self.emit(b, Op::UConvert, it, ids(&[acc]));
+        }
+        Ok(self.int_bits_to(b, acc, nt))
+    }
+
+    /// The bits of scalar `value` (type `nt`) as an unsigned integer.
+    fn scalar_bits(&mut self, b: &mut Block, value: Word, nt: Word, bytes: u64) -> Word {
+        if self.out.is_float(nt) {
+            let it = self.out.t_int(bytes as u32 * 8);
+            self.emit(b, Op::Bitcast, it, ids(&[value]))
+        } else {
+            value
+        }
+    }
+
+    /// Stores a scalar of `bytes` bytes (output type `nt`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn store_scalar(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        nt: Word,
+        value: Word,
+        bytes: u64,
+        align: u64,
+    ) -> Res<()> {
+        if space == Space::Global {
+            if align >= bytes || bytes == 1 {
+                self.psb_store(b, nt, addr, value, bytes.max(align));
+                return Ok(());
+            }
+            return self.store_bytewise(b, space, addr, nt, value, bytes);
+        }
+        let u32t = self.out.t_u32();
+        match bytes {
+            4 if align >= 4 => {
+                let w = if nt == u32t {
+                    value
+                } else {
+                    self.emit(b, Op::Bitcast, u32t, ids(&[value]))
+                };
+                let i = self.word_index(b, addr, 0);
+                let p = self.word_ptr(b, space, i)?;
+                b.push(Op::Store, None, None, ids(&[p, w]));
+                Ok(())
+            }
+            8 if align >= 4 => {
+                let v2 = self.out.t_vec(u32t, 2);
+                let v = self.emit(b, Op::Bitcast, v2, ids(&[value]));
+                for k in 0..2 {
+                    let w = self.emit(
+                        b,
+                        Op::CompositeExtract,
+                        u32t,
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+                    );
+                    let i = self.word_index(b, addr, k);
+                    let p = self.word_ptr(b, space, i)?;
+                    b.push(Op::Store, None, None, ids(&[p, w]));
+                }
+                Ok(())
+            }
+            1 | 2 if align >= bytes => {
+                let bits = self.scalar_bits(b, value, nt, bytes);
+                let x = self.emit(b, Op::UConvert, u32t, ids(&[bits]));
+                let sh = self.byte_shift(b, addr);
+                let x = self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[x, sh]));
+                let ones = self.out.c_u32(if bytes == 1 { 0xff } else { 0xffff });
+                let m = self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[ones, sh]));
+                let keep = self.emit(b, Op::Not, u32t, ids(&[m]));
+                let i = self.word_index(b, addr, 0);
+                let p = self.word_ptr(b, space, i)?;
+                if space == Space::Local {
+                    // Two atomics: other work-items may store the other
+                    // bytes of this word concurrently.
+                    let scope = self.out.c_u32(Scope::Workgroup as u32);
+                    let relaxed = self.out.c_u32(0);
+                    self.emit(b, Op::AtomicAnd, u32t, ids(&[p, scope, relaxed, keep]));
+                    self.emit(b, Op::AtomicOr, u32t, ids(&[p, scope, relaxed, x]));
+                } else {
+                    let w = self.emit(b, Op::Load, u32t, ids(&[p]));
+                    let w = self.emit(b, Op::BitwiseAnd, u32t, ids(&[w, keep]));
+                    let w = self.emit(b, Op::BitwiseOr, u32t, ids(&[w, x]));
+                    b.push(Op::Store, None, None, ids(&[p, w]));
+                }
+                Ok(())
+            }
+            _ => self.store_bytewise(b, space, addr, nt, value, bytes),
+        }
+    }
+
+    fn store_bytewise(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        nt: Word,
+        value: Word,
+        bytes: u64,
+    ) -> Res<()> {
+        let bits = self.scalar_bits(b, value, nt, bytes);
+        let it = self.out.t_int(bytes as u32 * 8);
+        let u8t = self.out.t_int(8);
+        for i in 0..bytes {
+            let sh = self.out.c_u32(i as u32 * 8);
+            let x = self.emit(b, Op::ShiftRightLogical, it, ids(&[bits, sh]));
+            let byte = self.emit(b, Op::UConvert, u8t, ids(&[x]));
+            let a = self.addr_add(b, space, addr, i);
+            self.store_scalar(b, space, a, u8t, byte, 1, 1)?;
+        }
+        Ok(())
+    }
+
+    /// OpCopyMemory / OpCopyMemorySized with a constant size: copied in the
+    /// widest chunks the alignment allows.
+    pub(crate) fn lower_copy_memory(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let dst = inst.operands[0].unwrap_id_ref();
+        let src = inst.operands[1].unwrap_id_ref();
+        let (size, mem_ops) = if inst.class.opcode == Op::CopyMemorySized {
+            let s = inst.operands[2].unwrap_id_ref();
+            let size = self.tys.const_index(s).ok_or(
+                "memcpy with a size that is not a compile-time constant is not supported yet",
+            )?;
+            (size as u64, &inst.operands[3..])
+        } else {
+            let Ty::Pointer(_, p) = self.tys.get(self.ty_of(dst)).clone() else {
+                return Err("bad OpCopyMemory".into());
+            };
+            (self.tys.size_of(p), &inst.operands[2..])
+        };
+        let align = super::memory_align(mem_ops).unwrap_or(1);
+        let ds = self.space(dst)?;
+        let ss = self.space(src)?;
+        let da = self.addr_of(b, ds, dst)?;
+        let sa = self.addr_of(b, ss, src)?;
+        let chunk = [8u64, 4, 2, 1]
+            .into_iter()
+            .find(|c| align >= *c && size % c == 0)
+            .unwrap_or(1);
+        if size / chunk > 1024 {
+            return Err("memcpy of more than 1024 elements is not supported yet".into());
+        }
+        let ct = self.out.t_int(chunk as u32 * 8);
+        let mut off = 0;
+        while off < size {
+            let s = self.addr_add(b, ss, sa, off);
+            let v = self.load_scalar(b, ss, s, ct, chunk, align_at(align, off))?;
+            let d = self.addr_add(b, ds, da, off);
+            self.store_scalar(b, ds, d, ct, v, chunk, align_at(align, off))?;
+            off += chunk;
+        }
+        Ok(())
+    }
+}
+
+impl Lower<'_> {
+    /// Atomics on 32-bit (and, where the device has them, 64-bit global)
+    /// integers; float exchange/load/store through integer bitcasts.
+    ///
+    /// Scopes: Device for global memory (whatever the input says),
+    /// Workgroup for `__local` memory.
+    /// Semantics keep their ordering (sequentially consistent becomes
+    /// acquire-release, Vulkan has no stronger one) and get the storage
+    /// class of the space they touch.
+    pub(crate) fn lower_atomic(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        use rspirv::spirv::MemorySemantics as M;
+        let op = inst.class.opcode;
+        let ids_: Vec<Word> = inst
+            .operands
+            .iter()
+            .filter_map(|o| o.id_ref_any())
+            .collect();
+        let ptr = ids_[0];
+        let Ty::Pointer(_, pointee) = self.tys.get(self.ty_of(ptr)).clone() else {
+            return Err(format!("Op{op:?} on a non-pointer"));
+        };
+        let (width, float) = match self.tys.get(pointee) {
+            Ty::Int(w) => (*w, false),
+            Ty::Float(w) => (*w, true),
+            _ => return Err(format!("Op{op:?} on a {}", self.tys.c_name(pointee))),
+        };
+        if width != 32 && width != 64 {
+            return Err(format!("{width}-bit atomics are not supported"));
+        }
+        let space = self.space(ptr)?;
+        if width == 64 && (space != Space::Global || !self.caps.int64_atomics) {
+            return Err("64-bit atomics are not supported on this device/address space".into());
+        }
+        if width == 64 {
+            self.uses_int64_atomics = true;
+        }
+        let it = self.out.t_int(width);
+        let addr = self.addr_of(b, space, ptr)?;
+        let (p, storage) = match space {
+            Space::Global => {
+                let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, it);
+                (
+                    self.emit(b, Op::ConvertUToPtr, pt, ids(&[addr])),
+                    M::UNIFORM_MEMORY,
+                )
+            }
+            Space::Local => {
+                let i = self.word_index(b, addr, 0);
+                (self.word_ptr(b, space, i)?, M::WORKGROUP_MEMORY)
+            }
+            _ => return Err("atomics on private or constant memory are not supported".into()),
+        };
+        let konst = |l: &Self, id: Word| l.tys.int_consts.get(&id).map(|c| c.0 as u32);
+        // Global atomics always get Device scope: llvm-spirv-15 gives the
+        // OpenCL 1.x atomic_* functions Workgroup scope, and a wider scope
+        // is always correct.
+        let scope = match space {
+            Space::Local => Scope::Workgroup as u32,
+            _ => Scope::Device as u32,
+        };
+        let scope = self.out.c_u32(scope);
+        let sem = |l: &mut Self, id: Word, allowed: M| -> Res<Word> {
+            let s =
+                M::from_bits_truncate(konst(l, id).ok_or("atomic semantics must be a constant")?);
+            let ordered = s.intersects(
+                M::ACQUIRE | M::RELEASE | M::ACQUIRE_RELEASE | M::SEQUENTIALLY_CONSISTENT,
+            );
+            let v = if ordered {
+                allowed | storage
+            } else {
+                M::empty()
+            };
+            Ok(l.out.c_u32(v.bits()))
+        };
+        let value = |l: &mut Self, b: &mut Block, id: Word| -> Word {
+            let v = l.v(id);
+            if float {
+                l.emit(b, Op::Bitcast, it, ids(&[v]))
+            } else {
+                v
+            }
+        };
+        let rid = inst.result_id.unwrap_or(0);
+        let result = match op {
+            Op::AtomicLoad => {
+                let s = sem(self, ids_[2], M::ACQUIRE)?;
+                Some(self.emit(b, op, it, ids(&[p, scope, s])))
+            }
+            Op::AtomicStore => {
+                let s = sem(self, ids_[2], M::RELEASE)?;
+                let v = value(self, b, ids_[3]);
+                b.push(op, None, None, ids(&[p, scope, s, v]));
+                None
+            }
+            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
+                let eq = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
+                let ne = sem(self, ids_[3], M::ACQUIRE)?;
+                let v = value(self, b, ids_[4]);
+                let c = value(self, b, ids_[5]);
+                Some(self.emit(
+                    b,
+                    Op::AtomicCompareExchange,
+                    it,
+                    ids(&[p, scope, eq, ne, v, c]),
+                ))
+            }
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let s = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
+                Some(self.emit(b, op, it, ids(&[p, scope, s])))
+            }
+            Op::AtomicExchange
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor => {
+                if float && op != Op::AtomicExchange {
+                    return Err(format!("floating-point Op{op:?} is not supported"));
+                }
+                let s = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
+                let v = value(self, b, ids_[3]);
+                Some(self.emit(b, op, it, ids(&[p, scope, s, v])))
+            }
+            Op::AtomicFlagTestAndSet => {
+                let s = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
+                let one = self.out.c_int(width, 1);
+                let old = self.emit(b, Op::AtomicExchange, it, ids(&[p, scope, s, one]));
+                let zero = self.out.c_int(width, 0);
+                let bt = self.out.t_bool();
+                let r = self.emit(b, Op::INotEqual, bt, ids(&[old, zero]));
+                self.alias.insert(rid, r);
+                return Ok(());
+            }
+            Op::AtomicFlagClear => {
+                let s = sem(self, ids_[2], M::RELEASE)?;
+                let zero = self.out.c_int(width, 0);
+                b.push(Op::AtomicStore, None, None, ids(&[p, scope, s, zero]));
+                None
+            }
+            _ => return Err(format!("atomic Op{op:?} is not supported yet")),
+        };
+        if let Some(r) = result {
+            let r = if float {
+                let ft = self.lower_ty(pointee)?;
+                self.emit(b, Op::Bitcast, ft, ids(&[r]))
+            } else {
+                r
+            };
+            self.alias.insert(rid, r);
+        }
+        Ok(())
+    }
+}

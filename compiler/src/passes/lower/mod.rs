@@ -1,0 +1,1512 @@
+//! Lowering one kernel of an OpenCL (Kernel) SPIR-V module to a Vulkan
+//! compute module: `lower_kernel`.
+//!
+//! # Algorithm
+//!
+//! The output is a new module built from the input one (ids of values are
+//! kept; types are re-created, hash-consed, through `Out`):
+//!
+//! * **Pointers are integers** (DESIGN §4, physical addressing). A pointer
+//!   type becomes `u64` for CrossWorkgroup, UniformConstant and Generic and
+//!   `u32` for Workgroup, Function and Private. Where a pointer points
+//!   (`Space`) is inferred by a data-flow pass over the kernel's call graph
+//!   (`infer_spaces`): from the storage class for most types, from the
+//!   operands for Generic/UniformConstant ones (casts, access chains, phis,
+//!   selects, call arguments, returned values).
+//! * Access chains become integer arithmetic with OpenCL C sizes and struct
+//!   offsets (`TypeTable`); pointer casts vanish.
+//! * Global memory: a load/store is `OpConvertUToPtr` to a
+//!   PhysicalStorageBuffer pointer of the scalar/vector type plus an
+//!   `Aligned` access. Composites are split into members; bool is a byte.
+//! * `__local` memory: one Workgroup `u32` array holds every kernel-scope
+//!   `__local` variable (at static offsets) and then each `__local` pointer
+//!   argument (sized by its SpecId, rounded up to 16 bytes). Private memory
+//!   addressed through pointers (allocas) lives in one per-invocation
+//!   Private `u32` array, one static frame per function (OpenCL forbids
+//!   recursion). Program-scope `__constant` data is a Private `u32` array
+//!   with an initializer. Accesses to these are assembled from word
+//!   accesses (shift/mask/bitcast); sub-word stores to `__local` use two
+//!   atomics (and/or) so neighbouring bytes written by other work-items
+//!   are never lost.
+//! * Kernel arguments come from push constants (`args`), OpenCL builtin
+//!   variables from Vulkan builtins, spec constants and implicit
+//!   push-constant fields (`workitem`), OpenCL.std from GLSL.std.450 or
+//!   inline code (`ext_inst`).
+//!
+//! # Gaps
+//!
+//! Atomics, images, samplers, printf, async copies, sub-groups, pipes and
+//! device enqueue are reported as unsupported; 8/16-wide vectors, structs
+//! passed by value, dynamic-size memcpy and generic pointers whose address
+//! space cannot be inferred statically too.
+
+mod args;
+mod emit;
+mod ext_inst;
+mod memory;
+mod wide;
+mod workitem;
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::{self, Instruction, Operand};
+use rspirv::spirv::{self, BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
+
+use super::types::{Ty, TypeTable};
+use crate::{ArgBuffer, DeviceCaps, ImplicitField};
+use emit::{ids, Block, Out};
+
+pub use args::ArgLayout;
+
+/// Where a pointer value points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// A buffer device address (u64).
+    Global,
+    /// A byte offset into the work-group array.
+    Local,
+    /// A byte offset into the invocation's private frame array.
+    Private,
+    /// A byte offset into the program-scope constant data.
+    Const,
+    /// Different spaces reach this value: not lowerable statically.
+    Mixed,
+}
+
+/// The result of lowering one kernel.
+pub struct LoweredKernel {
+    pub module: dr::Module,
+    pub args: Vec<ArgLayout>,
+    pub push_constant_size: u32,
+    pub arg_buffer: Option<ArgBuffer>,
+    pub implicit: Vec<(ImplicitField, u32)>,
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    pub work_group_size_hint: Option<[u32; 3]>,
+    pub vec_type_hint: Option<String>,
+    pub static_local_size: u32,
+    pub private_size: u32,
+}
+
+/// A lowering failure: the message, and the source line it concerns.
+pub struct LowerError {
+    pub message: String,
+    pub line: Option<u32>,
+}
+
+type Res<T> = Result<T, String>;
+
+/// Lowers the kernel whose OpEntryPoint is `entry` (an index into
+/// `module.entry_points`) to a self-contained Vulkan compute module.
+pub fn lower_kernel(
+    module: &dr::Module,
+    entry: usize,
+    caps: &DeviceCaps,
+) -> Result<LoweredKernel, LowerError> {
+    let mut l = Lower::new(module, caps);
+    let r = l.run(entry);
+    r.map_err(|message| LowerError {
+        message,
+        line: l.line,
+    })
+}
+
+/// Where every pointer value of the module points, joined over all its
+/// kernels (for `specialize_address_spaces`). Modules the lowering would
+/// reject anyway give an empty map.
+pub fn infer_program_spaces(module: &dr::Module, caps: &DeviceCaps) -> HashMap<Word, Space> {
+    let mut l = Lower::new(module, caps);
+    for ep in &module.entry_points {
+        let entry_fn = ep.operands[1].unwrap_id_ref();
+        let Ok(order) = l.call_graph(entry_fn) else {
+            return HashMap::new();
+        };
+        if l.infer_spaces(&order, entry_fn).is_err() {
+            return HashMap::new();
+        }
+    }
+    l.spaces
+}
+
+/// OpenCL builtin variables the input may load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClBuiltin {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    EnqueuedLocalSize,
+    NumGroups,
+    GlobalOffset,
+    WorkDim,
+    GlobalLinearId,
+    LocalLinearId,
+}
+
+pub(crate) struct Lower<'a> {
+    src: &'a dr::Module,
+    tys: TypeTable,
+    caps: &'a DeviceCaps,
+    out: Out,
+    /// Original type of every value (results, parameters, globals).
+    value_ty: HashMap<Word, Word>,
+    /// Global instructions of the input by result id.
+    globals: HashMap<Word, &'a Instruction>,
+    /// Functions of the input by id.
+    funcs: HashMap<Word, &'a dr::Function>,
+    spaces: HashMap<Word, Space>,
+    alias: HashMap<Word, Word>,
+    /// Decorations of the input by target.
+    decorations: HashMap<Word, Vec<&'a Instruction>>,
+    builtin_vars: HashMap<Word, ClBuiltin>,
+    /// Loads of vector builtins whose uses all extract a constant component.
+    deferred_builtins: HashMap<Word, (ClBuiltin, Word)>,
+    /// Source line of the instruction being lowered (OpLine).
+    line: Option<u32>,
+    // Memory arrays.
+    local_var: Word,
+    private_var: Word,
+    const_var: Word,
+    uses_local: bool,
+    uses_private: bool,
+    uses_const: bool,
+    uses_int64_atomics: bool,
+    static_local_size: u64,
+    private_size: u64,
+    const_data: Vec<u8>,
+    // Push constants and implicit fields.
+    pc_var: Word,
+    uses_pc: bool,
+    /// Bytes of the push-constant block (known after `build_entry`).
+    pc_size: u32,
+    implicit: Vec<(ImplicitField, Word)>,
+    // Vulkan builtins and spec constants.
+    vk_inputs: HashMap<BuiltIn, Word>,
+    reqd_size: Option<[u32; 3]>,
+    wg_size: Option<Word>,
+    enqueued_size: Option<[Word; 3]>,
+    /// Where the `__local` argument regions end (bytes, a spec-constant
+    /// expression); None without `__local` arguments.
+    local_end: Option<Word>,
+}
+
+fn rep_width(sc: StorageClass) -> u32 {
+    match sc {
+        StorageClass::Workgroup | StorageClass::Function | StorageClass::Private => 32,
+        _ => 64,
+    }
+}
+
+fn space_of_class(sc: StorageClass) -> Option<Space> {
+    match sc {
+        StorageClass::CrossWorkgroup => Some(Space::Global),
+        StorageClass::Workgroup => Some(Space::Local),
+        StorageClass::Function | StorageClass::Private => Some(Space::Private),
+        _ => None,
+    }
+}
+
+fn join(a: Option<Space>, b: Option<Space>) -> Option<Space> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(x), Some(y)) if x == y => Some(x),
+        _ => Some(Space::Mixed),
+    }
+}
+
+fn memory_align(operands: &[Operand]) -> Option<u64> {
+    let mut it = operands.iter();
+    while let Some(o) = it.next() {
+        if let Operand::MemoryAccess(ma) = o {
+            if ma.contains(spirv::MemoryAccess::ALIGNED) {
+                if let Some(Operand::LiteralBit32(a)) = it.next() {
+                    return Some(*a as u64);
+                }
+            }
+        }
+    }
+    None
+}
+
+impl<'a> Lower<'a> {
+    fn new(src: &'a dr::Module, caps: &'a DeviceCaps) -> Self {
+        let bound = src.header.as_ref().map_or(1, |h| h.bound);
+        let mut out = Out::new(bound);
+        let local_var = out.id();
+        let private_var = out.id();
+        let const_var = out.id();
+        let pc_var = out.id();
+        let mut l = Lower {
+            src,
+            tys: TypeTable::from_module(src),
+            caps,
+            out,
+            value_ty: HashMap::new(),
+            globals: HashMap::new(),
+            funcs: HashMap::new(),
+            spaces: HashMap::new(),
+            alias: HashMap::new(),
+            decorations: HashMap::new(),
+            builtin_vars: HashMap::new(),
+            deferred_builtins: HashMap::new(),
+            line: None,
+            local_var,
+            private_var,
+            const_var,
+            uses_local: false,
+            uses_private: false,
+            uses_const: false,
+            uses_int64_atomics: false,
+            static_local_size: 0,
+            private_size: 0,
+            const_data: Vec::new(),
+            pc_var,
+            uses_pc: false,
+            pc_size: 0,
+            implicit: Vec::new(),
+            vk_inputs: HashMap::new(),
+            reqd_size: None,
+            wg_size: None,
+            enqueued_size: None,
+            local_end: None,
+        };
+        for a in &src.annotations {
+            if let Some(Operand::IdRef(t)) = a.operands.first() {
+                l.decorations.entry(*t).or_default().push(a);
+            }
+        }
+        for g in &src.types_global_values {
+            if let Some(id) = g.result_id {
+                l.globals.insert(id, g);
+                if let Some(t) = g.result_type {
+                    l.value_ty.insert(id, t);
+                }
+            }
+        }
+        for f in &src.functions {
+            if let Some(id) = f.def_id() {
+                l.funcs.insert(id, f);
+            }
+            for i in f
+                .parameters
+                .iter()
+                .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
+            {
+                if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+                    l.value_ty.insert(id, t);
+                }
+            }
+        }
+        l
+    }
+
+    fn builtin_of(&self, id: Word) -> Option<BuiltIn> {
+        self.decorations.get(&id)?.iter().find_map(|d| {
+            match (d.operands.get(1), d.operands.get(2)) {
+                (Some(Operand::Decoration(Decoration::BuiltIn)), Some(Operand::BuiltIn(b))) => {
+                    Some(*b)
+                }
+                _ => None,
+            }
+        })
+    }
+
+    fn has_decoration(&self, id: Word, dec: Decoration) -> bool {
+        self.decorations.get(&id).is_some_and(|v| {
+            v.iter()
+                .any(|d| matches!(d.operands.get(1), Some(Operand::Decoration(x)) if *x == dec))
+        })
+    }
+
+    /// The name of a function (OpName or linkage name), for messages.
+    fn name_of(&self, id: Word) -> String {
+        for n in &self.src.debug_names {
+            if n.operands.first() == Some(&Operand::IdRef(id)) {
+                if let Some(Operand::LiteralString(s)) = n.operands.get(1) {
+                    return s.clone();
+                }
+            }
+        }
+        format!("%{id}")
+    }
+
+    pub(crate) fn v(&self, id: Word) -> Word {
+        let mut id = id;
+        while let Some(&a) = self.alias.get(&id) {
+            id = a;
+        }
+        id
+    }
+
+    pub(crate) fn ty_of(&self, id: Word) -> Word {
+        self.value_ty.get(&id).copied().unwrap_or(0)
+    }
+
+    /// The output type of an input type.
+    pub(crate) fn lower_ty(&mut self, t: Word) -> Res<Word> {
+        Ok(match self.tys.get(t).clone() {
+            Ty::Void => self.out.t_void(),
+            Ty::Bool => self.out.t_bool(),
+            Ty::Int(w) => self.out.t_int(w),
+            Ty::Float(w) => self.out.t_float(w),
+            Ty::Vector(e, n) => {
+                let e = self.lower_ty(e)?;
+                if n > 4 {
+                    // 8/16-wide: an array of 4-wide parts (see `wide`).
+                    let v4 = self.out.t_vec(e, 4);
+                    let k = self.out.c_u32(n.div_ceil(4));
+                    self.out.t_array(v4, k)
+                } else {
+                    self.out.t_vec(e, n)
+                }
+            }
+            Ty::Array(e, n) => {
+                let e = self.lower_ty(e)?;
+                let n = self.out.c_u32(n as u32);
+                self.out.t_array(e, n)
+            }
+            Ty::Struct(m, _) => {
+                let mut members = Vec::new();
+                for x in m {
+                    members.push(self.lower_ty(x)?);
+                }
+                self.out.t_struct(&members)
+            }
+            Ty::Pointer(sc, _) => self.out.t_int(rep_width(sc)),
+            Ty::Function(r, p) => {
+                let r = self.lower_ty(r)?;
+                let mut ps = Vec::new();
+                for x in p {
+                    ps.push(self.lower_ty(x)?);
+                }
+                self.out.t_fn(r, &ps)
+            }
+            Ty::RuntimeArray(_) => return Err("runtime arrays are not supported".into()),
+            Ty::Opaque(op) => {
+                return Err(match op {
+                    Op::TypeImage | Op::TypeSampledImage => "images are not supported yet".into(),
+                    Op::TypeSampler => "samplers are not supported yet".into(),
+                    Op::TypeEvent => "events (async_work_group_copy) are not supported yet".into(),
+                    Op::TypePipe => "pipes are not supported".into(),
+                    _ => format!("type {op:?} is not supported"),
+                })
+            }
+        })
+    }
+
+    pub(crate) fn emit(&mut self, b: &mut Block, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.out.id();
+        b.push(op, Some(ty), Some(id), operands);
+        id
+    }
+
+    /// Functions reachable from `root` through OpFunctionCall, root first.
+    fn call_graph(&self, root: Word) -> Res<Vec<Word>> {
+        let mut order = vec![root];
+        let mut seen: HashSet<Word> = order.iter().copied().collect();
+        let mut i = 0;
+        while i < order.len() {
+            let f = self.funcs[&order[i]];
+            for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
+                if inst.class.opcode == Op::FunctionCall {
+                    let callee = inst.operands[0].unwrap_id_ref();
+                    if !seen.insert(callee) {
+                        continue;
+                    }
+                    match self.funcs.get(&callee) {
+                        Some(cf) if !cf.blocks.is_empty() => order.push(callee),
+                        _ => {
+                            return Err(format!(
+                                "call to undefined function '{}' (an unsupported builtin?)",
+                                self.name_of(callee)
+                            ))
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+        Ok(order)
+    }
+
+    fn run(&mut self, entry: usize) -> Res<LoweredKernel> {
+        let ep = &self.src.entry_points[entry];
+        let entry_fn = ep.operands[1].unwrap_id_ref();
+        let name = ep.operands[2].unwrap_literal_string().to_string();
+        let mut hint = None;
+        let mut vec_hint = None;
+        for em in &self.src.execution_modes {
+            if em.operands[0] != Operand::IdRef(entry_fn) {
+                continue;
+            }
+            let lits: Vec<u32> = em.operands[2..]
+                .iter()
+                .filter_map(|o| {
+                    if let Operand::LiteralBit32(v) = o {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            match em.operands[1] {
+                Operand::ExecutionMode(ExecutionMode::LocalSize) if lits.len() == 3 => {
+                    self.reqd_size = Some([lits[0], lits[1], lits[2]])
+                }
+                Operand::ExecutionMode(ExecutionMode::LocalSizeHint) if lits.len() == 3 => {
+                    hint = Some([lits[0], lits[1], lits[2]])
+                }
+                Operand::ExecutionMode(ExecutionMode::VecTypeHint) if !lits.is_empty() => {
+                    vec_hint = Some(vec_type_hint_name(lits[0]))
+                }
+                _ => {}
+            }
+        }
+        let order = self.call_graph(entry_fn)?;
+        self.lower_constants();
+        self.classify_globals(&order)?;
+        self.assign_frames(&order)?;
+        self.infer_spaces(&order, entry_fn)?;
+
+        // Lower every reachable function.
+        let mut functions = Vec::new();
+        for &f in &order {
+            let func = self.lower_function(self.funcs[&f])?;
+            functions.push(func);
+        }
+        self.line = None;
+        let main = self.out.id();
+        let arg_info = self.build_entry(main, entry_fn, &mut functions)?;
+        let module = self.assemble(main, &name, functions)?;
+        Ok(LoweredKernel {
+            module,
+            args: arg_info.args,
+            push_constant_size: arg_info.push_constant_size,
+            arg_buffer: arg_info.arg_buffer,
+            implicit: arg_info.implicit,
+            reqd_work_group_size: self.reqd_size,
+            work_group_size_hint: hint,
+            vec_type_hint: vec_hint,
+            static_local_size: self.static_local_size as u32,
+            private_size: self.private_size as u32,
+        })
+    }
+
+    /// Re-emits the input's constants (same ids, output types). Constants
+    /// whose type cannot be lowered are left out: a use of one is reported
+    /// where its type is lowered.
+    fn lower_constants(&mut self) {
+        for g in &self.src.types_global_values {
+            let op = g.class.opcode;
+            if !matches!(
+                op,
+                Op::Constant
+                    | Op::ConstantComposite
+                    | Op::ConstantNull
+                    | Op::ConstantTrue
+                    | Op::ConstantFalse
+                    | Op::Undef
+                    | Op::SpecConstant
+                    | Op::SpecConstantTrue
+                    | Op::SpecConstantFalse
+                    | Op::SpecConstantComposite
+            ) {
+                continue;
+            }
+            let Some(t) = g.result_type else { continue };
+            let Ok(nt) = self.lower_ty(t) else { continue };
+            if op == Op::ConstantComposite && self.is_wide(t) {
+                // 8/16-wide: regroup the components into 4-wide parts.
+                let Ok(pt) = self.wide_part_ty(t) else {
+                    continue;
+                };
+                let comps: Vec<Word> = g.operands.iter().filter_map(|o| o.id_ref_any()).collect();
+                let parts: Vec<Word> = comps
+                    .chunks(4)
+                    .map(|c| self.out.c_composite(pt, c))
+                    .collect();
+                self.out
+                    .globals
+                    .push(Instruction::new(op, Some(nt), g.result_id, ids(&parts)));
+                continue;
+            }
+            self.out.globals.push(Instruction::new(
+                op,
+                Some(nt),
+                g.result_id,
+                g.operands.clone(),
+            ));
+        }
+    }
+
+    /// Decides what each global variable used by the kernel becomes:
+    /// builtins, `__local` variables at offsets of the work-group array,
+    /// program-scope constant data at offsets of the constant array.
+    fn classify_globals(&mut self, order: &[Word]) -> Res<()> {
+        let mut used: Vec<Word> = Vec::new();
+        let mut seen = HashSet::new();
+        for &f in order {
+            for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
+                for o in &inst.operands {
+                    if let Some(id) = o.id_ref_any() {
+                        if let Some(g) = self.globals.get(&id) {
+                            if g.class.opcode == Op::Variable && seen.insert(id) {
+                                used.push(id);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for var in used {
+            let g = self.globals[&var];
+            let Ty::Pointer(sc, pointee) = self.tys.get(g.result_type.unwrap_or(0)).clone() else {
+                continue;
+            };
+            match sc {
+                StorageClass::Input => {
+                    let b = self
+                        .builtin_of(var)
+                        .ok_or("an Input variable that is not a builtin")?;
+                    let cb = match b {
+                        BuiltIn::GlobalInvocationId => ClBuiltin::GlobalId,
+                        BuiltIn::LocalInvocationId => ClBuiltin::LocalId,
+                        BuiltIn::WorkgroupId => ClBuiltin::GroupId,
+                        BuiltIn::GlobalSize => ClBuiltin::GlobalSize,
+                        BuiltIn::WorkgroupSize => ClBuiltin::LocalSize,
+                        BuiltIn::EnqueuedWorkgroupSize => ClBuiltin::EnqueuedLocalSize,
+                        BuiltIn::NumWorkgroups => ClBuiltin::NumGroups,
+                        BuiltIn::GlobalOffset => ClBuiltin::GlobalOffset,
+                        BuiltIn::WorkDim => ClBuiltin::WorkDim,
+                        BuiltIn::GlobalLinearId => ClBuiltin::GlobalLinearId,
+                        BuiltIn::LocalInvocationIndex => ClBuiltin::LocalLinearId,
+                        other => {
+                            return Err(format!(
+                                "builtin {other:?} (sub-groups?) is not supported yet"
+                            ))
+                        }
+                    };
+                    self.builtin_vars.insert(var, cb);
+                }
+                StorageClass::Workgroup => {
+                    let align = self.tys.align_of(pointee).max(4);
+                    let off = self.static_local_size.next_multiple_of(align);
+                    self.static_local_size = off + self.tys.size_of(pointee);
+                    self.uses_local = true;
+                    self.define_offset(var, off as u32, 32);
+                }
+                StorageClass::UniformConstant => {
+                    let init = g.operands.get(1).and_then(|o| o.id_ref_any());
+                    let align = self.tys.align_of(pointee).max(4) as usize;
+                    let off = self.const_data.len().next_multiple_of(align);
+                    let size = self.tys.size_of(pointee) as usize;
+                    self.const_data.resize(off + size, 0);
+                    if let Some(init) = init {
+                        let mut bytes = vec![0u8; size];
+                        self.serialize_const(init, &mut bytes, 0)?;
+                        self.const_data[off..off + size].copy_from_slice(&bytes);
+                    }
+                    self.uses_const = true;
+                    self.define_offset(var, off as u32, 64);
+                }
+                StorageClass::CrossWorkgroup => {
+                    return Err("program-scope __global variables are not supported yet".into())
+                }
+                other => {
+                    return Err(format!(
+                        "global variable in storage class {other:?} is not supported"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Defines `id` as a constant byte offset (of the pointer's width).
+    fn define_offset(&mut self, id: Word, off: u32, width: u32) {
+        let t = self.out.t_int(width);
+        let lit = if width == 64 {
+            Operand::LiteralBit64(off as u64)
+        } else {
+            Operand::LiteralBit32(off)
+        };
+        self.out
+            .globals
+            .push(Instruction::new(Op::Constant, Some(t), Some(id), vec![lit]));
+    }
+
+    /// Writes the bytes of constant `id` at `off` of `bytes`.
+    fn serialize_const(&self, id: Word, bytes: &mut [u8], off: usize) -> Res<()> {
+        let g = self.globals.get(&id).ok_or("non-constant initializer")?;
+        let ty = g.result_type.unwrap_or(0);
+        match g.class.opcode {
+            Op::Constant => {
+                let size = self.tys.size_of(ty) as usize;
+                let v = match g.operands[0] {
+                    Operand::LiteralBit32(v) => v as u64,
+                    Operand::LiteralBit64(v) => v,
+                    _ => 0,
+                };
+                bytes[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
+            }
+            Op::ConstantTrue => bytes[off] = 1,
+            Op::ConstantFalse | Op::ConstantNull | Op::Undef => {}
+            Op::ConstantComposite => {
+                let parts: Vec<Word> = g.operands.iter().filter_map(|o| o.id_ref_any()).collect();
+                match self.tys.get(ty).clone() {
+                    Ty::Struct(..) => {
+                        let (offs, _) = self.tys.struct_layout(ty);
+                        for (p, o) in parts.iter().zip(offs) {
+                            self.serialize_const(*p, bytes, off + o as usize)?;
+                        }
+                    }
+                    Ty::Array(e, _) | Ty::Vector(e, _) => {
+                        let s = self.tys.size_of(e) as usize;
+                        for (i, p) in parts.iter().enumerate() {
+                            self.serialize_const(*p, bytes, off + i * s)?;
+                        }
+                    }
+                    _ => return Err("unsupported constant initializer".into()),
+                }
+            }
+            op => return Err(format!("constant initializer {op:?} is not supported")),
+        }
+        Ok(())
+    }
+
+    /// Gives every Function-storage variable of the kernel's functions a
+    /// static offset in the private frame array.
+    fn assign_frames(&mut self, order: &[Word]) -> Res<()> {
+        for &f in order {
+            for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
+                if inst.class.opcode != Op::Variable {
+                    continue;
+                }
+                let Ty::Pointer(_, pointee) = self.tys.get(inst.result_type.unwrap_or(0)).clone()
+                else {
+                    continue;
+                };
+                let align = self.tys.align_of(pointee).max(4);
+                let off = self.private_size.next_multiple_of(align);
+                self.private_size = off + self.tys.size_of(pointee).max(1);
+                self.uses_private = true;
+                self.define_offset(inst.result_id.unwrap_or(0), off as u32, 32);
+            }
+        }
+        Ok(())
+    }
+
+    /// Infers the `Space` of every pointer value of the kernel (see the
+    /// module doc). Iterates to a fixed point over the call graph.
+    fn infer_spaces(&mut self, order: &[Word], entry_fn: Word) -> Res<()> {
+        // Globals.
+        for (&id, g) in &self.globals {
+            if let Some(Ty::Pointer(sc, _)) = g.result_type.map(|t| self.tys.get(t)) {
+                if g.class.opcode == Op::Variable {
+                    let s = match sc {
+                        StorageClass::UniformConstant => Some(Space::Const),
+                        sc => space_of_class(*sc),
+                    };
+                    if let Some(s) = s {
+                        self.spaces.insert(id, s);
+                    }
+                }
+            }
+        }
+        // Kernel parameters.
+        for p in &self.funcs[&entry_fn].parameters {
+            if let Ty::Pointer(sc, _) = self.tys.get(p.result_type.unwrap_or(0)) {
+                let s = match sc {
+                    StorageClass::UniformConstant | StorageClass::CrossWorkgroup => Space::Global,
+                    StorageClass::Workgroup => Space::Local,
+                    _ => Space::Private,
+                };
+                self.spaces.insert(p.result_id.unwrap_or(0), s);
+            }
+        }
+        for _round in 0..32 {
+            let mut changed = false;
+            let mut set = |spaces: &mut HashMap<Word, Space>, id: Word, s: Option<Space>| {
+                let old = spaces.get(&id).copied();
+                let new = join(old, s);
+                if new != old {
+                    if let Some(n) = new {
+                        spaces.insert(id, n);
+                        changed = true;
+                    }
+                }
+            };
+            for &f in order {
+                let func = self.funcs[&f];
+                for inst in func.blocks.iter().flat_map(|b| &b.instructions) {
+                    if inst.class.opcode == Op::FunctionCall {
+                        let callee = inst.operands[0].unwrap_id_ref();
+                        let params = &self.funcs[&callee].parameters;
+                        for (p, a) in params.iter().zip(&inst.operands[1..]) {
+                            let a = a.unwrap_id_ref();
+                            if matches!(self.tys.get(self.ty_of(a)), Ty::Pointer(..)) {
+                                let s = self.spaces.get(&a).copied();
+                                set(&mut self.spaces, p.result_id.unwrap_or(0), s);
+                            }
+                        }
+                    }
+                    let Some(id) = inst.result_id else { continue };
+                    let Some(Ty::Pointer(sc, _)) = inst.result_type.map(|t| self.tys.get(t)) else {
+                        continue;
+                    };
+                    let sc = *sc;
+                    let fixed = space_of_class(sc);
+                    let from = |k: usize| inst.operands.get(k).and_then(|o| o.id_ref_any());
+                    let s = match inst.class.opcode {
+                        _ if fixed.is_some() && inst.class.opcode != Op::FunctionCall => fixed,
+                        Op::AccessChain
+                        | Op::InBoundsAccessChain
+                        | Op::PtrAccessChain
+                        | Op::InBoundsPtrAccessChain
+                        | Op::CopyObject
+                        | Op::PtrCastToGeneric
+                        | Op::GenericCastToPtr
+                        | Op::GenericCastToPtrExplicit => {
+                            from(0).and_then(|o| self.spaces.get(&o).copied())
+                        }
+                        Op::Bitcast => {
+                            let o = from(0).unwrap_or(0);
+                            match self.tys.get(self.ty_of(o)) {
+                                Ty::Pointer(..) => self.spaces.get(&o).copied(),
+                                _ => Some(Space::Global),
+                            }
+                        }
+                        Op::Phi => {
+                            let mut s = None;
+                            for k in (0..inst.operands.len()).step_by(2) {
+                                s = join(s, from(k).and_then(|o| self.spaces.get(&o).copied()));
+                            }
+                            s
+                        }
+                        Op::Select => join(
+                            from(1).and_then(|o| self.spaces.get(&o).copied()),
+                            from(2).and_then(|o| self.spaces.get(&o).copied()),
+                        ),
+                        Op::FunctionCall => {
+                            let callee = inst.operands[0].unwrap_id_ref();
+                            let mut s = None;
+                            for ci in self.funcs[&callee]
+                                .blocks
+                                .iter()
+                                .flat_map(|b| &b.instructions)
+                            {
+                                if ci.class.opcode == Op::ReturnValue {
+                                    s = join(
+                                        s,
+                                        self.spaces.get(&ci.operands[0].unwrap_id_ref()).copied(),
+                                    );
+                                }
+                            }
+                            s
+                        }
+                        Op::Undef | Op::ConstantNull => None,
+                        // Loaded from memory or made from an integer: a
+                        // global address.
+                        _ => Some(Space::Global),
+                    };
+                    set(&mut self.spaces, id, s);
+                }
+            }
+            if !changed {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// The space a pointer operand points to, or an error.
+    pub(crate) fn space(&self, ptr: Word) -> Res<Space> {
+        match self.spaces.get(&ptr) {
+            Some(Space::Mixed) => Err(
+                "a pointer that may point to different address spaces is not supported yet".into(),
+            ),
+            Some(s) => Ok(*s),
+            None => {
+                if let Some(g) = self.globals.get(&ptr) {
+                    if matches!(g.class.opcode, Op::ConstantNull | Op::Undef) {
+                        return Err("access through a NULL or undefined pointer".into());
+                    }
+                }
+                Err("cannot tell which address space a pointer points to".into())
+            }
+        }
+    }
+
+    fn lower_function(&mut self, f: &'a dr::Function) -> Res<dr::Function> {
+        let mut out = dr::Function::new();
+        let def = f.def.as_ref().ok_or("function without OpFunction")?;
+        let rt = self.lower_ty(def.result_type.unwrap_or(0))?;
+        let fty = self.lower_ty(def.operands[1].unwrap_id_ref())?;
+        // Pure/Const no longer hold once builtins read push constants and
+        // pointers became memory accesses; keep the inlining hints only.
+        let control = match def.operands[0] {
+            Operand::FunctionControl(c) => {
+                c & (spirv::FunctionControl::INLINE | spirv::FunctionControl::DONT_INLINE)
+            }
+            _ => spirv::FunctionControl::NONE,
+        };
+        out.def = Some(Instruction::new(
+            Op::Function,
+            Some(rt),
+            def.result_id,
+            vec![Operand::FunctionControl(control), Operand::IdRef(fty)],
+        ));
+        out.end = Some(Instruction::new(Op::FunctionEnd, None, None, vec![]));
+        for p in &f.parameters {
+            let t = self.lower_ty(p.result_type.unwrap_or(0))?;
+            out.parameters.push(Instruction::new(
+                Op::FunctionParameter,
+                Some(t),
+                p.result_id,
+                vec![],
+            ));
+        }
+        // Builtin loads whose uses all extract a constant component are
+        // computed per component at the use.
+        let mut complex: HashSet<Word> = HashSet::new();
+        let mut builtin_loads: HashMap<Word, ClBuiltin> = HashMap::new();
+        for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
+            if inst.class.opcode == Op::Load {
+                if let Some(&cb) = self.builtin_vars.get(&inst.operands[0].unwrap_id_ref()) {
+                    builtin_loads.insert(inst.result_id.unwrap_or(0), cb);
+                }
+            }
+        }
+        for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
+            for (k, o) in inst.operands.iter().enumerate() {
+                if let Some(id) = o.id_ref_any() {
+                    if builtin_loads.contains_key(&id)
+                        && !(k == 0
+                            && matches!(
+                                inst.class.opcode,
+                                Op::CompositeExtract | Op::VectorExtractDynamic
+                            ))
+                    {
+                        complex.insert(id);
+                    }
+                }
+            }
+        }
+        for blk in &f.blocks {
+            let mut b = Block::default();
+            for inst in &blk.instructions {
+                if inst.class.opcode == Op::Load {
+                    let id = inst.result_id.unwrap_or(0);
+                    if let Some(&cb) = builtin_loads.get(&id) {
+                        let ty = inst.result_type.unwrap_or(0);
+                        if complex.contains(&id) || !matches!(self.tys.get(ty), Ty::Vector(..)) {
+                            let v = self.builtin_value(&mut b, cb, ty)?;
+                            self.alias.insert(id, v);
+                        } else {
+                            self.deferred_builtins.insert(id, (cb, ty));
+                        }
+                        continue;
+                    }
+                }
+                self.lower_inst(&mut b, inst)?;
+            }
+            let mut nb = dr::Block::new();
+            nb.label = blk.label.clone();
+            nb.instructions = b.insts;
+            out.blocks.push(nb);
+        }
+        // Function variables are defined as constants: drop them (they were
+        // skipped) — nothing else to do. Apply aliases now that all are known.
+        for blk in &mut out.blocks {
+            for inst in &mut blk.instructions {
+                for o in &mut inst.operands {
+                    if let Some(id) = o.id_ref_any_mut() {
+                        let mut x = *id;
+                        while let Some(&a) = self.alias.get(&x) {
+                            x = a;
+                        }
+                        *id = x;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Copies `inst` with lowered result type and aliased operands.
+    fn pass_through(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let rt = match inst.result_type {
+            Some(t) => Some(self.lower_ty(t)?),
+            None => None,
+        };
+        let ops = inst.operands.iter().map(|o| self.map_operand(o)).collect();
+        b.push(inst.class.opcode, rt, inst.result_id, ops);
+        Ok(())
+    }
+
+    fn map_operand(&self, o: &Operand) -> Operand {
+        match o {
+            Operand::IdRef(i) => Operand::IdRef(self.v(*i)),
+            other => other.clone(),
+        }
+    }
+
+    fn lower_inst(&mut self, b: &mut Block, inst: &'a Instruction) -> Res<()> {
+        let op = inst.class.opcode;
+        if self.involves_wide(inst) && self.lower_wide(b, inst)? {
+            return Ok(());
+        }
+        let id_op = |k: usize| {
+            inst.operands
+                .get(k)
+                .and_then(|o| o.id_ref_any())
+                .unwrap_or(0)
+        };
+        match op {
+            Op::Line => {
+                if let Some(Operand::LiteralBit32(l)) = inst.operands.get(1) {
+                    self.line = Some(*l);
+                }
+            }
+            Op::NoLine | Op::LifetimeStart | Op::LifetimeStop | Op::Variable => {
+                if op == Op::Variable {
+                    if let Some(init) = inst.operands.get(1).and_then(|o| o.id_ref_any()) {
+                        let ptr = inst.result_id.unwrap_or(0);
+                        let Ty::Pointer(_, pointee) =
+                            self.tys.get(inst.result_type.unwrap_or(0)).clone()
+                        else {
+                            return Ok(());
+                        };
+                        let align = self.tys.align_of(pointee);
+                        let v = self.v(init);
+                        self.store_value(b, Space::Private, ptr, pointee, v, align)?;
+                    }
+                }
+            }
+            Op::ExtInst => {
+                let set = id_op(0);
+                let set_name = self
+                    .src
+                    .ext_inst_imports
+                    .iter()
+                    .find(|i| i.result_id == Some(set))
+                    .map(|i| i.operands[0].unwrap_literal_string().to_string())
+                    .unwrap_or_default();
+                if set_name == "OpenCL.std" {
+                    self.lower_cl_ext_inst(b, inst)?;
+                } else if !set_name.contains("DebugInfo") && !set_name.starts_with("NonSemantic") {
+                    return Err(format!(
+                        "extended instruction set '{set_name}' is not supported"
+                    ));
+                }
+            }
+            Op::Load => {
+                let ptr = id_op(0);
+                let ty = inst.result_type.unwrap_or(0);
+                let align =
+                    memory_align(&inst.operands[1..]).unwrap_or_else(|| self.tys.align_of(ty));
+                let space = self.space(ptr)?;
+                let addr = self.addr_of(b, space, ptr)?;
+                let v = self.load_value(b, space, addr, ty, align)?;
+                self.alias.insert(inst.result_id.unwrap_or(0), v);
+            }
+            Op::Store => {
+                let ptr = id_op(0);
+                let val = id_op(1);
+                let ty = self.ty_of(val);
+                let align =
+                    memory_align(&inst.operands[2..]).unwrap_or_else(|| self.tys.align_of(ty));
+                let space = self.space(ptr)?;
+                let addr = self.addr_of(b, space, ptr)?;
+                let val = self.v(val);
+                self.store_value(b, space, addr, ty, val, align)?;
+            }
+            Op::CopyMemory | Op::CopyMemorySized => self.lower_copy_memory(b, inst)?,
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain => {
+                let chain = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
+                let base = id_op(0);
+                let idx: Vec<Word> = inst.operands[1..]
+                    .iter()
+                    .filter_map(|o| o.id_ref_any())
+                    .collect();
+                let v = self.access_chain(b, base, &idx, chain)?;
+                self.alias.insert(inst.result_id.unwrap_or(0), v);
+            }
+            Op::Bitcast
+            | Op::ConvertPtrToU
+            | Op::ConvertUToPtr
+            | Op::PtrCastToGeneric
+            | Op::GenericCastToPtr
+            | Op::GenericCastToPtrExplicit
+            | Op::CopyObject => {
+                let src = id_op(0);
+                let to = self.lower_ty(inst.result_type.unwrap_or(0))?;
+                let from_ty = self.ty_of(src);
+                let from = self.lower_ty(from_ty)?;
+                let v = self.v(src);
+                let id = inst.result_id.unwrap_or(0);
+                if to == from {
+                    self.alias.insert(id, v);
+                } else if op == Op::Bitcast
+                    && !matches!(self.tys.get(from_ty), Ty::Pointer(..))
+                    && !matches!(self.tys.get(inst.result_type.unwrap_or(0)), Ty::Pointer(..))
+                {
+                    b.push(Op::Bitcast, Some(to), Some(id), vec![Operand::IdRef(v)]);
+                } else {
+                    // Integer ↔ pointer representations of different widths.
+                    let from_w = self.int_width(from);
+                    let to_w = self.int_width(to);
+                    if from_w.is_some() && to_w.is_some() && from_w != to_w {
+                        b.push(Op::UConvert, Some(to), Some(id), vec![Operand::IdRef(v)]);
+                    } else {
+                        b.push(Op::Bitcast, Some(to), Some(id), vec![Operand::IdRef(v)]);
+                    }
+                }
+            }
+            Op::PtrEqual | Op::PtrNotEqual => {
+                let t = self.out.t_bool();
+                let o = if op == Op::PtrEqual {
+                    Op::IEqual
+                } else {
+                    Op::INotEqual
+                };
+                let (a, c) = (self.v(id_op(0)), self.v(id_op(1)));
+                b.push(o, Some(t), inst.result_id, ids(&[a, c]));
+            }
+            Op::PtrDiff => {
+                let t = self.lower_ty(inst.result_type.unwrap_or(0))?;
+                let Ty::Pointer(_, pointee) = self.tys.get(self.ty_of(id_op(0))).clone() else {
+                    return Err("OpPtrDiff on non-pointers".into());
+                };
+                let (a, c) = (self.v(id_op(0)), self.v(id_op(1)));
+                let d = self.emit(b, Op::ISub, t, ids(&[a, c]));
+                let w = self.int_width(t).unwrap_or(64);
+                let s = self.out.c_int(w, self.tys.size_of(pointee));
+                b.push(Op::SDiv, Some(t), inst.result_id, ids(&[d, s]));
+            }
+            Op::CompositeExtract => {
+                let src = id_op(0);
+                if let Some(&(cb, _)) = self.deferred_builtins.get(&src) {
+                    let d = inst.operands[1].unwrap_literal_bit32();
+                    let ty = inst.result_type.unwrap_or(0);
+                    let v = self.builtin_component(b, cb, d, ty)?;
+                    self.alias.insert(inst.result_id.unwrap_or(0), v);
+                } else {
+                    self.pass_through(b, inst)?;
+                }
+            }
+            Op::VectorExtractDynamic => {
+                let src = id_op(0);
+                if let Some(&(cb, vty)) = self.deferred_builtins.get(&src) {
+                    let v = self.builtin_value(b, cb, vty)?;
+                    let idx_orig = id_op(1);
+                    let idx = self.v(idx_orig);
+                    let ty = inst.result_type.unwrap_or(0);
+                    let r = self.builtin_dynamic_extract(b, cb, v, idx, idx_orig, ty)?;
+                    self.alias.insert(inst.result_id.unwrap_or(0), r);
+                } else {
+                    self.pass_through(b, inst)?;
+                }
+            }
+            Op::ControlBarrier | Op::MemoryBarrier => self.lower_barrier(b, inst)?,
+            Op::ConvertFToS
+            | Op::ConvertFToU
+            | Op::SConvert
+            | Op::UConvert
+            | Op::FConvert
+            | Op::ConvertSToF
+            | Op::ConvertUToF
+            | Op::SatConvertSToU
+            | Op::SatConvertUToS => self.lower_conversion(b, inst)?,
+            Op::Ordered
+            | Op::Unordered
+            | Op::IsFinite
+            | Op::IsNormal
+            | Op::SignBitSet
+            | Op::LessOrGreater => self.lower_float_class(b, inst)?,
+            Op::BitCount => {
+                let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
+                let x = self.v(id_op(0));
+                let r = self.popcount(b, rt, x);
+                self.alias.insert(inst.result_id.unwrap_or(0), r);
+            }
+            Op::Return
+            | Op::ReturnValue
+            | Op::Branch
+            | Op::BranchConditional
+            | Op::Switch
+            | Op::Unreachable
+            | Op::Phi
+            | Op::Select
+            | Op::FunctionCall
+            | Op::Undef => self.pass_through(b, inst)?,
+            _ if format!("{op:?}").starts_with("Atomic") => self.lower_atomic(b, inst)?,
+            _ => {
+                if op_needs_kernel(inst) {
+                    return Err(unsupported_op_message(op));
+                }
+                self.pass_through(b, inst)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn int_width(&self, new_ty: Word) -> Option<u32> {
+        self.out.int_width(new_ty)
+    }
+
+    /// Barriers: Workgroup execution scope; memory semantics rewritten for
+    /// Vulkan (CrossWorkgroupMemory → UniformMemory, SequentiallyConsistent
+    /// → AcquireRelease, ImageMemory kept).
+    fn lower_barrier(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let op = inst.class.opcode;
+        let ids_: Vec<Word> = inst
+            .operands
+            .iter()
+            .filter_map(|o| o.id_ref_any())
+            .collect();
+        let konst = |id: Word| self.tys.int_consts.get(&id).map(|c| c.0 as u32);
+        let sem_id = *ids_.last().ok_or("barrier without semantics")?;
+        let sem = konst(sem_id).ok_or("barrier semantics must be a constant")?;
+        use spirv::MemorySemantics as M;
+        let s = M::from_bits_truncate(sem);
+        let mut n = M::empty();
+        if s.intersects(M::CROSS_WORKGROUP_MEMORY | M::UNIFORM_MEMORY) {
+            n |= M::UNIFORM_MEMORY;
+        }
+        if s.contains(M::WORKGROUP_MEMORY) {
+            n |= M::WORKGROUP_MEMORY;
+        }
+        if s.contains(M::IMAGE_MEMORY) {
+            n |= M::IMAGE_MEMORY;
+        }
+        if !n.is_empty() {
+            n |= M::ACQUIRE_RELEASE;
+        }
+        let wg = self.out.c_u32(spirv::Scope::Workgroup as u32);
+        let mem_scope = if op == Op::ControlBarrier {
+            let ms = konst(ids_[1]).unwrap_or(2);
+            // Device scope only when the fence covers global memory.
+            if ms == spirv::Scope::Device as u32 || ms == spirv::Scope::CrossDevice as u32 {
+                self.out.c_u32(spirv::Scope::Device as u32)
+            } else {
+                wg
+            }
+        } else {
+            let ms = konst(ids_[0]).unwrap_or(2);
+            if ms == spirv::Scope::Device as u32 || ms == spirv::Scope::CrossDevice as u32 {
+                self.out.c_u32(spirv::Scope::Device as u32)
+            } else {
+                wg
+            }
+        };
+        let semc = self.out.c_u32(n.bits());
+        if op == Op::ControlBarrier {
+            b.push(
+                op,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(wg),
+                    Operand::IdRef(mem_scope),
+                    Operand::IdRef(semc),
+                ],
+            );
+        } else if !n.is_empty() {
+            b.push(
+                op,
+                None,
+                None,
+                vec![Operand::IdRef(mem_scope), Operand::IdRef(semc)],
+            );
+        }
+        Ok(())
+    }
+
+    /// Conversions: FPRoundingMode on float→int rounds first;
+    /// SaturatedConversion clamps to the destination range.
+    fn lower_conversion(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let id = inst.result_id.unwrap_or(0);
+        let op = inst.class.opcode;
+        let rounding = self.decorations.get(&id).and_then(|v| {
+            v.iter()
+                .find_map(|d| match (d.operands.get(1), d.operands.get(2)) {
+                    (
+                        Some(Operand::Decoration(Decoration::FPRoundingMode)),
+                        Some(Operand::FPRoundingMode(m)),
+                    ) => Some(*m),
+                    _ => None,
+                })
+        });
+        let saturate = self.has_decoration(id, Decoration::SaturatedConversion)
+            || matches!(op, Op::SatConvertSToU | Op::SatConvertUToS);
+        let src_id = inst.operands[0].unwrap_id_ref();
+        let src = self.v(src_id);
+        let src_ty = self.ty_of(src_id);
+        let dst_ty = inst.result_type.unwrap_or(0);
+        let r = if self.is_wide(dst_ty) {
+            let (spt, dpt) = (self.wide_part_ty(src_ty)?, self.wide_part_ty(dst_ty)?);
+            let mut parts = Vec::new();
+            for i in 0..self.wide_parts(dst_ty) {
+                let x = self.wide_part(b, src, spt, i);
+                parts.push(self.convert_value(b, op, x, spt, dpt, rounding, saturate)?);
+            }
+            let t = self.lower_ty(dst_ty)?;
+            self.emit(b, Op::CompositeConstruct, t, ids(&parts))
+        } else {
+            let (st, t) = (self.lower_ty(src_ty)?, self.lower_ty(dst_ty)?);
+            self.convert_value(b, op, src, st, t, rounding, saturate)?
+        };
+        self.alias.insert(id, r);
+        Ok(())
+    }
+
+    /// One conversion of `x` (output type `st`) to `t`: FPRoundingMode on
+    /// float→int rounds first; saturation clamps to the destination range
+    /// (NaN → 0).
+    #[allow(clippy::too_many_arguments)]
+    fn convert_value(
+        &mut self,
+        b: &mut Block,
+        op: Op,
+        x: Word,
+        st: Word,
+        t: Word,
+        rounding: Option<spirv::FPRoundingMode>,
+        saturate: bool,
+    ) -> Res<Word> {
+        let mut x = x;
+        let mut op = op;
+        match op {
+            Op::ConvertFToS | Op::ConvertFToU => {
+                use spirv::FPRoundingMode as R;
+                let r = match rounding {
+                    Some(R::RTE) => Some(spirv::GlslStd450Op::RoundEven),
+                    Some(R::RTP) => Some(spirv::GlslStd450Op::Ceil),
+                    Some(R::RTN) => Some(spirv::GlslStd450Op::Floor),
+                    _ => None,
+                };
+                if let Some(r) = r {
+                    let g = self.out.glsl();
+                    x = self.emit(
+                        b,
+                        Op::ExtInst,
+                        st,
+                        vec![
+                            Operand::IdRef(g),
+                            Operand::LiteralExtInstInteger(r as u32),
+                            Operand::IdRef(x),
+                        ],
+                    );
+                }
+                if saturate {
+                    x = self.saturate_float_to_int(b, x, st, t, op == Op::ConvertFToS);
+                }
+            }
+            Op::SConvert | Op::UConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
+                let (sw, dw) = (
+                    self.out.scalar_width(st).unwrap_or(32),
+                    self.out.scalar_width(t).unwrap_or(32),
+                );
+                if saturate {
+                    // Source signedness: SConvert/SatConvertSToU read a
+                    // signed value; destination signedness: SConvert and
+                    // SatConvertUToS write a signed one.
+                    let src_signed = matches!(op, Op::SConvert | Op::SatConvertSToU);
+                    let dst_signed = matches!(op, Op::SConvert | Op::SatConvertUToS);
+                    x = self.saturate_int(b, x, st, sw, dw, src_signed, dst_signed);
+                }
+                op = match op {
+                    Op::SatConvertSToU => Op::SConvert,
+                    Op::SatConvertUToS => Op::UConvert,
+                    o => o,
+                };
+                if sw == dw {
+                    return Ok(x);
+                }
+                if matches!(op, Op::SConvert) && saturate && dw > sw {
+                    // Widening a clamped non-negative value (SToU): zero-extend.
+                    op = Op::UConvert;
+                }
+            }
+            _ => {}
+        }
+        Ok(self.emit(b, op, t, ids(&[x])))
+    }
+
+    /// Copies the defined/used ids into a complete module.
+    fn assemble(
+        &mut self,
+        main: Word,
+        name: &str,
+        functions: Vec<dr::Function>,
+    ) -> Res<dr::Module> {
+        let mut m = dr::Module::new();
+        let interface = self.finish_globals();
+        // Names: keep those of values that still exist.
+        let mut defined: HashSet<Word> = HashSet::new();
+        for g in &self.out.globals {
+            if let Some(id) = g.result_id {
+                defined.insert(id);
+            }
+        }
+        for f in &functions {
+            for i in f.all_inst_iter() {
+                if let Some(id) = i.result_id {
+                    defined.insert(id);
+                }
+            }
+        }
+        for n in &self.src.debug_names {
+            if let Some(Operand::IdRef(t)) = n.operands.first() {
+                if defined.contains(t) && !self.globals.contains_key(t) {
+                    m.debug_names.push(n.clone());
+                }
+            }
+        }
+        m.debug_names.append(&mut self.out.names);
+        let mut caps: Vec<Capability> = vec![
+            Capability::Shader,
+            Capability::PhysicalStorageBufferAddresses,
+        ];
+        for g in &self.out.globals {
+            let lit = |k: usize| g.operands.get(k).map(|o| o.unwrap_literal_bit32());
+            match g.class.opcode {
+                Op::TypeInt => match lit(0) {
+                    Some(8) => caps.push(Capability::Int8),
+                    Some(16) => caps.push(Capability::Int16),
+                    Some(64) => caps.push(Capability::Int64),
+                    _ => {}
+                },
+                Op::TypeFloat => match lit(0) {
+                    Some(16) => caps.push(Capability::Float16),
+                    Some(64) => caps.push(Capability::Float64),
+                    _ => {}
+                },
+                Op::TypePointer
+                    if g.operands[0]
+                        == Operand::StorageClass(StorageClass::PhysicalStorageBuffer) =>
+                {
+                    match self.out.scalar_width(g.operands[1].unwrap_id_ref()) {
+                        Some(8) => caps.push(Capability::StorageBuffer8BitAccess),
+                        Some(16) => caps.push(Capability::StorageBuffer16BitAccess),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.uses_int64_atomics {
+            caps.push(Capability::Int64Atomics);
+        }
+        caps.sort_by_key(|c| *c as u32);
+        caps.dedup();
+        m.capabilities = caps
+            .iter()
+            .map(|&c| Instruction::new(Op::Capability, None, None, vec![Operand::Capability(c)]))
+            .collect();
+        if let Some(g) = self.out.glsl_import() {
+            m.ext_inst_imports.push(Instruction::new(
+                Op::ExtInstImport,
+                None,
+                Some(g),
+                vec![Operand::LiteralString("GLSL.std.450".into())],
+            ));
+        }
+        m.memory_model = Some(Instruction::new(
+            Op::MemoryModel,
+            None,
+            None,
+            vec![
+                Operand::AddressingModel(spirv::AddressingModel::PhysicalStorageBuffer64),
+                Operand::MemoryModel(spirv::MemoryModel::GLSL450),
+            ],
+        ));
+        let mut ep = vec![
+            Operand::ExecutionModel(spirv::ExecutionModel::GLCompute),
+            Operand::IdRef(main),
+            Operand::LiteralString(name.to_string()),
+        ];
+        ep.extend(interface.iter().map(|&i| Operand::IdRef(i)));
+        m.entry_points
+            .push(Instruction::new(Op::EntryPoint, None, None, ep));
+        let ls = self.reqd_size.unwrap_or([1, 1, 1]);
+        m.execution_modes.push(Instruction::new(
+            Op::ExecutionMode,
+            None,
+            None,
+            vec![
+                Operand::IdRef(main),
+                Operand::ExecutionMode(ExecutionMode::LocalSize),
+                Operand::LiteralBit32(ls[0]),
+                Operand::LiteralBit32(ls[1]),
+                Operand::LiteralBit32(ls[2]),
+            ],
+        ));
+        m.annotations = std::mem::take(&mut self.out.annotations);
+        m.types_global_values = std::mem::take(&mut self.out.globals);
+        m.functions = functions;
+        let mut header = dr::ModuleHeader::new(self.out.bound);
+        header.set_version(1, 5);
+        m.header = Some(header);
+        Ok(m)
+    }
+}
+
+/// `vec_type_hint` operand of OpExecutionMode VecTypeHint → `float4`.
+fn vec_type_hint_name(v: u32) -> String {
+    let base = match v & 0xffff {
+        0 => "char",
+        1 => "short",
+        2 => "int",
+        3 => "long",
+        4 => "half",
+        5 => "float",
+        6 => "double",
+        _ => "int",
+    };
+    let n = v >> 16;
+    if n <= 1 {
+        base.to_string()
+    } else {
+        format!("{base}{n}")
+    }
+}
+
+/// Whether the instruction needs a Kernel-only capability (so it must have
+/// been lowered).
+fn op_needs_kernel(inst: &Instruction) -> bool {
+    inst.class.capabilities.iter().any(|c| {
+        matches!(
+            c,
+            Capability::Kernel
+                | Capability::Addresses
+                | Capability::GenericPointer
+                | Capability::DeviceEnqueue
+                | Capability::Pipes
+                | Capability::Groups
+                | Capability::ImageBasic
+                | Capability::LiteralSampler
+        )
+    }) && !matches!(inst.class.opcode, Op::SizeOf)
+}
+
+fn unsupported_op_message(op: Op) -> String {
+    let what = match op {
+        Op::GroupAsyncCopy | Op::GroupWaitEvents => "async_work_group_copy / wait_group_events",
+        Op::EnqueueKernel => "enqueue_kernel",
+        Op::ReadPipe | Op::WritePipe => "pipes",
+        _ if format!("{op:?}").starts_with("Atomic") => "atomics",
+        _ if format!("{op:?}").starts_with("Image") => "images",
+        _ if format!("{op:?}").starts_with("Group") => "work-group functions",
+        _ => "",
+    };
+    if what.is_empty() {
+        format!("instruction Op{op:?} is not supported yet")
+    } else {
+        format!("{what} (Op{op:?}) not supported yet")
+    }
+}

@@ -1,0 +1,309 @@
+//! OpenCL work-item builtins (`get_global_id` & co., loaded by llvm-spirv
+//! from Input variables) computed from Vulkan builtins, specialization
+//! constants and implicit push-constant fields, per `crate::abi`:
+//!
+//! * `get_local_id(d)` = LocalInvocationId.d
+//! * `get_group_id(d)` = WorkgroupId.d + RegionGroupOffset[d]
+//! * `get_local_size(d)` = the WorkgroupSize spec constant (SpecId 0,1,2),
+//!   or `reqd_work_group_size`
+//! * `get_enqueued_local_size(d)` = SpecId 3,4,5 (or `reqd_work_group_size`)
+//! * `get_global_id(d)` = group_id × enqueued_local_size + local_id +
+//!   GlobalOffset[d]
+//! * `get_global_size`, `get_num_groups`, `get_global_offset`,
+//!   `get_work_dim`: implicit fields
+//! * `get_global_linear_id` = linearized (global_id − offset) over
+//!   GlobalSize; `get_local_linear_id` = LocalInvocationIndex.
+//!
+//! Everything is computed in 32 bits (the ABI's fields are u32) and widened
+//! to the size_t the input expects. A dynamic dimension ≥ 3 yields 0 for
+//! ids and 1 for sizes, as OpenCL requires.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+
+use super::emit::{ids, Block};
+use super::{ClBuiltin, Lower, Res};
+use crate::passes::types::Ty;
+use crate::ImplicitField;
+
+impl Lower<'_> {
+    /// Loads push-constant word `index` (a constant id).
+    pub(crate) fn pc_word(&mut self, b: &mut Block, index: Word) -> Word {
+        self.uses_pc = true;
+        let u32t = self.out.t_u32();
+        let pt = self.out.t_ptr(StorageClass::PushConstant, u32t);
+        let c0 = self.out.c_u32(0);
+        let p = self.emit(b, Op::AccessChain, pt, ids(&[self.pc_var, c0, index]));
+        self.emit(b, Op::Load, u32t, ids(&[p]))
+    }
+
+    /// The u32 value of an implicit field; its push-constant word index is
+    /// a constant defined once the layout is known (`finish_globals`).
+    pub(crate) fn implicit_field(&mut self, b: &mut Block, f: ImplicitField) -> Word {
+        let c = match self.implicit.iter().find(|(g, _)| *g == f) {
+            Some((_, c)) => *c,
+            None => {
+                let c = self.out.id();
+                self.implicit.push((f, c));
+                c
+            }
+        };
+        self.pc_word(b, c)
+    }
+
+    fn vk_input(&mut self, bi: BuiltIn) -> Word {
+        if let Some(&v) = self.vk_inputs.get(&bi) {
+            return v;
+        }
+        let u32t = self.out.t_u32();
+        let t = if bi == BuiltIn::LocalInvocationIndex {
+            u32t
+        } else {
+            self.out.t_vec(u32t, 3)
+        };
+        let pt = self.out.t_ptr(StorageClass::Input, t);
+        let v = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::Variable,
+            Some(pt),
+            Some(v),
+            vec![Operand::StorageClass(StorageClass::Input)],
+        ));
+        self.out.decorate(
+            v,
+            vec![
+                Operand::Decoration(Decoration::BuiltIn),
+                Operand::BuiltIn(bi),
+            ],
+        );
+        self.vk_inputs.insert(bi, v);
+        v
+    }
+
+    fn vk_component(&mut self, b: &mut Block, bi: BuiltIn, d: u32) -> Word {
+        let var = self.vk_input(bi);
+        let u32t = self.out.t_u32();
+        let v3 = self.out.t_vec(u32t, 3);
+        let v = self.emit(b, Op::Load, v3, ids(&[var]));
+        self.emit(
+            b,
+            Op::CompositeExtract,
+            u32t,
+            vec![Operand::IdRef(v), Operand::LiteralBit32(d)],
+        )
+    }
+
+    pub(crate) fn spec_u32(&mut self, spec_id: u32, default: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let id = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::SpecConstant,
+            Some(u32t),
+            Some(id),
+            vec![Operand::LiteralBit32(default)],
+        ));
+        self.out.decorate(
+            id,
+            vec![
+                Operand::Decoration(Decoration::SpecId),
+                Operand::LiteralBit32(spec_id),
+            ],
+        );
+        id
+    }
+
+    /// The WorkgroupSize spec-constant composite (SpecId 0,1,2, default 1):
+    /// Vulkan takes the dispatch's local size from it.
+    pub(crate) fn wg_size_composite(&mut self) -> Word {
+        if let Some(w) = self.wg_size {
+            return w;
+        }
+        let xs = [
+            self.spec_u32(0, 1),
+            self.spec_u32(1, 1),
+            self.spec_u32(2, 1),
+        ];
+        let u32t = self.out.t_u32();
+        let v3 = self.out.t_vec(u32t, 3);
+        let id = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::SpecConstantComposite,
+            Some(v3),
+            Some(id),
+            ids(&xs),
+        ));
+        self.out.decorate(
+            id,
+            vec![
+                Operand::Decoration(Decoration::BuiltIn),
+                Operand::BuiltIn(BuiltIn::WorkgroupSize),
+            ],
+        );
+        self.wg_size = Some(id);
+        id
+    }
+
+    fn local_size(&mut self, b: &mut Block, d: u32) -> Word {
+        if let Some(r) = self.reqd_size {
+            return self.out.c_u32(r[d as usize]);
+        }
+        let w = self.wg_size_composite();
+        let u32t = self.out.t_u32();
+        self.emit(
+            b,
+            Op::CompositeExtract,
+            u32t,
+            vec![Operand::IdRef(w), Operand::LiteralBit32(d)],
+        )
+    }
+
+    fn enqueued_size(&mut self, d: u32) -> Word {
+        if let Some(r) = self.reqd_size {
+            return self.out.c_u32(r[d as usize]);
+        }
+        if self.enqueued_size.is_none() {
+            self.enqueued_size = Some([
+                self.spec_u32(3, 1),
+                self.spec_u32(4, 1),
+                self.spec_u32(5, 1),
+            ]);
+        }
+        self.enqueued_size.unwrap_or_default()[d as usize]
+    }
+
+    fn group_id(&mut self, b: &mut Block, d: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let g = self.vk_component(b, BuiltIn::WorkgroupId, d);
+        let o = self.implicit_field(b, ImplicitField::RegionGroupOffset(d as u8));
+        self.emit(b, Op::IAdd, u32t, ids(&[g, o]))
+    }
+
+    /// group_id × enqueued_local_size + local_id (global id minus offset).
+    fn global_id_no_offset(&mut self, b: &mut Block, d: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let g = self.group_id(b, d);
+        let e = self.enqueued_size(d);
+        let m = self.emit(b, Op::IMul, u32t, ids(&[g, e]));
+        let l = self.vk_component(b, BuiltIn::LocalInvocationId, d);
+        self.emit(b, Op::IAdd, u32t, ids(&[m, l]))
+    }
+
+    /// The u32 value of component `d` of a builtin.
+    fn builtin_u32(&mut self, b: &mut Block, cb: ClBuiltin, d: u32) -> Word {
+        let u32t = self.out.t_u32();
+        match cb {
+            ClBuiltin::GlobalId => {
+                let x = self.global_id_no_offset(b, d);
+                let o = self.implicit_field(b, ImplicitField::GlobalOffset(d as u8));
+                self.emit(b, Op::IAdd, u32t, ids(&[x, o]))
+            }
+            ClBuiltin::LocalId => self.vk_component(b, BuiltIn::LocalInvocationId, d),
+            ClBuiltin::GroupId => self.group_id(b, d),
+            ClBuiltin::GlobalSize => self.implicit_field(b, ImplicitField::GlobalSize(d as u8)),
+            ClBuiltin::LocalSize => self.local_size(b, d),
+            ClBuiltin::EnqueuedLocalSize => self.enqueued_size(d),
+            ClBuiltin::NumGroups => self.implicit_field(b, ImplicitField::NumGroups(d as u8)),
+            ClBuiltin::GlobalOffset => self.implicit_field(b, ImplicitField::GlobalOffset(d as u8)),
+            ClBuiltin::WorkDim => self.implicit_field(b, ImplicitField::WorkDim),
+            ClBuiltin::GlobalLinearId => {
+                let x = self.global_id_no_offset(b, 0);
+                let y = self.global_id_no_offset(b, 1);
+                let z = self.global_id_no_offset(b, 2);
+                let sx = self.implicit_field(b, ImplicitField::GlobalSize(0));
+                let sy = self.implicit_field(b, ImplicitField::GlobalSize(1));
+                let t = self.emit(b, Op::IMul, u32t, ids(&[z, sy]));
+                let t = self.emit(b, Op::IAdd, u32t, ids(&[t, y]));
+                let t = self.emit(b, Op::IMul, u32t, ids(&[t, sx]));
+                self.emit(b, Op::IAdd, u32t, ids(&[t, x]))
+            }
+            ClBuiltin::LocalLinearId => {
+                let var = self.vk_input(BuiltIn::LocalInvocationIndex);
+                self.emit(b, Op::Load, u32t, ids(&[var]))
+            }
+        }
+    }
+
+    /// A u32 widened (or not) to the scalar output type `nt`.
+    fn widen(&mut self, b: &mut Block, v: Word, nt: Word) -> Word {
+        if nt == self.out.t_u32() {
+            v
+        } else {
+            self.emit(b, Op::UConvert, nt, ids(&[v]))
+        }
+    }
+
+    /// What a builtin returns for a dimension ≥ 3: 1 for sizes, 0 otherwise.
+    fn out_of_range_value(cb: ClBuiltin) -> u32 {
+        match cb {
+            ClBuiltin::GlobalSize
+            | ClBuiltin::LocalSize
+            | ClBuiltin::EnqueuedLocalSize
+            | ClBuiltin::NumGroups => 1,
+            _ => 0,
+        }
+    }
+
+    /// Component `d` of a vector builtin, of input scalar type `ty`.
+    pub(crate) fn builtin_component(
+        &mut self,
+        b: &mut Block,
+        cb: ClBuiltin,
+        d: u32,
+        ty: Word,
+    ) -> Res<Word> {
+        let nt = self.lower_ty(ty)?;
+        if d >= 3 {
+            // OpenCL: ids and offsets are 0 and sizes 1 for dimensions ≥ 3.
+            let v = u64::from(Self::out_of_range_value(cb));
+            return Ok(self.out.c_int(self.out.int_width(nt).unwrap_or(64), v));
+        }
+        let v = self.builtin_u32(b, cb, d);
+        Ok(self.widen(b, v, nt))
+    }
+
+    /// The whole value of a builtin load of input type `ty`.
+    pub(crate) fn builtin_value(&mut self, b: &mut Block, cb: ClBuiltin, ty: Word) -> Res<Word> {
+        let nt = self.lower_ty(ty)?;
+        match self.tys.get(ty).clone() {
+            Ty::Vector(e, n) => {
+                let ent = self.lower_ty(e)?;
+                let mut parts = Vec::new();
+                for d in 0..n {
+                    let v = self.builtin_u32(b, cb, d);
+                    parts.push(self.widen(b, v, ent));
+                }
+                Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+            }
+            _ => {
+                let v = self.builtin_u32(b, cb, 0);
+                Ok(self.widen(b, v, nt))
+            }
+        }
+    }
+
+    /// `get_xxx(dim)` with a dynamic `dim`: out-of-range dimensions give 0
+    /// for ids and offsets, 1 for sizes.
+    pub(crate) fn builtin_dynamic_extract(
+        &mut self,
+        b: &mut Block,
+        cb: ClBuiltin,
+        vector: Word,
+        idx: Word,
+        idx_orig: Word,
+        ty: Word,
+    ) -> Res<Word> {
+        let nt = self.lower_ty(ty)?;
+        let x = self.emit(b, Op::VectorExtractDynamic, nt, ids(&[vector, idx]));
+        let iw = match self.tys.get(self.ty_of(idx_orig)) {
+            Ty::Int(w) => *w,
+            _ => 32,
+        };
+        let three = self.out.c_int(iw, 3);
+        let bt = self.out.t_bool();
+        let ok = self.emit(b, Op::ULessThan, bt, ids(&[idx, three]));
+        let w = self.out.int_width(nt).unwrap_or(64);
+        let default = u64::from(Self::out_of_range_value(cb));
+        let dflt = self.out.c_int(w, default);
+        Ok(self.emit(b, Op::Select, nt, ids(&[ok, x, dflt])))
+    }
+}

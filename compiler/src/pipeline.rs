@@ -1,0 +1,175 @@
+//! The build pipeline behind `build_source` / `build_il`: front end, then
+//! per kernel lower → structurize → validate → reflect.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use rspirv::binary::Assemble;
+use rspirv::spirv::Op;
+
+use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
+use crate::passes::{lower, specialize, structurize, validate};
+use crate::tools::{self, ScratchDir};
+use crate::{Addressing, BuildError, DeviceCaps, Program};
+
+/// Runs `f`, turning a panic into an "internal compiler error".
+pub fn guard(f: impl FnOnce() -> Result<Program, BuildError>) -> Result<Program, BuildError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_string());
+            Err(BuildError::internal(msg))
+        }
+    }
+}
+
+pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let opts = frontend::parse_build_options(options, caps)?;
+    check_caps(caps)?;
+    let scratch = ScratchDir::new()?;
+    let fe = frontend::compile_opencl_c(source, &opts, &scratch)?;
+    build_module(
+        &fe.spirv,
+        Some(&fe.arg_metadata),
+        fe.log,
+        caps,
+        &scratch,
+        Some(SOURCE_NAME),
+    )
+}
+
+pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    // Options that make sense for IL are the same set (math flags are
+    // accepted and ignored); -D/-I have no effect.
+    frontend::parse_build_options(options, caps)?;
+    check_caps(caps)?;
+    let scratch = ScratchDir::new()?;
+    build_module(spirv, None, String::new(), caps, &scratch, None)
+}
+
+fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {
+    if caps.addressing == Addressing::Descriptor {
+        return Err(BuildError::failure(
+            "descriptor addressing is not implemented yet",
+        ));
+    }
+    Ok(())
+}
+
+/// Lowers every kernel of the Kernel-flavour module `spirv`.
+fn build_module(
+    spirv: &[u8],
+    metadata: Option<&HashMap<String, Vec<ArgMetadata>>>,
+    log: String,
+    caps: &DeviceCaps,
+    scratch: &ScratchDir,
+    source_name: Option<&str>,
+) -> Result<Program, BuildError> {
+    let words = tools::bytes_to_words(spirv)
+        .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
+    let words = strip_debug_ext_insts(&words);
+    // Structurize first: the lowering keeps the control flow as it is, and
+    // spirt cannot read what the lowering adds (OpSpecConstantOp).
+    let words = structurize::structurize_cfgs(&words).map_err(BuildError::internal)?;
+    tools::dump_words("2-structurized.spv", &words);
+    let mut module = rspirv::dr::load_words(&words)
+        .map_err(|e| BuildError::failure(format!("cannot parse the SPIR-V module: {e}")))?;
+    specialize::specialize_address_spaces(&mut module, caps);
+    if !module.capabilities.iter().any(|c| {
+        c.operands.first()
+            == Some(&rspirv::dr::Operand::Capability(
+                rspirv::spirv::Capability::Kernel,
+            ))
+    }) {
+        return Err(BuildError::failure(
+            "the SPIR-V module is not an OpenCL (Kernel) module",
+        ));
+    }
+    let mut kernels = Vec::new();
+    for (i, ep) in module.entry_points.iter().enumerate() {
+        if ep.class.opcode != Op::EntryPoint {
+            continue;
+        }
+        let name = ep.operands[2].unwrap_literal_string().to_string();
+        let lowered = lower::lower_kernel(&module, i, caps).map_err(|e| {
+            let loc = match (source_name, e.line) {
+                (Some(f), Some(l)) => format!("{f}:{l}: "),
+                (None, Some(l)) => format!("line {l}: "),
+                _ => String::new(),
+            };
+            BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
+        })?;
+        let words = lowered.module.assemble();
+        tools::dump_words(&format!("3-{name}-lowered.spv"), &words);
+        validate::validate_module(&words, &name, scratch)?;
+        let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
+        kernels.push(crate::reflect::reflect_kernel(&name, &lowered, words, md));
+    }
+    Ok(Program { log, kernels })
+}
+
+/// Removes the OpExtInst instructions of non-semantic / debug-info sets
+/// (OpenCL.DebugInfo.100 & co.: rspirv cannot load them at module scope,
+/// and Vulkan does not want them). OpLine stays: the lowering names
+/// source lines with it.
+///
+/// Also drops the literal `n` operand of OpenCL.std vloadn, vload_halfn
+/// and vloada_halfn (spirt reads every OpExtInst operand as an id; `n` is
+/// the result's component count anyway).
+fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
+    const EXT_INST_IMPORT: u32 = 11;
+    const EXT_INST: u32 = 12;
+    if words.len() < 5 {
+        return words.to_vec();
+    }
+    let mut debug_sets = std::collections::HashSet::new();
+    let mut out = words[..5].to_vec();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let op = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            out.extend_from_slice(&words[i..]);
+            break;
+        }
+        let inst = &words[i..i + count];
+        if op == EXT_INST_IMPORT {
+            let name: Vec<u8> = inst[2..]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .take_while(|&b| b != 0)
+                .collect();
+            if name != b"OpenCL.std" {
+                debug_sets.insert(inst[1]);
+                i += count;
+                continue;
+            }
+        }
+        if op == EXT_INST && count >= 4 && debug_sets.contains(&inst[3]) {
+            i += count;
+            continue;
+        }
+        // OpenCL.std vloadn = 171, vload_halfn = 174, vloada_halfn = 179
+        // (literal n), vstore_half_r = 176, vstore_halfn_r = 178,
+        // vstorea_halfn_r = 181 (literal rounding mode: dropped, so these
+        // round like vstore_half).
+        let literal_last = match inst.get(4) {
+            Some(171 | 174 | 179) => count == 8,
+            Some(176 | 178 | 181) => count == 9,
+            _ => false,
+        };
+        if op == EXT_INST && literal_last && !debug_sets.contains(&inst[3]) {
+            out.push(((count as u32 - 1) << 16) | EXT_INST);
+            out.extend_from_slice(&inst[1..count - 1]);
+            i += count;
+            continue;
+        }
+        out.extend_from_slice(inst);
+        i += count;
+    }
+    out
+}

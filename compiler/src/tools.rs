@@ -1,0 +1,139 @@
+//! The external tools the compiler drives (vendor.json's `runtime` section)
+//! and the per-build scratch directory.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::BuildError;
+
+/// One external tool: its default path (vendor.json) and the environment
+/// variable that overrides it.
+#[derive(Clone, Copy, Debug)]
+pub struct Tool {
+    pub default: &'static str,
+    pub env: &'static str,
+}
+
+pub const CLANG: Tool = Tool {
+    default: "/usr/bin/clang-15",
+    env: "FERROCL_CLANG",
+};
+pub const LLVM_SPIRV: Tool = Tool {
+    default: "/usr/bin/llvm-spirv-15",
+    env: "FERROCL_LLVM_SPIRV",
+};
+pub const SPIRV_VAL: Tool = Tool {
+    default: "/usr/bin/spirv-val",
+    env: "FERROCL_SPIRV_VAL",
+};
+
+impl Tool {
+    pub fn path(&self) -> PathBuf {
+        match std::env::var_os(self.env) {
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => PathBuf::from(self.default),
+        }
+    }
+}
+
+/// What a finished tool run printed.
+pub struct ToolOutput {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `tool` with `args` in `cwd`; failing to start it at all is an error
+/// naming the tool and its environment variable.
+pub fn run_tool(
+    tool: Tool,
+    args: &[&std::ffi::OsStr],
+    cwd: &Path,
+) -> Result<ToolOutput, BuildError> {
+    let path = tool.path();
+    let out = Command::new(&path)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .map_err(|e| {
+            BuildError::failure(format!(
+                "cannot run {} ({e}); install it or set {}",
+                path.display(),
+                tool.env
+            ))
+        })?;
+    Ok(ToolOutput {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// A scratch directory unique to one build (pid + counter), removed on drop.
+pub struct ScratchDir {
+    pub path: PathBuf,
+}
+
+impl ScratchDir {
+    pub fn new() -> Result<Self, BuildError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("ferrocl-{}-{n}", std::process::id()));
+        // A stale directory of an earlier process with our pid: start clean.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path)
+            .map_err(|e| BuildError::failure(format!("cannot create {}: {e}", path.display())))?;
+        Ok(ScratchDir { path })
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// `FERROCL_DUMP=<dir>`: writes `bytes` as `<dir>/<name>` (best effort).
+pub fn dump(name: &str, bytes: &[u8]) {
+    if let Some(dir) = std::env::var_os("FERROCL_DUMP") {
+        let dir = PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join(name), bytes);
+    }
+}
+
+/// `FERROCL_DUMP` helper for a module given as words.
+pub fn dump_words(name: &str, words: &[u32]) {
+    if std::env::var_os("FERROCL_DUMP").is_some() {
+        dump(name, &words_to_bytes(words));
+    }
+}
+
+pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Little-endian bytes to words (SPIR-V files may also be big-endian: the
+/// magic number tells).
+pub fn bytes_to_words(bytes: &[u8]) -> Option<Vec<u32>> {
+    if bytes.len() & 3 != 0 || bytes.len() < 20 {
+        return None;
+    }
+    let le: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if le[0] == 0x0723_0203 {
+        return Some(le);
+    }
+    let be: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (be[0] == 0x0723_0203).then_some(be)
+}

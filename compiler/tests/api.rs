@@ -1,0 +1,202 @@
+//! The public API's observable behaviour: errors, options, reflection,
+//! build_il, concurrency.
+
+use ferrocl_compiler::{
+    build_il, build_source, AccessQualifier, AddressQualifier, Addressing, ArgKind, DeviceCaps,
+    ImplicitField,
+};
+
+fn caps() -> DeviceCaps {
+    DeviceCaps {
+        addressing: Addressing::Physical,
+        max_push_constant_size: 128,
+        fp64: true,
+        fp16: false,
+        int64_atomics: true,
+        subgroup_size: 32,
+        spirv_version: (1, 5),
+    }
+}
+
+#[test]
+fn syntax_error_has_location() {
+    let e = build_source(
+        "kernel void k(global int *p) {\n  p[0] = 1 +;\n}\n",
+        "",
+        &caps(),
+    )
+    .unwrap_err();
+    assert!(!e.invalid_options);
+    assert!(e.log.contains("input.cl:2:13: error"), "{}", e.log);
+}
+
+#[test]
+fn unknown_option_is_invalid_options() {
+    let e = build_source("kernel void k() {}", "-cl-bogus", &caps()).unwrap_err();
+    assert!(e.invalid_options, "{}", e.log);
+    assert!(e.log.contains("-cl-bogus"));
+    let e = build_source("kernel void k() {}", "-cl-std=CL9.9", &caps()).unwrap_err();
+    assert!(e.invalid_options);
+}
+
+#[test]
+fn defines_and_math_options_pass_through() {
+    let src = "kernel void k(global int *p) { p[0] = VALUE; }";
+    let p = build_source(
+        src,
+        "-D VALUE=42 -cl-fast-relaxed-math -cl-mad-enable -w",
+        &caps(),
+    )
+    .unwrap();
+    assert_eq!(p.kernels.len(), 1);
+    let e = build_source(src, "", &caps()).unwrap_err();
+    assert!(e.log.contains("VALUE"), "{}", e.log);
+}
+
+#[test]
+fn unsupported_construct_names_it_and_the_line() {
+    let src = "kernel void k(global int *p) {\n  printf(\"%d\", p[0]);\n}\n";
+    let e = build_source(src, "", &caps()).unwrap_err();
+    assert!(!e.invalid_options);
+    assert!(e.log.contains("printf"), "{}", e.log);
+    assert!(e.log.contains("input.cl:2"), "{}", e.log);
+}
+
+#[test]
+fn double_needs_fp64() {
+    let src = "kernel void k(global double *p) { p[0] *= 2.0; }";
+    let mut c = caps();
+    assert!(build_source(src, "", &c).is_ok());
+    c.fp64 = false;
+    let e = build_source(src, "", &c).unwrap_err();
+    assert!(e.log.contains("cl_khr_fp64"), "{}", e.log);
+}
+
+#[test]
+fn reflection_of_arguments() {
+    let src = "kernel __attribute__((reqd_work_group_size(8,4,1))) \
+               void k(global const float * restrict a, constant int *c, local float4 *l, char x, float3 v, \
+                      global uint *out) { out[get_global_id(0)] = a[0] + c[0] + l[0].x + x + v.z; }";
+    let p = build_source(src, "", &caps()).unwrap();
+    let k = &p.kernels[0];
+    assert_eq!(k.name, "k");
+    assert_eq!(k.reqd_work_group_size, Some([8, 4, 1]));
+    assert_eq!(k.attributes, "reqd_work_group_size(8,4,1)");
+    let a = &k.args;
+    assert_eq!(a.len(), 6);
+    assert_eq!(
+        (a[0].name.as_str(), a[0].type_name.as_str()),
+        ("a", "float*")
+    );
+    assert_eq!(a[0].address_qualifier, AddressQualifier::Global);
+    assert_eq!(a[0].access_qualifier, AccessQualifier::None);
+    assert_eq!(a[0].type_qualifier, 1 | 2);
+    assert_eq!((a[0].kind, a[0].offset, a[0].size), (ArgKind::Buffer, 0, 8));
+    assert_eq!(a[1].address_qualifier, AddressQualifier::Constant);
+    assert_eq!((a[1].kind, a[1].offset, a[1].size), (ArgKind::Buffer, 8, 8));
+    assert_eq!(a[2].address_qualifier, AddressQualifier::Local);
+    assert!(matches!(a[2].kind, ArgKind::LocalPointer { .. }));
+    assert_eq!(
+        (a[3].type_name.as_str(), a[3].kind, a[3].offset, a[3].size),
+        ("char", ArgKind::Pod, 16, 1)
+    );
+    // float3 has the size and alignment of float4.
+    assert_eq!(
+        (a[4].type_name.as_str(), a[4].offset, a[4].size),
+        ("float3", 32, 16)
+    );
+    assert_eq!((a[5].offset, a[5].size), (48, 8));
+    // Implicit fields follow the arguments.
+    assert!(k.implicit.iter().all(|&(_, off)| off >= 56 && off % 4 == 0));
+    assert!(k
+        .implicit
+        .iter()
+        .any(|&(f, _)| f == ImplicitField::GlobalOffset(0)));
+    assert_eq!(k.push_constant_size, 56 + 4 * k.implicit.len() as u32);
+    assert_eq!(k.arg_buffer, None);
+}
+
+#[test]
+fn large_argument_blocks_go_to_an_arg_buffer() {
+    let src = "kernel void k(global float *o, float16 a, float16 b) { o[get_global_id(0)] = a.s0 + b.sf; }";
+    let p = build_source(src, "", &caps()).unwrap();
+    let k = &p.kernels[0];
+    assert_eq!(k.arg_buffer.expect("argument buffer").size, 192);
+    // float16 is 64-byte aligned.
+    assert_eq!((k.args[1].offset, k.args[1].size), (64, 64));
+    assert_eq!((k.args[2].offset, k.args[2].size), (128, 64));
+
+    let src = "typedef struct { float v[40]; } Big;\n\
+               kernel void k(global float *o, Big a) { o[get_global_id(0)] = a.v[3] + a.v[39]; }";
+    let p = build_source(src, "", &caps()).unwrap();
+    let k = &p.kernels[0];
+    let ab = k.arg_buffer.expect("argument buffer");
+    assert_eq!(ab.address_offset, 0);
+    assert_eq!(ab.size, 168);
+    assert_eq!(k.args[1].offset, 8);
+    assert_eq!(k.args[1].size, 160);
+    assert!(k.implicit.iter().all(|&(_, off)| off >= 8));
+    assert_eq!(k.push_constant_size, 8 + 4 * k.implicit.len() as u32);
+}
+
+#[test]
+fn several_kernels_and_build_il() {
+    let src = "kernel void one(global int *p) { p[0] = 1; }\nkernel void two(global int *p, int v) { p[1] = v; }";
+    let p = build_source(src, "", &caps()).unwrap();
+    let names: Vec<&str> = p.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["one", "two"]);
+
+    // The same through IL made by the front-end tools.
+    let dir = std::env::temp_dir().join(format!("ferrocl-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.cl"), src).unwrap();
+    let st = std::process::Command::new("clang-15")
+        .args([
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-O2",
+        ])
+        .args(["-emit-llvm-bc", "-o", "a.bc", "a.cl"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let st = std::process::Command::new("llvm-spirv-15")
+        .args(["a.bc", "-o", "a.spv"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let il = std::fs::read(dir.join("a.spv")).unwrap();
+    let p = build_il(&il, "", &caps()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(p.kernels.len(), 2);
+    let two = &p.kernels[1];
+    assert_eq!(two.name, "two");
+    assert_eq!(two.args[1].name, "v");
+    assert_eq!(two.args[1].type_name, "uint");
+    assert_eq!((two.args[1].offset, two.args[1].size), (8, 4));
+
+    let e = build_il(b"not spir-v at all", "", &caps()).unwrap_err();
+    assert!(!e.invalid_options);
+}
+
+#[test]
+fn concurrent_builds() {
+    let threads: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let src =
+                    format!("kernel void k{i}(global int *p) {{ p[get_global_id(0)] = {i}; }}");
+                let p = build_source(&src, "", &caps()).unwrap();
+                assert_eq!(p.kernels[0].name, format!("k{i}"));
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}

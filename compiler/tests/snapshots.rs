@@ -1,0 +1,157 @@
+//! Snapshot tests: every `tests/in/<name>.cl` is built and each kernel's
+//! module, disassembled, must equal `tests/out/<name>.spvasm`
+//! (`FERROCL_BLESS=1 cargo test` rewrites them; review with `git diff`).
+//! Every module also passes `spirv-val --target-env vulkan1.2`.
+//!
+//! A first line `// options: ...` gives the build options.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ferrocl_compiler::{build_source, Addressing, DeviceCaps, Kernel};
+
+fn caps() -> DeviceCaps {
+    DeviceCaps {
+        addressing: Addressing::Physical,
+        max_push_constant_size: 128,
+        fp64: true,
+        fp16: false,
+        int64_atomics: true,
+        subgroup_size: 32,
+        spirv_version: (1, 5),
+    }
+}
+
+fn tool(env: &str, default: &str) -> String {
+    std::env::var(env).unwrap_or_else(|_| default.to_string())
+}
+
+fn scratch_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferrocl-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn write_spv(k: &Kernel, tag: &str) -> PathBuf {
+    let f = scratch_file(&format!("{tag}-{}.spv", k.name));
+    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&f, bytes).unwrap();
+    f
+}
+
+fn validate(k: &Kernel, tag: &str) {
+    let f = write_spv(k, tag);
+    let out = Command::new(tool("FERROCL_SPIRV_VAL", "/usr/bin/spirv-val"))
+        .args(["--target-env", "vulkan1.2"])
+        .arg(&f)
+        .output()
+        .expect("spirv-val runs");
+    assert!(
+        out.status.success(),
+        "{tag}/{}: spirv-val failed:\n{}{}",
+        k.name,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn disassemble(k: &Kernel, tag: &str) -> String {
+    let f = write_spv(k, tag);
+    let out = Command::new(tool("FERROCL_SPIRV_DIS", "/usr/bin/spirv-dis"))
+        .args(["--no-header", "--no-color"])
+        .arg(&f)
+        .output()
+        .expect("spirv-dis runs");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The reflection, as comment lines above the disassembly.
+fn reflection(k: &Kernel) -> String {
+    let mut s = String::new();
+    writeln!(s, "; kernel {}", k.name).unwrap();
+    for a in &k.args {
+        writeln!(
+            s,
+            ";   arg {} {}: {:?} {:?} qual {} {:?} offset {} size {}",
+            a.type_name,
+            a.name,
+            a.address_qualifier,
+            a.access_qualifier,
+            a.type_qualifier,
+            a.kind,
+            a.offset,
+            a.size
+        )
+        .unwrap();
+    }
+    writeln!(
+        s,
+        ";   push_constant_size {} arg_buffer {:?} implicit {:?}",
+        k.push_constant_size, k.arg_buffer, k.implicit
+    )
+    .unwrap();
+    writeln!(
+        s,
+        ";   reqd {:?} hint {:?} vec_type_hint {:?} attributes {:?} local {} private {}",
+        k.reqd_work_group_size,
+        k.work_group_size_hint,
+        k.vec_type_hint,
+        k.attributes,
+        k.static_local_size,
+        k.private_size
+    )
+    .unwrap();
+    s
+}
+
+#[test]
+fn snapshots() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let bless = std::env::var_os("FERROCL_BLESS").is_some();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(root.join("in"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 10);
+    let mut failures = Vec::new();
+    for input in inputs {
+        let name = input.file_stem().unwrap().to_string_lossy().to_string();
+        let source = std::fs::read_to_string(&input).unwrap();
+        let options = source
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// options:"))
+            .unwrap_or("")
+            .trim();
+        let program = match build_source(&source, options, &caps()) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!("{name}: build failed: {}", e.log));
+                continue;
+            }
+        };
+        let mut text = String::new();
+        for k in &program.kernels {
+            validate(k, &name);
+            text.push_str(&reflection(k));
+            text.push_str(&disassemble(k, &name));
+        }
+        let expected_path = root.join("out").join(format!("{name}.spvasm"));
+        if bless {
+            std::fs::write(&expected_path, &text).unwrap();
+        } else {
+            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+            if expected != text {
+                failures.push(format!(
+                    "{name}: output differs from {} (FERROCL_BLESS=1 to update)",
+                    expected_path.display()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
