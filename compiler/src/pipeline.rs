@@ -8,7 +8,7 @@ use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
-use crate::passes::{lower, specialize, structurize, validate};
+use crate::passes::{guard_int64_division, lower, specialize, structurize, validate};
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
 
@@ -95,7 +95,7 @@ fn build_module(
             continue;
         }
         let name = ep.operands[2].unwrap_literal_string().to_string();
-        let lowered = lower::lower_kernel(&module, i, caps).map_err(|e| {
+        let mut lowered = lower::lower_kernel(&module, i, caps).map_err(|e| {
             let loc = match (source_name, e.line) {
                 (Some(f), Some(l)) => format!("{f}:{l}: "),
                 (None, Some(l)) => format!("line {l}: "),
@@ -103,6 +103,7 @@ fn build_module(
             };
             BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
         })?;
+        guard_int64_division::guard_int64_division(&mut lowered.module);
         let words = lowered.module.assemble();
         tools::dump_words(&format!("3-{name}-lowered.spv"), &words);
         validate::validate_module(&words, &name, scratch)?;

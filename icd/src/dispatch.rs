@@ -8,7 +8,9 @@ use std::ffi::c_void;
 
 use opencl_sys::cl_icd::cl_icd_dispatch;
 
-use crate::api::{context::*, device::*, enqueue::*, event::*, kernel::*, mem::*, platform::*, program::*};
+use crate::api::{
+    context::*, device::*, enqueue::*, event::*, kernel::*, mem::*, platform::*, program::*,
+};
 use crate::api::{queue::*, unsupported::*};
 
 // SAFETY: an all-None table (every field is an Option<fn>).

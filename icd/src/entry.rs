@@ -64,7 +64,10 @@ pub unsafe fn wait_list(
     let hs = unsafe { std::slice::from_raw_parts(list, n as usize) };
     hs.iter()
         // SAFETY: handles given by the application.
-        .map(|h| unsafe { ferrocl_runtime::core::object::get_arc(*h) }.map_err(|_| CL_INVALID_EVENT_WAIT_LIST))
+        .map(|h| {
+            unsafe { ferrocl_runtime::core::object::get_arc(*h) }
+                .map_err(|_| CL_INVALID_EVENT_WAIT_LIST)
+        })
         .collect()
 }
 
@@ -72,7 +75,10 @@ pub unsafe fn wait_list(
 ///
 /// # Safety
 /// `out` must be NULL or valid for a write.
-pub unsafe fn return_event(out: *mut cl_event, e: std::sync::Arc<ferrocl_runtime::core::event::Event>) {
+pub unsafe fn return_event(
+    out: *mut cl_event,
+    e: std::sync::Arc<ferrocl_runtime::core::event::Event>,
+) {
     if !out.is_null() {
         // SAFETY: caller contract.
         unsafe { *out = ferrocl_runtime::core::object::into_handle(e) };

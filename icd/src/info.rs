@@ -61,7 +61,12 @@ impl Info {
 ///
 /// # Safety
 /// `value` must be NULL or valid for `size` bytes; `size_ret` NULL or valid.
-pub unsafe fn write(info: CLResult<Info>, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+pub unsafe fn write(
+    info: CLResult<Info>,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> CLResult<()> {
     let Info(bytes) = info?;
     if !value.is_null() {
         if size < bytes.len() {

@@ -25,7 +25,9 @@ pub mod info;
 pub fn init() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        ferrocl_runtime::core::object::set_dispatch(&dispatch::DISPATCH as *const opencl_sys::cl_icd::cl_icd_dispatch as *const c_void);
+        ferrocl_runtime::core::object::set_dispatch(
+            &dispatch::DISPATCH as *const opencl_sys::cl_icd::cl_icd_dispatch as *const c_void,
+        );
     });
 }
 
@@ -37,7 +39,9 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
     let name = unsafe { CStr::from_ptr(name) }.to_str().unwrap_or("");
     match name {
         "clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
-        "clIcdGetFunctionAddressForPlatformKHR" => clIcdGetFunctionAddressForPlatformKHR as *mut c_void,
+        "clIcdGetFunctionAddressForPlatformKHR" => {
+            clIcdGetFunctionAddressForPlatformKHR as *mut c_void
+        }
         "clIcdSetPlatformDispatchDataKHR" => clIcdSetPlatformDispatchDataKHR as *mut c_void,
         // ocl-icd asks for this one to read the platform's ICD suffix.
         "clGetPlatformInfo" => dispatch::lookup(name),
@@ -67,7 +71,11 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *const c_char) -> *
 
 /// cl_khr_icd: the platforms of this ICD.
 #[no_mangle]
-pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(n: cl_uint, platforms: *mut cl_platform_id, num: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
+    n: cl_uint,
+    platforms: *mut cl_platform_id,
+    num: *mut cl_uint,
+) -> cl_int {
     // "CL_INVALID_VALUE if num_entries is equal to zero and platforms is not
     // NULL or if both num_platforms and platforms are NULL."
     // SAFETY: forwarded.
@@ -76,7 +84,10 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(n: cl_uint, platforms: *mut cl_p
 
 /// cl_khr_icd 2.0: any entry point by name.
 #[no_mangle]
-pub unsafe extern "C" fn clIcdGetFunctionAddressForPlatformKHR(p: cl_platform_id, name: *const c_char) -> *mut c_void {
+pub unsafe extern "C" fn clIcdGetFunctionAddressForPlatformKHR(
+    p: cl_platform_id,
+    name: *const c_char,
+) -> *mut c_void {
     // SAFETY: handle from the loader.
     if unsafe { api::platform::check_platform(p) }.is_err() || name.is_null() {
         return std::ptr::null_mut();
@@ -95,7 +106,10 @@ pub unsafe extern "C" fn clIcdGetFunctionAddressForPlatformKHR(p: cl_platform_id
 /// cl_khr_icd 2.0: the loader's per-platform data. Our objects keep our own
 /// dispatch table, which stays valid for loaders of either version.
 #[no_mangle]
-pub unsafe extern "C" fn clIcdSetPlatformDispatchDataKHR(p: cl_platform_id, _data: *mut c_void) -> cl_int {
+pub unsafe extern "C" fn clIcdSetPlatformDispatchDataKHR(
+    p: cl_platform_id,
+    _data: *mut c_void,
+) -> cl_int {
     // SAFETY: handle from the loader.
     match unsafe { api::platform::check_platform(p) } {
         Ok(_) => CL_SUCCESS,

@@ -208,3 +208,38 @@ fn private_union_views() {
         .collect();
     assert_same("bits", &cl.queue.read(&bits), &want);
 }
+
+// Loads at addresses from different 64-bit remainders with one divisor:
+// NVIDIA's Vulkan compiler once merged them (the compiler's
+// guard_int64_division pass works around it).
+const MODULO_LOADS: &str = r#"
+kernel void modulo_loads(global const uint* f, global uint* o, ulong n) {
+    size_t i = get_global_id(0);
+    o[4 * i] = f[i];
+    o[4 * i + 1] = f[(i + 1) % n];
+    o[4 * i + 2] = f[(i + 2) % n];
+    o[4 * i + 3] = (uint)((i + 7) / n) + f[(i + 3) % n];
+}
+"#;
+
+#[test]
+fn modulo_indexed_loads() {
+    let cl = Cl::new();
+    let n = 37usize;
+    let f: Vec<u32> = (0..n as u32).map(|i| 1000 + i * 3).collect();
+    let (df, out) = (cl.buffer_from(&f), cl.buffer::<u32>(4 * n));
+    let kernel = cl.kernel(MODULO_LOADS, "modulo_loads");
+    kernel.arg(0, &df).arg(1, &out).arg(2, &(n as u64));
+    cl.queue.run(&kernel, &[n], None);
+    let want: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            [
+                f[i],
+                f[(i + 1) % n],
+                f[(i + 2) % n],
+                ((i + 7) / n) as u32 + f[(i + 3) % n],
+            ]
+        })
+        .collect();
+    assert_same("o", &cl.queue.read(&out), &want);
+}

@@ -40,7 +40,9 @@ unsafe fn properties(props: *const cl_context_properties) -> CLResult<Vec<cl_con
         match k {
             x if x == CL_CONTEXT_PLATFORM => {
                 // SAFETY: handle from the application.
-                if unsafe { get::<ferrocl_runtime::core::platform::Platform>(v as *mut c_void) }.is_err() {
+                if unsafe { get::<ferrocl_runtime::core::platform::Platform>(v as *mut c_void) }
+                    .is_err()
+                {
                     return Err(CL_INVALID_PLATFORM);
                 }
             }
@@ -108,7 +110,11 @@ pub unsafe extern "C" fn clCreateContextFromType(
         if devs.is_empty() {
             return Err(CL_DEVICE_NOT_FOUND);
         }
-        Ok(into_handle(Context::new(devs, props, notify.map(|f| (f, user_data as usize)))))
+        Ok(into_handle(Context::new(
+            devs,
+            props,
+            notify.map(|f| (f, user_data as usize)),
+        )))
     })
 }
 
@@ -133,9 +139,16 @@ pub unsafe extern "C" fn clGetContextInfo(
         // SAFETY: handle from the application.
         let ctx = unsafe { get::<Context>(c) }?;
         let info = match param {
-            CL_CONTEXT_REFERENCE_COUNT => Ok(Info::u32(ferrocl_runtime::core::object::ClObject::base(ctx).refcount())),
+            CL_CONTEXT_REFERENCE_COUNT => Ok(Info::u32(
+                ferrocl_runtime::core::object::ClObject::base(ctx).refcount(),
+            )),
             CL_CONTEXT_NUM_DEVICES => Ok(Info::u32(ctx.devices.len() as u32)),
-            CL_CONTEXT_DEVICES => Ok(Info::raw(&ctx.devices.iter().map(|d| handle_of(d) as usize).collect::<Vec<_>>())),
+            CL_CONTEXT_DEVICES => Ok(Info::raw(
+                &ctx.devices
+                    .iter()
+                    .map(|d| handle_of(d) as usize)
+                    .collect::<Vec<_>>(),
+            )),
             CL_CONTEXT_PROPERTIES => {
                 if ctx.properties.is_empty() {
                     Ok(Info(Vec::new()))

@@ -64,7 +64,10 @@ pub unsafe extern "C" fn clGetDeviceIDs(
 ///
 /// # Safety
 /// `list` must point at `n` handles when non-null.
-pub unsafe fn device_list(n: cl_uint, list: *const cl_device_id) -> ferrocl_runtime::CLResult<Vec<Arc<Device>>> {
+pub unsafe fn device_list(
+    n: cl_uint,
+    list: *const cl_device_id,
+) -> ferrocl_runtime::CLResult<Vec<Arc<Device>>> {
     if list.is_null() || n == 0 {
         return Err(CL_INVALID_VALUE);
     }
@@ -111,7 +114,9 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => Info::u32(1),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => Info::u32(fp64 as u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
+            Info::u32(fp64 as u32)
+        }
         // cl_khr_fp16 is not reported yet.
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => Info::u32(0),
         // Vulkan does not expose the clock; 0 says "unknown".
@@ -137,7 +142,9 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         // In-order queues without profiling are what works today.
         CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => Info::u64(0),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => Info::u64(0),
-        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => Info::u32(0),
+        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => {
+            Info::u32(0)
+        }
         CL_DEVICE_MAX_ON_DEVICE_QUEUES | CL_DEVICE_MAX_ON_DEVICE_EVENTS => Info::u32(0),
         CL_DEVICE_NAME => Info::str(&d.name()),
         CL_DEVICE_VENDOR => Info::str(d.vendor()),
@@ -161,9 +168,9 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_MAX_PARAMETER_SIZE => Info::usize(d.max_parameter_size()),
         // Images: not supported yet (the images issue).
         CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS | CL_DEVICE_MAX_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => {
-            Info::u32(0)
-        }
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => Info::u32(0),
         CL_DEVICE_MAX_SAMPLERS => Info::u32(0),
         CL_DEVICE_IMAGE2D_MAX_WIDTH
         | CL_DEVICE_IMAGE2D_MAX_HEIGHT
@@ -187,9 +194,9 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => Info::usize(0),
         CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::usize(0),
         CL_DEVICE_SVM_CAPABILITIES => Info::u64(0),
-        CL_DEVICE_MAX_PIPE_ARGS | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS | CL_DEVICE_PIPE_MAX_PACKET_SIZE => {
-            Info::u32(0)
-        }
+        CL_DEVICE_MAX_PIPE_ARGS
+        | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+        | CL_DEVICE_PIPE_MAX_PACKET_SIZE => Info::u32(0),
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::u32(0),
@@ -199,9 +206,13 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         // Sub-groups are not reported yet.
         CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::u32(0),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => Info::u64(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            Info::u64(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+        }
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::u64(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+            CL_DEVICE_ATOMIC_ORDER_RELAXED
+                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
         ),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::usize(d.subgroup_size() as usize),

@@ -30,11 +30,15 @@ unsafe fn prologue(
     if !Arc::ptr_eq(&queue.context, &mem.context) {
         return Err(CL_INVALID_CONTEXT);
     }
+    mem.check_device(&queue.device)?;
     // SAFETY: caller contract.
     let waits = unsafe { wait_list(n, list) }?;
     // "CL_INVALID_CONTEXT if [...] the context associated with command_queue
     // and events in event_wait_list are not the same."
-    if waits.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
+    if waits
+        .iter()
+        .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
+    {
         return Err(CL_INVALID_CONTEXT);
     }
     Ok((queue, mem, waits))
@@ -142,6 +146,7 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         if !Arc::ptr_eq(&queue.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
+        d.check_device(&queue.device)?;
         // "CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset +
         // size or dst_offset + size require accessing elements outside the
         // src_buffer and dst_buffer buffer objects respectively."
@@ -223,7 +228,8 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         }
         // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
         // program executable available for device associated with command_queue."
-        kern.for_device(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        kern.for_device(&queue.device)
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
         // "CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and 3)."
         if !(1..=3).contains(&work_dim) {
             return Err(CL_INVALID_WORK_DIMENSION);
@@ -242,7 +248,11 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             v
         };
         let g = read3(global, 1);
-        let o = if offset.is_null() { [0; 3] } else { read3(offset, 0) };
+        let o = if offset.is_null() {
+            [0; 3]
+        } else {
+            read3(offset, 0)
+        };
         let l = (!local.is_null()).then(|| read3(local, 1));
         // "CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
         // global_work_size[0], ... global_work_size[work_dim - 1] exceed the
@@ -256,7 +266,10 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         }
         // SAFETY: pointers from the application.
         let waits = unsafe { wait_list(n, list) }?;
-        if waits.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
+        if waits
+            .iter()
+            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
+        {
             return Err(CL_INVALID_CONTEXT);
         }
         let e = enqueue_ndrange(&queue, &kern, work_dim, o, g, l, waits)?;
@@ -275,7 +288,19 @@ pub unsafe extern "C" fn clEnqueueTask(
 ) -> cl_int {
     let one = [1usize];
     // SAFETY: forwarded with a 1-element global and local size.
-    unsafe { clEnqueueNDRangeKernel(q, k, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), n, list, event) }
+    unsafe {
+        clEnqueueNDRangeKernel(
+            q,
+            k,
+            1,
+            std::ptr::null(),
+            one.as_ptr(),
+            one.as_ptr(),
+            n,
+            list,
+            event,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -299,12 +324,21 @@ pub unsafe extern "C" fn clEnqueueNativeKernel(
     })
 }
 
-fn marker(q: cl_command_queue, n: cl_uint, list: *const cl_event, event: *mut cl_event, t: cl_command_type) -> cl_int {
+fn marker(
+    q: cl_command_queue,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+    t: cl_command_type,
+) -> cl_int {
     code(|| {
         let queue = queue_arc(q)?;
         // SAFETY: pointers from the application.
         let waits = unsafe { wait_list(n, list) }?;
-        if waits.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
+        if waits
+            .iter()
+            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
+        {
             return Err(CL_INVALID_CONTEXT);
         }
         let e = transfer::enqueue_marker(&queue, t, waits);
@@ -340,10 +374,20 @@ pub unsafe extern "C" fn clEnqueueMarker(q: cl_command_queue, event: *mut cl_eve
 }
 
 pub unsafe extern "C" fn clEnqueueBarrier(q: cl_command_queue) -> cl_int {
-    marker(q, 0, std::ptr::null(), std::ptr::null_mut(), CL_COMMAND_BARRIER)
+    marker(
+        q,
+        0,
+        std::ptr::null(),
+        std::ptr::null_mut(),
+        CL_COMMAND_BARRIER,
+    )
 }
 
-pub unsafe extern "C" fn clEnqueueWaitForEvents(q: cl_command_queue, n: cl_uint, list: *const cl_event) -> cl_int {
+pub unsafe extern "C" fn clEnqueueWaitForEvents(
+    q: cl_command_queue,
+    n: cl_uint,
+    list: *const cl_event,
+) -> cl_int {
     if n == 0 || list.is_null() {
         return CL_INVALID_VALUE;
     }
@@ -372,7 +416,8 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
         }
         let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
         if flags & !valid != 0
-            || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0 && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+            || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
+                && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
         {
             return Err(CL_INVALID_VALUE);
         }
@@ -397,7 +442,8 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             flags,
             owned,
         });
-        mem.map_count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        mem.map_count
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         finish_blocking(blocking, &e)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
@@ -420,10 +466,14 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
             let mut maps = mem.maps.lock();
             // "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned
             // by clEnqueueMapBuffer [...] for memobj."
-            let i = maps.iter().position(|x| x.ptr == ptr as usize).ok_or(CL_INVALID_VALUE)?;
+            let i = maps
+                .iter()
+                .position(|x| x.ptr == ptr as usize)
+                .ok_or(CL_INVALID_VALUE)?;
             maps.remove(i)
         };
-        mem.map_count.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        mem.map_count
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         let e = if map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
             // SAFETY: the mapping covers size bytes at ptr.
             let data = unsafe { std::slice::from_raw_parts(map.ptr as *const u8, map.size) };
@@ -456,7 +506,12 @@ unsafe fn read3(p: *const usize) -> CLResult<[usize; 3]> {
 /// "CL_INVALID_VALUE if [...] row_pitch is not 0 and is less than region[0]"
 /// and "[...] slice_pitch is not 0 and is less than region[1] x row_pitch
 /// or if slice_pitch is not 0 and is not a multiple of row_pitch."
-fn rect_side(origin: [usize; 3], region: &[usize; 3], row: usize, slice: usize) -> CLResult<transfer::Rect> {
+fn rect_side(
+    origin: [usize; 3],
+    region: &[usize; 3],
+    row: usize,
+    slice: usize,
+) -> CLResult<transfer::Rect> {
     if row != 0 && row < region[0] {
         return Err(CL_INVALID_VALUE);
     }
@@ -593,6 +648,7 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         if !Arc::ptr_eq(&queue.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
+        d.check_device(&queue.device)?;
         // SAFETY: as above.
         let (so, dor, region) = unsafe { (read3(so)?, read3(dor)?, read3(r)?) };
         check_region3(&region)?;

@@ -3,7 +3,9 @@
 use std::ffi::c_void;
 
 use ferrocl_runtime::core::event::{Event, EventCallback};
-use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::object::{
+    get, get_arc, handle_of, into_handle, release, retain, ClObject,
+};
 use opencl_sys::*;
 
 use super::context::ctx_arc;
@@ -19,7 +21,10 @@ pub unsafe extern "C" fn clWaitForEvents(n: cl_uint, list: *const cl_event) -> c
         // SAFETY: n handles from the application.
         let evs = unsafe { wait_list(n, list) }.map_err(|_| CL_INVALID_EVENT)?;
         // "CL_INVALID_CONTEXT if events specified in event_list do not belong to the same context."
-        if evs.iter().any(|e| !std::sync::Arc::ptr_eq(&e.context, &evs[0].context)) {
+        if evs
+            .iter()
+            .any(|e| !std::sync::Arc::ptr_eq(&e.context, &evs[0].context))
+        {
             return Err(CL_INVALID_CONTEXT);
         }
         let mut failed = false;
@@ -47,7 +52,10 @@ pub unsafe extern "C" fn clGetEventInfo(
         let ev = unsafe { get::<Event>(e) }?;
         let info = match param {
             CL_EVENT_COMMAND_QUEUE => Ok(Info::ptr(
-                ev.queue.as_ref().map(handle_of).unwrap_or(std::ptr::null_mut()),
+                ev.queue
+                    .as_ref()
+                    .map(handle_of)
+                    .unwrap_or(std::ptr::null_mut()),
             )),
             CL_EVENT_CONTEXT => Ok(Info::ptr(handle_of(&ev.context))),
             CL_EVENT_COMMAND_TYPE => Ok(Info::u32(ev.command_type)),

@@ -6,14 +6,20 @@ use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind};
 use ferrocl_runtime::core::device::Device;
 use ferrocl_runtime::core::kernel::{ArgValue, Kernel};
 use ferrocl_runtime::core::memory::Mem;
-use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::object::{
+    get, get_arc, handle_of, into_handle, release, retain, ClObject,
+};
 use ferrocl_runtime::core::program::Program;
 use opencl_sys::*;
 
 use crate::entry::{code, object};
 use crate::info::{write, Info};
 
-pub unsafe extern "C" fn clCreateKernel(p: cl_program, name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
+pub unsafe extern "C" fn clCreateKernel(
+    p: cl_program,
+    name: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_kernel {
     object(errcode_ret, || {
         // SAFETY: handle from the application.
         let prog = unsafe { get_arc::<Program>(p) }?;
@@ -81,7 +87,12 @@ pub unsafe extern "C" fn clCloneKernel(k: cl_kernel, errcode_ret: *mut cl_int) -
     })
 }
 
-pub unsafe extern "C" fn clSetKernelArg(k: cl_kernel, index: cl_uint, size: usize, value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelArg(
+    k: cl_kernel,
+    index: cl_uint,
+    size: usize,
+    value: *const c_void,
+) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
@@ -100,7 +111,11 @@ pub unsafe extern "C" fn clSetKernelArg(k: cl_kernel, index: cl_uint, size: usiz
                 // "If the argument is a buffer object, the arg_value pointer
                 // can be NULL or point to a NULL value."
                 // SAFETY: value points at a cl_mem when non-null.
-                let h = if value.is_null() { std::ptr::null_mut() } else { unsafe { *(value as *const cl_mem) } };
+                let h = if value.is_null() {
+                    std::ptr::null_mut()
+                } else {
+                    unsafe { *(value as *const cl_mem) }
+                };
                 if h.is_null() {
                     ArgValue::Buffer(None)
                 } else {
@@ -135,7 +150,9 @@ pub unsafe extern "C" fn clSetKernelArg(k: cl_kernel, index: cl_uint, size: usiz
                     return Err(CL_INVALID_ARG_VALUE);
                 }
                 // SAFETY: size bytes per the application.
-                ArgValue::Pod(unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec())
+                ArgValue::Pod(
+                    unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec(),
+                )
             }
             ArgKind::Sampler => return Err(CL_INVALID_SAMPLER),
             ArgKind::Image => return Err(CL_INVALID_MEM_OBJECT),
@@ -145,7 +162,11 @@ pub unsafe extern "C" fn clSetKernelArg(k: cl_kernel, index: cl_uint, size: usiz
     })
 }
 
-pub unsafe extern "C" fn clSetKernelArgSVMPointer(k: cl_kernel, _i: cl_uint, _v: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelArgSVMPointer(
+    k: cl_kernel,
+    _i: cl_uint,
+    _v: *const c_void,
+) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
         unsafe { get::<Kernel>(k) }?;
@@ -203,7 +224,11 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
     code(|| {
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
-        let arg = kern.info().args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let arg = kern
+            .info()
+            .args
+            .get(index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
         let info = match param {
             CL_KERNEL_ARG_ADDRESS_QUALIFIER => Ok(Info::u32(match arg.address_qualifier {
                 AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
@@ -260,7 +285,9 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
                     .unwrap_or([0; 3]),
             )),
             CL_KERNEL_LOCAL_MEM_SIZE => Ok(Info::u64(kern.local_mem_size())),
-            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Ok(Info::usize(d.subgroup_size() as usize)),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+                Ok(Info::usize(d.subgroup_size() as usize))
+            }
             CL_KERNEL_PRIVATE_MEM_SIZE => Ok(Info::u64(kern.info().private_size as u64)),
             // "CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and
             // device is not a custom device and kernel is not a built-in kernel."

@@ -5,7 +5,9 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use ferrocl_runtime::core::memory::{Mem, MemDestructor};
-use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::object::{
+    get, get_arc, handle_of, into_handle, release, retain, ClObject,
+};
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -30,7 +32,8 @@ pub fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
     if flags & !valid != 0
         || count(CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY) > 1
         || count(CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) > 1
-        || (flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+        || (flags & CL_MEM_USE_HOST_PTR != 0
+            && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
     {
         return Err(CL_INVALID_VALUE);
     }
@@ -48,7 +51,12 @@ fn create_buffer(
     check_flags(flags)?;
     // "CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
     // CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices in context."
-    if size == 0 || ctx.devices.iter().all(|d| size as u64 > d.max_mem_alloc_size()) {
+    if size == 0
+        || ctx
+            .devices
+            .iter()
+            .all(|d| size as u64 > d.max_mem_alloc_size())
+    {
         return Err(CL_INVALID_BUFFER_SIZE);
     }
     // "CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
@@ -67,8 +75,14 @@ fn create_buffer(
         // SAFETY: the application guarantees host_ptr points at size bytes.
         unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) }
     });
-    let keep_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 };
-    Ok(into_handle(Mem::new_buffer(ctx, flags, size, keep_ptr, init, props)?))
+    let keep_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
+        host_ptr as usize
+    } else {
+        0
+    };
+    Ok(into_handle(Mem::new_buffer(
+        ctx, flags, size, keep_ptr, init, props,
+    )?))
 }
 
 pub unsafe extern "C" fn clCreateBuffer(
@@ -78,7 +92,9 @@ pub unsafe extern "C" fn clCreateBuffer(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    object(errcode_ret, || create_buffer(c, Vec::new(), flags, size, host_ptr))
+    object(errcode_ret, || {
+        create_buffer(c, Vec::new(), flags, size, host_ptr)
+    })
 }
 
 pub unsafe extern "C" fn clCreateBufferWithProperties(
@@ -130,7 +146,8 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
             || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
             || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-            || (pf & CL_MEM_HOST_NO_ACCESS != 0 && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
+            || (pf & CL_MEM_HOST_NO_ACCESS != 0
+                && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
         {
             return Err(CL_INVALID_VALUE);
         }
@@ -142,7 +159,11 @@ pub unsafe extern "C" fn clCreateSubBuffer(
         if region.size == 0 {
             return Err(CL_INVALID_BUFFER_SIZE);
         }
-        if region.origin.checked_add(region.size).is_none_or(|end| end > parent.size) {
+        if region
+            .origin
+            .checked_add(region.size)
+            .is_none_or(|end| end > parent.size)
+        {
             return Err(CL_INVALID_VALUE);
         }
         // "CL_MISALIGNED_SUB_BUFFER_OFFSET if there are no devices in context
@@ -168,7 +189,12 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             f |= pf & host;
         }
         f |= pf & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR);
-        Ok(into_handle(Mem::new_sub_buffer(&parent, f, region.origin, region.size)))
+        Ok(into_handle(Mem::new_sub_buffer(
+            &parent,
+            f,
+            region.origin,
+            region.size,
+        )))
     })
 }
 
@@ -197,13 +223,20 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             CL_MEM_FLAGS => Ok(Info::u64(mem.flags)),
             CL_MEM_SIZE => Ok(Info::usize(mem.size)),
             CL_MEM_HOST_PTR => Ok(Info::usize(mem.host_ptr)),
-            CL_MEM_MAP_COUNT => Ok(Info::u32(mem.map_count.load(std::sync::atomic::Ordering::Relaxed))),
+            CL_MEM_MAP_COUNT => Ok(Info::u32(
+                mem.map_count.load(std::sync::atomic::Ordering::Relaxed),
+            )),
             CL_MEM_REFERENCE_COUNT => Ok(Info::u32(mem.base().refcount())),
             CL_MEM_CONTEXT => Ok(Info::ptr(handle_of(&mem.context))),
             CL_MEM_ASSOCIATED_MEMOBJECT => Ok(Info::ptr(
-                mem.parent.as_ref().map(handle_of).unwrap_or(std::ptr::null_mut()),
+                mem.parent
+                    .as_ref()
+                    .map(handle_of)
+                    .unwrap_or(std::ptr::null_mut()),
             )),
-            CL_MEM_OFFSET => Ok(Info::usize(mem.offset - mem.parent.as_ref().map_or(0, |p| p.offset))),
+            CL_MEM_OFFSET => Ok(Info::usize(
+                mem.offset - mem.parent.as_ref().map_or(0, |p| p.offset),
+            )),
             CL_MEM_USES_SVM_POINTER => Ok(Info::bool(false)),
             CL_MEM_PROPERTIES => Ok(Info::raw(&mem.properties)),
             _ => Err(CL_INVALID_VALUE),

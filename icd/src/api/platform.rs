@@ -17,7 +17,11 @@ pub fn platform() -> &'static std::sync::Arc<Platform> {
 }
 
 /// Also clIcdGetPlatformIDsKHR.
-pub unsafe extern "C" fn clGetPlatformIDs(n: cl_uint, platforms: *mut cl_platform_id, num: *mut cl_uint) -> cl_int {
+pub unsafe extern "C" fn clGetPlatformIDs(
+    n: cl_uint,
+    platforms: *mut cl_platform_id,
+    num: *mut cl_uint,
+) -> cl_int {
     code(|| {
         // "CL_INVALID_VALUE if num_entries is equal to zero and platforms is
         // not NULL or if both num_platforms and platforms are NULL."
@@ -53,7 +57,10 @@ fn ext_string(list: &[(&str, (u32, u32, u32))]) -> String {
 }
 
 pub fn name_versions(list: &[(&str, (u32, u32, u32))]) -> Info {
-    let v: Vec<(&str, u32)> = list.iter().map(|(n, (a, b, c))| (*n, cl_version(*a, *b, *c))).collect();
+    let v: Vec<(&str, u32)> = list
+        .iter()
+        .map(|(n, (a, b, c))| (*n, cl_version(*a, *b, *c)))
+        .collect();
     Info::name_versions(&v)
 }
 

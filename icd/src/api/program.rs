@@ -4,7 +4,9 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
 
 use ferrocl_runtime::core::device::Device;
-use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::object::{
+    get, get_arc, handle_of, into_handle, release, retain, ClObject,
+};
 use ferrocl_runtime::core::program::{Program, Source};
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
@@ -37,7 +39,11 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
                 return Err(CL_INVALID_VALUE);
             }
             // SAFETY: as above.
-            let len = if lengths.is_null() { 0 } else { unsafe { *lengths.add(i) } };
+            let len = if lengths.is_null() {
+                0
+            } else {
+                unsafe { *lengths.add(i) }
+            };
             let bytes = if len == 0 {
                 // SAFETY: NUL-terminated when no length is given.
                 unsafe { CStr::from_ptr(s) }.to_bytes()
@@ -127,7 +133,11 @@ pub unsafe extern "C" fn clReleaseProgram(p: cl_program) -> cl_int {
 }
 
 /// The devices a build call names (all of the program's when NULL), checked.
-unsafe fn build_devices(prog: &Program, n: cl_uint, list: *const cl_device_id) -> CLResult<Vec<Arc<Device>>> {
+unsafe fn build_devices(
+    prog: &Program,
+    n: cl_uint,
+    list: *const cl_device_id,
+) -> CLResult<Vec<Arc<Device>>> {
     if list.is_null() != (n == 0) {
         return Err(CL_INVALID_VALUE);
     }
@@ -136,7 +146,10 @@ unsafe fn build_devices(prog: &Program, n: cl_uint, list: *const cl_device_id) -
     }
     // SAFETY: caller contract.
     let devs = unsafe { device_list(n, list) }?;
-    if devs.iter().any(|d| !prog.devices.iter().any(|x| Arc::ptr_eq(x, d))) {
+    if devs
+        .iter()
+        .any(|d| !prog.devices.iter().any(|x| Arc::ptr_eq(x, d)))
+    {
         return Err(CL_INVALID_DEVICE);
     }
     Ok(devs)
@@ -166,7 +179,9 @@ pub unsafe extern "C" fn clBuildProgram(
             String::new()
         } else {
             // SAFETY: NUL-terminated string from the application.
-            unsafe { CStr::from_ptr(options) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(options) }
+                .to_string_lossy()
+                .into_owned()
         };
         let r = prog.build(&devs, &opts);
         if let Some(f) = notify {
@@ -232,7 +247,11 @@ pub unsafe extern "C" fn clGetProgramInfo(
             CL_PROGRAM_CONTEXT => Ok(Info::ptr(handle_of(&prog.context))),
             CL_PROGRAM_NUM_DEVICES => Ok(Info::u32(prog.devices.len() as u32)),
             CL_PROGRAM_DEVICES => Ok(Info::raw(
-                &prog.devices.iter().map(|d| handle_of(d) as usize).collect::<Vec<_>>(),
+                &prog
+                    .devices
+                    .iter()
+                    .map(|d| handle_of(d) as usize)
+                    .collect::<Vec<_>>(),
             )),
             CL_PROGRAM_SOURCE => Ok(match &prog.source {
                 Source::Text(s) => Info::str(s),
@@ -253,7 +272,9 @@ pub unsafe extern "C" fn clGetProgramInfo(
                 .kernel_names()
                 .map(|k| Info::str(&k.join(";")))
                 .ok_or(CL_INVALID_PROGRAM_EXECUTABLE),
-            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => Ok(Info::bool(false)),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => {
+                Ok(Info::bool(false))
+            }
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.

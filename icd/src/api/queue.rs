@@ -3,7 +3,9 @@
 use std::ffi::c_void;
 
 use ferrocl_runtime::core::device::Device;
-use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::object::{
+    get, get_arc, handle_of, into_handle, release, retain, ClObject,
+};
 use ferrocl_runtime::core::queue::Queue;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;

@@ -98,7 +98,12 @@ pub unsafe extern "C" fn clGetPipeInfo(
 
 // ---- SVM: CL_DEVICE_SVM_CAPABILITIES is 0.
 
-pub unsafe extern "C" fn clSVMAlloc(_c: cl_context, _f: cl_svm_mem_flags, _s: usize, _a: cl_uint) -> *mut c_void {
+pub unsafe extern "C" fn clSVMAlloc(
+    _c: cl_context,
+    _f: cl_svm_mem_flags,
+    _s: usize,
+    _a: cl_uint,
+) -> *mut c_void {
     // "clSVMAlloc will fail if [...] no devices in context support SVM": returns NULL.
     std::ptr::null_mut()
 }
@@ -195,7 +200,11 @@ pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
 
 // ---- Device-side queues and timers.
 
-pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(c: cl_context, _d: cl_device_id, _q: cl_command_queue) -> cl_int {
+pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
+    c: cl_context,
+    _d: cl_device_id,
+    _q: cl_command_queue,
+) -> cl_int {
     code(|| {
         ctx_arc(c)?;
         // "CL_INVALID_OPERATION if device does not support a replaceable
@@ -204,7 +213,11 @@ pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(c: cl_context, _d: cl_de
     })
 }
 
-pub unsafe extern "C" fn clGetDeviceAndHostTimer(d: cl_device_id, _dt: *mut cl_ulong, _ht: *mut cl_ulong) -> cl_int {
+pub unsafe extern "C" fn clGetDeviceAndHostTimer(
+    d: cl_device_id,
+    _dt: *mut cl_ulong,
+    _ht: *mut cl_ulong,
+) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
         unsafe { get::<ferrocl_runtime::core::device::Device>(d) }?;
@@ -266,7 +279,11 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         // migration is an ordering point.
         // SAFETY: pointers from the application.
         let waits = unsafe { crate::entry::wait_list(ne, l) }?;
-        let ev = ferrocl_runtime::core::transfer::enqueue_marker(&queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, waits);
+        let ev = ferrocl_runtime::core::transfer::enqueue_marker(
+            &queue,
+            CL_COMMAND_MIGRATE_MEM_OBJECTS,
+            waits,
+        );
         // SAFETY: pointer from the application.
         unsafe { crate::entry::return_event(e, ev) };
         Ok(())

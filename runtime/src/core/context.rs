@@ -8,7 +8,8 @@ use opencl_sys::*;
 use super::device::Device;
 use super::object::{tag, Base, ClObject};
 
-pub type ContextNotify = unsafe extern "C" fn(*const std::ffi::c_char, *const c_void, usize, *mut c_void);
+pub type ContextNotify =
+    unsafe extern "C" fn(*const std::ffi::c_char, *const c_void, usize, *mut c_void);
 
 #[repr(C)]
 pub struct Context {
@@ -17,7 +18,8 @@ pub struct Context {
     /// The property list as given (without the terminating 0).
     pub properties: Vec<cl_context_properties>,
     pub notify: Option<(ContextNotify, usize)>,
-    pub destructors: parking_lot::Mutex<Vec<(unsafe extern "C" fn(cl_context, *mut c_void), usize)>>,
+    pub destructors:
+        parking_lot::Mutex<Vec<(unsafe extern "C" fn(cl_context, *mut c_void), usize)>>,
 }
 
 impl ClObject for Context {

@@ -12,8 +12,8 @@ use super::error::CLResult;
 use super::object::{tag, Base, ClObject};
 use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::device::Device as VkDevice;
-use crate::vk::queue::{Command, QueueEngine};
 use crate::vk::instance::PhysicalDevice;
+use crate::vk::queue::{Command, QueueEngine};
 
 #[repr(C)]
 pub struct Device {
@@ -51,7 +51,9 @@ impl Device {
 
     /// The logical Vulkan device, created on first use.
     pub fn vk(&self) -> CLResult<Arc<VkDevice>> {
-        self.vk.get_or_init(|| VkDevice::new(self.phys.clone())).clone()
+        self.vk
+            .get_or_init(|| VkDevice::new(self.phys.clone()))
+            .clone()
     }
 
     /// Copies `data` into `dst` at `offset` and waits until it is there.
@@ -141,7 +143,9 @@ impl Device {
             return n.max(1);
         }
         if self.phys.is_cpu() {
-            return std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
+            return std::thread::available_parallelism()
+                .map(|n| n.get() as u32)
+                .unwrap_or(1);
         }
         1
     }
@@ -161,7 +165,10 @@ impl Device {
 
     pub fn max_mem_alloc_size(&self) -> u64 {
         let min_required = (1u64 << 30).min(self.global_mem_size() / 4).max(32 << 20);
-        let vk_max = self.phys.max_memory_allocation_size.min(self.global_mem_size());
+        let vk_max = self
+            .phys
+            .max_memory_allocation_size
+            .min(self.global_mem_size());
         vk_max.max(min_required.min(self.global_mem_size()))
     }
 
@@ -223,7 +230,12 @@ impl Device {
 
     pub fn double_fp_config(&self) -> cl_device_fp_config {
         if self.fp64() {
-            CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM
+            CL_FP_FMA
+                | CL_FP_ROUND_TO_NEAREST
+                | CL_FP_ROUND_TO_ZERO
+                | CL_FP_ROUND_TO_INF
+                | CL_FP_INF_NAN
+                | CL_FP_DENORM
         } else {
             0
         }

@@ -37,8 +37,16 @@ impl ClObject for Event {
 }
 
 impl Event {
-    pub fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_command_type) -> Arc<Event> {
-        let status = if queue.is_some() { CL_QUEUED } else { CL_SUBMITTED };
+    pub fn new(
+        context: Arc<Context>,
+        queue: Option<Arc<Queue>>,
+        command_type: cl_command_type,
+    ) -> Arc<Event> {
+        let status = if queue.is_some() {
+            CL_QUEUED
+        } else {
+            CL_SUBMITTED
+        };
         Arc::new(Event {
             base: Base::new(Self::TAG),
             context,

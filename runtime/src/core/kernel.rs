@@ -76,7 +76,8 @@ impl Kernel {
                 return Err(CL_INVALID_KERNEL_NAME);
             };
             let vkdev = d.vk()?;
-            let pipelines = KernelPipelines::new(&vkdev, &k.spirv, &k.entry_point, k.push_constant_size)?;
+            let pipelines =
+                KernelPipelines::new(&vkdev, &k.spirv, &k.entry_point, k.push_constant_size)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
                 info: k.clone(),
@@ -88,7 +89,9 @@ impl Kernel {
             return Err(CL_INVALID_PROGRAM_EXECUTABLE);
         }
         let nargs = per_device[0].info.args.len();
-        program.kernel_count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        program
+            .kernel_count
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Arc::new(Kernel {
             base: Base::new(Self::TAG),
             program: program.clone(),
@@ -157,7 +160,12 @@ impl Drop for Kernel {
 }
 
 /// Picks a work-group size that divides `global` (uniform groups).
-pub fn choose_local_size(dev: &Device, work_dim: usize, global: &[usize; 3], limit: usize) -> [usize; 3] {
+pub fn choose_local_size(
+    dev: &Device,
+    work_dim: usize,
+    global: &[usize; 3],
+    limit: usize,
+) -> [usize; 3] {
     let caps: [usize; 3] = match work_dim {
         1 => [256, 1, 1],
         2 => [16, 16, 1],
@@ -233,7 +241,10 @@ pub fn enqueue_ndrange(
     local: Option<[usize; 3]>,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let dk = kernel.for_device(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?.clone();
+    let dk = kernel
+        .for_device(&queue.device)
+        .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?
+        .clone();
     let info = &dk.info;
     let dev = &queue.device;
     let args: Vec<ArgValue> = kernel
@@ -283,7 +294,10 @@ pub fn enqueue_ndrange(
 
     // Push constants and the argument block.
     let mut push = vec![0u8; (info.push_constant_size as usize).next_multiple_of(4)];
-    let block_size = info.arg_buffer.map(|b| b.size as usize).unwrap_or(push.len());
+    let block_size = info
+        .arg_buffer
+        .map(|b| b.size as usize)
+        .unwrap_or(push.len());
     let mut block = vec![0u8; block_size];
     let mut keep: Vec<Arc<Mem>> = Vec::new();
     let mut spec: Vec<(u32, u32)> = Vec::new();
@@ -292,12 +306,15 @@ pub fn enqueue_ndrange(
             (ArgKind::Buffer, ArgValue::Buffer(m)) => {
                 let addr = m.as_ref().map(|m| m.device_address()).unwrap_or(0);
                 if let Some(m) = m {
+                    m.check_device(dev)?;
                     keep.push(m.clone());
                 }
                 put(&mut block, a.offset, &addr.to_le_bytes());
             }
             (ArgKind::Pod, ArgValue::Pod(bytes)) => put(&mut block, a.offset, bytes),
-            (ArgKind::LocalPointer { spec_id }, ArgValue::Local(n)) => spec.push((spec_id, *n as u32)),
+            (ArgKind::LocalPointer { spec_id }, ArgValue::Local(n)) => {
+                spec.push((spec_id, *n as u32))
+            }
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
     }
@@ -377,5 +394,10 @@ pub fn enqueue_ndrange(
     });
     // Everything the device reads stays alive until the command completes.
     let hold = Box::new(move || drop((keep, arg_buffer, pipelines)));
-    Ok(queue.submit(CL_COMMAND_NDRANGE_KERNEL, wait_list, Some(record), Some(hold)))
+    Ok(queue.submit(
+        CL_COMMAND_NDRANGE_KERNEL,
+        wait_list,
+        Some(record),
+        Some(hold),
+    ))
 }

@@ -85,14 +85,23 @@ impl Mem {
         }))
     }
 
-    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> Arc<Mem> {
+    pub fn new_sub_buffer(
+        parent: &Arc<Mem>,
+        flags: cl_mem_flags,
+        origin: usize,
+        size: usize,
+    ) -> Arc<Mem> {
         Arc::new(Mem {
             base: Base::new(Self::TAG),
             context: parent.context.clone(),
             mem_type: CL_MEM_OBJECT_BUFFER,
             flags,
             size,
-            host_ptr: if parent.host_ptr != 0 { parent.host_ptr + origin } else { 0 },
+            host_ptr: if parent.host_ptr != 0 {
+                parent.host_ptr + origin
+            } else {
+                0
+            },
             parent: Some(parent.clone()),
             offset: parent.offset + origin,
             storage: parent.storage.clone(),
@@ -106,6 +115,16 @@ impl Mem {
     /// Device address of byte 0 of this buffer (what a kernel receives).
     pub fn device_address(&self) -> u64 {
         self.storage.address + self.offset as u64
+    }
+
+    /// Storage lives on the context's first device. Until per-device
+    /// copies with migration exist (runtime issue), a command on another
+    /// device of a multi-device context cannot use it.
+    pub fn check_device(&self, dev: &super::device::Device) -> CLResult<()> {
+        match dev.vk() {
+            Ok(v) if Arc::ptr_eq(&v, &self.storage.device) => Ok(()),
+            _ => Err(CL_OUT_OF_RESOURCES),
+        }
     }
 
     pub fn add_destructor(&self, f: MemDestructor, data: usize) {

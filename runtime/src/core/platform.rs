@@ -31,8 +31,10 @@ pub const PLATFORM_VERSION: &str = concat!("OpenCL 3.0 ferrocl ", env!("CARGO_PK
 pub const ICD_SUFFIX: &str = "FRC";
 
 /// Extensions of the platform, with versions (cl_khr_extended_versioning).
-pub const PLATFORM_EXTENSIONS: &[(&str, (u32, u32, u32))] =
-    &[("cl_khr_icd", (2, 0, 0)), ("cl_khr_extended_versioning", (1, 0, 0))];
+pub const PLATFORM_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
+    ("cl_khr_icd", (2, 0, 0)),
+    ("cl_khr_extended_versioning", (1, 0, 0)),
+];
 
 static PLATFORM: OnceLock<Arc<Platform>> = OnceLock::new();
 

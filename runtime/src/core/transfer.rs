@@ -36,7 +36,13 @@ pub fn enqueue_write(
     let len = data.len() as u64;
     let s2 = staging.clone();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(s2.raw, 0, dst.storage.raw, (dst.offset + offset) as u64, len);
+        r.copy_buffer(
+            s2.raw,
+            0,
+            dst.storage.raw,
+            (dst.offset + offset) as u64,
+            len,
+        );
         Ok(())
     });
     let m2 = mem.clone();
@@ -59,7 +65,13 @@ pub fn enqueue_read(
     let src = mem.clone();
     let s2 = staging.clone();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(src.storage.raw, (src.offset + offset) as u64, s2.raw, 0, size as u64);
+        r.copy_buffer(
+            src.storage.raw,
+            (src.offset + offset) as u64,
+            s2.raw,
+            0,
+            size as u64,
+        );
         Ok(())
     });
     let dst = HostPtr(ptr as usize);
@@ -120,7 +132,11 @@ pub fn enqueue_fill(
 
 /// clEnqueueMarkerWithWaitList / barrier: completes when everything before
 /// it (and its wait list) has.
-pub fn enqueue_marker(queue: &Arc<Queue>, command_type: cl_command_type, wait_list: Vec<Arc<Event>>) -> Arc<Event> {
+pub fn enqueue_marker(
+    queue: &Arc<Queue>,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> Arc<Event> {
     queue.submit(command_type, wait_list, None, None)
 }
 
@@ -136,7 +152,9 @@ pub struct Rect {
 impl Rect {
     /// Byte offset of row (y, z) of the region.
     pub fn row_offset(&self, y: usize, z: usize) -> usize {
-        (self.origin[2] + z) * self.slice_pitch + (self.origin[1] + y) * self.row_pitch + self.origin[0]
+        (self.origin[2] + z) * self.slice_pitch
+            + (self.origin[1] + y) * self.row_pitch
+            + self.origin[0]
     }
 
     /// One past the last byte the region touches.
@@ -186,11 +204,22 @@ pub fn enqueue_read_rect(
             for (i, (y, z)) in rows(&region).enumerate() {
                 // SAFETY: staging holds `total` bytes written by the device;
                 // the application keeps its rectangle valid until completion.
-                unsafe { std::ptr::copy_nonoverlapping(p.add(i * w), (d.0 as *mut u8).add(host.row_offset(y, z)), w) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        p.add(i * w),
+                        (d.0 as *mut u8).add(host.row_offset(y, z)),
+                        w,
+                    )
+                };
             }
         }
     });
-    Ok(queue.submit(CL_COMMAND_READ_BUFFER_RECT, wait_list, Some(record), Some(host_fn)))
+    Ok(queue.submit(
+        CL_COMMAND_READ_BUFFER_RECT,
+        wait_list,
+        Some(record),
+        Some(host_fn),
+    ))
 }
 
 /// clEnqueueWriteBufferRect: the host rectangle is packed into staging now.
@@ -225,7 +254,12 @@ pub fn enqueue_write_rect(
     });
     let m2 = mem.clone();
     let hold = Box::new(move || drop((staging, m2)));
-    Ok(queue.submit(CL_COMMAND_WRITE_BUFFER_RECT, wait_list, Some(record), Some(hold)))
+    Ok(queue.submit(
+        CL_COMMAND_WRITE_BUFFER_RECT,
+        wait_list,
+        Some(record),
+        Some(hold),
+    ))
 }
 
 /// clEnqueueCopyBufferRect.
@@ -252,5 +286,10 @@ pub fn enqueue_copy_rect(
     });
     let (a, b) = (src.clone(), dst.clone());
     let hold = Box::new(move || drop((a, b)));
-    Ok(queue.submit(CL_COMMAND_COPY_BUFFER_RECT, wait_list, Some(record), Some(hold)))
+    Ok(queue.submit(
+        CL_COMMAND_COPY_BUFFER_RECT,
+        wait_list,
+        Some(record),
+        Some(hold),
+    ))
 }

@@ -83,7 +83,11 @@ impl Buffer {
             }
         };
         // SAFETY: memory/offset come from an allocation satisfying `requirements`.
-        let bound = unsafe { device.raw.bind_buffer_memory(raw, alloc.memory(), alloc.offset()) };
+        let bound = unsafe {
+            device
+                .raw
+                .bind_buffer_memory(raw, alloc.memory(), alloc.offset())
+        };
         if let Err(e) = bound {
             let _ = device.allocator.lock().free(alloc);
             // SAFETY: raw is unused.

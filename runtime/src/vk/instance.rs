@@ -105,7 +105,8 @@ impl Instance {
     pub fn new() -> Result<Arc<Instance>, ProbeError> {
         // SAFETY: loading the system Vulkan loader; ash keeps the library alive
         // inside `Entry`.
-        let entry = unsafe { ash::Entry::load() }.map_err(|e| ProbeError::NoLoader(e.to_string()))?;
+        let entry =
+            unsafe { ash::Entry::load() }.map_err(|e| ProbeError::NoLoader(e.to_string()))?;
         // SAFETY: plain query of the loader.
         let loader_version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(ProbeError::Vulkan)?
@@ -180,7 +181,10 @@ impl PhysicalDevice {
         // SAFETY: raw comes from this instance.
         let exts = unsafe { inst.enumerate_device_extension_properties(raw) }
             .map_err(|e| format!("{name}: {e}"))?;
-        let has = |n: &CStr| exts.iter().any(|e| cstr_field(&e.extension_name).as_str() == n.to_str().unwrap_or(""));
+        let has = |n: &CStr| {
+            exts.iter()
+                .any(|e| cstr_field(&e.extension_name).as_str() == n.to_str().unwrap_or(""))
+        };
         let ext = Extensions {
             nv_shader_sm_builtins: has(c"VK_NV_shader_sm_builtins"),
             ext_pci_bus_info: has(c"VK_EXT_pci_bus_info"),
@@ -251,7 +255,10 @@ impl PhysicalDevice {
         .map(|(n, _)| *n)
         .collect();
         if !missing.is_empty() {
-            return Err(format!("{name}: missing Vulkan features {}", missing.join(", ")));
+            return Err(format!(
+                "{name}: missing Vulkan features {}",
+                missing.join(", ")
+            ));
         }
 
         // SAFETY: raw comes from this instance.
@@ -264,7 +271,11 @@ impl PhysicalDevice {
                     && !q.queue_flags.contains(vk::QueueFlags::GRAPHICS)
                     && q.timestamp_valid_bits > 0
             })
-            .or_else(|| families.iter().position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE)));
+            .or_else(|| {
+                families
+                    .iter()
+                    .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            });
         let Some(queue_family) = pick else {
             return Err(format!("{name}: no compute queue"));
         };
@@ -286,10 +297,12 @@ impl PhysicalDevice {
             features,
             ext,
             sm_count: ext.nv_shader_sm_builtins.then_some(sm.shader_sm_count),
-            pci_bus: ext.ext_pci_bus_info.then(|| vk::PhysicalDevicePCIBusInfoPropertiesEXT {
-                p_next: std::ptr::null_mut(),
-                ..pci
-            }),
+            pci_bus: ext
+                .ext_pci_bus_info
+                .then(|| vk::PhysicalDevicePCIBusInfoPropertiesEXT {
+                    p_next: std::ptr::null_mut(),
+                    ..pci
+                }),
             max_memory_allocation_size: maint3.max_memory_allocation_size,
             max_storage_buffer_range: properties.limits.max_storage_buffer_range,
             shader_fp_denorm_preserve_32: fc.shader_denorm_preserve_float32 != 0,

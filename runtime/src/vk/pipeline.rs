@@ -22,7 +22,12 @@ pub struct KernelPipelines {
 }
 
 impl KernelPipelines {
-    pub fn new(device: &Arc<Device>, spirv: &[u32], entry: &str, push_constant_size: u32) -> CLResult<Self> {
+    pub fn new(
+        device: &Arc<Device>,
+        spirv: &[u32],
+        entry: &str,
+        push_constant_size: u32,
+    ) -> CLResult<Self> {
         let info = vk::ShaderModuleCreateInfo::default().code(spirv);
         // SAFETY: the compiler validated the module for the Vulkan environment.
         let module = unsafe { device.raw.create_shader_module(&info, None) }.map_err(map_vk_err)?;
@@ -70,13 +75,17 @@ impl KernelPipelines {
             })
             .collect();
         let data: Vec<u8> = spec.iter().flat_map(|(_, v)| v.to_ne_bytes()).collect();
-        let si = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
+        let si = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(self.module)
             .name(&self.entry)
             .specialization_info(&si);
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(self.layout)];
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(self.layout)];
         // SAFETY: all referenced objects are alive.
         let p = unsafe {
             self.device

@@ -26,7 +26,9 @@ fn file(phys: &PhysicalDevice) -> Option<PathBuf> {
 }
 
 pub fn load(phys: &PhysicalDevice) -> Vec<u8> {
-    file(phys).and_then(|f| std::fs::read(f).ok()).unwrap_or_default()
+    file(phys)
+        .and_then(|f| std::fs::read(f).ok())
+        .unwrap_or_default()
 }
 
 pub fn store(phys: &PhysicalDevice, data: &[u8]) {

@@ -103,7 +103,14 @@ impl Recorder<'_> {
         unsafe { self.device.raw.cmd_copy_buffer(self.cb, src, dst, regions) };
     }
 
-    pub fn copy_buffer(&self, src: vk::Buffer, src_off: u64, dst: vk::Buffer, dst_off: u64, size: u64) {
+    pub fn copy_buffer(
+        &self,
+        src: vk::Buffer,
+        src_off: u64,
+        dst: vk::Buffer,
+        dst_off: u64,
+        size: u64,
+    ) {
         if size == 0 {
             return;
         }
@@ -248,7 +255,13 @@ fn alloc_cb(s: &Shared) -> CLResult<vk::CommandBuffer> {
 fn recycle_cb(s: &Shared, cb: vk::CommandBuffer) {
     let mut pool = s.pool.lock();
     // SAFETY: the submission using cb completed; pool locked.
-    if unsafe { s.device.raw.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty()) }.is_ok() {
+    if unsafe {
+        s.device
+            .raw
+            .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+    }
+    .is_ok()
+    {
         pool.1.push(cb);
     }
 }
@@ -302,29 +315,32 @@ fn submitter(s: Arc<Shared>) {
                 }
                 done.push((cmd.done, status));
             }
-            next_value += 1;
-            let value = next_value;
-            if let (Some(c), true) = (cb, recorded) {
-                if let Err(e) = submit_cb(&s, c, value) {
-                    s.lost.store(true, Ordering::Relaxed);
-                    for d in done.iter_mut() {
-                        d.1 = d.1.and(Err(e));
+            // A batch with device work signals a new timeline value; one
+            // without (markers, failed commands) completes once everything
+            // submitted before it has, i.e. at the last value already used.
+            // The host never signals: a host signal of a value above one
+            // still pending on the device would break the timeline's
+            // strictly increasing order.
+            let value = match (cb, recorded) {
+                (Some(c), true) => {
+                    next_value += 1;
+                    if let Err(e) = submit_cb(&s, c, next_value) {
+                        s.lost.store(true, Ordering::Relaxed);
+                        for d in done.iter_mut() {
+                            d.1 = d.1.and(Err(e));
+                        }
+                        next_value -= 1;
                     }
-                    // Signal from the host so the completer does not wait forever.
-                    let si = vk::SemaphoreSignalInfo::default().semaphore(s.timeline).value(value);
-                    // SAFETY: value is larger than any earlier one.
-                    let _ = unsafe { s.device.raw.signal_semaphore(&si) };
+                    next_value
                 }
-            } else {
-                if let Some(c) = cb {
-                    // SAFETY: cb is recording and unused.
-                    let _ = unsafe { s.device.raw.end_command_buffer(c) };
+                (c, _) => {
+                    if let Some(c) = c {
+                        // SAFETY: cb is recording and unused.
+                        let _ = unsafe { s.device.raw.end_command_buffer(c) };
+                    }
+                    next_value
                 }
-                let si = vk::SemaphoreSignalInfo::default().semaphore(s.timeline).value(value);
-                // SAFETY: value is larger than any earlier one; nothing on the
-                // device signals this value.
-                let _ = unsafe { s.device.raw.signal_semaphore(&si) };
-            }
+            };
             let mut p = s.pending.lock();
             p.list.push_back(InFlight { value, cb, done });
             s.pending_cv.notify_one();
@@ -337,14 +353,18 @@ fn submitter(s: Arc<Shared>) {
 
 fn begin_cb(s: &Shared) -> CLResult<vk::CommandBuffer> {
     let cb = alloc_cb(s)?;
-    let bi = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+    let bi =
+        vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: cb is in the initial state and owned by this thread.
     unsafe { s.device.raw.begin_command_buffer(cb, &bi) }.map_err(map_vk_err)?;
     Ok(cb)
 }
 
 fn submit_cb(s: &Shared, cb: vk::CommandBuffer, value: u64) -> CLResult<()> {
-    let r = Recorder { device: &s.device, cb };
+    let r = Recorder {
+        device: &s.device,
+        cb,
+    };
     r.host_barrier();
     // SAFETY: cb is recording.
     unsafe { s.device.raw.end_command_buffer(cb) }.map_err(map_vk_err)?;
@@ -375,7 +395,9 @@ fn completer(s: Arc<Shared>) {
         };
         let sems = [s.timeline];
         let values = [item.value];
-        let wi = vk::SemaphoreWaitInfo::default().semaphores(&sems).values(&values);
+        let wi = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
         let mut failed = None;
         loop {
             // SAFETY: semaphore alive; blocking wait in the driver.

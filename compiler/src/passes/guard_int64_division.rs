@@ -1,0 +1,160 @@
+//! `guard_int64_division`: 64-bit scalar integer division and remainder
+//! take a 32-bit path whenever both operands fit in 32 bits.
+//!
+//! Why: OpenCL's `size_t` is 64-bit, so `(i + 1) % n` on ids is a 64-bit
+//! OpUMod. NVIDIA's Vulkan compiler (driver 580) merges loads whose
+//! addresses come from different 64-bit OpUMod results with the same
+//! divisor (`f[(i+1) % n]` and `f[(i+2) % n]` read the same element),
+//! while the 32-bit operations are handled correctly. 32-bit division is
+//! also much cheaper than 64-bit division on every GPU.
+//!
+//! Algorithm: each `r = a OP b` (OP in UDiv, UMod, SDiv, SRem, SMod) whose
+//! result is a 64-bit scalar becomes
+//! `r = fits(a, b) ? widen(narrow(a) OP narrow(b)) : a OP b`, where `fits`
+//! is "both values are in [0, 2^32)" for the unsigned operations and "both
+//! are in [-(2^31 - 1), 2^31)" for the signed ones (so that the 32-bit
+//! operation cannot overflow). The 64-bit operation stays for the rare
+//! values outside that range.
+//!
+//! Known gap: vectors of 64-bit integers keep the plain 64-bit operation.
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Op, Word};
+
+struct Ids<'m> {
+    module: &'m mut Module,
+}
+
+impl Ids<'_> {
+    fn fresh(&mut self) -> Word {
+        let id = self.module.header.as_ref().map_or(1, |h| h.bound);
+        if let Some(h) = self.module.header.as_mut() {
+            h.bound = id + 1;
+        }
+        id
+    }
+
+    /// The id of a global (type or constant) instruction, added at the end
+    /// of the global section if no identical one exists.
+    fn global(&mut self, op: Op, ty: Option<Word>, operands: Vec<Operand>) -> Word {
+        if let Some(i) = self
+            .module
+            .types_global_values
+            .iter()
+            .find(|i| i.class.opcode == op && i.result_type == ty && i.operands == operands)
+        {
+            return i.result_id.unwrap_or(0);
+        }
+        let id = self.fresh();
+        self.module
+            .types_global_values
+            .push(Instruction::new(op, ty, Some(id), operands));
+        id
+    }
+
+    fn t_int(&mut self, width: u32) -> Word {
+        self.global(
+            Op::TypeInt,
+            None,
+            vec![Operand::LiteralBit32(width), Operand::LiteralBit32(0)],
+        )
+    }
+
+    fn t_bool(&mut self) -> Word {
+        self.global(Op::TypeBool, None, vec![])
+    }
+
+    fn c64(&mut self, v: u64) -> Word {
+        let t = self.t_int(64);
+        self.global(Op::Constant, Some(t), vec![Operand::LiteralBit64(v)])
+    }
+}
+
+fn is_int64_scalar(m: &Module, ty: Word) -> bool {
+    m.types_global_values.iter().any(|i| {
+        i.result_id == Some(ty)
+            && i.class.opcode == Op::TypeInt
+            && i.operands.first() == Some(&Operand::LiteralBit32(64))
+    })
+}
+
+pub fn guard_int64_division(module: &mut Module) {
+    let mut targets = Vec::new();
+    for (fi, f) in module.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, inst) in b.instructions.iter().enumerate() {
+                let op = inst.class.opcode;
+                if matches!(op, Op::UDiv | Op::UMod | Op::SDiv | Op::SRem | Op::SMod)
+                    && inst.result_type.is_some_and(|t| is_int64_scalar(module, t))
+                {
+                    targets.push((fi, bi, ii));
+                }
+            }
+        }
+    }
+    if targets.is_empty() {
+        return;
+    }
+    let mut ids = Ids { module };
+    let u32t = ids.t_int(32);
+    let u64t = ids.t_int(64);
+    let boolt = ids.t_bool();
+    let c32 = ids.c64(32);
+    let c0 = ids.c64(0);
+    let bias = ids.c64(0x7fff_ffff);
+    let limit = ids.c64(0xffff_ffff);
+    // Rewrite from the back so earlier indices stay valid.
+    for &(fi, bi, ii) in targets.iter().rev() {
+        let inst = ids.module.functions[fi].blocks[bi].instructions[ii].clone();
+        let op = inst.class.opcode;
+        let ty = inst.result_type.unwrap_or(u64t);
+        let result = inst.result_id.unwrap_or(0);
+        let (a, b) = (
+            inst.operands[0].unwrap_id_ref(),
+            inst.operands[1].unwrap_id_ref(),
+        );
+        let signed = matches!(op, Op::SDiv | Op::SRem | Op::SMod);
+        let mut seq = Vec::new();
+        let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Word>| {
+            let id = ids.fresh();
+            seq.push(Instruction::new(
+                op,
+                Some(ty),
+                Some(id),
+                operands.into_iter().map(Operand::IdRef).collect(),
+            ));
+            id
+        };
+        let fits = if signed {
+            // a + (2^31 - 1) in [0, 2^32 - 1) as unsigned  <=>  a in [-(2^31-1), 2^31).
+            let ab = emit(&mut ids, Op::IAdd, u64t, vec![a, bias]);
+            let bb = emit(&mut ids, Op::IAdd, u64t, vec![b, bias]);
+            let fa = emit(&mut ids, Op::ULessThan, boolt, vec![ab, limit]);
+            let fb = emit(&mut ids, Op::ULessThan, boolt, vec![bb, limit]);
+            emit(&mut ids, Op::LogicalAnd, boolt, vec![fa, fb])
+        } else {
+            let or = emit(&mut ids, Op::BitwiseOr, u64t, vec![a, b]);
+            let hi = emit(&mut ids, Op::ShiftRightLogical, u64t, vec![or, c32]);
+            emit(&mut ids, Op::IEqual, boolt, vec![hi, c0])
+        };
+        let narrow = if signed { Op::SConvert } else { Op::UConvert };
+        let a32 = emit(&mut ids, narrow, u32t, vec![a]);
+        let b32 = emit(&mut ids, narrow, u32t, vec![b]);
+        // A zero divisor gives an undefined (not trapping) result in both paths.
+        let r32 = emit(&mut ids, op, u32t, vec![a32, b32]);
+        let r64 = emit(&mut ids, narrow, ty, vec![r32]);
+        let full = emit(&mut ids, op, ty, vec![a, b]);
+        seq.push(Instruction::new(
+            Op::Select,
+            Some(ty),
+            Some(result),
+            vec![
+                Operand::IdRef(fits),
+                Operand::IdRef(r64),
+                Operand::IdRef(full),
+            ],
+        ));
+        let block = &mut ids.module.functions[fi].blocks[bi].instructions;
+        block.splice(ii..=ii, seq);
+    }
+}
