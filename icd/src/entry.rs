@@ -26,7 +26,7 @@ pub fn code(f: impl FnOnce() -> CLResult<()>) -> cl_int {
 }
 
 /// For entry points returning an object (or pointer) and taking `errcode_ret`.
-pub fn object<T>(errcode_ret: *mut cl_int, f: impl FnOnce() -> CLResult<*mut T>) -> *mut T {
+pub(crate) fn object<T>(errcode_ret: *mut cl_int, f: impl FnOnce() -> CLResult<*mut T>) -> *mut T {
     let (ptr, err) = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(p)) => (p, CL_SUCCESS),
         Ok(Err(e)) => (std::ptr::null_mut(), e),

@@ -448,8 +448,8 @@ impl Queue {
         local: Option<&[usize]>,
     ) -> Result<(), ClError> {
         let dims = global.len();
-        assert!(offset.map_or(true, |o| o.len() == dims), "offset rank");
-        assert!(local.map_or(true, |l| l.len() == dims), "local size rank");
+        assert!(offset.is_none_or(|o| o.len() == dims), "offset rank");
+        assert!(local.is_none_or(|l| l.len() == dims), "local size rank");
         let as_ptr = |v: Option<&[usize]>| v.map_or(ptr::null(), <[usize]>::as_ptr);
         // SAFETY: every array has `dims` entries or is null.
         cl_result(unsafe {

@@ -179,7 +179,7 @@ pub unsafe extern "C" fn clSetContextDestructorCallback(
     })
 }
 
-pub fn ctx_arc(c: cl_context) -> CLResult<Arc<Context>> {
+pub(crate) fn ctx_arc(c: cl_context) -> CLResult<Arc<Context>> {
     // SAFETY: handle from the application.
     unsafe { ferrocl_runtime::core::object::get_arc::<Context>(c) }
 }

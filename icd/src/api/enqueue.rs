@@ -16,13 +16,16 @@ use super::mem::mem_arc;
 use super::queue::queue_arc;
 use crate::entry::{code, object, return_event, wait_list};
 
+/// The checked queue, buffer and wait list of a buffer command.
+type Prologue = (Arc<Queue>, Arc<Mem>, Vec<Arc<Event>>);
+
 /// Common checks of a buffer command: queue, buffer, same context, wait list.
 unsafe fn prologue(
     q: cl_command_queue,
     m: cl_mem,
     n: cl_uint,
     list: *const cl_event,
-) -> CLResult<(Arc<Queue>, Arc<Mem>, Vec<Arc<Event>>)> {
+) -> CLResult<Prologue> {
     let queue = queue_arc(q)?;
     let mem = mem_arc(m)?;
     // "CL_INVALID_CONTEXT if the context associated with command_queue and
@@ -192,8 +195,8 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         if pattern.is_null()
             || !pattern_size.is_power_of_two()
             || pattern_size > 128
-            || offset % pattern_size != 0
-            || size % pattern_size != 0
+            || !offset.is_multiple_of(pattern_size)
+            || !size.is_multiple_of(pattern_size)
         {
             return Err(CL_INVALID_VALUE);
         }
@@ -516,7 +519,7 @@ fn rect_side(
         return Err(CL_INVALID_VALUE);
     }
     let row = if row == 0 { region[0] } else { row };
-    if slice != 0 && (slice < region[1] * row || slice % row != 0) {
+    if slice != 0 && (slice < region[1] * row || !slice.is_multiple_of(row)) {
         return Err(CL_INVALID_VALUE);
     }
     let slice = if slice == 0 { region[1] * row } else { slice };
@@ -617,7 +620,10 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
         if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(CL_INVALID_OPERATION);
         }
-        let e = transfer::enqueue_write_rect(&queue, &mem, b, h, region, ptr as *const u8, waits)?;
+        // SAFETY: the application's rectangle is readable (spec).
+        let e = unsafe {
+            transfer::enqueue_write_rect(&queue, &mem, b, h, region, ptr as *const u8, waits)
+        }?;
         finish_blocking(blocking, &e)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };

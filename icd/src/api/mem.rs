@@ -259,7 +259,7 @@ pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
     })
 }
 
-pub fn mem_arc(m: cl_mem) -> CLResult<Arc<Mem>> {
+pub(crate) fn mem_arc(m: cl_mem) -> CLResult<Arc<Mem>> {
     // SAFETY: handle from the application.
     unsafe { get_arc::<Mem>(m) }
 }

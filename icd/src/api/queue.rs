@@ -156,7 +156,7 @@ pub unsafe extern "C" fn clSetCommandQueueProperty(
     })
 }
 
-pub fn queue_arc(q: cl_command_queue) -> CLResult<std::sync::Arc<Queue>> {
+pub(crate) fn queue_arc(q: cl_command_queue) -> CLResult<std::sync::Arc<Queue>> {
     // SAFETY: handle from the application.
     unsafe { get_arc::<Queue>(q) }
 }

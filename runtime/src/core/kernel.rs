@@ -176,7 +176,10 @@ pub fn choose_local_size(
     let mut local = [1usize; 3];
     for d in 0..work_dim {
         let cap = caps[d].min(max_items[d]).min(budget).max(1);
-        let best = (1..=cap).rev().find(|l| global[d] % l == 0).unwrap_or(1);
+        let best = (1..=cap)
+            .rev()
+            .find(|l| global[d].is_multiple_of(*l))
+            .unwrap_or(1);
         local[d] = best;
         budget /= best;
     }
@@ -271,7 +274,7 @@ pub fn enqueue_ndrange(
             if l[0] * l[1] * l[2] > kernel.work_group_size(dev) {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
-            if !dk.non_uniform && (0..wd).any(|d| global[d] % l[d] != 0) {
+            if !dk.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(l[d])) {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
             l
@@ -279,7 +282,7 @@ pub fn enqueue_ndrange(
         None => match info.reqd_work_group_size {
             Some(r) => {
                 let r = [r[0] as usize, r[1] as usize, r[2] as usize];
-                if !dk.non_uniform && (0..wd).any(|d| global[d] % r[d] != 0) {
+                if !dk.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(r[d])) {
                     return Err(CL_INVALID_WORK_GROUP_SIZE);
                 }
                 r

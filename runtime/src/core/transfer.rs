@@ -223,7 +223,10 @@ pub fn enqueue_read_rect(
 }
 
 /// clEnqueueWriteBufferRect: the host rectangle is packed into staging now.
-pub fn enqueue_write_rect(
+///
+/// # Safety
+/// `ptr` with `host`'s pitches must cover `region` readable bytes.
+pub unsafe fn enqueue_write_rect(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
     buf: Rect,
@@ -239,7 +242,7 @@ pub fn enqueue_write_rect(
     let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     let mut copies = Vec::new();
     for (i, (y, z)) in rows(&region).enumerate() {
-        // SAFETY: the application's rectangle is readable; staging has `total` bytes.
+        // SAFETY: caller contract for ptr; staging has `total` bytes.
         unsafe { std::ptr::copy_nonoverlapping(ptr.add(host.row_offset(y, z)), p.add(i * w), w) };
         copies.push(ash::vk::BufferCopy {
             src_offset: (i * w) as u64,

@@ -299,7 +299,7 @@ impl PhysicalDevice {
             sm_count: ext.nv_shader_sm_builtins.then_some(sm.shader_sm_count),
             pci_bus: ext
                 .ext_pci_bus_info
-                .then(|| vk::PhysicalDevicePCIBusInfoPropertiesEXT {
+                .then_some(vk::PhysicalDevicePCIBusInfoPropertiesEXT {
                     p_next: std::ptr::null_mut(),
                     ..pci
                 }),
