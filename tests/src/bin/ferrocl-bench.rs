@@ -1,0 +1,284 @@
+//! ferrocl-bench: the same workloads on two OpenCL platforms, chosen by
+//! name, in one run; prints one table with the ratio first / second.
+//!
+//! ```text
+//! ferrocl-bench [--quick] [FIRST [SECOND]]
+//! ```
+//! FIRST and SECOND are case-insensitive substrings of platform names
+//! (default "ferrocl" and the first other platform). The loader must see
+//! both: e.g. `OCL_ICD_VENDORS=<dir with both .icd files>`, or
+//! `OCL_ICD_FILENAMES=/path/libferrocl.so:libnvidia-opencl.so.1`.
+//!
+//! Times are host wall-clock around clFinish, the best of several runs,
+//! so both platforms are measured the same way. A benchmark, not a test:
+//! it asserts only that results are correct, never a speed.
+
+use std::time::{Duration, Instant};
+
+use ferrocl_tests::info::{device_info, device_string, devices, platform_name, query_value};
+use ferrocl_tests::objects::{Context, Queue};
+use opencl_sys::*;
+
+struct Sizes {
+    /// float4 elements per copy buffer.
+    copy_elems: usize,
+    /// Work-items of the compute kernel.
+    compute_items: usize,
+    /// Bytes per host transfer.
+    transfer_bytes: usize,
+    launches: usize,
+    reps: usize,
+}
+
+const SOURCE: &str = r#"
+kernel void copy4(global const float4* a, global float4* b) {
+    size_t i = get_global_id(0);
+    b[i] = a[i];
+}
+kernel void empty(global int* p) {}
+kernel void mad_loop(global float* out, float s) {
+    float4 x = (float4)(get_global_id(0) * 1e-9f, 1.0f, 2.0f, 3.0f);
+    float4 y = (float4)(s, s, s, s);
+    for (int i = 0; i < 256; i++) {
+        x = mad(y, x, y); y = mad(x, y, x);
+        x = mad(y, x, y); y = mad(x, y, x);
+        x = mad(y, x, y); y = mad(x, y, x);
+        x = mad(y, x, y); y = mad(x, y, x);
+    }
+    out[get_global_id(0)] = x.x + x.y + x.z + x.w + y.x + y.y + y.z + y.w;
+}
+"#;
+
+/// FLOPs per work-item of mad_loop: 256 iterations x 8 mads x 4 lanes x 2.
+const MAD_FLOPS: f64 = 256.0 * 8.0 * 4.0 * 2.0;
+
+fn best(reps: usize, mut f: impl FnMut() -> Duration) -> Duration {
+    f(); // warm-up (pipeline creation, first-touch)
+    (0..reps).map(|_| f()).min().unwrap_or_default()
+}
+
+fn finish(q: &Queue) {
+    q.finish();
+}
+
+fn enqueue(q: &Queue, k: &ferrocl_tests::Kernel, global: usize) {
+    q.try_enqueue(k, None, &[global], None)
+        .expect("clEnqueueNDRangeKernel");
+}
+
+struct Row {
+    name: &'static str,
+    unit: &'static str,
+    /// true: larger is better.
+    higher_better: bool,
+    value: f64,
+}
+
+fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
+    let device = devices(platform)[0];
+    let name = format!(
+        "{} / {}",
+        platform_name(platform),
+        device_string(device, CL_DEVICE_NAME)
+    );
+    let ctx = Context::on(device);
+    let q = ctx.queue();
+    let mut rows = Vec::new();
+
+    // Build times: a unique source (cold: no cache can know it) then the same again (warm).
+    let unique = format!("// {:?}\n{SOURCE}", Instant::now());
+    let t = Instant::now();
+    let prog = ctx.build(&unique);
+    rows.push(Row {
+        name: "clBuildProgram cold",
+        unit: "ms",
+        higher_better: false,
+        value: t.elapsed().as_secs_f64() * 1e3,
+    });
+    let t = Instant::now();
+    let _again = ctx.build(&unique);
+    rows.push(Row {
+        name: "clBuildProgram warm",
+        unit: "ms",
+        higher_better: false,
+        value: t.elapsed().as_secs_f64() * 1e3,
+    });
+
+    // Global memory bandwidth, float4 copy.
+    let a = ctx.buffer::<[f32; 4]>(s.copy_elems);
+    let b = ctx.buffer::<[f32; 4]>(s.copy_elems);
+    let copy = prog.kernel("copy4");
+    copy.arg(0, &a).arg(1, &b);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(&q, &copy, s.copy_elems);
+        finish(&q);
+        t.elapsed()
+    });
+    let bytes = (s.copy_elems * 16 * 2) as f64;
+    rows.push(Row {
+        name: "global memory bandwidth (float4 copy)",
+        unit: "GB/s",
+        higher_better: true,
+        value: bytes / d.as_secs_f64() / 1e9,
+    });
+
+    // Single-precision compute.
+    let out = ctx.buffer::<f32>(s.compute_items);
+    let mad = prog.kernel("mad_loop");
+    mad.arg(0, &out).arg(1, &0.999f32);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(&q, &mad, s.compute_items);
+        finish(&q);
+        t.elapsed()
+    });
+    rows.push(Row {
+        name: "fp32 compute (float4 mad)",
+        unit: "GFLOPS",
+        higher_better: true,
+        value: s.compute_items as f64 * MAD_FLOPS / d.as_secs_f64() / 1e9,
+    });
+
+    // Launch latency: one tiny kernel, enqueue to completion.
+    let empty = prog.kernel("empty");
+    empty.arg(0, &out);
+    let n = s.launches.min(2000);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        for _ in 0..n / 10 {
+            enqueue(&q, &empty, 1);
+            finish(&q);
+        }
+        t.elapsed() / (n / 10) as u32
+    });
+    rows.push(Row {
+        name: "kernel launch latency (enqueue+finish)",
+        unit: "us",
+        higher_better: false,
+        value: d.as_secs_f64() * 1e6,
+    });
+
+    // Enqueue throughput: many small kernels back to back.
+    let d = best(s.reps.min(3), || {
+        let t = Instant::now();
+        for _ in 0..s.launches {
+            enqueue(&q, &empty, 64);
+        }
+        finish(&q);
+        t.elapsed()
+    });
+    rows.push(Row {
+        name: "enqueue throughput (small kernels)",
+        unit: "kernels/s",
+        higher_better: true,
+        value: s.launches as f64 / d.as_secs_f64(),
+    });
+
+    // Host transfers.
+    let host = vec![1u8; s.transfer_bytes];
+    let mut back = Vec::new();
+    let dev = ctx.buffer::<u8>(s.transfer_bytes);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        q.write(&dev, 0, &host);
+        t.elapsed()
+    });
+    rows.push(Row {
+        name: "enqueueWriteBuffer (blocking)",
+        unit: "GB/s",
+        higher_better: true,
+        value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
+    });
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        back = q.read(&dev);
+        t.elapsed()
+    });
+    rows.push(Row {
+        name: "enqueueReadBuffer (blocking)",
+        unit: "GB/s",
+        higher_better: true,
+        value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
+    });
+    assert!(back.iter().all(|&x| x == 1), "read back wrong data");
+    (name, rows)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let names: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with("--"))
+        .map(|a| a.to_lowercase())
+        .collect();
+    ferrocl_tests::loader::init();
+    let platforms = ferrocl_tests::info::platforms();
+    let first_name = names.first().cloned().unwrap_or_else(|| "ferrocl".into());
+    let find = |want: &str, not: Option<cl_platform_id>| {
+        platforms
+            .iter()
+            .copied()
+            .find(|p| Some(*p) != not && platform_name(*p).to_lowercase().contains(want))
+    };
+    let Some(first) = find(&first_name, None) else {
+        eprintln!("ferrocl-bench: no platform matches {first_name:?}");
+        std::process::exit(2);
+    };
+    let second = match names.get(1) {
+        Some(n) => find(n, Some(first)),
+        None => platforms.iter().copied().find(|p| *p != first),
+    };
+    let gpu = query_value::<cl_device_type>(device_info(devices(first)[0], CL_DEVICE_TYPE))
+        .map(|t| t & CL_DEVICE_TYPE_GPU != 0)
+        .unwrap_or(false);
+    let s = if quick || !gpu {
+        Sizes {
+            copy_elems: 1 << 20,
+            compute_items: 1 << 14,
+            transfer_bytes: 16 << 20,
+            launches: 500,
+            reps: 3,
+        }
+    } else {
+        Sizes {
+            copy_elems: 1 << 24,
+            compute_items: 1 << 22,
+            transfer_bytes: 256 << 20,
+            launches: 20000,
+            reps: 5,
+        }
+    };
+    let (na, ra) = run_platform(first, &s);
+    let other = second.map(|p| run_platform(p, &s));
+    println!("A = {na}");
+    if let Some((nb, _)) = &other {
+        println!("B = {nb}");
+    }
+    println!(
+        "{:<42} {:>10} {:>14} {:>14} {:>8}",
+        "workload", "unit", "A", "B", "A/B"
+    );
+    for (i, r) in ra.iter().enumerate() {
+        let b = other.as_ref().map(|(_, rb)| rb[i].value);
+        let ratio = b.map(|b| r.value / b);
+        println!(
+            "{:<42} {:>10} {:>14.2} {:>14} {:>8}",
+            r.name,
+            r.unit,
+            r.value,
+            b.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into()),
+            ratio
+                .map(|x| format!(
+                    "{x:.2}{}",
+                    if r.higher_better {
+                        ""
+                    } else {
+                        " (lower better)"
+                    }
+                ))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+}
