@@ -15,18 +15,26 @@
 //! 5. `passes::validate::validate_module`: spirv-val, Vulkan 1.2;
 //! 6. `reflect::reflect_kernel`.
 //!
+//! Separate compilation (`compile_source`, `link_objects`: LLVM bitcode
+//! objects and libraries, llvm-link-15) is in `link`; ferrocl's program
+//! binary format in `binary`.
+//!
 //! Debug switch: `FERROCL_DUMP=<dir>` writes the module after every stage
 //! (`0-frontend.ll`, `1-llvm-spirv.spv`, `2-structurized.spv`,
 //! `3-<kernel>-lowered.spv`).
 
 pub mod abi;
+mod binary;
 mod frontend;
+mod link;
 mod passes;
 mod pipeline;
 mod reflect;
 mod tools;
 
 pub use abi::*;
+pub use binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
+pub use link::{compile_source, link_objects, parse_link_options, LinkOptions, Linked, Object};
 
 /// What the compiler needs to know about the target device. Part of the
 /// on-disk cache key.

@@ -8,12 +8,12 @@ use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
-use crate::passes::{guard_int64_division, lower, specialize, structurize, validate};
+use crate::passes::{async_copy, guard_int64_division, lower, specialize, structurize, validate};
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
 
 /// Runs `f`, turning a panic into an "internal compiler error".
-pub fn guard(f: impl FnOnce() -> Result<Program, BuildError>) -> Result<Program, BuildError> {
+pub fn guard<T>(f: impl FnOnce() -> Result<T, BuildError>) -> Result<T, BuildError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(p) => {
@@ -51,7 +51,7 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
     build_module(spirv, None, String::new(), caps, &scratch, None)
 }
 
-fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {
+pub(crate) fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {
     if caps.addressing == Addressing::Descriptor {
         return Err(BuildError::failure(
             "descriptor addressing is not implemented yet",
@@ -61,7 +61,7 @@ fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {
 }
 
 /// Lowers every kernel of the Kernel-flavour module `spirv`.
-fn build_module(
+pub(crate) fn build_module(
     spirv: &[u8],
     metadata: Option<&HashMap<String, Vec<ArgMetadata>>>,
     log: String,
@@ -72,6 +72,7 @@ fn build_module(
     let words = tools::bytes_to_words(spirv)
         .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
     let words = strip_debug_ext_insts(&words);
+    let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;
     // Structurize first: the lowering keeps the control flow as it is, and
     // spirt cannot read what the lowering adds (OpSpecConstantOp).
     let words = structurize::structurize_cfgs(&words).map_err(BuildError::internal)?;

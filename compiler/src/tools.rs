@@ -23,6 +23,10 @@ pub const LLVM_SPIRV: Tool = Tool {
     default: "/usr/bin/llvm-spirv-15",
     env: "FERROCL_LLVM_SPIRV",
 };
+pub const LLVM_LINK: Tool = Tool {
+    default: "/usr/bin/llvm-link-15",
+    env: "FERROCL_LLVM_LINK",
+};
 pub const SPIRV_VAL: Tool = Tool {
     default: "/usr/bin/spirv-val",
     env: "FERROCL_SPIRV_VAL",

@@ -11,7 +11,7 @@ use opencl_sys::cl_icd::cl_icd_dispatch;
 use crate::api::{
     context::*, device::*, enqueue::*, event::*, kernel::*, mem::*, platform::*, program::*,
 };
-use crate::api::{queue::*, unsupported::*};
+use crate::api::{queue::*, timer::*, unsupported::*};
 
 // SAFETY: an all-None table (every field is an Option<fn>).
 const NONE: cl_icd_dispatch = unsafe { std::mem::zeroed() };

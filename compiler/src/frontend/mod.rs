@@ -5,7 +5,7 @@ mod metadata;
 mod options;
 
 pub use metadata::{read_kernel_arg_metadata, ArgMetadata};
-pub use options::{parse_build_options, FrontendOptions};
+pub use options::{parse_build_options, split_options, FrontendOptions};
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -47,9 +47,38 @@ pub fn compile_opencl_c(
     opts: &FrontendOptions,
     scratch: &ScratchDir,
 ) -> Result<FrontendOutput, BuildError> {
+    let (ll, log) = compile_to_bitcode(source, opts, &[], scratch)?;
+    let arg_metadata = read_kernel_arg_metadata(&ll);
+    let spirv = translate_bitcode(scratch)?;
+    tools::dump("1-llvm-spirv.spv", &spirv);
+    Ok(FrontendOutput {
+        spirv,
+        arg_metadata,
+        log,
+    })
+}
+
+/// The first half of `compile_opencl_c` (clCompileProgram stops here):
+/// OpenCL C → `input.bc` in `scratch` (`freeze` already removed).
+/// Returns clang's textual IR (with the kernel argument metadata) and its
+/// warnings.
+///
+/// `headers` are (include name, text) pairs written next to `input.cl`
+/// (subdirectories created), so `#include "name"` finds them
+/// (clCompileProgram's embedded headers). A name that is absolute or goes
+/// up with `..` is refused.
+pub fn compile_to_bitcode(
+    source: &str,
+    opts: &FrontendOptions,
+    headers: &[(String, String)],
+    scratch: &ScratchDir,
+) -> Result<(String, String), BuildError> {
     std::fs::write(scratch.file(SOURCE_NAME), source).map_err(|e| {
         BuildError::failure(format!("cannot write the source to a temporary file: {e}"))
     })?;
+    for (name, text) in headers {
+        write_header(scratch, name, text)?;
+    }
     let cwd = std::env::current_dir().ok();
     let mut args: Vec<String> = [
         "-cc1",
@@ -93,11 +122,38 @@ pub fn compile_opencl_c(
     let ll = std::fs::read_to_string(scratch.file("input.ll"))
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
     tools::dump("0-frontend.ll", ll.as_bytes());
-    let arg_metadata = read_kernel_arg_metadata(&ll);
     let ll = remove_freeze(&ll);
     std::fs::write(scratch.file("input.ll"), &ll)
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+    ir_to_bitcode(scratch, "input.ll", "input.bc")?;
+    Ok((ll, log))
+}
 
+/// Writes one embedded header as `scratch/<name>`.
+fn write_header(scratch: &ScratchDir, name: &str, text: &str) -> Result<(), BuildError> {
+    let rel = std::path::Path::new(name);
+    let bad = name.is_empty()
+        || rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)));
+    if bad {
+        return Err(BuildError::failure(format!(
+            "error: invalid header include name '{name}'"
+        )));
+    }
+    let path = scratch.path.join(rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| BuildError::failure(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(&path, text)
+        .map_err(|e| BuildError::failure(format!("cannot write header '{name}': {e}")))
+}
+
+/// `clang -cc1 -x ir`: textual (or bitcode) IR `input` → bitcode `output`,
+/// both in `scratch`.
+pub fn ir_to_bitcode(scratch: &ScratchDir, input: &str, output: &str) -> Result<(), BuildError> {
     let to_bc = [
         "-cc1",
         "-triple",
@@ -105,10 +161,10 @@ pub fn compile_opencl_c(
         "-no-opaque-pointers",
         "-x",
         "ir",
-        "input.ll",
+        input,
         "-emit-llvm-bc",
         "-o",
-        "input.bc",
+        output,
     ];
     let os: Vec<&OsStr> = to_bc.iter().map(OsStr::new).collect();
     let out = run_tool(tools::CLANG, &os, &scratch.path)?;
@@ -118,17 +174,11 @@ pub fn compile_opencl_c(
             out.stderr
         )));
     }
-    let spirv = translate_bitcode(scratch)?;
-    tools::dump("1-llvm-spirv.spv", &spirv);
-    Ok(FrontendOutput {
-        spirv,
-        arg_metadata,
-        log,
-    })
+    Ok(())
 }
 
 /// llvm-spirv-15: `input.bc` → Kernel SPIR-V bytes.
-fn translate_bitcode(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
+pub fn translate_bitcode(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
     let args = ["input.bc", "-o", "input.spv"];
     let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
     let out = run_tool(tools::LLVM_SPIRV, &os, &scratch.path)?;
@@ -149,7 +199,7 @@ fn translate_bitcode(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
 /// and llvm-spirv-15 cannot translate) as a same-type bitcast: OpenCL C
 /// has no poison-producing code that relies on it. `%x = freeze T v, !m`
 /// becomes `%x = bitcast T v to T, !m`.
-fn remove_freeze(ll: &str) -> String {
+pub fn remove_freeze(ll: &str) -> String {
     let mut out = String::with_capacity(ll.len());
     for line in ll.lines() {
         match line.find(" = freeze ") {

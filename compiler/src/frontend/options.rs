@@ -151,6 +151,9 @@ pub fn parse_build_options(
         }
     }
     out.clang_args.push(format!("-cl-std={std}"));
+    // clang defines __IMAGE_SUPPORT__ for every SPIR target; no device of
+    // ours supports images (CL_DEVICE_IMAGE_SUPPORT is false).
+    out.clang_args.push("-U__IMAGE_SUPPORT__".into());
     let mut ext = Vec::new();
     if std == "CL3.0" {
         ext.extend([

@@ -84,6 +84,15 @@ pub unsafe fn device_list(
     Ok(out)
 }
 
+/// The SPIR-V versions clCreateProgramWithIL takes.
+const IL_VERSIONS: [(&str, (u32, u32, u32)); 5] = [
+    ("SPIR-V", (1, 0, 0)),
+    ("SPIR-V", (1, 1, 0)),
+    ("SPIR-V", (1, 2, 0)),
+    ("SPIR-V", (1, 3, 0)),
+    ("SPIR-V", (1, 4, 0)),
+];
+
 const OPENCL_C_VERSIONS: &[(&str, (u32, u32, u32))] = &[
     ("OpenCL C", (1, 0, 0)),
     ("OpenCL C", (1, 1, 0)),
@@ -136,11 +145,12 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_PROFILING_TIMER_RESOLUTION => Info::usize(d.profiling_timer_resolution()),
         CL_DEVICE_ENDIAN_LITTLE => Info::bool(true),
         CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE => Info::bool(true),
-        // clCompileProgram/clLinkProgram are not offered yet.
-        CL_DEVICE_LINKER_AVAILABLE => Info::bool(false),
+        // clCompileProgram/clLinkProgram: llvm-link-15 over LLVM bitcode.
+        CL_DEVICE_LINKER_AVAILABLE => Info::bool(true),
         CL_DEVICE_EXECUTION_CAPABILITIES => Info::u64(CL_EXEC_KERNEL),
-        // In-order queues without profiling are what works today.
-        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => Info::u64(0),
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
+            Info::u64(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
+        }
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => Info::u64(0),
         CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => {
             Info::u32(0)
@@ -200,9 +210,15 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::u32(0),
-        // No IL is accepted yet (clCreateProgramWithIL arrives with the compiler issue).
-        CL_DEVICE_IL_VERSION => Info::str(""),
-        CL_DEVICE_ILS_WITH_VERSION => Info(Vec::new()),
+        // OpenCL (Kernel) SPIR-V as llvm-spirv-15 writes it: 1.0 to 1.4
+        // (core::program::is_supported_spirv checks the same range).
+        CL_DEVICE_IL_VERSION => Info::str(
+            IL_VERSIONS
+                .map(|(n, (a, b, _))| format!("{n}_{a}.{b}"))
+                .join(" ")
+                .as_str(),
+        ),
+        CL_DEVICE_ILS_WITH_VERSION => name_versions(&IL_VERSIONS),
         // Sub-groups are not reported yet.
         CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::u32(0),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),

@@ -125,16 +125,16 @@ pub unsafe extern "C" fn clSetEventCallback(
 
 pub unsafe extern "C" fn clGetEventProfilingInfo(
     e: cl_event,
-    _param: cl_profiling_info,
-    _size: usize,
-    _value: *mut c_void,
-    _size_ret: *mut usize,
+    param: cl_profiling_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Event>(e) }?;
-        // "CL_PROFILING_INFO_NOT_AVAILABLE if the CL_QUEUE_PROFILING_ENABLE
-        // flag is not set for the command-queue": no queue has it yet.
-        Err(CL_PROFILING_INFO_NOT_AVAILABLE)
+        let ev = unsafe { get::<Event>(e) }?;
+        let info = ev.profiling_info(param).map(Info::u64);
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
     })
 }

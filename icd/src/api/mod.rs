@@ -10,4 +10,5 @@ pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod timer;
 pub mod unsupported;

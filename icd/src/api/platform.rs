@@ -83,8 +83,8 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_ICD_SUFFIX_KHR => Ok(Info::str(ICD_SUFFIX)),
             CL_PLATFORM_NUMERIC_VERSION => Ok(Info::u32(cl_version(3, 0, 0))),
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => Ok(name_versions(PLATFORM_EXTENSIONS)),
-            // clGetHostTimer is not offered yet: a resolution of 0 says so.
-            CL_PLATFORM_HOST_TIMER_RESOLUTION => Ok(Info::u64(0)),
+            // The host timer counts nanoseconds (see api::timer).
+            CL_PLATFORM_HOST_TIMER_RESOLUTION => Ok(Info::u64(1)),
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.

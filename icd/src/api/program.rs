@@ -7,7 +7,7 @@ use ferrocl_runtime::core::device::Device;
 use ferrocl_runtime::core::object::{
     get, get_arc, handle_of, into_handle, release, retain, ClObject,
 };
-use ferrocl_runtime::core::program::{Program, Source};
+use ferrocl_runtime::core::program::{is_supported_spirv, Header, Program, Source};
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -64,13 +64,20 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
     errcode_ret: *mut cl_int,
 ) -> cl_program {
     object(errcode_ret, || {
-        ctx_arc(c)?;
+        let ctx = ctx_arc(c)?;
+        // "CL_INVALID_VALUE if il is NULL or if length is zero."
         if il.is_null() || len == 0 {
             return Err(CL_INVALID_VALUE);
         }
-        // "CL_INVALID_OPERATION if no devices in context support
-        // intermediate language programs" (CL_DEVICE_IL_VERSION is empty).
-        Err(CL_INVALID_OPERATION)
+        // SAFETY: len bytes per the application.
+        let bytes = unsafe { std::slice::from_raw_parts(il as *const u8, len) };
+        // "CL_INVALID_VALUE if the length-byte memory pointed to by il does
+        // not contain well-formed intermediate language input appropriate
+        // for the deployment environment": SPIR-V 1.0 to 1.4.
+        if !is_supported_spirv(bytes) {
+            return Err(CL_INVALID_VALUE);
+        }
+        Ok(into_handle(Program::new(ctx, Source::Il(bytes.to_vec()))))
     })
 }
 
@@ -86,22 +93,57 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
 ) -> cl_program {
     object(errcode_ret, || {
         let ctx = ctx_arc(c)?;
+        // "CL_INVALID_VALUE if device_list is NULL or num_devices is zero."
+        if devices.is_null() || n == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
         // SAFETY: pointers from the application.
         let devs = unsafe { device_list(n, devices) }?;
+        // "CL_INVALID_DEVICE if any device in device_list is not in the list
+        // of devices associated with context."
         if devs.iter().any(|d| !ctx.has_device(d)) {
             return Err(CL_INVALID_DEVICE);
         }
+        // "CL_INVALID_VALUE if lengths or binaries is NULL or if any entry in
+        // lengths[i] is zero or binaries[i] is NULL."
         if lengths.is_null() || binaries.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        // ferrocl has no binary format yet, so no binary is valid for it.
-        if !status.is_null() {
-            for i in 0..n as usize {
-                // SAFETY: n entries.
-                unsafe { *status.add(i) = CL_INVALID_BINARY };
+        let mut slices = Vec::with_capacity(n as usize);
+        for i in 0..n as usize {
+            // SAFETY: n entries in each array.
+            let (len, ptr) = unsafe { (*lengths.add(i), *binaries.add(i)) };
+            if len == 0 || ptr.is_null() {
+                if !status.is_null() {
+                    // SAFETY: n entries.
+                    unsafe { *status.add(i) = CL_INVALID_VALUE };
+                }
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: len bytes per the application.
+            slices.push(unsafe { std::slice::from_raw_parts(ptr, len) });
+        }
+        let write_status = |codes: &[cl_int]| {
+            if !status.is_null() {
+                for (i, &s) in codes.iter().enumerate() {
+                    // SAFETY: n entries.
+                    unsafe { *status.add(i) = s };
+                }
+            }
+        };
+        // "CL_INVALID_BINARY if an invalid program binary was encountered
+        // for any device. binary_status will return specific status for
+        // each device."
+        match Program::from_binaries(ctx, devs, &slices) {
+            Ok(p) => {
+                write_status(&vec![CL_SUCCESS; n as usize]);
+                Ok(into_handle(p))
+            }
+            Err(codes) => {
+                write_status(&codes);
+                Err(CL_INVALID_BINARY)
             }
         }
-        Err(CL_INVALID_BINARY)
     })
 }
 
@@ -192,44 +234,155 @@ pub unsafe extern "C" fn clBuildProgram(
     })
 }
 
+/// The options string (empty when NULL).
+///
+/// # Safety
+/// `options` is NULL or NUL-terminated.
+unsafe fn options_string(options: *const c_char) -> String {
+    if options.is_null() {
+        String::new()
+    } else {
+        // SAFETY: NUL-terminated string from the application.
+        unsafe { CStr::from_ptr(options) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clCompileProgram(
     p: cl_program,
-    _n: cl_uint,
-    _list: *const cl_device_id,
-    _options: *const c_char,
-    _nh: cl_uint,
-    _headers: *const cl_program,
-    _names: *mut *const c_char,
-    _notify: Option<BuildNotify>,
-    _data: *mut c_void,
+    n: cl_uint,
+    list: *const cl_device_id,
+    options: *const c_char,
+    nh: cl_uint,
+    headers: *const cl_program,
+    names: *mut *const c_char,
+    notify: Option<BuildNotify>,
+    data: *mut c_void,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Program>(p) }?;
-        // Separate compilation arrives with clLinkProgram (runtime issue);
-        // CL_DEVICE_LINKER_AVAILABLE is false until then.
-        Err(CL_INVALID_OPERATION)
+        let prog = unsafe { get_arc::<Program>(p) }?;
+        // SAFETY: as above.
+        let devs = unsafe { build_devices(&prog, n, list) }?;
+        // "CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL."
+        if notify.is_none() && !data.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if num_input_headers is zero and
+        // header_include_names or input_headers are not NULL or if
+        // num_input_headers is not zero and header_include_names or
+        // input_headers are NULL."
+        if (nh == 0) != (headers.is_null() && names.is_null())
+            || (nh != 0 && (headers.is_null() || names.is_null()))
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut hs = Vec::with_capacity(nh as usize);
+        for i in 0..nh as usize {
+            // SAFETY: nh entries in each array.
+            let (h, name) = unsafe { (*headers.add(i), *names.add(i)) };
+            // SAFETY: handle from the application.
+            let program = unsafe { get_arc::<Program>(h) }?;
+            if name.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: NUL-terminated name from the application.
+            let name = unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned();
+            hs.push(Header { name, program });
+        }
+        // "CL_INVALID_OPERATION if there are kernel objects attached to program."
+        if prog.kernel_count.load(std::sync::atomic::Ordering::Acquire) > 0 {
+            return Err(CL_INVALID_OPERATION);
+        }
+        // SAFETY: NULL or NUL-terminated.
+        let opts = unsafe { options_string(options) };
+        let r = prog.compile(&devs, &opts, &hs);
+        if let Some(f) = notify {
+            // SAFETY: callback given by the application for this program.
+            unsafe { f(p, data) };
+        }
+        r
     })
 }
 
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clLinkProgram(
     c: cl_context,
-    _n: cl_uint,
-    _list: *const cl_device_id,
-    _options: *const c_char,
-    _np: cl_uint,
-    _progs: *const cl_program,
-    _notify: Option<BuildNotify>,
-    _data: *mut c_void,
+    n: cl_uint,
+    list: *const cl_device_id,
+    options: *const c_char,
+    np: cl_uint,
+    progs: *const cl_program,
+    notify: Option<BuildNotify>,
+    data: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    object(errcode_ret, || {
-        ctx_arc(c)?;
-        // "CL_LINKER_NOT_AVAILABLE if a linker is not available i.e.
-        // CL_DEVICE_LINKER_AVAILABLE specified in the Device Queries table is set to CL_FALSE."
-        Err(CL_LINKER_NOT_AVAILABLE)
-    })
+    let mut link_status = CL_SUCCESS;
+    let handle = object(errcode_ret, || {
+        let ctx = ctx_arc(c)?;
+        // "CL_INVALID_VALUE if device_list is NULL and num_devices is greater
+        // than zero, or if device_list is not NULL and num_devices is zero."
+        if list.is_null() != (n == 0) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let devs = if list.is_null() {
+            ctx.devices.clone()
+        } else {
+            // SAFETY: pointers from the application.
+            let devs = unsafe { device_list(n, list) }?;
+            // "CL_INVALID_DEVICE if any device in device_list is not in the
+            // list of devices associated with context."
+            if devs.iter().any(|d| !ctx.has_device(d)) {
+                return Err(CL_INVALID_DEVICE);
+            }
+            devs
+        };
+        // "CL_INVALID_VALUE if num_input_programs is zero and input_programs
+        // is NULL or if num_input_programs is zero and input_programs is not
+        // NULL or if num_input_programs is not zero and input_programs is
+        // NULL."
+        if np == 0 || progs.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL."
+        if notify.is_none() && !data.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut inputs = Vec::with_capacity(np as usize);
+        for i in 0..np as usize {
+            // SAFETY: np handles from the application; "CL_INVALID_PROGRAM
+            // if programs specified in input_programs are not valid program
+            // objects."
+            let prog = unsafe { get_arc::<Program>(*progs.add(i)) }?;
+            if !Arc::ptr_eq(&prog.context, &ctx) {
+                return Err(CL_INVALID_PROGRAM);
+            }
+            inputs.push(prog);
+        }
+        // SAFETY: NULL or NUL-terminated.
+        let opts = unsafe { options_string(options) };
+        let (program, result) = Program::link(ctx, devs, &inputs, &opts)?;
+        let h = into_handle(program);
+        if let Some(f) = notify {
+            // SAFETY: callback given by the application for this program.
+            unsafe { f(h, data) };
+        }
+        // "CL_LINK_PROGRAM_FAILURE if there is a failure to link [...]": the
+        // program is returned all the same, so its log can be read.
+        if let Err(e) = result {
+            link_status = e;
+        }
+        Ok(h)
+    });
+    if link_status != CL_SUCCESS && !errcode_ret.is_null() {
+        // SAFETY: the application passes a valid pointer or NULL.
+        unsafe { *errcode_ret = link_status };
+    }
+    handle
 }
 
 pub unsafe extern "C" fn clGetProgramInfo(
@@ -255,15 +408,50 @@ pub unsafe extern "C" fn clGetProgramInfo(
             )),
             CL_PROGRAM_SOURCE => Ok(match &prog.source {
                 Source::Text(s) => Info::str(s),
-                Source::Il(_) => Info::str(""),
+                _ => Info::str(""),
             }),
             CL_PROGRAM_IL => Ok(match &prog.source {
                 Source::Il(b) => Info(b.clone()),
-                Source::Text(_) => Info(Vec::new()),
+                _ => Info(Vec::new()),
             }),
-            // No binary format yet: every size is 0 ("no binary available").
-            CL_PROGRAM_BINARY_SIZES => Ok(Info::raw(&vec![0usize; prog.devices.len()])),
-            CL_PROGRAM_BINARIES => Ok(Info::raw(&vec![0usize; prog.devices.len()])),
+            CL_PROGRAM_BINARY_SIZES => Ok(Info::raw(
+                &prog
+                    .devices
+                    .iter()
+                    .map(|d| prog.binary(d).len())
+                    .collect::<Vec<usize>>(),
+            )),
+            // "param_value points to an array of n pointers allocated by the
+            // caller, where n is the number of devices associated with
+            // program. The buffer sizes needed [...] can be queried by
+            // CL_PROGRAM_BINARY_SIZES. [...] If an entry value in the array
+            // is NULL, the implementation skips copying the program binary
+            // for the specific device."
+            CL_PROGRAM_BINARIES => {
+                let n = prog.devices.len();
+                let bytes = n * std::mem::size_of::<*mut u8>();
+                if !value.is_null() {
+                    if size < bytes {
+                        return Err(CL_INVALID_VALUE);
+                    }
+                    for (i, d) in prog.devices.iter().enumerate() {
+                        // SAFETY: the application's array of n pointers.
+                        let dst = unsafe { *(value as *const *mut u8).add(i) };
+                        if dst.is_null() {
+                            continue;
+                        }
+                        let bin = prog.binary(d);
+                        // SAFETY: the application sized each buffer from
+                        // CL_PROGRAM_BINARY_SIZES.
+                        unsafe { std::ptr::copy_nonoverlapping(bin.as_ptr(), dst, bin.len()) };
+                    }
+                }
+                if !size_ret.is_null() {
+                    // SAFETY: the application passes a valid pointer or NULL.
+                    unsafe { *size_ret = bytes };
+                }
+                return Ok(());
+            }
             CL_PROGRAM_NUM_KERNELS => prog
                 .kernel_names()
                 .map(|k| Info::usize(k.len()))

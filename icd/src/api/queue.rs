@@ -27,15 +27,16 @@ fn create(
     if !ctx.has_device(&d) {
         return Err(CL_INVALID_DEVICE);
     }
-    let known = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+    let supported = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+    let on_device = CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
     // "CL_INVALID_VALUE if values specified in properties are not valid."
-    if props & !known != 0 {
+    if props & !(supported | on_device) != 0 {
         return Err(CL_INVALID_VALUE);
     }
     // "CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
     // valid but are not supported by the device." (see
-    // CL_DEVICE_QUEUE_ON_HOST_PROPERTIES: neither is offered yet)
-    if props != 0 {
+    // CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: no device-side queues)
+    if props & on_device != 0 {
         return Err(CL_INVALID_QUEUE_PROPERTIES);
     }
     Ok(into_handle(Queue::new(ctx, d, props, array)?))

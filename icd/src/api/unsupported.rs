@@ -1,5 +1,5 @@
 //! Entry points of features no ferrocl device reports yet (images, pipes,
-//! SVM, device-side queues, host timers). Each returns
+//! SVM, device-side queues). Each returns
 //! the error the specification gives for a device without the feature, so
 //! applications that check the device queries first never get here.
 
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
     svm_cmd(q)
 }
 
-// ---- Device-side queues and timers.
+// ---- Device-side queues.
 
 pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
     c: cl_context,
@@ -211,26 +211,6 @@ pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
         // default on-device queue."
         Err(CL_INVALID_OPERATION)
     })
-}
-
-pub unsafe extern "C" fn clGetDeviceAndHostTimer(
-    d: cl_device_id,
-    _dt: *mut cl_ulong,
-    _ht: *mut cl_ulong,
-) -> cl_int {
-    code(|| {
-        // SAFETY: handle from the application.
-        unsafe { get::<ferrocl_runtime::core::device::Device>(d) }?;
-        // "CL_INVALID_OPERATION if the platform associated with device does
-        // not support device and host timer synchronization"
-        // (CL_PLATFORM_HOST_TIMER_RESOLUTION is 0).
-        Err(CL_INVALID_OPERATION)
-    })
-}
-
-pub unsafe extern "C" fn clGetHostTimer(d: cl_device_id, _ht: *mut cl_ulong) -> cl_int {
-    // SAFETY: forwarded.
-    unsafe { clGetDeviceAndHostTimer(d, std::ptr::null_mut(), std::ptr::null_mut()) }
 }
 
 pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(

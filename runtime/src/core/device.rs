@@ -13,7 +13,7 @@ use super::object::{tag, Base, ClObject};
 use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::device::Device as VkDevice;
 use crate::vk::instance::PhysicalDevice;
-use crate::vk::queue::{Command, QueueEngine};
+use crate::vk::queue::{Command, QueueEngine, Untracked};
 
 #[repr(C)]
 pub struct Device {
@@ -61,7 +61,7 @@ impl Device {
         let vkdev = self.vk()?;
         let engine = self
             .internal
-            .get_or_init(|| QueueEngine::new(&vkdev))
+            .get_or_init(|| QueueEngine::new(&vkdev, false))
             .as_ref()
             .map_err(|e| *e)?;
         let staging = Arc::new(Buffer::new(&vkdev, data.len() as u64, BufferKind::Upload)?);
@@ -72,12 +72,16 @@ impl Device {
         let (src, dstb, len) = (staging.clone(), dst.clone(), data.len() as u64);
         engine.enqueue(Command {
             wait: None,
+            check: None,
+            after_previous: true,
+            before_next: false,
+            progress: Arc::new(Untracked),
             record: Some(Box::new(move |r| {
                 r.copy_buffer(src.raw, 0, dstb.raw, offset, len);
                 Ok(())
             })),
             done: Box::new(move |res| {
-                let _ = tx.send(res);
+                let _ = tx.send(res.map(|_| ()));
             }),
         });
         rx.recv().map_err(|_| CL_OUT_OF_RESOURCES)?

@@ -1,7 +1,10 @@
 //! cl_event: the status of one command (or a user event), waited on with a
-//! condition variable and completed by the queue's completer thread.
+//! condition variable and moved forward by the queue's threads
+//! (CL_QUEUED → CL_SUBMITTED → CL_RUNNING → CL_COMPLETE or an error), with
+//! the command's profiling times when its queue profiles.
 
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use opencl_sys::*;
@@ -10,6 +13,8 @@ use parking_lot::{Condvar, Mutex};
 use super::context::Context;
 use super::object::{tag, Base, ClObject};
 use super::queue::Queue;
+use crate::vk::clock::host_now_ns;
+use crate::vk::queue::{DeviceTimes, Progress};
 
 pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut c_void);
 
@@ -19,6 +24,11 @@ pub struct Event {
     pub context: Arc<Context>,
     pub queue: Option<Arc<Queue>>,
     pub command_type: cl_command_type,
+    /// Its queue has CL_QUEUE_PROFILING_ENABLE.
+    profiled: bool,
+    /// The command is known to fail (before its status says so, which
+    /// happens in queue order).
+    doomed: AtomicBool,
     state: Mutex<State>,
     cv: Condvar,
 }
@@ -26,6 +36,8 @@ pub struct Event {
 struct State {
     status: cl_int,
     callbacks: Vec<(cl_int, EventCallback, usize)>,
+    /// CL_PROFILING_COMMAND_QUEUED, SUBMIT, START, END, COMPLETE (host ns).
+    times: [u64; 5],
 }
 
 impl ClObject for Event {
@@ -37,6 +49,8 @@ impl ClObject for Event {
 }
 
 impl Event {
+    /// A command's event (CL_QUEUED, stamped QUEUED now when the queue
+    /// profiles) or, without a queue, a user event (CL_SUBMITTED).
     pub fn new(
         context: Arc<Context>,
         queue: Option<Arc<Queue>>,
@@ -47,14 +61,24 @@ impl Event {
         } else {
             CL_SUBMITTED
         };
+        let profiled = queue
+            .as_ref()
+            .is_some_and(|q| q.properties & CL_QUEUE_PROFILING_ENABLE != 0);
+        let mut times = [0; 5];
+        if profiled {
+            times[0] = host_now_ns();
+        }
         Arc::new(Event {
             base: Base::new(Self::TAG),
             context,
             queue,
             command_type,
+            profiled,
+            doomed: AtomicBool::new(false),
             state: Mutex::new(State {
                 status,
                 callbacks: Vec::new(),
+                times,
             }),
             cv: Condvar::new(),
         })
@@ -68,13 +92,19 @@ impl Event {
         self.queue.is_none()
     }
 
-    /// Moves the event to `status` (CL_SUBMITTED, CL_RUNNING, CL_COMPLETE or
-    /// a negative error), running the callbacks registered for the states
-    /// passed. A terminal status never changes again.
-    pub fn set_status(self: &Arc<Self>, status: cl_int) {
-        let run: Vec<(cl_int, EventCallback, usize)> = {
+    /// Failed, or known to be going to fail.
+    pub fn is_failed(&self) -> bool {
+        self.doomed.load(Ordering::Acquire) || self.status() < 0
+    }
+
+    /// Moves the event forward to `status` (CL_SUBMITTED, CL_RUNNING,
+    /// CL_COMPLETE or a negative error), running once each callback
+    /// registered for a state passed, in the order of the states. A status
+    /// that is not a step forward is ignored; a terminal one never changes.
+    pub fn set_status(&self, status: cl_int) {
+        let mut run: Vec<(cl_int, EventCallback, usize)> = {
             let mut st = self.state.lock();
-            if st.status <= CL_COMPLETE {
+            if st.status <= CL_COMPLETE || (status >= CL_COMPLETE && status >= st.status) {
                 return;
             }
             st.status = status;
@@ -86,15 +116,27 @@ impl Event {
             now
         };
         self.cv.notify_all();
-        let h = Arc::as_ptr(self) as cl_event;
-        for (_, f, data) in run {
+        // SUBMITTED (2) before RUNNING (1) before COMPLETE (0); stable, so
+        // registration order within one state.
+        run.sort_by_key(|c| std::cmp::Reverse(c.0));
+        for (when, f, data) in run {
             // SAFETY: registered by the application for this event.
-            unsafe { f(h, status, data as *mut c_void) };
+            unsafe {
+                f(
+                    self.handle(),
+                    callback_status(when, status),
+                    data as *mut c_void,
+                )
+            };
         }
     }
 
+    fn handle(&self) -> cl_event {
+        self as *const Event as cl_event
+    }
+
     /// clSetEventCallback: runs at once (on this thread) if the state was already reached.
-    pub fn add_callback(self: &Arc<Self>, when: cl_int, f: EventCallback, data: usize) {
+    pub fn add_callback(&self, when: cl_int, f: EventCallback, data: usize) {
         let status = {
             let mut st = self.state.lock();
             if st.status > when {
@@ -104,7 +146,13 @@ impl Event {
             st.status
         };
         // SAFETY: as above.
-        unsafe { f(Arc::as_ptr(self) as cl_event, status, data as *mut c_void) };
+        unsafe {
+            f(
+                self.handle(),
+                callback_status(when, status),
+                data as *mut c_void,
+            )
+        };
     }
 
     /// Blocks until the event is complete or failed; returns its final status.
@@ -114,5 +162,73 @@ impl Event {
             self.cv.wait(&mut st);
         }
         st.status
+    }
+
+    /// Completes the command: stamps COMPLETE now and START/END from the
+    /// device times (a command without device work gets its completion
+    /// time for both), forced into QUEUED <= SUBMIT <= START <= END <=
+    /// COMPLETE against the calibration's error.
+    pub fn complete(&self, device: DeviceTimes) {
+        if self.profiled {
+            let now = host_now_ns();
+            let mut st = self.state.lock();
+            let t = &mut st.times;
+            t[1] = t[1].max(t[0]);
+            t[4] = now.max(t[1]);
+            let [start, end] = device.unwrap_or([t[4], t[4]]);
+            t[2] = start.clamp(t[1], t[4]);
+            t[3] = end.clamp(t[2], t[4]);
+        }
+        self.set_status(CL_COMPLETE);
+    }
+
+    /// clGetEventProfilingInfo's value for `param`.
+    pub fn profiling_info(&self, param: cl_profiling_info) -> Result<u64, cl_int> {
+        let st = self.state.lock();
+        // "CL_PROFILING_INFO_NOT_AVAILABLE if the CL_QUEUE_PROFILING_ENABLE
+        // flag is not set for the command-queue, if the execution status of
+        // the command identified by event is not CL_COMPLETE or if event is
+        // a user event object."
+        if !self.profiled || self.is_user() || st.status != CL_COMPLETE {
+            return Err(CL_PROFILING_INFO_NOT_AVAILABLE);
+        }
+        let i = match param {
+            CL_PROFILING_COMMAND_QUEUED => 0,
+            CL_PROFILING_COMMAND_SUBMIT => 1,
+            CL_PROFILING_COMMAND_START => 2,
+            CL_PROFILING_COMMAND_END => 3,
+            CL_PROFILING_COMMAND_COMPLETE => 4,
+            // "CL_INVALID_VALUE if param_name is not valid"
+            _ => return Err(CL_INVALID_VALUE),
+        };
+        Ok(st.times[i])
+    }
+}
+
+/// "event_command_status [...] is equal to the command_exec_callback_type
+/// used while registering the callback [or] an error code if the command
+/// terminated abnormally."
+fn callback_status(when: cl_int, status: cl_int) -> cl_int {
+    if status < 0 {
+        status
+    } else {
+        when
+    }
+}
+
+impl Progress for Event {
+    fn submitted(&self, host_ns: u64) {
+        if self.profiled {
+            self.state.lock().times[1] = host_ns;
+        }
+        self.set_status(CL_SUBMITTED);
+    }
+
+    fn running(&self) {
+        self.set_status(CL_RUNNING);
+    }
+
+    fn doomed(&self) {
+        self.doomed.store(true, Ordering::Release);
     }
 }

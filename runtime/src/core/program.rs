@@ -1,5 +1,11 @@
-//! cl_program: source or IL, and one build per device (compiled by
-//! `ferrocl_compiler`).
+//! cl_program: source, IL, binaries or linked objects, and one build per
+//! device (compiled by `ferrocl_compiler`).
+//!
+//! Per device a program holds at most one of: a compiled object or a
+//! library (LLVM bitcode, `Build::object`), or an executable
+//! (`Build::output`). A program created from an executable binary keeps it
+//! in `Build::loaded` until clBuildProgram makes it the executable without
+//! recompiling.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,6 +22,10 @@ use super::object::{tag, Base, ClObject};
 pub enum Source {
     Text(String),
     Il(Vec<u8>),
+    /// clCreateProgramWithBinary: what each device got is in its `Build`.
+    Binary,
+    /// clLinkProgram's output.
+    Linked,
 }
 
 #[derive(Clone)]
@@ -24,7 +34,13 @@ pub struct Build {
     pub log: String,
     pub options: String,
     pub binary_type: cl_program_binary_type,
+    /// The executable.
     pub output: Option<Arc<compiler::Program>>,
+    /// Bitcode of a compiled object (CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT)
+    /// or a library (CL_PROGRAM_BINARY_TYPE_LIBRARY).
+    pub object: Option<Arc<Vec<u8>>>,
+    /// An executable loaded from a binary, not built yet.
+    pub loaded: Option<Arc<compiler::Program>>,
 }
 
 impl Default for Build {
@@ -35,8 +51,49 @@ impl Default for Build {
             options: String::new(),
             binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
             output: None,
+            object: None,
+            loaded: None,
         }
     }
+}
+
+impl Build {
+    fn failed(options: &str, log: String) -> Build {
+        Build {
+            status: CL_BUILD_ERROR,
+            log,
+            options: options.to_string(),
+            ..Default::default()
+        }
+    }
+
+    fn executable(options: &str, p: compiler::Program) -> Build {
+        Build {
+            status: CL_BUILD_SUCCESS,
+            log: p.log.clone(),
+            options: options.to_string(),
+            binary_type: CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+            output: Some(Arc::new(p)),
+            ..Default::default()
+        }
+    }
+
+    fn bitcode(options: &str, binary_type: cl_program_binary_type, o: compiler::Object) -> Build {
+        Build {
+            status: CL_BUILD_SUCCESS,
+            log: o.log,
+            options: options.to_string(),
+            binary_type,
+            object: Some(Arc::new(o.bitcode)),
+            ..Default::default()
+        }
+    }
+}
+
+/// A header for clCompileProgram: its include name and its source.
+pub struct Header {
+    pub name: String,
+    pub program: Arc<Program>,
 }
 
 #[repr(C)]
@@ -62,9 +119,36 @@ fn key(d: &Device) -> usize {
     d as *const Device as usize
 }
 
+/// Whether `il` looks like a SPIR-V module of a version we take
+/// (CL_DEVICE_IL_VERSION: 1.0 to 1.4), in either byte order.
+pub fn is_supported_spirv(il: &[u8]) -> bool {
+    if il.len() < 20 || il.len() & 3 != 0 {
+        return false;
+    }
+    let word = |i: usize, le: bool| {
+        let b: [u8; 4] = il[i * 4..i * 4 + 4].try_into().expect("4 bytes");
+        if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        }
+    };
+    [true, false]
+        .into_iter()
+        .any(|le| word(0, le) == 0x0723_0203 && (0x0001_0000..=0x0001_0400).contains(&word(1, le)))
+}
+
 impl Program {
     pub fn new(context: Arc<Context>, source: Source) -> Arc<Program> {
         let devices = context.devices.clone();
+        Self::with_devices(context, devices, source)
+    }
+
+    fn with_devices(
+        context: Arc<Context>,
+        devices: Vec<Arc<Device>>,
+        source: Source,
+    ) -> Arc<Program> {
         Arc::new(Program {
             base: Base::new(Self::TAG),
             context,
@@ -75,12 +159,173 @@ impl Program {
         })
     }
 
+    /// clCreateProgramWithBinary: `binaries[i]` for `devices[i]`. Returns the
+    /// program, or CL_INVALID_BINARY with each binary's status
+    /// (CL_SUCCESS or CL_INVALID_BINARY).
+    pub fn from_binaries(
+        context: Arc<Context>,
+        devices: Vec<Arc<Device>>,
+        binaries: &[&[u8]],
+    ) -> Result<Arc<Program>, Vec<cl_int>> {
+        let mut builds = HashMap::new();
+        let mut status = Vec::new();
+        for (d, bytes) in devices.iter().zip(binaries) {
+            match compiler::decode_binary(bytes, &d.compiler_caps()) {
+                Ok(b) => {
+                    let mut build = Build {
+                        options: b.options,
+                        ..Default::default()
+                    };
+                    match b.content {
+                        compiler::BinaryContent::CompiledObject(bc) => {
+                            build.binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+                            build.object = Some(Arc::new(bc));
+                        }
+                        compiler::BinaryContent::Library(bc) => {
+                            build.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
+                            build.object = Some(Arc::new(bc));
+                        }
+                        compiler::BinaryContent::Executable(p) => {
+                            build.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+                            build.loaded = Some(Arc::new(p));
+                        }
+                    }
+                    builds.insert(key(d), build);
+                    status.push(CL_SUCCESS);
+                }
+                Err(_) => status.push(CL_INVALID_BINARY),
+            }
+        }
+        if status.iter().any(|&s| s != CL_SUCCESS) {
+            return Err(status);
+        }
+        let p = Self::with_devices(context, devices, Source::Binary);
+        *p.builds.lock() = builds;
+        Ok(p)
+    }
+
     pub fn build_info(&self, d: &Device) -> Build {
         self.builds.lock().get(&key(d)).cloned().unwrap_or_default()
     }
 
-    /// Builds for each device; Err(CL_BUILD_PROGRAM_FAILURE) if any failed.
+    /// The binary of `d` in ferrocl's format (empty when there is none).
+    pub fn binary(&self, d: &Device) -> Vec<u8> {
+        let b = self.build_info(d);
+        let content = if let Some(p) = b.output.as_ref().or(b.loaded.as_ref()) {
+            compiler::BinaryContent::Executable((**p).clone())
+        } else if let Some(bc) = &b.object {
+            if b.binary_type == CL_PROGRAM_BINARY_TYPE_LIBRARY {
+                compiler::BinaryContent::Library((**bc).clone())
+            } else {
+                compiler::BinaryContent::CompiledObject((**bc).clone())
+            }
+        } else {
+            return Vec::new();
+        };
+        let binary = compiler::Binary {
+            options: b.options,
+            content,
+        };
+        compiler::encode_binary(&binary, &d.compiler_caps())
+    }
+
+    /// clBuildProgram for each device; Err(CL_BUILD_PROGRAM_FAILURE) if any
+    /// failed.
     pub fn build(&self, devices: &[Arc<Device>], options: &str) -> CLResult<()> {
+        // "CL_INVALID_OPERATION if program was not created with
+        // clCreateProgramWithSource, clCreateProgramWithIL or
+        // clCreateProgramWithBinary."
+        if matches!(self.source, Source::Linked) {
+            return Err(CL_INVALID_OPERATION);
+        }
+        // "CL_INVALID_BINARY if program is created with
+        // clCreateProgramWithBinary and devices listed in device_list do not
+        // have a valid program binary loaded."
+        if matches!(self.source, Source::Binary)
+            && devices.iter().any(|d| {
+                let b = self.build_info(d);
+                b.loaded.is_none() && b.object.is_none() && b.output.is_none()
+            })
+        {
+            return Err(CL_INVALID_BINARY);
+        }
+        let mut failed = None;
+        for d in devices {
+            let previous = self.build_info(d);
+            self.builds.lock().insert(
+                key(d),
+                Build {
+                    status: CL_BUILD_IN_PROGRESS,
+                    options: options.to_string(),
+                    ..previous.clone()
+                },
+            );
+            let caps = d.compiler_caps();
+            let r = match &self.source {
+                Source::Text(s) => compiler::build_source(s, options, &caps),
+                Source::Il(il) => compiler::build_il(il, options, &caps),
+                Source::Binary => match (
+                    previous.loaded.clone().or(previous.output.clone()),
+                    previous.object.clone(),
+                ) {
+                    // An executable binary: built already, nothing to compile.
+                    (Some(p), _) => Ok((*p).clone()),
+                    (None, Some(bc)) => match compiler::link_objects(&[bc.as_slice()], "", &caps) {
+                        Ok(compiler::Linked::Executable(p)) => Ok(p),
+                        Ok(compiler::Linked::Library(_)) => {
+                            Err(compiler::BuildError::internal("link made a library"))
+                        }
+                        Err(e) => Err(e),
+                    },
+                    (None, None) => Err(compiler::BuildError::internal("no binary")),
+                },
+                Source::Linked => unreachable!("refused above"),
+            };
+            // A binary keeps the options it was built with (they decide,
+            // e.g., non-uniform work-groups) unless new ones are given.
+            let options = match &self.source {
+                Source::Binary if options.is_empty() => previous.options.as_str(),
+                _ => options,
+            };
+            let b = match r {
+                Ok(p) => Build::executable(options, p),
+                Err(e) => {
+                    failed = Some(if e.invalid_options {
+                        CL_INVALID_BUILD_OPTIONS
+                    } else {
+                        CL_BUILD_PROGRAM_FAILURE
+                    });
+                    Build::failed(options, e.log)
+                }
+            };
+            self.builds.lock().insert(key(d), b);
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// clCompileProgram for each device: the front end only; the compiled
+    /// object stays per device. Err(CL_COMPILE_PROGRAM_FAILURE) if any
+    /// failed, CL_INVALID_COMPILER_OPTIONS for bad options.
+    pub fn compile(
+        &self,
+        devices: &[Arc<Device>],
+        options: &str,
+        headers: &[Header],
+    ) -> CLResult<()> {
+        // "CL_INVALID_OPERATION if program has no source or IL available,
+        // i.e. it has not been created with clCreateProgramWithSource or
+        // clCreateProgramWithIL."
+        let Source::Text(source) = &self.source else {
+            return Err(CL_INVALID_OPERATION);
+        };
+        let mut header_texts = Vec::new();
+        for h in headers {
+            match &h.program.source {
+                Source::Text(t) => header_texts.push((h.name.clone(), t.clone())),
+                // A header program must hold source.
+                _ => return Err(CL_INVALID_OPERATION),
+            }
+        }
         let mut failed = None;
         for d in devices {
             self.builds.lock().insert(
@@ -92,35 +337,84 @@ impl Program {
                 },
             );
             let caps = d.compiler_caps();
-            let r = match &self.source {
-                Source::Text(s) => compiler::build_source(s, options, &caps),
-                Source::Il(il) => compiler::build_il(il, options, &caps),
-            };
-            let b = match r {
-                Ok(p) => Build {
-                    status: CL_BUILD_SUCCESS,
-                    log: p.log.clone(),
-                    options: options.to_string(),
-                    binary_type: CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
-                    output: Some(Arc::new(p)),
-                },
+            let b = match compiler::compile_source(source, options, &header_texts, &caps) {
+                Ok(o) => Build::bitcode(options, CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, o),
                 Err(e) => {
                     failed = Some(if e.invalid_options {
-                        CL_INVALID_BUILD_OPTIONS
+                        CL_INVALID_COMPILER_OPTIONS
                     } else {
-                        CL_BUILD_PROGRAM_FAILURE
+                        CL_COMPILE_PROGRAM_FAILURE
                     });
-                    Build {
-                        status: CL_BUILD_ERROR,
-                        log: e.log,
-                        options: options.to_string(),
-                        ..Default::default()
-                    }
+                    Build::failed(options, e.log)
                 }
             };
             self.builds.lock().insert(key(d), b);
         }
         failed.map_or(Ok(()), Err)
+    }
+
+    /// clLinkProgram: a new program for `devices` linking `inputs`. The
+    /// outer error is an argument error (no program); the inner result is
+    /// the link's (CL_LINK_PROGRAM_FAILURE: the program exists and its log
+    /// says why).
+    pub fn link(
+        context: Arc<Context>,
+        devices: Vec<Arc<Device>>,
+        inputs: &[Arc<Program>],
+        options: &str,
+    ) -> CLResult<(Arc<Program>, CLResult<()>)> {
+        // "CL_INVALID_LINKER_OPTIONS if the linker options specified by
+        // options are invalid."
+        compiler::parse_link_options(options).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
+        // Per device: "if all programs specified by input_programs contain
+        // a compiled binary or library for the device [...], a link is
+        // performed [...]; if none [...] no link is performed [...];
+        // otherwise CL_INVALID_OPERATION".
+        let mut per_device = Vec::new();
+        for d in &devices {
+            let objects: Vec<Option<Arc<Vec<u8>>>> = inputs
+                .iter()
+                .map(|p| {
+                    let b = p.build_info(d);
+                    // "CL_INVALID_OPERATION if the compilation or build of a
+                    // program executable [...] has not completed."
+                    if b.status == CL_BUILD_IN_PROGRESS {
+                        return Err(CL_INVALID_OPERATION);
+                    }
+                    Ok(b.object
+                        .filter(|_| b.status == CL_BUILD_SUCCESS || b.status == CL_BUILD_NONE))
+                })
+                .collect::<CLResult<_>>()?;
+            let have = objects.iter().filter(|o| o.is_some()).count();
+            if have == 0 {
+                continue;
+            }
+            if have != objects.len() {
+                return Err(CL_INVALID_OPERATION);
+            }
+            per_device.push((d.clone(), objects.into_iter().flatten().collect::<Vec<_>>()));
+        }
+        // No input holds a compiled object or library for any device.
+        if per_device.is_empty() {
+            return Err(CL_INVALID_PROGRAM);
+        }
+        let program = Self::with_devices(context, devices, Source::Linked);
+        let mut result = Ok(());
+        for (d, objects) in per_device {
+            let slices: Vec<&[u8]> = objects.iter().map(|o| o.as_slice()).collect();
+            let b = match compiler::link_objects(&slices, options, &d.compiler_caps()) {
+                Ok(compiler::Linked::Executable(p)) => Build::executable(options, p),
+                Ok(compiler::Linked::Library(o)) => {
+                    Build::bitcode(options, CL_PROGRAM_BINARY_TYPE_LIBRARY, o)
+                }
+                Err(e) => {
+                    result = Err(CL_LINK_PROGRAM_FAILURE);
+                    Build::failed(options, e.log)
+                }
+            };
+            program.builds.lock().insert(key(&d), b);
+        }
+        Ok((program, result))
     }
 
     /// Kernel names of the first successful build (they are the same on every device).
@@ -134,8 +428,9 @@ impl Program {
         })
     }
 
+    /// Whether some device has an executable.
     pub fn any_built(&self) -> bool {
         let builds = self.builds.lock();
-        builds.values().any(|b| b.status == CL_BUILD_SUCCESS)
+        builds.values().any(|b| b.output.is_some())
     }
 }

@@ -1,6 +1,12 @@
-//! cl_command_queue: an in-order queue on one device, backed by a
-//! [`QueueEngine`]. Every enqueued command gets an event; `finish` waits
-//! for the last one.
+//! cl_command_queue: an in-order or out-of-order queue on one device,
+//! backed by a [`QueueEngine`]. Every enqueued command gets an event;
+//! events complete in enqueue order, so `finish` waits for the last one.
+//!
+//! Out-of-order queues keep the one submission stream but order a command
+//! after earlier ones only where OpenCL asks for it: when it has a wait
+//! list (a full barrier before it), or when it follows a barrier command.
+//! A marker with an empty wait list needs nothing: events complete in
+//! enqueue order, so it completes after everything before it.
 
 use std::sync::{Arc, Weak};
 
@@ -12,7 +18,7 @@ use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
 use super::object::{tag, Base, ClObject};
-use crate::vk::queue::{Command, QueueEngine, RecordFn};
+use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn};
 
 #[repr(C)]
 pub struct Queue {
@@ -45,7 +51,7 @@ impl Queue {
         properties_array: Vec<cl_queue_properties>,
     ) -> CLResult<Arc<Queue>> {
         let vkdev = device.vk()?;
-        let engine = QueueEngine::new(&vkdev)?;
+        let engine = QueueEngine::new(&vkdev, properties & CL_QUEUE_PROFILING_ENABLE != 0)?;
         Ok(Arc::new(Queue {
             base: Base::new(Self::TAG),
             context,
@@ -59,7 +65,9 @@ impl Queue {
 
     /// Enqueues a command: waits for `wait_list` (events of other queues or
     /// user events), records `record`, then runs `host` once the device is
-    /// done, then completes the returned event.
+    /// done, then completes the returned event. A command whose wait list
+    /// holds a failed event fails with
+    /// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and does no work.
     pub fn submit(
         self: &Arc<Self>,
         command_type: cl_command_type,
@@ -69,34 +77,56 @@ impl Queue {
     ) -> Arc<Event> {
         let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
         let me = Arc::as_ptr(self);
-        // Events of this in-order queue are already ordered before us.
-        let foreign: Vec<Arc<Event>> = wait_list
+        let in_order = self.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
+        let is_barrier = command_type == CL_COMMAND_BARRIER;
+        let after_previous = in_order || is_barrier || !wait_list.is_empty();
+        // This queue's events were processed by its submitter before this
+        // command: only their failure needs checking. Others are waited for.
+        let (local, foreign): (Vec<Arc<Event>>, Vec<Arc<Event>>) = wait_list
             .into_iter()
-            .filter(|e| e.queue.as_ref().map(Arc::as_ptr) != Some(me) || e.status() < 0)
-            .collect();
+            .partition(|e| e.queue.as_ref().map(Arc::as_ptr) == Some(me));
         let wait = (!foreign.is_empty()).then(|| {
             Box::new(move || {
+                let mut failed = false;
                 for e in &foreign {
-                    if e.wait() < 0 {
-                        return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-                    }
+                    failed |= e.wait() < 0;
                 }
-                Ok(())
+                if failed {
+                    Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                } else {
+                    Ok(())
+                }
+            }) as Box<dyn FnOnce() -> CLResult<()> + Send>
+        });
+        let check = (!local.is_empty()).then(|| {
+            Box::new(move || {
+                if local.iter().any(|e| e.is_failed()) {
+                    Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                } else {
+                    Ok(())
+                }
             }) as Box<dyn FnOnce() -> CLResult<()> + Send>
         });
         let ev = event.clone();
-        let done = Box::new(move |r: CLResult<()>| match r {
-            Ok(()) => {
+        let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| match r {
+            Ok(times) => {
                 if let Some(h) = host {
                     h();
                 }
-                ev.set_status(CL_COMPLETE);
+                ev.complete(times);
             }
             Err(e) => ev.set_status(e),
         });
-        event.set_status(CL_SUBMITTED);
         *self.last.lock() = Some(Arc::downgrade(&event));
-        self.engine.enqueue(Command { wait, record, done });
+        self.engine.enqueue(Command {
+            wait,
+            check,
+            record,
+            after_previous,
+            before_next: is_barrier,
+            progress: event.clone() as Arc<dyn Progress>,
+            done,
+        });
         event
     }
 

@@ -23,6 +23,8 @@ pub struct Device {
     pub pipeline_cache: vk::PipelineCache,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
+    /// Device timestamps → host clock, measured on first use (see `clock`).
+    pub clock: std::sync::OnceLock<super::clock::Calibration>,
 }
 
 impl Device {
@@ -97,6 +99,7 @@ impl Device {
             queue: Mutex::new(queue),
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
+            clock: std::sync::OnceLock::new(),
         }))
     }
 

@@ -2,6 +2,7 @@
 //! beyond what the object model asks for.
 
 pub mod buffer;
+pub mod clock;
 pub mod device;
 pub mod instance;
 pub mod pipeline;

@@ -2,17 +2,32 @@
 //!
 //! Two threads per queue, no busy waiting and no vkQueueWaitIdle:
 //! * the **submitter** takes every command enqueued since it last woke,
-//!   records them into one command buffer (a full memory barrier before
-//!   each, which gives in-order semantics also across submissions) and
-//!   submits it, signalling the queue's timeline semaphore with a new value;
+//!   records them into one command buffer and submits it, signalling the
+//!   queue's timeline semaphore with a new value. A full memory barrier goes
+//!   before each command that must follow earlier work (every command of an
+//!   in-order queue; in an out-of-order queue, those with a wait list and
+//!   those after a barrier). Vulkan barriers reach back across submissions,
+//!   so this also orders against earlier command buffers;
 //! * the **completer** waits (vkWaitSemaphores, blocking) for each
 //!   submission's value in order, then runs the commands' completion
 //!   actions (copying read-back data to the application, setting event
-//!   status) and recycles the command buffer.
+//!   status) and recycles the command buffer and timestamp queries.
 //!
 //! A command that must wait for something outside this queue (a user event,
 //! another queue's event) makes the submitter wait for it before recording
-//! it, which keeps the in-order guarantee without blocking the application.
+//! it, which keeps the ordering guarantees without blocking the
+//! application (also in an out-of-order queue: later commands wait too).
+//!
+//! Progress reported to the command ([`Progress`]): `submitted` from the
+//! submitter right after vkQueueSubmit; `running` from the completer when
+//! the submission before this one has completed (the device is then on
+//! this one); completion through the command's `done`.
+//!
+//! Profiling: a queue created with `profiling` brackets each command's
+//! recorded work with two timestamp queries (a pair from a per-queue pool,
+//! recycled on completion, reset inside the command buffer), written at
+//! BOTTOM_OF_PIPE: the first once all earlier work is done, the second once
+//! the command's own work is. `done` gets them mapped onto the host clock.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,22 +38,56 @@ use ash::vk;
 use opencl_sys::cl_int;
 use parking_lot::{Condvar, Mutex};
 
+use super::clock::{calibration, host_now_ns, Calibration};
 use super::device::Device;
 use super::map_vk_err;
 use crate::core::error::CLResult;
 
 /// What a command records into the command buffer.
 pub type RecordFn = Box<dyn FnOnce(&Recorder) -> CLResult<()> + Send>;
-/// Runs once the command has finished on the device (or failed): gets
-/// `Ok(())` or the error code. Runs on the completer thread.
-pub type DoneFn = Box<dyn FnOnce(Result<(), cl_int>) + Send>;
+/// Start and end of a command's device work on the host clock
+/// ([`host_now_ns`]); `None` without profiling or without device work.
+pub type DeviceTimes = Option<[u64; 2]>;
+/// Runs once the command has finished on the device (or failed): gets its
+/// device times or the error code. Runs on the completer thread.
+pub type DoneFn = Box<dyn FnOnce(Result<DeviceTimes, cl_int>) + Send>;
 /// Blocks until the command's external dependencies are satisfied; returns
-/// an error code when one of them failed.
+/// an error code when one of them failed. Also used, without blocking, to
+/// check dependencies this queue already processed.
 pub type WaitFn = Box<dyn FnOnce() -> Result<(), cl_int> + Send>;
 
+/// How a command reports its progress before `done`.
+pub trait Progress: Send + Sync {
+    /// The command was handed to the device at `host_ns` (or, without
+    /// device work, reached its turn then).
+    fn submitted(&self, host_ns: u64);
+    /// The device is executing the command's submission.
+    fn running(&self);
+    /// The command will complete with an error (its `done` follows in
+    /// queue order); dependants in this queue can fail early.
+    fn doomed(&self);
+}
+
+/// For internal commands nobody watches.
+pub struct Untracked;
+
+impl Progress for Untracked {
+    fn submitted(&self, _: u64) {}
+    fn running(&self) {}
+    fn doomed(&self) {}
+}
+
 pub struct Command {
+    /// External dependencies (blocks the submitter).
     pub wait: Option<WaitFn>,
+    /// Dependencies already processed by this queue (never blocks).
+    pub check: Option<WaitFn>,
     pub record: Option<RecordFn>,
+    /// Must follow everything recorded before it (a full barrier first).
+    pub after_previous: bool,
+    /// Everything recorded after it must follow everything before it.
+    pub before_next: bool,
+    pub progress: Arc<dyn Progress>,
     pub done: DoneFn,
 }
 
@@ -94,6 +143,30 @@ impl Recorder<'_> {
         };
     }
 
+    /// Resets a timestamp query pair before it is written again.
+    fn reset_queries(&self, q: QueryPair) {
+        // SAFETY: cb is recording; the pair is not in use by any pending
+        // submission (pairs return to the free list only on completion).
+        unsafe {
+            self.device
+                .raw
+                .cmd_reset_query_pool(self.cb, q.pool, q.first, 2)
+        };
+    }
+
+    /// Writes a timestamp once all earlier commands are done.
+    fn timestamp(&self, pool: vk::QueryPool, query: u32) {
+        // SAFETY: cb is recording; the query was reset earlier in it.
+        unsafe {
+            self.device.raw.cmd_write_timestamp(
+                self.cb,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                pool,
+                query,
+            )
+        };
+    }
+
     /// Several regions between the same two buffers.
     pub fn copy_regions(&self, src: vk::Buffer, dst: vk::Buffer, regions: &[vk::BufferCopy]) {
         if regions.is_empty() {
@@ -129,10 +202,18 @@ struct Inbox {
     shutdown: bool,
 }
 
+/// A command of a submission, waiting for its completion.
+struct Entry {
+    done: DoneFn,
+    status: Result<(), cl_int>,
+    progress: Arc<dyn Progress>,
+    queries: Option<QueryPair>,
+}
+
 struct InFlight {
     value: u64,
     cb: Option<vk::CommandBuffer>,
-    done: Vec<(DoneFn, Result<(), cl_int>)>,
+    entries: Vec<Entry>,
 }
 
 struct Pending {
@@ -140,10 +221,30 @@ struct Pending {
     shutdown: bool,
 }
 
+/// Two consecutive timestamp queries of one pool.
+#[derive(Clone, Copy)]
+struct QueryPair {
+    pool: vk::QueryPool,
+    first: u32,
+}
+
+/// Timestamp query pools of a profiling queue: grown by [`QUERY_POOL_SIZE`]
+/// queries whenever every pair is in flight, pairs recycled on completion.
+#[derive(Default)]
+struct Queries {
+    pools: Vec<vk::QueryPool>,
+    free: Vec<QueryPair>,
+}
+
+const QUERY_POOL_SIZE: u32 = 256;
+
 struct Shared {
     device: Arc<Device>,
     timeline: vk::Semaphore,
     pool: Mutex<(vk::CommandPool, Vec<vk::CommandBuffer>)>,
+    /// Set for a profiling queue.
+    clock: Option<Calibration>,
+    queries: Mutex<Queries>,
     inbox: Mutex<Inbox>,
     inbox_cv: Condvar,
     pending: Mutex<Pending>,
@@ -158,7 +259,13 @@ pub struct QueueEngine {
 }
 
 impl QueueEngine {
-    pub fn new(device: &Arc<Device>) -> CLResult<QueueEngine> {
+    /// `profiling`: measure each command's device work (see the module doc).
+    pub fn new(device: &Arc<Device>, profiling: bool) -> CLResult<QueueEngine> {
+        let clock = if profiling {
+            Some(calibration(device)?)
+        } else {
+            None
+        };
         let mut ti = vk::SemaphoreTypeCreateInfo::default()
             .semaphore_type(vk::SemaphoreType::TIMELINE)
             .initial_value(0);
@@ -169,11 +276,20 @@ impl QueueEngine {
             .queue_family_index(device.queue_family)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
         // SAFETY: valid device.
-        let pool = unsafe { device.raw.create_command_pool(&pi, None) }.map_err(map_vk_err)?;
+        let pool = match unsafe { device.raw.create_command_pool(&pi, None) } {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: created above, never used.
+                unsafe { device.raw.destroy_semaphore(timeline, None) };
+                return Err(map_vk_err(e));
+            }
+        };
         let shared = Arc::new(Shared {
             device: device.clone(),
             timeline,
             pool: Mutex::new((pool, Vec::new())),
+            clock,
+            queries: Mutex::new(Queries::default()),
             inbox: Mutex::new(Inbox {
                 commands: VecDeque::new(),
                 shutdown: false,
@@ -230,11 +346,15 @@ impl Drop for Shared {
     fn drop(&mut self) {
         let d = &self.device.raw;
         let pool = self.pool.lock();
+        let queries = self.queries.lock();
         // SAFETY: both threads have exited (they hold Arcs to us) and every
         // submission completed.
         unsafe {
             d.destroy_command_pool(pool.0, None);
             d.destroy_semaphore(self.timeline, None);
+            for p in &queries.pools {
+                d.destroy_query_pool(*p, None);
+            }
         }
     }
 }
@@ -266,8 +386,50 @@ fn recycle_cb(s: &Shared, cb: vk::CommandBuffer) {
     }
 }
 
+fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
+    let mut q = s.queries.lock();
+    if let Some(p) = q.free.pop() {
+        return Ok(p);
+    }
+    let qi = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::TIMESTAMP)
+        .query_count(QUERY_POOL_SIZE);
+    // SAFETY: valid device.
+    let pool = unsafe { s.device.raw.create_query_pool(&qi, None) }.map_err(map_vk_err)?;
+    q.pools.push(pool);
+    q.free.extend(
+        (0..QUERY_POOL_SIZE)
+            .step_by(2)
+            .rev()
+            .map(|first| QueryPair { pool, first }),
+    );
+    Ok(q.free.pop().expect("a fresh pool has free pairs"))
+}
+
+/// Reads a completed pair and returns it to the free list.
+fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
+    let mut ticks = [0u64; 2];
+    // SAFETY: both queries were reset and written by a submission that
+    // completed (its timeline value was reached).
+    let r = unsafe {
+        s.device.raw.get_query_pool_results(
+            pair.pool,
+            pair.first,
+            &mut ticks,
+            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+        )
+    };
+    s.queries.lock().free.push(pair);
+    let clock = s.clock?;
+    r.ok()
+        .map(|()| [clock.to_host(ticks[0]), clock.to_host(ticks[1])])
+}
+
 fn submitter(s: Arc<Shared>) {
     let mut next_value = 0u64;
+    // A barrier command was processed: the next recorded command gets a
+    // full barrier even if it does not ask for one.
+    let mut barrier_owed = false;
     loop {
         let batch: Vec<Command> = {
             let mut inbox = s.inbox.lock();
@@ -283,15 +445,18 @@ fn submitter(s: Arc<Shared>) {
         while cmds.peek().is_some() {
             // One submission: commands up to (not including) the next one
             // that must wait for something outside this queue.
-            let mut done = Vec::new();
+            let mut entries: Vec<Entry> = Vec::new();
             let mut cb = None;
             let mut recorded = false;
-            while let Some(cmd) = cmds.next_if(|c| c.wait.is_none() || done.is_empty()) {
+            while let Some(cmd) = cmds.next_if(|c| c.wait.is_none() || entries.is_empty()) {
                 let mut status = Ok(());
                 if let Some(wait) = cmd.wait {
-                    // Flush what we have first so earlier commands are not held up.
                     status = wait();
                 }
+                if let (Ok(()), Some(check)) = (status, cmd.check) {
+                    status = check();
+                }
+                let mut queries = None;
                 if let (Ok(()), Some(record)) = (status, cmd.record) {
                     if s.lost.load(Ordering::Relaxed) {
                         status = Err(opencl_sys::CL_OUT_OF_RESOURCES);
@@ -302,18 +467,43 @@ fn submitter(s: Arc<Shared>) {
                                 Err(e) => status = Err(e),
                             }
                         }
-                        if let Some(c) = cb {
+                        if s.clock.is_some() && status.is_ok() {
+                            match alloc_queries(&s) {
+                                Ok(q) => queries = Some(q),
+                                Err(e) => status = Err(e),
+                            }
+                        }
+                        if let (Some(c), Ok(())) = (cb, status) {
                             let r = Recorder {
                                 device: &s.device,
                                 cb: c,
                             };
-                            r.barrier();
+                            if cmd.after_previous || barrier_owed {
+                                r.barrier();
+                                barrier_owed = false;
+                            }
+                            if let Some(q) = queries {
+                                r.reset_queries(q);
+                                r.timestamp(q.pool, q.first);
+                            }
                             status = record(&r);
+                            if let Some(q) = queries {
+                                r.timestamp(q.pool, q.first + 1);
+                            }
                             recorded = true;
                         }
                     }
                 }
-                done.push((cmd.done, status));
+                barrier_owed |= cmd.before_next;
+                if status.is_err() {
+                    cmd.progress.doomed();
+                }
+                entries.push(Entry {
+                    done: cmd.done,
+                    status,
+                    progress: cmd.progress,
+                    queries,
+                });
             }
             // A batch with device work signals a new timeline value; one
             // without (markers, failed commands) completes once everything
@@ -321,13 +511,15 @@ fn submitter(s: Arc<Shared>) {
             // The host never signals: a host signal of a value above one
             // still pending on the device would break the timeline's
             // strictly increasing order.
+            let submitted_at = host_now_ns();
             let value = match (cb, recorded) {
                 (Some(c), true) => {
                     next_value += 1;
                     if let Err(e) = submit_cb(&s, c, next_value) {
                         s.lost.store(true, Ordering::Relaxed);
-                        for d in done.iter_mut() {
-                            d.1 = d.1.and(Err(e));
+                        for e2 in entries.iter_mut() {
+                            e2.status = e2.status.and(Err(e));
+                            e2.progress.doomed();
                         }
                         next_value -= 1;
                     }
@@ -341,8 +533,11 @@ fn submitter(s: Arc<Shared>) {
                     next_value
                 }
             };
+            for e in entries.iter().filter(|e| e.status.is_ok()) {
+                e.progress.submitted(submitted_at);
+            }
             let mut p = s.pending.lock();
-            p.list.push_back(InFlight { value, cb, done });
+            p.list.push_back(InFlight { value, cb, entries });
             s.pending_cv.notify_one();
         }
     }
@@ -393,6 +588,11 @@ fn completer(s: Arc<Shared>) {
                 None => break,
             }
         };
+        // Everything submitted before this item has completed: the device
+        // is on it now (or already done with it).
+        for e in item.entries.iter().filter(|e| e.status.is_ok()) {
+            e.progress.running();
+        }
         let sems = [s.timeline];
         let values = [item.value];
         let wi = vk::SemaphoreWaitInfo::default()
@@ -414,12 +614,20 @@ fn completer(s: Arc<Shared>) {
         if let Some(cb) = item.cb {
             recycle_cb(&s, cb);
         }
-        for (done, status) in item.done {
-            let st = match failed {
-                Some(e) => status.and(Err(e)),
-                None => status,
+        for e in item.entries {
+            let times = match (e.queries, failed) {
+                (Some(q), None) => read_queries(&s, q),
+                (Some(q), Some(_)) => {
+                    s.queries.lock().free.push(q);
+                    None
+                }
+                (None, _) => None,
             };
-            done(st);
+            let st = match failed {
+                Some(err) => e.status.and(Err(err)),
+                None => e.status,
+            };
+            (e.done)(st.map(|()| times));
         }
     }
 }

@@ -66,6 +66,12 @@ fn enqueue(q: &Queue, k: &ferrocl_tests::Kernel, global: usize) {
         .expect("clEnqueueNDRangeKernel");
 }
 
+/// Records a row, printing it at once (a run cut short still shows what it measured).
+fn push(rows: &mut Vec<Row>, row: Row) {
+    eprintln!("  {:<42} {:>14.2} {}", row.name, row.value, row.unit);
+    rows.push(row);
+}
+
 struct Row {
     name: &'static str,
     unit: &'static str,
@@ -83,26 +89,33 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     );
     let ctx = Context::on(device);
     let q = ctx.queue();
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    eprintln!("measuring {name}");
 
     // Build times: a unique source (cold: no cache can know it) then the same again (warm).
     let unique = format!("// {:?}\n{SOURCE}", Instant::now());
     let t = Instant::now();
     let prog = ctx.build(&unique);
-    rows.push(Row {
-        name: "clBuildProgram cold",
-        unit: "ms",
-        higher_better: false,
-        value: t.elapsed().as_secs_f64() * 1e3,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "clBuildProgram cold",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
     let t = Instant::now();
     let _again = ctx.build(&unique);
-    rows.push(Row {
-        name: "clBuildProgram warm",
-        unit: "ms",
-        higher_better: false,
-        value: t.elapsed().as_secs_f64() * 1e3,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "clBuildProgram warm",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
 
     // Global memory bandwidth, float4 copy.
     let a = ctx.buffer::<[f32; 4]>(s.copy_elems);
@@ -116,12 +129,15 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         t.elapsed()
     });
     let bytes = (s.copy_elems * 16 * 2) as f64;
-    rows.push(Row {
-        name: "global memory bandwidth (float4 copy)",
-        unit: "GB/s",
-        higher_better: true,
-        value: bytes / d.as_secs_f64() / 1e9,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "global memory bandwidth (float4 copy)",
+            unit: "GB/s",
+            higher_better: true,
+            value: bytes / d.as_secs_f64() / 1e9,
+        },
+    );
 
     // Single-precision compute.
     let out = ctx.buffer::<f32>(s.compute_items);
@@ -133,12 +149,15 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         finish(&q);
         t.elapsed()
     });
-    rows.push(Row {
-        name: "fp32 compute (float4 mad)",
-        unit: "GFLOPS",
-        higher_better: true,
-        value: s.compute_items as f64 * MAD_FLOPS / d.as_secs_f64() / 1e9,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "fp32 compute (float4 mad)",
+            unit: "GFLOPS",
+            higher_better: true,
+            value: s.compute_items as f64 * MAD_FLOPS / d.as_secs_f64() / 1e9,
+        },
+    );
 
     // Launch latency: one tiny kernel, enqueue to completion.
     let empty = prog.kernel("empty");
@@ -152,12 +171,15 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         }
         t.elapsed() / (n / 10) as u32
     });
-    rows.push(Row {
-        name: "kernel launch latency (enqueue+finish)",
-        unit: "us",
-        higher_better: false,
-        value: d.as_secs_f64() * 1e6,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "kernel launch latency (enqueue+finish)",
+            unit: "us",
+            higher_better: false,
+            value: d.as_secs_f64() * 1e6,
+        },
+    );
 
     // Enqueue throughput: many small kernels back to back.
     let d = best(s.reps.min(3), || {
@@ -168,12 +190,15 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         finish(&q);
         t.elapsed()
     });
-    rows.push(Row {
-        name: "enqueue throughput (small kernels)",
-        unit: "kernels/s",
-        higher_better: true,
-        value: s.launches as f64 / d.as_secs_f64(),
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "enqueue throughput (small kernels)",
+            unit: "kernels/s",
+            higher_better: true,
+            value: s.launches as f64 / d.as_secs_f64(),
+        },
+    );
 
     // Host transfers.
     let host = vec![1u8; s.transfer_bytes];
@@ -184,23 +209,29 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         q.write(&dev, 0, &host);
         t.elapsed()
     });
-    rows.push(Row {
-        name: "enqueueWriteBuffer (blocking)",
-        unit: "GB/s",
-        higher_better: true,
-        value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "enqueueWriteBuffer (blocking)",
+            unit: "GB/s",
+            higher_better: true,
+            value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
+        },
+    );
     let d = best(s.reps, || {
         let t = Instant::now();
         back = q.read(&dev);
         t.elapsed()
     });
-    rows.push(Row {
-        name: "enqueueReadBuffer (blocking)",
-        unit: "GB/s",
-        higher_better: true,
-        value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
-    });
+    push(
+        &mut rows,
+        Row {
+            name: "enqueueReadBuffer (blocking)",
+            unit: "GB/s",
+            higher_better: true,
+            value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
+        },
+    );
     assert!(back.iter().all(|&x| x == 1), "read back wrong data");
     (name, rows)
 }

@@ -1,0 +1,556 @@
+//! ferrocl's program binary format (CL_PROGRAM_BINARIES /
+//! clCreateProgramWithBinary).
+//!
+//! Little-endian throughout:
+//!
+//! ```text
+//! "FERROCL\0"                      magic, 8 bytes
+//! u32 format version               FORMAT_VERSION
+//! str fingerprint                  compiler version + external tools
+//! caps                             the DeviceCaps it was compiled for
+//! u32 kind                         1 compiled object, 2 library, 3 executable
+//! str options                      the build / compile / link options
+//! kind 1, 2: bytes                 LLVM bitcode
+//! kind 3:    str log, u32 n, n × kernel (SPIR-V words + reflection)
+//! u64 checksum                     FNV-1a 64 of every byte before it
+//! ```
+//!
+//! `str` and `bytes` are a u32 length then the bytes; `Option<T>` a u8 (0/1)
+//! then `T`. A binary is accepted only when magic, version, fingerprint and
+//! caps match exactly and the checksum holds, so a stale or corrupted
+//! binary is refused (CL_INVALID_BINARY) rather than handed to the driver.
+
+use crate::{
+    AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgKind, DeviceCaps, ImplicitField,
+    Kernel, KernelArg, Program,
+};
+
+const MAGIC: &[u8; 8] = b"FERROCL\0";
+/// Bumped whenever the layout or the kernel ABI changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The compiler and tools a binary was made with.
+fn fingerprint() -> String {
+    format!(
+        "ferrocl-compiler {}; clang-15; llvm-spirv-15",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// What a binary holds.
+#[derive(Clone, Debug)]
+pub enum BinaryContent {
+    /// clCompileProgram's output: bitcode.
+    CompiledObject(Vec<u8>),
+    /// clLinkProgram -create-library's output: bitcode.
+    Library(Vec<u8>),
+    Executable(Program),
+}
+
+/// A decoded binary.
+#[derive(Clone, Debug)]
+pub struct Binary {
+    /// The options the program was built / compiled / linked with.
+    pub options: String,
+    pub content: BinaryContent,
+}
+
+/// Why a binary was refused.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("invalid ferrocl binary: {0}")]
+pub struct BinaryError(pub String);
+
+/// Serializes `binary` for a device with `caps`.
+pub fn encode_binary(binary: &Binary, caps: &DeviceCaps) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.0.extend_from_slice(MAGIC);
+    w.u32(FORMAT_VERSION);
+    w.str(&fingerprint());
+    w.caps(caps);
+    match &binary.content {
+        BinaryContent::CompiledObject(bc) => {
+            w.u32(1);
+            w.str(&binary.options);
+            w.bytes(bc);
+        }
+        BinaryContent::Library(bc) => {
+            w.u32(2);
+            w.str(&binary.options);
+            w.bytes(bc);
+        }
+        BinaryContent::Executable(p) => {
+            w.u32(3);
+            w.str(&binary.options);
+            w.str(&p.log);
+            w.u32(p.kernels.len() as u32);
+            for k in &p.kernels {
+                w.kernel(k);
+            }
+        }
+    }
+    let sum = fnv1a(&w.0);
+    w.u64(sum);
+    w.0
+}
+
+/// Parses a binary made by `encode_binary` for a device with `caps`.
+/// Never panics, whatever `bytes` holds.
+pub fn decode_binary(bytes: &[u8], caps: &DeviceCaps) -> Result<Binary, BinaryError> {
+    let err = |m: &str| BinaryError(m.to_string());
+    if bytes.len() < MAGIC.len() + 4 + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(err("not a ferrocl binary"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if fnv1a(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        return Err(err("checksum mismatch (corrupted)"));
+    }
+    let mut r = Reader {
+        data: body,
+        pos: MAGIC.len(),
+    };
+    let version = r.u32()?;
+    if version != FORMAT_VERSION {
+        return Err(BinaryError(format!(
+            "format version {version}, expected {FORMAT_VERSION}"
+        )));
+    }
+    if r.str()? != fingerprint() {
+        return Err(err("made by another compiler version"));
+    }
+    if r.caps()? != *caps {
+        return Err(err("compiled for another device"));
+    }
+    let kind = r.u32()?;
+    let options = r.str()?;
+    let content = match kind {
+        1 => BinaryContent::CompiledObject(r.bytes()?.to_vec()),
+        2 => BinaryContent::Library(r.bytes()?.to_vec()),
+        3 => {
+            let log = r.str()?;
+            let n = r.u32()?;
+            let mut kernels = Vec::new();
+            for _ in 0..n {
+                kernels.push(r.kernel()?);
+            }
+            BinaryContent::Executable(Program { log, kernels })
+        }
+        _ => return Err(BinaryError(format!("unknown binary kind {kind}"))),
+    };
+    if r.pos != body.len() {
+        return Err(err("trailing bytes"));
+    }
+    Ok(Binary { options, content })
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.0.extend_from_slice(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+    fn opt_dims(&mut self, v: Option<[u32; 3]>) {
+        match v {
+            Some(d) => {
+                self.u8(1);
+                d.iter().for_each(|&x| self.u32(x));
+            }
+            None => self.u8(0),
+        }
+    }
+
+    fn caps(&mut self, c: &DeviceCaps) {
+        self.u8(match c.addressing {
+            Addressing::Physical => 0,
+            Addressing::Descriptor => 1,
+        });
+        self.u32(c.max_push_constant_size);
+        self.u8(c.fp64 as u8);
+        self.u8(c.fp16 as u8);
+        self.u8(c.int64_atomics as u8);
+        self.u32(c.subgroup_size);
+        self.u8(c.spirv_version.0);
+        self.u8(c.spirv_version.1);
+    }
+
+    fn kernel(&mut self, k: &Kernel) {
+        self.str(&k.name);
+        self.str(&k.entry_point);
+        self.u32(k.spirv.len() as u32);
+        k.spirv.iter().for_each(|&w| self.u32(w));
+        self.u32(k.args.len() as u32);
+        for a in &k.args {
+            self.arg(a);
+        }
+        self.u32(k.push_constant_size);
+        match k.arg_buffer {
+            Some(b) => {
+                self.u8(1);
+                self.u32(b.address_offset);
+                self.u32(b.size);
+            }
+            None => self.u8(0),
+        }
+        self.u32(k.implicit.len() as u32);
+        for &(f, offset) in &k.implicit {
+            let (tag, dim) = match f {
+                ImplicitField::GlobalOffset(d) => (0, d),
+                ImplicitField::GlobalSize(d) => (1, d),
+                ImplicitField::NumGroups(d) => (2, d),
+                ImplicitField::RegionGroupOffset(d) => (3, d),
+                ImplicitField::WorkDim => (4, 0),
+            };
+            self.u8(tag);
+            self.u8(dim);
+            self.u32(offset);
+        }
+        self.opt_dims(k.reqd_work_group_size);
+        self.opt_dims(k.work_group_size_hint);
+        match &k.vec_type_hint {
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+            None => self.u8(0),
+        }
+        self.str(&k.attributes);
+        self.u32(k.static_local_size);
+        self.u32(k.private_size);
+    }
+
+    fn arg(&mut self, a: &KernelArg) {
+        self.str(&a.name);
+        self.str(&a.type_name);
+        self.u8(match a.address_qualifier {
+            AddressQualifier::Global => 0,
+            AddressQualifier::Constant => 1,
+            AddressQualifier::Local => 2,
+            AddressQualifier::Private => 3,
+        });
+        self.u8(match a.access_qualifier {
+            AccessQualifier::ReadOnly => 0,
+            AccessQualifier::WriteOnly => 1,
+            AccessQualifier::ReadWrite => 2,
+            AccessQualifier::None => 3,
+        });
+        self.u64(a.type_qualifier);
+        match a.kind {
+            ArgKind::Buffer => self.u8(0),
+            ArgKind::LocalPointer { spec_id } => {
+                self.u8(1);
+                self.u32(spec_id);
+            }
+            ArgKind::Pod => self.u8(2),
+            ArgKind::Sampler => self.u8(3),
+            ArgKind::Image => self.u8(4),
+        }
+        self.u32(a.offset);
+        self.u32(a.size);
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+type Res<T> = Result<T, BinaryError>;
+
+fn bad(what: &str) -> BinaryError {
+    BinaryError(format!("bad {what}"))
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Res<&'a [u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or_else(|| BinaryError("truncated".to_string()))?;
+        let s = &self.data[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Res<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn bool(&mut self) -> Res<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(bad("flag")),
+        }
+    }
+    fn u32(&mut self) -> Res<u32> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
+    }
+    fn u64(&mut self) -> Res<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
+    }
+    fn bytes(&mut self) -> Res<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    fn str(&mut self) -> Res<String> {
+        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| bad("string"))
+    }
+    /// A count of items of at least `min_size` bytes each, checked against
+    /// what is left (no huge allocation from a corrupted count).
+    fn count(&mut self, min_size: usize) -> Res<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min_size) > self.data.len() - self.pos {
+            return Err(bad("count"));
+        }
+        Ok(n)
+    }
+    fn opt_dims(&mut self) -> Res<Option<[u32; 3]>> {
+        Ok(if self.bool()? {
+            Some([self.u32()?, self.u32()?, self.u32()?])
+        } else {
+            None
+        })
+    }
+
+    fn caps(&mut self) -> Res<DeviceCaps> {
+        Ok(DeviceCaps {
+            addressing: match self.u8()? {
+                0 => Addressing::Physical,
+                1 => Addressing::Descriptor,
+                _ => return Err(bad("addressing")),
+            },
+            max_push_constant_size: self.u32()?,
+            fp64: self.bool()?,
+            fp16: self.bool()?,
+            int64_atomics: self.bool()?,
+            subgroup_size: self.u32()?,
+            spirv_version: (self.u8()?, self.u8()?),
+        })
+    }
+
+    fn kernel(&mut self) -> Res<Kernel> {
+        let name = self.str()?;
+        let entry_point = self.str()?;
+        let n = self.count(4)?;
+        let spirv = (0..n).map(|_| self.u32()).collect::<Res<Vec<u32>>>()?;
+        if spirv.len() < 5 || spirv[0] != 0x0723_0203 {
+            return Err(bad("SPIR-V module"));
+        }
+        let n = self.count(8)?;
+        let args = (0..n).map(|_| self.arg()).collect::<Res<Vec<_>>>()?;
+        let push_constant_size = self.u32()?;
+        let arg_buffer = if self.bool()? {
+            Some(ArgBuffer {
+                address_offset: self.u32()?,
+                size: self.u32()?,
+            })
+        } else {
+            None
+        };
+        let n = self.count(6)?;
+        let mut implicit = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (tag, dim) = (self.u8()?, self.u8()?);
+            if dim > 2 {
+                return Err(bad("dimension"));
+            }
+            let f = match tag {
+                0 => ImplicitField::GlobalOffset(dim),
+                1 => ImplicitField::GlobalSize(dim),
+                2 => ImplicitField::NumGroups(dim),
+                3 => ImplicitField::RegionGroupOffset(dim),
+                4 => ImplicitField::WorkDim,
+                _ => return Err(bad("implicit field")),
+            };
+            implicit.push((f, self.u32()?));
+        }
+        let reqd_work_group_size = self.opt_dims()?;
+        let work_group_size_hint = self.opt_dims()?;
+        let vec_type_hint = if self.bool()? {
+            Some(self.str()?)
+        } else {
+            None
+        };
+        Ok(Kernel {
+            name,
+            entry_point,
+            spirv,
+            args,
+            push_constant_size,
+            arg_buffer,
+            implicit,
+            reqd_work_group_size,
+            work_group_size_hint,
+            vec_type_hint,
+            attributes: self.str()?,
+            static_local_size: self.u32()?,
+            private_size: self.u32()?,
+        })
+    }
+
+    fn arg(&mut self) -> Res<KernelArg> {
+        Ok(KernelArg {
+            name: self.str()?,
+            type_name: self.str()?,
+            address_qualifier: match self.u8()? {
+                0 => AddressQualifier::Global,
+                1 => AddressQualifier::Constant,
+                2 => AddressQualifier::Local,
+                3 => AddressQualifier::Private,
+                _ => return Err(bad("address qualifier")),
+            },
+            access_qualifier: match self.u8()? {
+                0 => AccessQualifier::ReadOnly,
+                1 => AccessQualifier::WriteOnly,
+                2 => AccessQualifier::ReadWrite,
+                3 => AccessQualifier::None,
+                _ => return Err(bad("access qualifier")),
+            },
+            type_qualifier: self.u64()?,
+            kind: match self.u8()? {
+                0 => ArgKind::Buffer,
+                1 => ArgKind::LocalPointer {
+                    spec_id: self.u32()?,
+                },
+                2 => ArgKind::Pod,
+                3 => ArgKind::Sampler,
+                4 => ArgKind::Image,
+                _ => return Err(bad("argument kind")),
+            },
+            offset: self.u32()?,
+            size: self.u32()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps() -> DeviceCaps {
+        DeviceCaps {
+            addressing: Addressing::Physical,
+            max_push_constant_size: 128,
+            fp64: true,
+            fp16: false,
+            int64_atomics: true,
+            subgroup_size: 8,
+            spirv_version: (1, 5),
+        }
+    }
+
+    fn kernel() -> Kernel {
+        Kernel {
+            name: "k".into(),
+            entry_point: "k".into(),
+            spirv: vec![0x0723_0203, 0x0001_0500, 0, 10, 0],
+            args: vec![
+                KernelArg {
+                    name: "a".into(),
+                    type_name: "float*".into(),
+                    address_qualifier: AddressQualifier::Global,
+                    access_qualifier: AccessQualifier::None,
+                    type_qualifier: 3,
+                    kind: ArgKind::Buffer,
+                    offset: 0,
+                    size: 8,
+                },
+                KernelArg {
+                    name: "l".into(),
+                    type_name: "int*".into(),
+                    address_qualifier: AddressQualifier::Local,
+                    access_qualifier: AccessQualifier::None,
+                    type_qualifier: 0,
+                    kind: ArgKind::LocalPointer { spec_id: 6 },
+                    offset: 0,
+                    size: 0,
+                },
+            ],
+            push_constant_size: 24,
+            arg_buffer: Some(ArgBuffer {
+                address_offset: 16,
+                size: 300,
+            }),
+            implicit: vec![
+                (ImplicitField::GlobalOffset(1), 8),
+                (ImplicitField::WorkDim, 12),
+            ],
+            reqd_work_group_size: Some([4, 2, 1]),
+            work_group_size_hint: None,
+            vec_type_hint: Some("float4".into()),
+            attributes: "reqd_work_group_size(4,2,1) vec_type_hint(float4)".into(),
+            static_local_size: 64,
+            private_size: 16,
+        }
+    }
+
+    fn executable() -> Binary {
+        Binary {
+            options: "-cl-std=CL2.0".into(),
+            content: BinaryContent::Executable(Program {
+                log: "warning".into(),
+                kernels: vec![kernel()],
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let bytes = encode_binary(&executable(), &caps());
+        let b = decode_binary(&bytes, &caps()).unwrap();
+        assert_eq!(b.options, "-cl-std=CL2.0");
+        let BinaryContent::Executable(p) = b.content else {
+            panic!("not an executable")
+        };
+        assert_eq!(p.log, "warning");
+        let (k, e) = (&p.kernels[0], kernel());
+        assert_eq!(k.spirv, e.spirv);
+        assert_eq!(k.args, e.args);
+        assert_eq!(k.arg_buffer, e.arg_buffer);
+        assert_eq!(k.implicit, e.implicit);
+        assert_eq!(k.reqd_work_group_size, e.reqd_work_group_size);
+        assert_eq!(k.vec_type_hint, e.vec_type_hint);
+        assert_eq!(k.attributes, e.attributes);
+        assert_eq!((k.static_local_size, k.private_size), (64, 16));
+
+        let lib = Binary {
+            options: String::new(),
+            content: BinaryContent::Library(vec![1, 2, 3]),
+        };
+        let b = decode_binary(&encode_binary(&lib, &caps()), &caps()).unwrap();
+        assert!(matches!(b.content, BinaryContent::Library(v) if v == [1, 2, 3]));
+    }
+
+    #[test]
+    fn refuses_bad_input() {
+        let bytes = encode_binary(&executable(), &caps());
+        // Every truncation and every single flipped byte is refused.
+        for n in 0..bytes.len() {
+            assert!(decode_binary(&bytes[..n], &caps()).is_err(), "prefix {n}");
+            let mut b = bytes.clone();
+            b[n] ^= 0x41;
+            assert!(decode_binary(&b, &caps()).is_err(), "flip at {n}");
+        }
+        let mut other = caps();
+        other.fp64 = false;
+        assert!(decode_binary(&bytes, &other).is_err());
+        assert!(decode_binary(b"garbage", &caps()).is_err());
+    }
+}

@@ -1,0 +1,247 @@
+//! Separate compilation (clCompileProgram) and linking (clLinkProgram).
+//!
+//! A compiled object and a library are both LLVM bitcode (spir64, typed
+//! pointers, clang's kernel argument metadata kept): `compile_source` is the
+//! front end's first half (`frontend::compile_to_bitcode`), and
+//! `link_objects` runs
+//!
+//! 1. `llvm-link-15` over the objects' bitcode (duplicate definitions fail
+//!    here);
+//! 2. with `-create-library`, stops: the linked bitcode is the library;
+//! 3. otherwise `clang -cc1 -x ir -O2` over the linked module (inlining
+//!    across the former object boundaries, as a single-source build gets),
+//!    a check that every function called is defined (a call to a function
+//!    no object defines is a link error, not a lowering failure), then the
+//!    rest of the pipeline of `build_source` (llvm-spirv-15, lowering, ...).
+//!
+//! Known gaps: link options other than `-create-library` are accepted and
+//! ignored (the objects are compiled already; the math options were the
+//! compile options' business).
+
+use std::ffi::OsStr;
+
+use crate::frontend::{self, parse_build_options};
+use crate::pipeline;
+use crate::tools::{self, run_tool, ScratchDir};
+use crate::{BuildError, DeviceCaps, Program};
+
+/// A compiled object or a library: LLVM bitcode.
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub bitcode: Vec<u8>,
+    /// The front end's (or the linker's) warnings.
+    pub log: String,
+}
+
+/// What clLinkProgram produced.
+#[derive(Clone, Debug)]
+pub enum Linked {
+    /// `-create-library`.
+    Library(Object),
+    Executable(Program),
+}
+
+/// Parsed clLinkProgram options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkOptions {
+    /// `-create-library`.
+    pub create_library: bool,
+    /// `-enable-link-options`.
+    pub enable_link_options: bool,
+}
+
+/// Reads clLinkProgram options (OpenCL 3.0 §5.8.7): `-create-library`,
+/// `-enable-link-options` (only with `-create-library`) and the math options
+/// `-cl-denorms-are-zero`, `-cl-no-signed-zeros`,
+/// `-cl-unsafe-math-optimizations`, `-cl-finite-math-only`,
+/// `-cl-fast-relaxed-math`, `-cl-no-subgroup-ifp` (accepted, ignored).
+/// Anything else is an options error (CL_INVALID_LINKER_OPTIONS).
+pub fn parse_link_options(options: &str) -> Result<LinkOptions, BuildError> {
+    let mut out = LinkOptions::default();
+    for w in frontend::split_options(options)? {
+        match w.as_str() {
+            "-create-library" => out.create_library = true,
+            "-enable-link-options" => out.enable_link_options = true,
+            "-cl-denorms-are-zero"
+            | "-cl-no-signed-zeros"
+            | "-cl-unsafe-math-optimizations"
+            | "-cl-finite-math-only"
+            | "-cl-fast-relaxed-math"
+            | "-cl-no-subgroup-ifp" => {}
+            _ => return Err(BuildError::options(format!("unknown link option '{w}'"))),
+        }
+    }
+    if out.enable_link_options && !out.create_library {
+        return Err(BuildError::options(
+            "-enable-link-options is only valid with -create-library",
+        ));
+    }
+    Ok(out)
+}
+
+/// clCompileProgram for OpenCL C: `source` → bitcode, `headers` being the
+/// embedded headers as (include name, text). Thread-safe; never panics.
+pub fn compile_source(
+    source: &str,
+    options: &str,
+    headers: &[(String, String)],
+    caps: &DeviceCaps,
+) -> Result<Object, BuildError> {
+    pipeline::guard(|| {
+        let opts = parse_build_options(options, caps)?;
+        let scratch = ScratchDir::new()?;
+        let (_, log) = frontend::compile_to_bitcode(source, &opts, headers, &scratch)?;
+        // clang's `-x ir` bitcode of a module without pointers is marked as
+        // opaque-pointer bitcode, which a typed-pointer link refuses:
+        // llvm-link writes the object from the textual IR instead.
+        let args = ["-opaque-pointers=0", "input.ll", "-o", "object.bc"];
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+        if !out.success {
+            return Err(BuildError::internal(format!(
+                "writing the object failed: {}",
+                out.stderr
+            )));
+        }
+        let bitcode = read(&scratch, "object.bc")?;
+        Ok(Object { bitcode, log })
+    })
+}
+
+/// clLinkProgram: links the objects/libraries `objects` (bitcode) into a
+/// library or an executable per `options`. Thread-safe; never panics.
+pub fn link_objects(
+    objects: &[&[u8]],
+    options: &str,
+    caps: &DeviceCaps,
+) -> Result<Linked, BuildError> {
+    pipeline::guard(|| {
+        let opts = parse_link_options(options)?;
+        pipeline::check_caps(caps)?;
+        if objects.is_empty() {
+            return Err(BuildError::failure("error: nothing to link"));
+        }
+        let scratch = ScratchDir::new()?;
+        // Typed pointers, as everywhere in the front end (llvm-spirv-15).
+        let mut args: Vec<String> = vec!["-opaque-pointers=0".into()];
+        for (i, o) in objects.iter().enumerate() {
+            let name = format!("object{i}.bc");
+            std::fs::write(scratch.file(&name), o)
+                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+            args.push(name);
+        }
+        args.extend(["-o".into(), "linked.bc".into()]);
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+        if !out.success {
+            return Err(BuildError::failure(format!(
+                "error: linking failed\n{}",
+                out.stderr
+            )));
+        }
+        let log = out.stderr;
+        if opts.create_library {
+            let bitcode = read(&scratch, "linked.bc")?;
+            return Ok(Linked::Library(Object { bitcode, log }));
+        }
+        let optimize = [
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-x",
+            "ir",
+            "linked.bc",
+            "-O2",
+            "-emit-llvm",
+            "-o",
+            "linked.ll",
+        ];
+        let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+        if !out.success {
+            return Err(BuildError::internal(format!(
+                "optimizing the linked module failed: {}",
+                out.stderr
+            )));
+        }
+        let ll = std::fs::read_to_string(scratch.file("linked.ll"))
+            .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+        let undefined = undefined_functions(&ll);
+        if !undefined.is_empty() {
+            let mut msg = log.clone();
+            for f in undefined {
+                msg.push_str(&format!("error: undefined function '{f}'\n"));
+            }
+            return Err(BuildError::failure(msg));
+        }
+        tools::dump("0-linked.ll", ll.as_bytes());
+        let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
+        let ll = frontend::remove_freeze(&ll);
+        std::fs::write(scratch.file("input.ll"), &ll)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+        frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;
+        let spirv = frontend::translate_bitcode(&scratch)?;
+        tools::dump("1-llvm-spirv.spv", &spirv);
+        let program =
+            pipeline::build_module(&spirv, Some(&arg_metadata), log, caps, &scratch, None)?;
+        Ok(Linked::Executable(program))
+    })
+}
+
+/// The functions `ll` declares but no object defined, leaving out what the
+/// device provides: OpenCL builtins (Itanium-mangled, `_Z...`), LLVM
+/// intrinsics and SPIR-V builtins. OpenCL C does not mangle the
+/// application's own functions (unless `overloadable`, a known gap).
+fn undefined_functions(ll: &str) -> Vec<String> {
+    ll.lines()
+        .filter_map(|l| l.strip_prefix("declare "))
+        .filter_map(|l| {
+            let at = l.find('@')? + 1;
+            let rest = &l[at..];
+            let name = match rest.strip_prefix('"') {
+                Some(q) => &q[..q.find('"')?],
+                None => &rest[..rest.find('(')?],
+            };
+            Some(name.to_string())
+        })
+        .filter(|n| {
+            !(n.starts_with("_Z")
+                || n.starts_with("llvm.")
+                || n.starts_with("__spirv")
+                || n.starts_with("__clc")
+                || n.starts_with("__translate_sampler_initializer"))
+        })
+        .collect()
+}
+
+fn read(scratch: &ScratchDir, name: &str) -> Result<Vec<u8>, BuildError> {
+    std::fs::read(scratch.file(name))
+        .map_err(|e| BuildError::internal(format!("{name} was not written: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_undefined_functions() {
+        let ll = "declare spir_func i32 @helper(i32) local_unnamed_addr #1\n\
+                  declare spir_func i64 @_Z13get_global_idj(i32)\n\
+                  declare void @llvm.dbg.value(metadata)\n\
+                  define spir_func i32 @defined(i32 %x) {\n";
+        assert_eq!(undefined_functions(ll), ["helper"]);
+    }
+
+    #[test]
+    fn link_options() {
+        assert!(parse_link_options("-create-library -enable-link-options").is_ok());
+        assert!(parse_link_options("-cl-fast-relaxed-math").is_ok());
+        assert!(
+            parse_link_options("-enable-link-options")
+                .unwrap_err()
+                .invalid_options
+        );
+        assert!(parse_link_options("-bogus").unwrap_err().invalid_options);
+    }
+}

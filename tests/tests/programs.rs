@@ -1,0 +1,592 @@
+//! Programs beyond clCreateProgramWithSource + clBuildProgram:
+//! clCreateProgramWithIL, clCompileProgram / clLinkProgram (objects,
+//! embedded headers, libraries), program binaries, and their queries and
+//! error codes.
+
+use std::ffi::{c_void, CString};
+use std::mem::size_of;
+use std::path::Path;
+use std::process::Command;
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ferrocl_tests::info::{program_build_info, query, query_string, query_value};
+use ferrocl_tests::sys::*;
+use ferrocl_tests::{check, device_string, expect_error, Cl, Context};
+
+/// `a[i] = add_twice(a[i], OFFSET)`, with both names from `helpers.h`.
+const MAIN: &str = "#include \"helpers.h\"\n\
+    kernel void apply(global int* a) {\n\
+        size_t i = get_global_id(0);\n\
+        a[i] = add_twice(a[i], OFFSET);\n\
+    }\n";
+const HELPERS_H: &str = "#define OFFSET 5\nint add_twice(int x, int y);\n";
+const HELPER: &str = "int add_twice(int x, int y) { return x + 2 * y; }\n";
+/// MAIN and HELPER in one source.
+fn whole_source() -> String {
+    format!(
+        "{}\n{HELPER}",
+        MAIN.replace("#include \"helpers.h\"", HELPERS_H)
+    )
+}
+
+// opencl-sys declares clCreateProgramWithIL only with its CL_VERSION_2_1
+// feature; declared here so this test does not depend on that feature.
+#[link(name = "OpenCL")]
+extern "system" {
+    fn clCreateProgramWithIL(
+        context: cl_context,
+        il: *const c_void,
+        length: usize,
+        errcode_ret: *mut cl_int,
+    ) -> cl_program;
+}
+
+const N: usize = 64;
+
+fn input() -> Vec<i32> {
+    (0..N as i32).map(|i| i * 3 - 20).collect()
+}
+
+fn expected() -> Vec<i32> {
+    input().iter().map(|x| x + 10).collect()
+}
+
+/// A program handle released on drop.
+struct Prog(cl_program);
+
+impl Drop for Prog {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: a program this test owns one reference to.
+            check(unsafe { clReleaseProgram(self.0) }, "clReleaseProgram");
+        }
+    }
+}
+
+fn with_source(ctx: &Context, source: &str) -> Prog {
+    let text = source.as_ptr().cast();
+    let len = source.len();
+    let mut status = CL_SUCCESS;
+    // SAFETY: one string with its length.
+    let p = unsafe { clCreateProgramWithSource(ctx.raw(), 1, &text, &len, &mut status) };
+    check(status, "clCreateProgramWithSource");
+    Prog(p)
+}
+
+fn build(p: &Prog, dev: cl_device_id, options: &str) -> cl_int {
+    let options = CString::new(options).unwrap();
+    // SAFETY: valid program and one device, no callback.
+    unsafe { clBuildProgram(p.0, 1, &dev, options.as_ptr(), None, ptr::null_mut()) }
+}
+
+static CALLBACKS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn notify(_p: cl_program, data: *mut c_void) {
+    assert_eq!(data as usize, 0x1234, "user_data passed through");
+    CALLBACKS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// clCompileProgram with embedded headers (name, program), and a callback.
+fn compile(p: &Prog, dev: cl_device_id, options: &str, headers: &[(&str, &Prog)]) -> cl_int {
+    let options = CString::new(options).unwrap();
+    let names: Vec<CString> = headers
+        .iter()
+        .map(|(n, _)| CString::new(*n).unwrap())
+        .collect();
+    let mut name_ptrs: Vec<*const i8> = names.iter().map(|n| n.as_ptr()).collect();
+    let progs: Vec<cl_program> = headers.iter().map(|(_, h)| h.0).collect();
+    let (hp, np) = if headers.is_empty() {
+        (ptr::null(), ptr::null_mut())
+    } else {
+        (progs.as_ptr(), name_ptrs.as_mut_ptr())
+    };
+    // SAFETY: arrays of headers.len() entries (or NULL), NUL-terminated
+    // strings, a callback that only counts.
+    unsafe {
+        clCompileProgram(
+            p.0,
+            1,
+            &dev,
+            options.as_ptr(),
+            headers.len() as cl_uint,
+            hp,
+            np,
+            Some(notify),
+            0x1234 as *mut c_void,
+        )
+    }
+}
+
+/// clLinkProgram; returns the program (possibly null) and the status.
+fn link(ctx: &Context, options: &str, inputs: &[&Prog]) -> (Prog, cl_int) {
+    let options = CString::new(options).unwrap();
+    let progs: Vec<cl_program> = inputs.iter().map(|p| p.0).collect();
+    let dev = ctx.device();
+    let mut status = CL_SUCCESS;
+    // SAFETY: one device, inputs.len() programs, NUL-terminated options.
+    let p = unsafe {
+        clLinkProgram(
+            ctx.raw(),
+            1,
+            &dev,
+            options.as_ptr(),
+            progs.len() as cl_uint,
+            progs.as_ptr(),
+            Some(notify),
+            0x1234 as *mut c_void,
+            &mut status,
+        )
+    };
+    (Prog(p), status)
+}
+
+/// Panics with the link log unless `status` is CL_SUCCESS.
+#[track_caller]
+fn check_link(p: &Prog, dev: cl_device_id, status: cl_int, what: &str) {
+    if status != CL_SUCCESS {
+        let log = if p.0.is_null() {
+            String::new()
+        } else {
+            build_string(p, dev, CL_PROGRAM_BUILD_LOG)
+        };
+        panic!(
+            "{what} failed: {}\n--- log ---\n{log}",
+            ferrocl_tests::ClError(status)
+        );
+    }
+}
+
+fn build_value<T: ferrocl_tests::Pod>(p: &Prog, dev: cl_device_id, param: cl_uint) -> T {
+    query_value(program_build_info(p.0, dev, param)).expect("clGetProgramBuildInfo")
+}
+
+fn build_string(p: &Prog, dev: cl_device_id, param: cl_uint) -> String {
+    query_string(program_build_info(p.0, dev, param)).expect("clGetProgramBuildInfo")
+}
+
+/// clGetProgramInfo as bytes.
+fn program_info(p: &Prog, param: cl_uint) -> Vec<u8> {
+    let mut size = 0;
+    // SAFETY: size query only.
+    check(
+        unsafe { clGetProgramInfo(p.0, param, 0, ptr::null_mut(), &mut size) },
+        "clGetProgramInfo(size)",
+    );
+    let mut v = vec![0u8; size];
+    // SAFETY: a buffer of `size` bytes.
+    check(
+        unsafe { clGetProgramInfo(p.0, param, size, v.as_mut_ptr().cast(), ptr::null_mut()) },
+        "clGetProgramInfo",
+    );
+    v
+}
+
+fn binary_of(p: &Prog) -> Vec<u8> {
+    let sizes = program_info(p, CL_PROGRAM_BINARY_SIZES);
+    let size = usize::from_ne_bytes(sizes[..size_of::<usize>()].try_into().unwrap());
+    assert!(size > 0, "no binary");
+    let mut bin = vec![0u8; size];
+    let mut ptrs = [bin.as_mut_ptr()];
+    // SAFETY: an array of one pointer to `size` bytes.
+    check(
+        unsafe {
+            clGetProgramInfo(
+                p.0,
+                CL_PROGRAM_BINARIES,
+                size_of::<*mut u8>(),
+                ptrs.as_mut_ptr().cast(),
+                ptr::null_mut(),
+            )
+        },
+        "clGetProgramInfo(BINARIES)",
+    );
+    bin
+}
+
+/// clCreateProgramWithBinary for the context's device: the program (null
+/// on error), the status and the binary status.
+fn with_binary(ctx: &Context, bin: &[u8]) -> (Prog, cl_int, cl_int) {
+    let dev = ctx.device();
+    let len = bin.len();
+    let mut ptrs = [bin.as_ptr()];
+    let mut bin_status = 1;
+    let mut status = 1;
+    // SAFETY: one device, one binary of `len` bytes.
+    let p = unsafe {
+        clCreateProgramWithBinary(
+            ctx.raw(),
+            1,
+            &dev,
+            &len,
+            ptrs.as_mut_ptr(),
+            &mut bin_status,
+            &mut status,
+        )
+    };
+    (Prog(p), status, bin_status)
+}
+
+/// Runs `apply` of `p` over the input and returns the buffer.
+fn run_apply(cl: &Cl, p: &Prog) -> Vec<i32> {
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = unsafe { clCreateKernel(p.0, c"apply".as_ptr(), &mut status) };
+    check(status, "clCreateKernel(apply)");
+    let buf = cl.buffer_from(&input());
+    let mem = buf.raw();
+    // SAFETY: a cl_mem argument.
+    check(
+        unsafe { clSetKernelArg(k, 0, size_of::<cl_mem>(), (&mem as *const cl_mem).cast()) },
+        "clSetKernelArg",
+    );
+    let global = N;
+    // SAFETY: one dimension.
+    check(
+        unsafe {
+            clEnqueueNDRangeKernel(
+                cl.queue.raw(),
+                k,
+                1,
+                ptr::null(),
+                &global,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        },
+        "clEnqueueNDRangeKernel",
+    );
+    let out = cl.queue.read(&buf);
+    // SAFETY: the kernel created above.
+    check(unsafe { clReleaseKernel(k) }, "clReleaseKernel");
+    out
+}
+
+/// `source` compiled to OpenCL SPIR-V of `version` by clang-15 and
+/// llvm-spirv-15, as an application would.
+fn spirv_of(source: &str, version: &str, dir: &Path) -> Vec<u8> {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("k.cl"), source).unwrap();
+    let ok = Command::new("clang-15")
+        .args([
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-O2",
+            "-emit-llvm-bc",
+            "-o",
+            "k.bc",
+            "k.cl",
+        ])
+        .current_dir(dir)
+        .status()
+        .expect("clang-15")
+        .success();
+    assert!(ok, "clang-15 failed");
+    let ok = Command::new("llvm-spirv-15")
+        .args([
+            &format!("--spirv-max-version={version}"),
+            "k.bc",
+            "-o",
+            "k.spv",
+        ])
+        .current_dir(dir)
+        .status()
+        .expect("llvm-spirv-15")
+        .success();
+    assert!(ok, "llvm-spirv-15 failed");
+    std::fs::read(dir.join("k.spv")).unwrap()
+}
+
+#[test]
+fn il_versions_reported() {
+    let cl = Cl::new();
+    assert_eq!(
+        device_string(cl.device(), CL_DEVICE_IL_VERSION),
+        "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4"
+    );
+    let ils: Vec<u8> = query(ferrocl_tests::info::device_info(
+        cl.device(),
+        CL_DEVICE_ILS_WITH_VERSION,
+    ))
+    .unwrap();
+    let entry = size_of::<cl_name_version>();
+    assert_eq!(ils.len(), 5 * entry);
+    for (i, e) in ils.chunks(entry).enumerate() {
+        let version = u32::from_ne_bytes(e[..4].try_into().unwrap());
+        assert_eq!(version, (1 << 22) | ((i as u32) << 12), "ILS entry {i}");
+        assert!(e[4..].starts_with(b"SPIR-V\0"));
+    }
+    let linker: cl_bool = ferrocl_tests::device_value(cl.device(), CL_DEVICE_LINKER_AVAILABLE);
+    assert_eq!(linker, CL_TRUE);
+}
+
+#[test]
+fn il_program_runs() {
+    let cl = Cl::new();
+    let dir = std::env::temp_dir().join(format!("ferrocl-il-test-{}", std::process::id()));
+    for version in ["1.0", "1.4"] {
+        let il = spirv_of(&whole_source(), version, &dir.join(version));
+        let mut status = CL_SUCCESS;
+        // SAFETY: il.len() bytes.
+        let p =
+            unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) };
+        check(status, "clCreateProgramWithIL");
+        let p = Prog(p);
+        assert_eq!(program_info(&p, CL_PROGRAM_IL), il, "CL_PROGRAM_IL");
+        check(build(&p, cl.device(), ""), "clBuildProgram(IL)");
+        assert_eq!(run_apply(&cl, &p), expected(), "SPIR-V {version}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // "CL_INVALID_VALUE if [...] il does not contain well-formed
+    // intermediate language input".
+    let garbage = [0x55u8; 64];
+    let mut status = CL_SUCCESS;
+    // SAFETY: 64 bytes.
+    let p = unsafe { clCreateProgramWithIL(cl.raw(), garbage.as_ptr().cast(), 64, &mut status) };
+    expect_error(status, CL_INVALID_VALUE, "clCreateProgramWithIL(garbage)");
+    assert!(p.is_null());
+}
+
+#[test]
+fn compile_with_header_and_link() {
+    let cl = Cl::new();
+    let dev = cl.device();
+    let main = with_source(&cl, MAIN);
+    let header = with_source(&cl, HELPERS_H);
+    let helper = with_source(&cl, HELPER);
+    assert_eq!(
+        build_value::<cl_program_binary_type>(&main, dev, CL_PROGRAM_BINARY_TYPE),
+        CL_PROGRAM_BINARY_TYPE_NONE
+    );
+    let before = CALLBACKS.load(Ordering::SeqCst);
+    check(
+        compile(&main, dev, "-DUNUSED=1", &[("helpers.h", &header)]),
+        "clCompileProgram(main)",
+    );
+    check(compile(&helper, dev, "", &[]), "clCompileProgram(helper)");
+    assert!(CALLBACKS.load(Ordering::SeqCst) >= before + 2);
+    assert_eq!(
+        build_value::<cl_program_binary_type>(&main, dev, CL_PROGRAM_BINARY_TYPE),
+        CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+    );
+    assert_eq!(
+        build_value::<cl_build_status>(&main, dev, CL_PROGRAM_BUILD_STATUS),
+        CL_BUILD_SUCCESS
+    );
+    assert_eq!(
+        build_string(&main, dev, CL_PROGRAM_BUILD_OPTIONS),
+        "-DUNUSED=1"
+    );
+    // A compiled object is no executable.
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = unsafe { clCreateKernel(main.0, c"apply".as_ptr(), &mut status) };
+    expect_error(
+        status,
+        CL_INVALID_PROGRAM_EXECUTABLE,
+        "clCreateKernel(object)",
+    );
+    assert!(k.is_null());
+
+    let (exe, status) = link(&cl, "", &[&main, &helper]);
+    check_link(&exe, dev, status, "clLinkProgram");
+    assert_eq!(
+        build_value::<cl_program_binary_type>(&exe, dev, CL_PROGRAM_BINARY_TYPE),
+        CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+    );
+    assert_eq!(
+        build_value::<cl_build_status>(&exe, dev, CL_PROGRAM_BUILD_STATUS),
+        CL_BUILD_SUCCESS
+    );
+    assert_eq!(program_info(&exe, CL_PROGRAM_KERNEL_NAMES), b"apply\0");
+    assert_eq!(run_apply(&cl, &exe), expected());
+}
+
+#[test]
+fn library_then_link() {
+    let cl = Cl::new();
+    let dev = cl.device();
+    let main = with_source(&cl, MAIN);
+    let header = with_source(&cl, HELPERS_H);
+    let helper = with_source(&cl, HELPER);
+    check(
+        compile(&main, dev, "", &[("helpers.h", &header)]),
+        "clCompileProgram(main)",
+    );
+    check(compile(&helper, dev, "", &[]), "clCompileProgram(helper)");
+    let (lib, status) = link(&cl, "-create-library -enable-link-options", &[&helper]);
+    check_link(&lib, dev, status, "clLinkProgram(-create-library)");
+    assert_eq!(
+        build_value::<cl_program_binary_type>(&lib, dev, CL_PROGRAM_BINARY_TYPE),
+        CL_PROGRAM_BINARY_TYPE_LIBRARY
+    );
+    let (exe, status) = link(&cl, "-cl-fast-relaxed-math", &[&main, &lib]);
+    check_link(&exe, dev, status, "clLinkProgram(main + library)");
+    assert_eq!(run_apply(&cl, &exe), expected());
+
+    // A library survives a binary round trip and links again.
+    let bin = binary_of(&lib);
+    let (lib2, status, bin_status) = with_binary(&cl, &bin);
+    check(status, "clCreateProgramWithBinary(library)");
+    assert_eq!(bin_status, CL_SUCCESS);
+    assert_eq!(
+        build_value::<cl_program_binary_type>(&lib2, dev, CL_PROGRAM_BINARY_TYPE),
+        CL_PROGRAM_BINARY_TYPE_LIBRARY
+    );
+    let (exe2, status) = link(&cl, "", &[&main, &lib2]);
+    check_link(
+        &exe2,
+        dev,
+        status,
+        "clLinkProgram(main + library from binary)",
+    );
+    assert_eq!(run_apply(&cl, &exe2), expected());
+}
+
+#[test]
+fn binary_round_trip() {
+    let cl = Cl::new();
+    let p = with_source(&cl, &whole_source());
+    check(build(&p, cl.device(), ""), "clBuildProgram");
+    let first = run_apply(&cl, &p);
+    assert_eq!(first, expected());
+    let bin = binary_of(&p);
+    assert!(bin.starts_with(b"FERROCL\0"));
+
+    let cl2 = Cl::new();
+    let (p2, status, bin_status) = with_binary(&cl2, &bin);
+    check(status, "clCreateProgramWithBinary");
+    assert_eq!(bin_status, CL_SUCCESS, "binary_status");
+    let dev = cl2.device();
+    assert_eq!(
+        build_value::<cl_program_binary_type>(&p2, dev, CL_PROGRAM_BINARY_TYPE),
+        CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+    );
+    assert_eq!(
+        build_value::<cl_build_status>(&p2, dev, CL_PROGRAM_BUILD_STATUS),
+        CL_BUILD_NONE
+    );
+    check(build(&p2, dev, ""), "clBuildProgram(binary)");
+    assert_eq!(
+        build_value::<cl_build_status>(&p2, dev, CL_PROGRAM_BUILD_STATUS),
+        CL_BUILD_SUCCESS
+    );
+    assert_eq!(run_apply(&cl2, &p2), first);
+    // Its binary is the same again.
+    assert_eq!(binary_of(&p2), bin);
+}
+
+#[test]
+fn corrupted_binary_is_invalid() {
+    let cl = Cl::new();
+    let p = with_source(&cl, &whole_source());
+    check(build(&p, cl.device(), ""), "clBuildProgram");
+    let bin = binary_of(&p);
+    let mut flipped = bin.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0xff;
+    let cases: [(&str, &[u8]); 4] = [
+        ("flipped byte", &flipped),
+        ("truncated", &bin[..bin.len() - 9]),
+        ("garbage", &[7u8; 100]),
+        ("header only", &bin[..8]),
+    ];
+    for (what, bytes) in cases {
+        let (p2, status, bin_status) = with_binary(&cl, bytes);
+        expect_error(status, CL_INVALID_BINARY, what);
+        assert_eq!(bin_status, CL_INVALID_BINARY, "binary_status, {what}");
+        assert!(p2.0.is_null(), "{what}: a program was returned");
+    }
+}
+
+#[test]
+fn link_failure_has_a_log() {
+    let cl = Cl::new();
+    let dev = cl.device();
+    let main = with_source(&cl, MAIN);
+    let header = with_source(&cl, HELPERS_H);
+    check(
+        compile(&main, dev, "", &[("helpers.h", &header)]),
+        "clCompileProgram(main)",
+    );
+    let (exe, status) = link(&cl, "", &[&main]);
+    expect_error(status, CL_LINK_PROGRAM_FAILURE, "clLinkProgram(unresolved)");
+    assert!(!exe.0.is_null(), "the failed link returns its program");
+    assert_eq!(
+        build_value::<cl_build_status>(&exe, dev, CL_PROGRAM_BUILD_STATUS),
+        CL_BUILD_ERROR
+    );
+    let log = build_string(&exe, dev, CL_PROGRAM_BUILD_LOG);
+    assert!(log.contains("add_twice"), "log names the function:\n{log}");
+}
+
+#[test]
+fn compile_and_link_errors() {
+    let cl = Cl::new();
+    let dev = cl.device();
+
+    // Compile failure: missing header.
+    let main = with_source(&cl, MAIN);
+    expect_error(
+        compile(&main, dev, "", &[]),
+        CL_COMPILE_PROGRAM_FAILURE,
+        "clCompileProgram(no header)",
+    );
+    let log = build_string(&main, dev, CL_PROGRAM_BUILD_LOG);
+    assert!(log.contains("helpers.h"), "log:\n{log}");
+    assert_eq!(
+        build_value::<cl_build_status>(&main, dev, CL_PROGRAM_BUILD_STATUS),
+        CL_BUILD_ERROR
+    );
+    expect_error(
+        compile(&main, dev, "-bogus-option", &[]),
+        CL_INVALID_COMPILER_OPTIONS,
+        "clCompileProgram(bad options)",
+    );
+
+    // Linking programs that hold no compiled object.
+    let never = with_source(&cl, HELPER);
+    let (p, status) = link(&cl, "", &[&never]);
+    expect_error(status, CL_INVALID_PROGRAM, "clLinkProgram(not compiled)");
+    assert!(p.0.is_null());
+
+    let helper = with_source(&cl, HELPER);
+    check(compile(&helper, dev, "", &[]), "clCompileProgram(helper)");
+    let (p, status) = link(&cl, "-not-a-link-option", &[&helper]);
+    expect_error(
+        status,
+        CL_INVALID_LINKER_OPTIONS,
+        "clLinkProgram(bad options)",
+    );
+    assert!(p.0.is_null());
+
+    // Kernels attached: no recompilation.
+    let built = with_source(&cl, &whole_source());
+    check(build(&built, dev, ""), "clBuildProgram");
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = unsafe { clCreateKernel(built.0, c"apply".as_ptr(), &mut status) };
+    check(status, "clCreateKernel");
+    expect_error(
+        compile(&built, dev, "", &[]),
+        CL_INVALID_OPERATION,
+        "clCompileProgram(kernels attached)",
+    );
+    // SAFETY: the kernel created above.
+    check(unsafe { clReleaseKernel(k) }, "clReleaseKernel");
+
+    // A linked program cannot be rebuilt.
+    let (exe, status) = link(&cl, "-create-library", &[&helper]);
+    check_link(&exe, dev, status, "clLinkProgram(library)");
+    expect_error(
+        build(&exe, dev, ""),
+        CL_INVALID_OPERATION,
+        "clBuildProgram(linked)",
+    );
+}
