@@ -91,6 +91,9 @@ impl TypeTable {
                     Ty::Function(v[0], v[1..].to_vec())
                 }
                 Op::TypeForwardPointer => continue,
+                // Events only order async copies, which are synchronous
+                // here (`async_copy`): a plain `uint`.
+                Op::TypeEvent => Ty::Int(32),
                 op if format!("{op:?}").starts_with("Type") => Ty::Opaque(op),
                 Op::Constant => {
                     if let Some(Ty::Int(w)) = i.result_type.and_then(|rt| t.types.get(&rt)) {
