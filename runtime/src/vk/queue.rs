@@ -359,31 +359,39 @@ impl Drop for Shared {
     }
 }
 
+/// A command buffer ready to record, on the submitter thread.
+///
+/// The command pool is used by the submitter thread only: Vulkan requires
+/// host access to a pool to be externally synchronized for allocation,
+/// reset, *and* for recording into any of its command buffers, so the
+/// completer never resets a buffer itself; it hands finished buffers back
+/// (`recycle_cb`) and they are reset here before reuse. (Resetting on the
+/// completer thread while the submitter recorded raced inside NVIDIA's
+/// driver and hung the queue after a few thousand commands.)
 fn alloc_cb(s: &Shared) -> CLResult<vk::CommandBuffer> {
     let mut pool = s.pool.lock();
     if let Some(cb) = pool.1.pop() {
+        // SAFETY: cb's submission completed (the completer saw its timeline
+        // value) and the pool is only touched by this thread.
+        unsafe {
+            s.device
+                .raw
+                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+        }
+        .map_err(map_vk_err)?;
         return Ok(cb);
     }
     let ai = vk::CommandBufferAllocateInfo::default()
         .command_pool(pool.0)
         .level(vk::CommandBufferLevel::PRIMARY)
         .command_buffer_count(1);
-    // SAFETY: the pool is externally synchronized by the mutex we hold.
+    // SAFETY: the pool is only touched by this thread.
     Ok(unsafe { s.device.raw.allocate_command_buffers(&ai) }.map_err(map_vk_err)?[0])
 }
 
 fn recycle_cb(s: &Shared, cb: vk::CommandBuffer) {
-    let mut pool = s.pool.lock();
-    // SAFETY: the submission using cb completed; pool locked.
-    if unsafe {
-        s.device
-            .raw
-            .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-    }
-    .is_ok()
-    {
-        pool.1.push(cb);
-    }
+    // Completer thread: only hand the buffer back; `alloc_cb` resets it.
+    s.pool.lock().1.push(cb);
 }
 
 fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
