@@ -64,7 +64,7 @@ impl Device {
             .get_or_init(|| QueueEngine::new(&vkdev, false))
             .as_ref()
             .map_err(|e| *e)?;
-        let staging = Arc::new(Buffer::new(&vkdev, data.len() as u64, BufferKind::Upload)?);
+        let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
         let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
         // SAFETY: the staging buffer is mapped, at least data.len() bytes, and unused.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };

@@ -15,7 +15,7 @@ use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use super::program::Program;
 use super::queue::Queue;
-use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::buffer::BufferKind;
 use crate::vk::pipeline::KernelPipelines;
 
 #[derive(Clone)]
@@ -323,7 +323,7 @@ pub fn enqueue_ndrange(
     }
     let arg_buffer = match info.arg_buffer {
         Some(ab) => {
-            let b = Arc::new(Buffer::new(&dev.vk()?, ab.size as u64, BufferKind::Upload)?);
+            let b = Arc::new(dev.vk()?.staging(ab.size as u64, BufferKind::Upload)?);
             let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
             // SAFETY: mapped host-visible buffer of ab.size bytes, not yet in use.
             unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), p, block.len()) };

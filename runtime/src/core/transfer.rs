@@ -10,7 +10,7 @@ use super::error::CLResult;
 use super::event::Event;
 use super::memory::Mem;
 use super::queue::Queue;
-use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::buffer::BufferKind;
 
 /// A host pointer carried to the completer thread. The application
 /// guarantees it stays valid until the command completes (spec).
@@ -28,7 +28,7 @@ pub fn enqueue_write(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let vkdev = queue.device.vk()?;
-    let staging = Arc::new(Buffer::new(&vkdev, data.len() as u64, BufferKind::Upload)?);
+    let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
     let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     // SAFETY: mapped, large enough, not in use yet.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
@@ -61,7 +61,7 @@ pub fn enqueue_read(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let vkdev = queue.device.vk()?;
-    let staging = Arc::new(Buffer::new(&vkdev, size as u64, BufferKind::Readback)?);
+    let staging = Arc::new(vkdev.staging(size as u64, BufferKind::Readback)?);
     let src = mem.clone();
     let s2 = staging.clone();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
@@ -181,7 +181,7 @@ pub fn enqueue_read_rect(
     let vkdev = queue.device.vk()?;
     let w = region[0];
     let total = w * region[1] * region[2];
-    let staging = Arc::new(Buffer::new(&vkdev, total as u64, BufferKind::Readback)?);
+    let staging = Arc::new(vkdev.staging(total as u64, BufferKind::Readback)?);
     let copies: Vec<ash::vk::BufferCopy> = rows(&region)
         .enumerate()
         .map(|(i, (y, z))| ash::vk::BufferCopy {
@@ -238,7 +238,7 @@ pub unsafe fn enqueue_write_rect(
     let vkdev = queue.device.vk()?;
     let w = region[0];
     let total = w * region[1] * region[2];
-    let staging = Arc::new(Buffer::new(&vkdev, total as u64, BufferKind::Upload)?);
+    let staging = Arc::new(vkdev.staging(total as u64, BufferKind::Upload)?);
     let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     let mut copies = Vec::new();
     for (i, (y, z)) in rows(&region).enumerate() {

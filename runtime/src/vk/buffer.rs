@@ -127,3 +127,80 @@ impl Drop for Buffer {
         }
     }
 }
+
+/// A host-visible buffer borrowed from its device's staging pool
+/// ([`Device::staging`]); it goes back to the pool when dropped, so
+/// transfers and argument blocks do not allocate memory in the steady state.
+pub struct Staging {
+    buf: std::mem::ManuallyDrop<Buffer>,
+    kind: BufferKind,
+}
+
+impl std::ops::Deref for Staging {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        &self.buf
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // SAFETY: taken exactly once, here.
+        let b = unsafe { std::mem::ManuallyDrop::take(&mut self.buf) };
+        let dev = b.device.clone();
+        dev.return_staging(b, self.kind);
+    }
+}
+
+/// Size classes of the staging pool: powers of two from 64 KiB.
+fn staging_class(size: u64) -> u64 {
+    size.max(64 << 10).next_power_of_two()
+}
+
+/// Free staging buffers of one device, per kind (Upload, Readback).
+#[derive(Default)]
+pub struct StagingPool {
+    free: Mutex<[Vec<Buffer>; 2]>,
+}
+
+/// Keep at most this many bytes of idle staging memory per kind.
+const STAGING_POOL_LIMIT: u64 = 1 << 30;
+
+fn kind_index(kind: BufferKind) -> usize {
+    match kind {
+        BufferKind::Readback => 1,
+        _ => 0,
+    }
+}
+
+impl Device {
+    /// A mapped Upload or Readback buffer of at least `size` bytes.
+    pub fn staging(self: &Arc<Self>, size: u64, kind: BufferKind) -> CLResult<Staging> {
+        let class = staging_class(size);
+        let reused = {
+            let mut free = self.staging_pool.free.lock();
+            let list = &mut free[kind_index(kind)];
+            list.iter()
+                .position(|b| b.size == class)
+                .map(|i| list.swap_remove(i))
+        };
+        let buf = match reused {
+            Some(b) => b,
+            None => Buffer::new(self, class, kind)?,
+        };
+        Ok(Staging {
+            buf: std::mem::ManuallyDrop::new(buf),
+            kind,
+        })
+    }
+
+    fn return_staging(&self, b: Buffer, kind: BufferKind) {
+        let mut free = self.staging_pool.free.lock();
+        let list = &mut free[kind_index(kind)];
+        let held: u64 = list.iter().map(|x| x.size).sum();
+        if held + b.size <= STAGING_POOL_LIMIT {
+            list.push(b);
+        }
+        // Otherwise `b` drops here and its memory is freed.
+    }
+}

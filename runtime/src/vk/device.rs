@@ -21,6 +21,8 @@ pub struct Device {
     pub queue_family: u32,
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
     pub pipeline_cache: vk::PipelineCache,
+    /// Recycled host-visible buffers (see `buffer::Staging`).
+    pub staging_pool: super::buffer::StagingPool,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
     /// Device timestamps → host clock, measured on first use (see `clock`).
@@ -99,6 +101,7 @@ impl Device {
             queue: Mutex::new(queue),
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
+            staging_pool: Default::default(),
             clock: std::sync::OnceLock::new(),
         }))
     }

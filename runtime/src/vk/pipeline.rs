@@ -100,6 +100,12 @@ impl KernelPipelines {
 
 impl Drop for KernelPipelines {
     fn drop(&mut self) {
+        // The VkDevice lives as long as the process (the platform is never
+        // released), so the on-disk pipeline cache is written when a kernel
+        // that compiled pipelines goes away.
+        if !self.pipelines.lock().is_empty() {
+            self.device.save_pipeline_cache();
+        }
         // SAFETY: programs/kernels (and enqueued commands, through Arcs) are
         // gone, so no pipeline is in use.
         unsafe {
