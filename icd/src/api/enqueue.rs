@@ -548,6 +548,43 @@ fn check_region3(region: &[usize; 3]) -> CLResult<()> {
     Ok(())
 }
 
+/// The checked arguments of a host rectangle command.
+type HostRect = (
+    Arc<Queue>,
+    Arc<Mem>,
+    Vec<Arc<Event>>,
+    transfer::Rect,
+    transfer::Rect,
+    [usize; 3],
+);
+
+/// The checks clEnqueueReadBufferRect and clEnqueueWriteBufferRect share:
+/// queue, buffer and wait list; buffer origin, host origin and region
+/// (`origins`); buffer row/slice and host row/slice pitches (`pitches`);
+/// "CL_INVALID_VALUE if [...] ptr is NULL".
+unsafe fn host_rect_prologue(
+    q: cl_command_queue,
+    m: cl_mem,
+    n: cl_uint,
+    list: *const cl_event,
+    origins: [*const usize; 3],
+    pitches: [usize; 4],
+    ptr_is_null: bool,
+) -> CLResult<HostRect> {
+    // SAFETY: caller contract.
+    let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+    // SAFETY: as above.
+    let (bo, ho, region) = unsafe { (read3(origins[0])?, read3(origins[1])?, read3(origins[2])?) };
+    check_region3(&region)?;
+    if ptr_is_null {
+        return Err(CL_INVALID_VALUE);
+    }
+    let b = rect_side(bo, &region, pitches[0], pitches[1])?;
+    let h = rect_side(ho, &region, pitches[2], pitches[3])?;
+    rect_in_buffer(&mem, &b, &region)?;
+    Ok((queue, mem, waits, b, h, region))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clEnqueueReadBufferRect(
     q: cl_command_queue,
@@ -567,16 +604,19 @@ pub unsafe extern "C" fn clEnqueueReadBufferRect(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
-        // SAFETY: as above.
-        let (bo, ho, region) = unsafe { (read3(bo)?, read3(ho)?, read3(r)?) };
-        check_region3(&region)?;
-        if ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        let b = rect_side(bo, &region, brp, bsp)?;
-        let h = rect_side(ho, &region, hrp, hsp)?;
-        rect_in_buffer(&mem, &b, &region)?;
+        let (queue, mem, waits, b, h, region) = unsafe {
+            host_rect_prologue(
+                q,
+                m,
+                n,
+                list,
+                [bo, ho, r],
+                [brp, bsp, hrp, hsp],
+                ptr.is_null(),
+            )
+        }?;
+        // "CL_INVALID_OPERATION if clEnqueueReadBufferRect is called on buffer
+        // which has been created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS."
         if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(CL_INVALID_OPERATION);
         }
@@ -607,16 +647,19 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
-        // SAFETY: as above.
-        let (bo, ho, region) = unsafe { (read3(bo)?, read3(ho)?, read3(r)?) };
-        check_region3(&region)?;
-        if ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        let b = rect_side(bo, &region, brp, bsp)?;
-        let h = rect_side(ho, &region, hrp, hsp)?;
-        rect_in_buffer(&mem, &b, &region)?;
+        let (queue, mem, waits, b, h, region) = unsafe {
+            host_rect_prologue(
+                q,
+                m,
+                n,
+                list,
+                [bo, ho, r],
+                [brp, bsp, hrp, hsp],
+                ptr.is_null(),
+            )
+        }?;
+        // "CL_INVALID_OPERATION if clEnqueueWriteBufferRect is called on buffer
+        // which has been created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS."
         if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(CL_INVALID_OPERATION);
         }
