@@ -154,6 +154,9 @@ pub fn parse_build_options(
     // clang defines __IMAGE_SUPPORT__ for every SPIR target; no device of
     // ours supports images (CL_DEVICE_IMAGE_SUPPORT is false).
     out.clang_args.push("-U__IMAGE_SUPPORT__".into());
+    // Nor __OPENCL_VERSION__ (the SPIR spec leaves it to the vendor): the
+    // devices' CL_DEVICE_VERSION is 3.0.
+    out.clang_args.push("-D__OPENCL_VERSION__=300".into());
     let mut ext = Vec::new();
     if std == "CL3.0" {
         ext.extend([

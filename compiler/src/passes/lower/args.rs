@@ -284,7 +284,9 @@ impl Lower<'_> {
         } else {
             WordSource::PushConstants
         };
-        // __local arguments: regions after the kernel's own __local data.
+        // __local arguments: regions after the kernel's own __local data,
+        // each aligned to 16 bytes or its pointee's alignment if larger,
+        // sized in multiples of 16 bytes.
         let static_end = self.static_local_size.next_multiple_of(16) as u32;
         let mut base = self.out.c_u32(static_end);
         let mut call_args = Vec::new();
@@ -297,6 +299,16 @@ impl Lower<'_> {
                     let m16 = self.out.c_u32(!15);
                     let r = self.spec_op(Op::IAdd, size, c15);
                     let r = self.spec_op(Op::BitwiseAnd, r, m16);
+                    let align = match self.tys.get(pty).clone() {
+                        Ty::Pointer(_, pointee) => self.tys.align_of(pointee) as u32,
+                        _ => 16,
+                    };
+                    if align > 16 && align.is_power_of_two() {
+                        let below = self.out.c_u32(align - 1);
+                        let mask = self.out.c_u32(!(align - 1));
+                        let up = self.spec_op(Op::IAdd, base, below);
+                        base = self.spec_op(Op::BitwiseAnd, up, mask);
+                    }
                     let this = base;
                     base = self.spec_op(Op::IAdd, base, r);
                     this

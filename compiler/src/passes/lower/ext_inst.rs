@@ -92,7 +92,7 @@ fn implementation(name: &str) -> Option<Impl> {
         | "nan" | "pown" | "rootn" | "remainder" | "logb" | "ilogb" | "vload_half"
         | "vload_halfn" | "vloada_halfn" | "vstore_half" | "vstore_half_r" | "vstore_halfn"
         | "vstore_halfn_r" | "vstorea_halfn" | "vstorea_halfn_r" | "fract" | "modf" | "sincos"
-        | "frexp" => Inline,
+        | "frexp" | "nextafter" => Inline,
         _ => return None,
     })
 }
@@ -370,6 +370,42 @@ impl Lower<'_> {
                 let xm = self.op2(b, Op::BitwiseAnd, it, x, mag);
                 let ys = self.op2(b, Op::BitwiseAnd, it, y, sign);
                 let r = self.op2(b, Op::BitwiseOr, it, xm, ys);
+                self.emit(b, Op::Bitcast, rt, ids(&[r]))
+            }
+            "nextafter" => {
+                // On the bits: one step away from zero when moving towards
+                // y away from zero, else towards it; ±0 steps to the
+                // smallest subnormal with y's sign; x == y gives y; NaN in
+                // gives NaN.
+                let w = self.out.scalar_width(rt).unwrap_or(32);
+                let it = self.int_like(rt, w);
+                let bt = self.bool_ty(rt);
+                let xi = self.emit(b, Op::Bitcast, it, ids(&[a[0]]));
+                let yi = self.emit(b, Op::Bitcast, it, ids(&[a[1]]));
+                let one = self.splat(it, 1, 0.0);
+                let sign = self.splat(it, 1u64 << (w - 1), 0.0);
+                let mag = self.splat(it, (1u64 << (w - 1)) - 1, 0.0);
+                let zero_i = self.splat(it, 0, 0.0);
+                let zero_f = self.splat(rt, 0, 0.0);
+                let lt = self.op2(b, Op::FOrdLessThan, bt, a[0], a[1]);
+                let pos = self.op2(b, Op::FOrdGreaterThan, bt, a[0], zero_f);
+                let away = self.op2(b, Op::LogicalEqual, bt, lt, pos);
+                let inc = self.op2(b, Op::IAdd, it, xi, one);
+                let dec = self.op2(b, Op::ISub, it, xi, one);
+                let stepped = self.emit(b, Op::Select, it, ids(&[away, inc, dec]));
+                let ys = self.op2(b, Op::BitwiseAnd, it, yi, sign);
+                let tiny = self.op2(b, Op::BitwiseOr, it, ys, one);
+                let xm = self.op2(b, Op::BitwiseAnd, it, xi, mag);
+                let xz = self.op2(b, Op::IEqual, bt, xm, zero_i);
+                let r = self.emit(b, Op::Select, it, ids(&[xz, tiny, stepped]));
+                let eq = self.op2(b, Op::FOrdEqual, bt, a[0], a[1]);
+                let r = self.emit(b, Op::Select, it, ids(&[eq, yi, r]));
+                let xn = self.emit(b, Op::IsNan, bt, ids(&[a[0]]));
+                let yn = self.emit(b, Op::IsNan, bt, ids(&[a[1]]));
+                let un = self.op2(b, Op::LogicalOr, bt, xn, yn);
+                let sum = self.op2(b, Op::FAdd, rt, a[0], a[1]);
+                let sum = self.emit(b, Op::Bitcast, it, ids(&[sum]));
+                let r = self.emit(b, Op::Select, it, ids(&[un, sum, r]));
                 self.emit(b, Op::Bitcast, rt, ids(&[r]))
             }
             "fdim" => {

@@ -20,7 +20,8 @@
 //!   `Aligned` access. Composites are split into members; bool is a byte.
 //! * `__local` memory: one Workgroup `u32` array holds every kernel-scope
 //!   `__local` variable (at static offsets) and then each `__local` pointer
-//!   argument (sized by its SpecId, rounded up to 16 bytes). Private memory
+//!   argument (sized by its SpecId, rounded up to 16 bytes, aligned to
+//!   16 bytes or to its pointee's alignment if larger). Private memory
 //!   addressed through pointers (allocas) lives in one per-invocation
 //!   Private `u32` array, one static frame per function (OpenCL forbids
 //!   recursion). Program-scope `__constant` data is a Private `u32` array
