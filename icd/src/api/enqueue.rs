@@ -714,9 +714,7 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
             }
             // "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
             // buffer or sub-buffer object and the source and destination regions overlap."
-            let (a0, a1) = (sr.row_offset(0, 0), sr.end(&region));
-            let (b0, b1) = (dr.row_offset(0, 0), dr.end(&region));
-            if a0 < b1 && b0 < a1 {
+            if transfer::rects_overlap(&sr, &dr, &region) {
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }

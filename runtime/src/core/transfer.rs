@@ -163,6 +163,21 @@ impl Rect {
     }
 }
 
+/// Whether two rectangles of one buffer share a byte: exact, row by row.
+/// The rows of a rectangle are disjoint byte ranges in increasing order
+/// (slice pitch >= rows x row pitch), so each row of `a` is looked up among
+/// the rows of `b` by binary search: O(rows log rows).
+pub fn rects_overlap(a: &Rect, b: &Rect, region: &[usize; 3]) -> bool {
+    let w = region[0];
+    let b_rows: Vec<usize> = rows(region).map(|(y, z)| b.row_offset(y, z)).collect();
+    rows(region).any(|(y, z)| {
+        let start = a.row_offset(y, z);
+        // The last row of `b` starting before this row ends.
+        let i = b_rows.partition_point(|&r| r < start + w);
+        i > 0 && b_rows[i - 1] + w > start
+    })
+}
+
 fn rows(region: &[usize; 3]) -> impl Iterator<Item = (usize, usize)> + '_ {
     (0..region[2]).flat_map(move |z| (0..region[1]).map(move |y| (y, z)))
 }
@@ -295,4 +310,39 @@ pub fn enqueue_copy_rect(
         Some(record),
         Some(hold),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(origin: [usize; 3], row: usize, slice: usize) -> Rect {
+        Rect {
+            origin,
+            row_pitch: row,
+            slice_pitch: slice,
+        }
+    }
+
+    #[test]
+    fn interleaved_rectangles_do_not_overlap() {
+        // Two 4-byte-wide columns side by side in 16-byte rows.
+        let region = [4, 8, 2];
+        let a = rect([0, 0, 0], 16, 128);
+        let b = rect([8, 0, 0], 16, 128);
+        assert!(!rects_overlap(&a, &b, &region));
+        assert!(!rects_overlap(&b, &a, &region));
+    }
+
+    #[test]
+    fn touching_and_shared_bytes() {
+        let region = [4, 2, 1];
+        let a = rect([0, 0, 0], 16, 32);
+        // Starts right where a's first row ends: no shared byte.
+        assert!(!rects_overlap(&a, &rect([4, 0, 0], 16, 32), &region));
+        // One byte shared.
+        assert!(rects_overlap(&a, &rect([3, 0, 0], 16, 32), &region));
+        // Shifted by one row: a's second row is b's first.
+        assert!(rects_overlap(&a, &rect([0, 1, 0], 16, 32), &region));
+    }
 }
