@@ -163,6 +163,13 @@ pub struct StagingPool {
     free: Mutex<[Vec<Buffer>; 2]>,
 }
 
+/// `FERROCL_NO_STAGING_POOL=1` (debug switch): allocate every staging
+/// buffer afresh.
+fn staging_pool_disabled() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OFF.get_or_init(|| std::env::var_os("FERROCL_NO_STAGING_POOL").is_some())
+}
+
 /// Keep at most this many bytes of idle staging memory per kind.
 const STAGING_POOL_LIMIT: u64 = 1 << 30;
 
@@ -195,6 +202,9 @@ impl Device {
     }
 
     fn return_staging(&self, b: Buffer, kind: BufferKind) {
+        if staging_pool_disabled() {
+            return;
+        }
         let mut free = self.staging_pool.free.lock();
         let list = &mut free[kind_index(kind)];
         let held: u64 = list.iter().map(|x| x.size).sum();
