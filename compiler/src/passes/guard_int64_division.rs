@@ -27,29 +27,12 @@ struct Ids<'m> {
 
 impl Ids<'_> {
     fn fresh(&mut self) -> Word {
-        let id = self.module.header.as_ref().map_or(1, |h| h.bound);
-        if let Some(h) = self.module.header.as_mut() {
-            h.bound = id + 1;
-        }
-        id
+        super::module_edit::fresh_id(self.module)
     }
 
-    /// The id of a global (type or constant) instruction, added at the end
-    /// of the global section if no identical one exists.
+    /// A global (type or constant), reused if an identical one exists.
     fn global(&mut self, op: Op, ty: Option<Word>, operands: Vec<Operand>) -> Word {
-        if let Some(i) = self
-            .module
-            .types_global_values
-            .iter()
-            .find(|i| i.class.opcode == op && i.result_type == ty && i.operands == operands)
-        {
-            return i.result_id.unwrap_or(0);
-        }
-        let id = self.fresh();
-        self.module
-            .types_global_values
-            .push(Instruction::new(op, ty, Some(id), operands));
-        id
+        super::module_edit::global(self.module, op, ty, operands)
     }
 
     fn t_int(&mut self, width: u32) -> Word {

@@ -3,6 +3,7 @@
 pub mod async_copy;
 pub mod guard_int64_division;
 pub mod lower;
+pub mod module_edit;
 pub mod specialize;
 pub mod structurize;
 pub mod types;
