@@ -15,6 +15,7 @@
 
 pub mod compare;
 pub mod error;
+pub mod events;
 pub mod info;
 pub mod loader;
 pub mod objects;

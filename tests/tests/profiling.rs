@@ -6,58 +6,19 @@
 use std::ptr;
 use std::time::Duration;
 
+use ferrocl_tests::events::{launch, Event, RawQueue};
 use ferrocl_tests::info::{platform_info, query_value};
 use ferrocl_tests::sys::*;
-use ferrocl_tests::{check, device_value, expect_error, platform, Cl, Context, Kernel};
+use ferrocl_tests::{check, device_value, expect_error, platform, Cl};
 
-struct RawQueue(cl_command_queue);
-
-impl RawQueue {
-    fn new(context: &Context, props: cl_command_queue_properties) -> RawQueue {
-        let list = [CL_QUEUE_PROPERTIES as cl_queue_properties, props, 0];
-        let mut status = CL_SUCCESS;
-        // SAFETY: valid context/device, 0-terminated property list.
-        let raw = unsafe {
-            clCreateCommandQueueWithProperties(
-                context.raw(),
-                context.device(),
-                list.as_ptr(),
-                &mut status,
-            )
-        };
-        check(status, "clCreateCommandQueueWithProperties");
-        RawQueue(raw)
-    }
+/// Profiling values of an event.
+trait Profiled {
+    fn try_time(&self, param: cl_profiling_info) -> Result<u64, cl_int>;
+    /// QUEUED, SUBMIT, START, END, COMPLETE.
+    fn times(&self) -> [u64; 5];
 }
 
-impl Drop for RawQueue {
-    fn drop(&mut self) {
-        // SAFETY: we own one reference.
-        let s = unsafe { clReleaseCommandQueue(self.0) };
-        if !std::thread::panicking() {
-            check(s, "clReleaseCommandQueue");
-        }
-    }
-}
-
-struct Event(cl_event);
-
-impl Drop for Event {
-    fn drop(&mut self) {
-        // SAFETY: we own one reference.
-        let s = unsafe { clReleaseEvent(self.0) };
-        if !std::thread::panicking() {
-            check(s, "clReleaseEvent");
-        }
-    }
-}
-
-impl Event {
-    fn wait(&self) {
-        // SAFETY: one live event.
-        check(unsafe { clWaitForEvents(1, &self.0) }, "clWaitForEvents");
-    }
-
+impl Profiled for Event {
     fn try_time(&self, param: cl_profiling_info) -> Result<u64, cl_int> {
         let mut v = 0u64;
         // SAFETY: a u64-sized out value.
@@ -77,7 +38,6 @@ impl Event {
         }
     }
 
-    /// QUEUED, SUBMIT, START, END, COMPLETE.
     fn times(&self) -> [u64; 5] {
         [
             CL_PROFILING_COMMAND_QUEUED,
@@ -91,30 +51,6 @@ impl Event {
                 .unwrap_or_else(|e| panic!("clGetEventProfilingInfo({p:#x}) failed: {e}"))
         })
     }
-}
-
-fn launch(q: cl_command_queue, kernel: &Kernel, n: usize, waits: &[cl_event]) -> Event {
-    let mut ev = ptr::null_mut();
-    // SAFETY: valid queue and kernel, one dimension, live wait-list events.
-    let s = unsafe {
-        clEnqueueNDRangeKernel(
-            q,
-            kernel.raw(),
-            1,
-            ptr::null(),
-            &n,
-            ptr::null(),
-            waits.len() as cl_uint,
-            if waits.is_empty() {
-                ptr::null()
-            } else {
-                waits.as_ptr()
-            },
-            &mut ev,
-        )
-    };
-    check(s, "clEnqueueNDRangeKernel");
-    Event(ev)
 }
 
 fn host_timer(cl: &Cl) -> u64 {
@@ -256,7 +192,7 @@ fn profiling_info_not_available() {
 
     // A command that is not complete yet (gated by the user event).
     let q = RawQueue::new(&cl, CL_QUEUE_PROFILING_ENABLE);
-    let gated = launch(q.0, &kernel, 64, &[user.0]);
+    let gated = launch(q.0, &kernel, 64, &[&user]);
     std::thread::sleep(Duration::from_millis(20));
     expect_error(
         gated.try_time(CL_PROFILING_COMMAND_QUEUED).unwrap_err(),
