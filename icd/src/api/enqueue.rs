@@ -424,26 +424,50 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
         {
             return Err(CL_INVALID_VALUE);
         }
-        let mut owned = None;
-        let ptr = if mem.host_ptr != 0 {
-            mem.host_ptr + offset
+        let read = flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
+        let (ptr, staging, e) = if mem.host_ptr != 0 {
+            // USE_HOST_PTR: the map hands back the application's own memory
+            // (spec), refreshed from the device unless invalidated.
+            let ptr = mem.host_ptr + offset;
+            let e = if read {
+                transfer::enqueue_read_as(
+                    &queue,
+                    &mem,
+                    offset,
+                    size,
+                    ptr as *mut u8,
+                    CL_COMMAND_MAP_BUFFER,
+                    waits,
+                )?
+            } else {
+                transfer::enqueue_marker(&queue, CL_COMMAND_MAP_BUFFER, waits)
+            };
+            (ptr, None, e)
         } else {
-            let b = vec![0u8; size].into_boxed_slice();
-            let p = b.as_ptr() as usize;
-            owned = Some(b);
-            p
-        };
-        let e = if flags & CL_MAP_WRITE_INVALIDATE_REGION == 0 {
-            transfer::enqueue_read(&queue, &mem, offset, size, ptr as *mut u8, waits)?
-        } else {
-            transfer::enqueue_marker(&queue, CL_COMMAND_MAP_BUFFER, waits)
+            // A pointer into cached host-visible staging memory: the map's
+            // read is one DMA, the unmap's write another.
+            let (ptr, staging) = transfer::map_staging(&queue, size)?;
+            let e = if read {
+                transfer::enqueue_read_to_staging(
+                    &queue,
+                    &mem,
+                    offset,
+                    size,
+                    &staging,
+                    CL_COMMAND_MAP_BUFFER,
+                    waits,
+                )?
+            } else {
+                transfer::enqueue_marker(&queue, CL_COMMAND_MAP_BUFFER, waits)
+            };
+            (ptr, Some(staging), e)
         };
         mem.maps.lock().push(Mapping {
             ptr,
             offset,
             size,
             flags,
-            owned,
+            staging,
         });
         mem.map_count
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -477,19 +501,32 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
         };
         mem.map_count
             .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
-        let e = if map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
-            // SAFETY: the mapping covers size bytes at ptr.
-            let data = unsafe { std::slice::from_raw_parts(map.ptr as *const u8, map.size) };
-            transfer::enqueue_write(&queue, &mem, map.offset, data, waits)?
-        } else {
-            // The host memory may still be the target of the map's read:
-            // free it once the queue gets here.
-            queue.submit(
+        let wrote = map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+        let e = match (wrote, map.staging.clone()) {
+            (true, Some(staging)) => transfer::enqueue_write_from_staging(
+                &queue, &mem, map.offset, map.size, staging, waits,
+            )?,
+            (true, None) => {
+                // USE_HOST_PTR memory: copied out now, as a write.
+                // SAFETY: the mapping covers size bytes at ptr.
+                let data = unsafe { std::slice::from_raw_parts(map.ptr as *const u8, map.size) };
+                transfer::enqueue_write_as(
+                    &queue,
+                    &mem,
+                    map.offset,
+                    data,
+                    CL_COMMAND_UNMAP_MEM_OBJECT,
+                    waits,
+                )?
+            }
+            // The staging memory may still be the target of the map's
+            // read: it is released once the queue gets here.
+            (false, _) => queue.submit(
                 CL_COMMAND_UNMAP_MEM_OBJECT,
                 waits,
                 None,
                 Some(Box::new(move || drop(map))),
-            )
+            ),
         };
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };

@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use super::context::Context;
 use super::error::CLResult;
 use super::object::{tag, Base, ClObject};
-use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::buffer::{Buffer, BufferKind, Staging};
 
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut c_void);
 
@@ -40,8 +40,10 @@ pub struct Mapping {
     pub offset: usize,
     pub size: usize,
     pub flags: cl_map_flags,
-    /// Host memory we own (None when the pointer is inside the USE_HOST_PTR memory).
-    pub owned: Option<Box<[u8]>>,
+    /// Host-visible staging memory the pointer lies in (None when the
+    /// pointer is inside the USE_HOST_PTR memory). The map's read lands in
+    /// it by DMA and the unmap's write leaves from it: no extra host copy.
+    pub staging: Option<Arc<Staging>>,
 }
 
 impl ClObject for Mem {

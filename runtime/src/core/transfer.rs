@@ -10,7 +10,7 @@ use super::error::CLResult;
 use super::event::Event;
 use super::memory::Mem;
 use super::queue::Queue;
-use crate::vk::buffer::BufferKind;
+use crate::vk::buffer::{BufferKind, Staging};
 
 /// A host pointer carried to the completer thread. The application
 /// guarantees it stays valid until the command completes (spec).
@@ -25,6 +25,18 @@ pub fn enqueue_write(
     mem: &Arc<Mem>,
     offset: usize,
     data: &[u8],
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    enqueue_write_as(queue, mem, offset, data, CL_COMMAND_WRITE_BUFFER, wait_list)
+}
+
+/// [`enqueue_write`] reported as `command_type` (fill, unmap).
+pub fn enqueue_write_as(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    data: &[u8],
+    command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let vkdev = queue.device.vk()?;
@@ -47,7 +59,7 @@ pub fn enqueue_write(
     });
     let m2 = mem.clone();
     let hold = Box::new(move || drop((staging, m2)));
-    Ok(queue.submit(CL_COMMAND_WRITE_BUFFER, wait_list, Some(record), Some(hold)))
+    Ok(queue.submit(command_type, wait_list, Some(record), Some(hold)))
 }
 
 /// clEnqueueReadBuffer: device → staging on the GPU, staging → `ptr` on the
@@ -58,6 +70,28 @@ pub fn enqueue_read(
     offset: usize,
     size: usize,
     ptr: *mut u8,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    enqueue_read_as(
+        queue,
+        mem,
+        offset,
+        size,
+        ptr,
+        CL_COMMAND_READ_BUFFER,
+        wait_list,
+    )
+}
+
+/// [`enqueue_read`] reported as `command_type` (a map of USE_HOST_PTR
+/// memory reads into the application's memory).
+pub fn enqueue_read_as(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    size: usize,
+    ptr: *mut u8,
+    command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let vkdev = queue.device.vk()?;
@@ -86,7 +120,76 @@ pub fn enqueue_read(
             unsafe { std::ptr::copy_nonoverlapping(p, d.0 as *mut u8, size) };
         }
     });
-    Ok(queue.submit(CL_COMMAND_READ_BUFFER, wait_list, Some(record), Some(host)))
+    Ok(queue.submit(command_type, wait_list, Some(record), Some(host)))
+}
+
+/// Cached host-visible memory for a map of `size` bytes, and its address.
+pub fn map_staging(queue: &Arc<Queue>, size: usize) -> CLResult<(usize, Arc<Staging>)> {
+    let vkdev = queue.device.vk()?;
+    let staging = Arc::new(vkdev.staging(size as u64, BufferKind::Readback)?);
+    let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
+    Ok((ptr, staging))
+}
+
+/// A device-to-staging copy with no host copy after it: the map of a
+/// buffer without USE_HOST_PTR hands the application a pointer into
+/// `staging` itself.
+pub fn enqueue_read_to_staging(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    size: usize,
+    staging: &Arc<Staging>,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let (src, s2) = (mem.clone(), staging.clone());
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        r.copy_buffer(
+            src.storage.raw,
+            (src.offset + offset) as u64,
+            s2.raw,
+            0,
+            size as u64,
+        );
+        Ok(())
+    });
+    let hold = (mem.clone(), staging.clone());
+    Ok(queue.submit(
+        command_type,
+        wait_list,
+        Some(record),
+        Some(Box::new(move || drop(hold))),
+    ))
+}
+
+/// The staging-to-device copy of an unmap after a write map.
+pub fn enqueue_write_from_staging(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    size: usize,
+    staging: Arc<Staging>,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let (dst, s2) = (mem.clone(), staging.clone());
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        r.copy_buffer(
+            s2.raw,
+            0,
+            dst.storage.raw,
+            (dst.offset + offset) as u64,
+            size as u64,
+        );
+        Ok(())
+    });
+    let hold = (mem.clone(), staging);
+    Ok(queue.submit(
+        CL_COMMAND_UNMAP_MEM_OBJECT,
+        wait_list,
+        Some(record),
+        Some(Box::new(move || drop(hold))),
+    ))
 }
 
 /// clEnqueueCopyBuffer.
@@ -126,8 +229,7 @@ pub fn enqueue_fill(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let data: Vec<u8> = pattern.iter().copied().cycle().take(size).collect();
-    let e = enqueue_write(queue, mem, offset, &data, wait_list)?;
-    Ok(e)
+    enqueue_write_as(queue, mem, offset, &data, CL_COMMAND_FILL_BUFFER, wait_list)
 }
 
 /// clEnqueueMarkerWithWaitList / barrier: completes when everything before
