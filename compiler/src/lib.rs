@@ -25,6 +25,7 @@
 
 pub mod abi;
 mod binary;
+pub mod cache;
 mod frontend;
 mod link;
 mod passes;
@@ -135,11 +136,34 @@ impl BuildError {
 /// `options` are the application's build options (`-D`, `-I`, `-cl-std=`,
 /// `-cl-fast-relaxed-math`, ...). Thread-safe; never panics.
 pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
-    pipeline::guard(|| pipeline::build_source(source, options, caps))
+    cached(cache::Input::Source(source), options, caps, || {
+        pipeline::guard(|| pipeline::build_source(source, options, caps))
+    })
 }
 
 /// Builds a program from OpenCL (Kernel-flavour) SPIR-V
 /// (clCreateProgramWithIL + clBuildProgram). Thread-safe; never panics.
 pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
-    pipeline::guard(|| pipeline::build_il(spirv, options, caps))
+    cached(cache::Input::Il(spirv), options, caps, || {
+        pipeline::guard(|| pipeline::build_il(spirv, options, caps))
+    })
+}
+
+/// `build` through the on-disk cache (`cache`): a hit skips the whole
+/// pipeline; a successful miss is stored.
+fn cached(
+    input: cache::Input,
+    options: &str,
+    caps: &DeviceCaps,
+    build: impl FnOnce() -> Result<Program, BuildError>,
+) -> Result<Program, BuildError> {
+    let entry = cache::Entry::new(&input, options, caps);
+    if let Some(p) = entry.as_ref().and_then(|e| e.load(caps)) {
+        return Ok(p);
+    }
+    let p = build()?;
+    if let Some(e) = &entry {
+        e.store(&p, options, caps);
+    }
+    Ok(p)
 }

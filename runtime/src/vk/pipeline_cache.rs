@@ -4,16 +4,7 @@ use std::path::PathBuf;
 
 use super::instance::PhysicalDevice;
 
-/// `$FERROCL_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrocl`, else `~/.cache/ferrocl`.
-pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("FERROCL_CACHE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(d).join("ferrocl"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ferrocl"))
-}
+use ferrocl_compiler::cache::cache_dir;
 
 fn file(phys: &PhysicalDevice) -> Option<PathBuf> {
     let hex: String = phys
