@@ -67,7 +67,7 @@ impl Device {
         let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
         let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
         // SAFETY: the staging buffer is mapped, at least data.len() bytes, and unused.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        unsafe { super::hostcopy::copy(data.as_ptr(), ptr, data.len()) };
         let (tx, rx) = std::sync::mpsc::channel();
         let (src, dstb, len) = (staging.clone(), dst.clone(), data.len() as u64);
         engine.enqueue(Command {

@@ -43,7 +43,7 @@ pub fn enqueue_write_as(
     let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
     let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     // SAFETY: mapped, large enough, not in use yet.
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+    unsafe { super::hostcopy::copy(data.as_ptr(), p, data.len()) };
     let dst = mem.clone();
     let len = data.len() as u64;
     let s2 = staging.clone();
@@ -117,7 +117,7 @@ pub fn enqueue_read_as(
             // SAFETY: the device finished writing staging (host barrier at
             // the end of the submission); the application keeps ptr valid
             // for `size` bytes until the event completes.
-            unsafe { std::ptr::copy_nonoverlapping(p, d.0 as *mut u8, size) };
+            unsafe { super::hostcopy::copy(p, d.0 as *mut u8, size) };
         }
     });
     Ok(queue.submit(command_type, wait_list, Some(record), Some(host)))

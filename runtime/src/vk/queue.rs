@@ -1,14 +1,20 @@
 //! The execution engine behind one cl_command_queue.
 //!
-//! Two threads per queue, no busy waiting and no vkQueueWaitIdle:
-//! * the **submitter** takes every command enqueued since it last woke,
+//! Two threads per queue, no vkQueueWaitIdle, no busy waiting on an
+//! application thread:
+//! * when the queue is idle (nothing waiting, recording or on the device)
+//!   the application thread that enqueues a command records and submits it
+//!   itself ([`QueueEngine::enqueue`]): a lone command costs no thread
+//!   wake-up before it reaches the GPU;
+//! * otherwise the **submitter** takes every command enqueued since it last woke,
 //!   records them into one command buffer and submits it, signalling the
 //!   queue's timeline semaphore with a new value. A full memory barrier goes
 //!   before each command that must follow earlier work (every command of an
 //!   in-order queue; in an out-of-order queue, those with a wait list and
 //!   those after a barrier). Vulkan barriers reach back across submissions,
 //!   so this also orders against earlier command buffers;
-//! * the **completer** waits (vkWaitSemaphores, blocking) for each
+//! * the **completer** waits (a short poll of the counter, then
+//!   vkWaitSemaphores, blocking) for each
 //!   submission's value in order, then runs the commands' completion
 //!   actions (copying read-back data to the application, setting event
 //!   status) and recycles the command buffer and timestamp queries.
@@ -200,6 +206,17 @@ impl Recorder<'_> {
 struct Inbox {
     commands: VecDeque<Command>,
     shutdown: bool,
+    /// A thread (the submitter, or an application thread submitting
+    /// directly) is recording: nobody else may start.
+    busy: bool,
+}
+
+/// What the thread that records carries from one batch to the next.
+struct SubmitState {
+    next_value: u64,
+    /// A barrier command was processed: the next recorded command gets a
+    /// full barrier even if it does not ask for one.
+    barrier_owed: bool,
 }
 
 /// A command of a submission, waiting for its completion.
@@ -247,6 +264,10 @@ struct Shared {
     queries: Mutex<Queries>,
     inbox: Mutex<Inbox>,
     inbox_cv: Condvar,
+    /// Owned by whichever thread holds `Inbox::busy`.
+    submit_state: Mutex<SubmitState>,
+    /// Submissions handed to the completer and not yet completed.
+    in_flight: std::sync::atomic::AtomicUsize,
     pending: Mutex<Pending>,
     pending_cv: Condvar,
     lost: AtomicBool,
@@ -293,8 +314,14 @@ impl QueueEngine {
             inbox: Mutex::new(Inbox {
                 commands: VecDeque::new(),
                 shutdown: false,
+                busy: false,
             }),
             inbox_cv: Condvar::new(),
+            submit_state: Mutex::new(SubmitState {
+                next_value: 0,
+                barrier_owed: false,
+            }),
+            in_flight: Default::default(),
             pending: Mutex::new(Pending {
                 list: VecDeque::new(),
                 shutdown: false,
@@ -318,10 +345,33 @@ impl QueueEngine {
         })
     }
 
+    /// Hands `cmd` to the engine. When the queue is idle (nothing waiting,
+    /// nothing recording, nothing on the device) and `cmd` waits for
+    /// nothing outside the queue, the calling thread records and submits it
+    /// itself: a lone command reaches the GPU without waking the submitter
+    /// thread (launch latency). Otherwise the submitter takes it, batched
+    /// with whatever else arrives meanwhile.
     pub fn enqueue(&self, cmd: Command) {
-        let mut inbox = self.shared.inbox.lock();
-        inbox.commands.push_back(cmd);
-        self.shared.inbox_cv.notify_one();
+        let s = &self.shared;
+        let mut inbox = s.inbox.lock();
+        let direct = cmd.wait.is_none()
+            && inbox.commands.is_empty()
+            && !inbox.busy
+            && !inbox.shutdown
+            && s.in_flight.load(Ordering::Acquire) == 0;
+        if !direct {
+            inbox.commands.push_back(cmd);
+            s.inbox_cv.notify_all();
+            return;
+        }
+        inbox.busy = true;
+        drop(inbox);
+        process_batch(s, &mut s.submit_state.lock(), vec![cmd]);
+        let mut inbox = s.inbox.lock();
+        inbox.busy = false;
+        if !inbox.commands.is_empty() || inbox.shutdown {
+            s.inbox_cv.notify_all();
+        }
     }
 }
 
@@ -434,124 +484,132 @@ fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
 }
 
 fn submitter(s: Arc<Shared>) {
-    let mut next_value = 0u64;
-    // A barrier command was processed: the next recorded command gets a
-    // full barrier even if it does not ask for one.
-    let mut barrier_owed = false;
     loop {
         let batch: Vec<Command> = {
             let mut inbox = s.inbox.lock();
-            while inbox.commands.is_empty() && !inbox.shutdown {
+            while (inbox.commands.is_empty() || inbox.busy) && !(inbox.shutdown && !inbox.busy) {
                 s.inbox_cv.wait(&mut inbox);
             }
-            if inbox.commands.is_empty() && inbox.shutdown {
+            if inbox.commands.is_empty() {
+                // Shut down, nobody recording, nothing left.
                 break;
             }
+            inbox.busy = true;
             inbox.commands.drain(..).collect()
         };
-        let mut cmds = batch.into_iter().peekable();
-        while cmds.peek().is_some() {
-            // One submission: commands up to (not including) the next one
-            // that must wait for something outside this queue.
-            let mut entries: Vec<Entry> = Vec::new();
-            let mut cb = None;
-            let mut recorded = false;
-            while let Some(cmd) = cmds.next_if(|c| c.wait.is_none() || entries.is_empty()) {
-                let mut status = Ok(());
-                if let Some(wait) = cmd.wait {
-                    status = wait();
-                }
-                if let (Ok(()), Some(check)) = (status, cmd.check) {
-                    status = check();
-                }
-                let mut queries = None;
-                if let (Ok(()), Some(record)) = (status, cmd.record) {
-                    if s.lost.load(Ordering::Relaxed) {
-                        status = Err(opencl_sys::CL_OUT_OF_RESOURCES);
-                    } else {
-                        if cb.is_none() {
-                            match begin_cb(&s) {
-                                Ok(c) => cb = Some(c),
-                                Err(e) => status = Err(e),
-                            }
-                        }
-                        if s.clock.is_some() && status.is_ok() {
-                            match alloc_queries(&s) {
-                                Ok(q) => queries = Some(q),
-                                Err(e) => status = Err(e),
-                            }
-                        }
-                        if let (Some(c), Ok(())) = (cb, status) {
-                            let r = Recorder {
-                                device: &s.device,
-                                cb: c,
-                            };
-                            if cmd.after_previous || barrier_owed {
-                                r.barrier();
-                                barrier_owed = false;
-                            }
-                            if let Some(q) = queries {
-                                r.reset_queries(q);
-                                r.timestamp(q.pool, q.first);
-                            }
-                            status = record(&r);
-                            if let Some(q) = queries {
-                                r.timestamp(q.pool, q.first + 1);
-                            }
-                            recorded = true;
-                        }
-                    }
-                }
-                barrier_owed |= cmd.before_next;
-                if status.is_err() {
-                    cmd.progress.doomed();
-                }
-                entries.push(Entry {
-                    done: cmd.done,
-                    status,
-                    progress: cmd.progress,
-                    queries,
-                });
-            }
-            // A batch with device work signals a new timeline value; one
-            // without (markers, failed commands) completes once everything
-            // submitted before it has, i.e. at the last value already used.
-            // The host never signals: a host signal of a value above one
-            // still pending on the device would break the timeline's
-            // strictly increasing order.
-            let submitted_at = host_now_ns();
-            let value = match (cb, recorded) {
-                (Some(c), true) => {
-                    next_value += 1;
-                    if let Err(e) = submit_cb(&s, c, next_value) {
-                        s.lost.store(true, Ordering::Relaxed);
-                        for e2 in entries.iter_mut() {
-                            e2.status = e2.status.and(Err(e));
-                            e2.progress.doomed();
-                        }
-                        next_value -= 1;
-                    }
-                    next_value
-                }
-                (c, _) => {
-                    if let Some(c) = c {
-                        // SAFETY: cb is recording and unused.
-                        let _ = unsafe { s.device.raw.end_command_buffer(c) };
-                    }
-                    next_value
-                }
-            };
-            for e in entries.iter().filter(|e| e.status.is_ok()) {
-                e.progress.submitted(submitted_at);
-            }
-            let mut p = s.pending.lock();
-            p.list.push_back(InFlight { value, cb, entries });
-            s.pending_cv.notify_one();
-        }
+        process_batch(&s, &mut s.submit_state.lock(), batch);
+        let mut inbox = s.inbox.lock();
+        inbox.busy = false;
+        s.inbox_cv.notify_all();
     }
     let mut p = s.pending.lock();
     p.shutdown = true;
     s.pending_cv.notify_one();
+}
+
+/// Records and submits `batch` in order; called with `Inbox::busy` held
+/// (by the submitter thread or a directly submitting application thread).
+fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
+    let mut cmds = batch.into_iter().peekable();
+    while cmds.peek().is_some() {
+        // One submission: commands up to (not including) the next one
+        // that must wait for something outside this queue.
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut cb = None;
+        let mut recorded = false;
+        while let Some(cmd) = cmds.next_if(|c| c.wait.is_none() || entries.is_empty()) {
+            let mut status = Ok(());
+            if let Some(wait) = cmd.wait {
+                status = wait();
+            }
+            if let (Ok(()), Some(check)) = (status, cmd.check) {
+                status = check();
+            }
+            let mut queries = None;
+            if let (Ok(()), Some(record)) = (status, cmd.record) {
+                if s.lost.load(Ordering::Relaxed) {
+                    status = Err(opencl_sys::CL_OUT_OF_RESOURCES);
+                } else {
+                    if cb.is_none() {
+                        match begin_cb(s) {
+                            Ok(c) => cb = Some(c),
+                            Err(e) => status = Err(e),
+                        }
+                    }
+                    if s.clock.is_some() && status.is_ok() {
+                        match alloc_queries(s) {
+                            Ok(q) => queries = Some(q),
+                            Err(e) => status = Err(e),
+                        }
+                    }
+                    if let (Some(c), Ok(())) = (cb, status) {
+                        let r = Recorder {
+                            device: &s.device,
+                            cb: c,
+                        };
+                        if cmd.after_previous || st.barrier_owed {
+                            r.barrier();
+                            st.barrier_owed = false;
+                        }
+                        if let Some(q) = queries {
+                            r.reset_queries(q);
+                            r.timestamp(q.pool, q.first);
+                        }
+                        status = record(&r);
+                        if let Some(q) = queries {
+                            r.timestamp(q.pool, q.first + 1);
+                        }
+                        recorded = true;
+                    }
+                }
+            }
+            st.barrier_owed |= cmd.before_next;
+            if status.is_err() {
+                cmd.progress.doomed();
+            }
+            entries.push(Entry {
+                done: cmd.done,
+                status,
+                progress: cmd.progress,
+                queries,
+            });
+        }
+        // A batch with device work signals a new timeline value; one
+        // without (markers, failed commands) completes once everything
+        // submitted before it has, i.e. at the last value already used.
+        // The host never signals: a host signal of a value above one
+        // still pending on the device would break the timeline's
+        // strictly increasing order.
+        let submitted_at = host_now_ns();
+        let value = match (cb, recorded) {
+            (Some(c), true) => {
+                st.next_value += 1;
+                if let Err(e) = submit_cb(s, c, st.next_value) {
+                    s.lost.store(true, Ordering::Relaxed);
+                    for e2 in entries.iter_mut() {
+                        e2.status = e2.status.and(Err(e));
+                        e2.progress.doomed();
+                    }
+                    st.next_value -= 1;
+                }
+                st.next_value
+            }
+            (c, _) => {
+                if let Some(c) = c {
+                    // SAFETY: cb is recording and unused.
+                    let _ = unsafe { s.device.raw.end_command_buffer(c) };
+                }
+                st.next_value
+            }
+        };
+        for e in entries.iter().filter(|e| e.status.is_ok()) {
+            e.progress.submitted(submitted_at);
+        }
+        s.in_flight.fetch_add(1, Ordering::AcqRel);
+        let mut p = s.pending.lock();
+        p.list.push_back(InFlight { value, cb, entries });
+        s.pending_cv.notify_one();
+    }
 }
 
 fn begin_cb(s: &Shared) -> CLResult<vk::CommandBuffer> {
@@ -584,6 +642,37 @@ fn submit_cb(s: &Shared, cb: vk::CommandBuffer, value: u64) -> CLResult<()> {
     unsafe { s.device.raw.queue_submit(*q, &si, vk::Fence::null()) }.map_err(map_vk_err)
 }
 
+/// How long the completer polls the timeline before it blocks in the
+/// driver: a short command's completion is seen at once instead of after
+/// the driver's wake-up (`FERROCL_SPIN_US`, default 50 µs; 0 disables).
+/// Runs on the completer thread only, never on an application thread.
+fn spin_limit() -> std::time::Duration {
+    static US: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let us = *US.get_or_init(|| {
+        std::env::var("FERROCL_SPIN_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50)
+    });
+    std::time::Duration::from_micros(us)
+}
+
+/// Polls the timeline until it reaches `value` or [`spin_limit`] passes.
+fn spin_until(s: &Shared, value: u64) {
+    let limit = spin_limit();
+    if limit.is_zero() {
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    loop {
+        // SAFETY: semaphore alive.
+        match unsafe { s.device.raw.get_semaphore_counter_value(s.timeline) } {
+            Ok(v) if v < value && t0.elapsed() < limit => std::hint::spin_loop(),
+            _ => return,
+        }
+    }
+}
+
 fn completer(s: Arc<Shared>) {
     loop {
         let item = {
@@ -607,6 +696,7 @@ fn completer(s: Arc<Shared>) {
             .semaphores(&sems)
             .values(&values);
         let mut failed = None;
+        spin_until(&s, item.value);
         loop {
             // SAFETY: semaphore alive; blocking wait in the driver.
             match unsafe { s.device.raw.wait_semaphores(&wi, 1_000_000_000) } {
@@ -637,5 +727,6 @@ fn completer(s: Arc<Shared>) {
             };
             (e.done)(st.map(|()| times));
         }
+        s.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
