@@ -487,7 +487,10 @@ fn submitter(s: Arc<Shared>) {
     loop {
         let batch: Vec<Command> = {
             let mut inbox = s.inbox.lock();
-            while (inbox.commands.is_empty() || inbox.busy) && !(inbox.shutdown && !inbox.busy) {
+            loop {
+                if !inbox.busy && (!inbox.commands.is_empty() || inbox.shutdown) {
+                    break;
+                }
                 s.inbox_cv.wait(&mut inbox);
             }
             if inbox.commands.is_empty() {
