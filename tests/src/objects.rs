@@ -364,6 +364,26 @@ impl Queue {
         self.read_range(buffer, 0, buffer.len)
     }
 
+    /// Blocking read of the whole buffer into `out` (as long as the buffer).
+    pub fn read_into<T: Pod>(&self, buffer: &Buffer<T>, out: &mut [T]) {
+        assert_eq!(out.len(), buffer.len, "read_into: lengths differ");
+        // SAFETY: blocking read of the whole buffer into `out`, as long.
+        let status = unsafe {
+            clEnqueueReadBuffer(
+                self.raw,
+                buffer.raw,
+                CL_TRUE,
+                0,
+                std::mem::size_of_val(out),
+                out.as_mut_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        };
+        check(status, "clEnqueueReadBuffer");
+    }
+
     /// Blocking read of `len` values starting at value `offset`.
     pub fn read_range<T: Pod>(&self, buffer: &Buffer<T>, offset: usize, len: usize) -> Vec<T> {
         buffer.check_range(offset, len);

@@ -49,6 +49,61 @@ kernel void mad_loop(global float* out, float s) {
 }
 "#;
 
+/// A larger program: `n` kernels, each with some arithmetic, a loop and
+/// local memory, for build-time rows.
+fn large_source(n: usize) -> String {
+    let mut src = String::new();
+    for i in 0..n {
+        src.push_str(&format!(
+            "kernel void k{i}(global float* a, global const float* b, local float* t, int n) {{
+                 size_t g = get_global_id(0), l = get_local_id(0);
+                 t[l] = b[g] * {i}.5f;
+                 barrier(CLK_LOCAL_MEM_FENCE);
+                 float s = 0.0f;
+                 for (int j = 0; j < n; j++) s += sin(t[(l + j) % get_local_size(0)]) * (float)j;
+                 a[g] = s + (float)(g % {m});
+             }}\n",
+            m = i + 2
+        ));
+    }
+    src
+}
+
+/// Blocking map + unmap through the raw API; returns (map time, unmap time).
+fn map_unmap(q: &Queue, mem: cl_mem, flags: cl_map_flags, size: usize, touch: bool) -> [Duration; 2] {
+    let mut status = CL_SUCCESS;
+    let t = Instant::now();
+    // SAFETY: valid queue and buffer; blocking map of `size` bytes.
+    let p = unsafe {
+        clEnqueueMapBuffer(
+            q.raw(),
+            mem,
+            CL_TRUE,
+            flags,
+            0,
+            size,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            &mut status,
+        )
+    };
+    assert_eq!(status, CL_SUCCESS, "clEnqueueMapBuffer");
+    let map = t.elapsed();
+    if touch {
+        // SAFETY: the map covers `size` writable bytes.
+        unsafe { std::ptr::write_bytes(p.cast::<u8>(), 1, size) };
+    }
+    let t = Instant::now();
+    // SAFETY: p came from the map above.
+    let s = unsafe {
+        clEnqueueUnmapMemObject(q.raw(), mem, p, 0, std::ptr::null(), std::ptr::null_mut())
+    };
+    assert_eq!(s, CL_SUCCESS, "clEnqueueUnmapMemObject");
+    q.finish();
+    [map, t.elapsed()]
+}
+
 /// FLOPs per work-item of mad_loop: 256 iterations x 8 mads x 4 lanes x 2.
 const MAD_FLOPS: f64 = 256.0 * 8.0 * 4.0 * 2.0;
 
@@ -111,6 +166,52 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         &mut rows,
         Row {
             name: "clBuildProgram warm",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
+
+    // A large program, cold then warm.
+    let large = format!("// {:?}\n{}", Instant::now(), large_source(64));
+    let t = Instant::now();
+    let _large = ctx.build(&large);
+    push(
+        &mut rows,
+        Row {
+            name: "clBuildProgram cold (64 kernels)",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
+    let t = Instant::now();
+    let large_again = ctx.build(&large);
+    push(
+        &mut rows,
+        Row {
+            name: "clBuildProgram warm (64 kernels)",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
+
+    // clCreateKernel + first enqueue: a kernel never created before.
+    let scratch = ctx.buffer::<f32>(1024);
+    let t = Instant::now();
+    let k = large_again.kernel("k7");
+    k.arg(0, &scratch)
+        .arg(1, &scratch)
+        .arg(2, &ferrocl_tests::Local(64 * 4))
+        .arg(3, &4i32);
+    q.try_enqueue(&k, None, &[1024], Some(&[64]))
+        .expect("clEnqueueNDRangeKernel");
+    finish(&q);
+    push(
+        &mut rows,
+        Row {
+            name: "clCreateKernel + first enqueue + finish",
             unit: "ms",
             higher_better: false,
             value: t.elapsed().as_secs_f64() * 1e3,
@@ -202,7 +303,7 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
 
     // Host transfers.
     let host = vec![1u8; s.transfer_bytes];
-    let mut back = Vec::new();
+    let mut back: Vec<u8> = Vec::new();
     let dev = ctx.buffer::<u8>(s.transfer_bytes);
     let d = best(s.reps, || {
         let t = Instant::now();
@@ -218,9 +319,10 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
             value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
         },
     );
+    back.resize(s.transfer_bytes, 0u8);
     let d = best(s.reps, || {
         let t = Instant::now();
-        back = q.read(&dev);
+        q.read_into(&dev, &mut back);
         t.elapsed()
     });
     push(
@@ -233,6 +335,29 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         },
     );
     assert!(back.iter().all(|&x| x == 1), "read back wrong data");
+
+    // Map for reading, and unmap after writing through the map.
+    let mut map_read = Duration::MAX;
+    let mut unmap_write = Duration::MAX;
+    for _ in 0..s.reps {
+        map_read = map_read.min(map_unmap(&q, dev.raw(), CL_MAP_READ, s.transfer_bytes, false)[0]);
+        unmap_write =
+            unmap_write.min(map_unmap(&q, dev.raw(), CL_MAP_WRITE, s.transfer_bytes, true)[1]);
+    }
+    for (name, d) in [
+        ("enqueueMapBuffer (read, blocking)", map_read),
+        ("enqueueUnmapMemObject (after write) + finish", unmap_write),
+    ] {
+        push(
+            &mut rows,
+            Row {
+                name,
+                unit: "GB/s",
+                higher_better: true,
+                value: s.transfer_bytes as f64 / d.as_secs_f64() / 1e9,
+            },
+        );
+    }
     (name, rows)
 }
 
