@@ -446,7 +446,7 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
         } else {
             // A pointer into cached host-visible staging memory: the map's
             // read is one DMA, the unmap's write another.
-            let (ptr, staging) = transfer::map_staging(&queue, size)?;
+            let (ptr, staging) = transfer::map_staging(&queue, size, flags)?;
             let e = if read {
                 transfer::enqueue_read_to_staging(
                     &queue,

@@ -169,10 +169,13 @@ impl Device {
 
     pub fn max_mem_alloc_size(&self) -> u64 {
         let min_required = (1u64 << 30).min(self.global_mem_size() / 4).max(32 << 20);
+        // A quarter of global memory, as the GPU vendors' own drivers
+        // report it (and what applications size their buffers by), within
+        // what Vulkan allows in one allocation.
         let vk_max = self
             .phys
             .max_memory_allocation_size
-            .min(self.global_mem_size());
+            .min(self.global_mem_size() / 4);
         vk_max.max(min_required.min(self.global_mem_size()))
     }
 

@@ -123,10 +123,22 @@ pub fn enqueue_read_as(
     Ok(queue.submit(command_type, wait_list, Some(record), Some(host)))
 }
 
-/// Cached host-visible memory for a map of `size` bytes, and its address.
-pub fn map_staging(queue: &Arc<Queue>, size: usize) -> CLResult<(usize, Arc<Staging>)> {
+/// Host-visible memory for a map of `size` bytes with `flags`, and its
+/// address: cached system memory when the host reads it, write-combined
+/// upload memory (device-local where the device has ReBAR) when it only
+/// writes, so the unmap's copy stays on the device.
+pub fn map_staging(
+    queue: &Arc<Queue>,
+    size: usize,
+    flags: cl_map_flags,
+) -> CLResult<(usize, Arc<Staging>)> {
     let vkdev = queue.device.vk()?;
-    let staging = Arc::new(vkdev.staging(size as u64, BufferKind::Readback)?);
+    let kind = if flags & CL_MAP_READ != 0 {
+        BufferKind::Readback
+    } else {
+        BufferKind::Upload
+    };
+    let staging = Arc::new(vkdev.staging(size as u64, kind)?);
     let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
     Ok((ptr, staging))
 }

@@ -157,11 +157,19 @@ fn staging_class(size: u64) -> u64 {
     size.max(64 << 10).next_power_of_two()
 }
 
-/// Free staging buffers of one device, per kind (Upload, Readback).
+/// Free staging buffers of one device, per kind (Upload, Readback), each
+/// with the time it was returned.
 #[derive(Default)]
 pub struct StagingPool {
-    free: Mutex<[Vec<Buffer>; 2]>,
+    free: Mutex<[Vec<(Buffer, std::time::Instant)>; 2]>,
 }
+
+/// Idle buffers above [`STAGING_KEEP_ALWAYS`] bytes per kind are freed once
+/// unused for this long: large transfers repeated back to back reuse their
+/// pinned memory (fresh pages cost more than the copy), one-off ones do
+/// not hold it.
+const STAGING_IDLE: std::time::Duration = std::time::Duration::from_secs(3);
+const STAGING_KEEP_ALWAYS: u64 = 256 << 20;
 
 /// `FERROCL_NO_STAGING_POOL=1` (debug switch): allocate every staging
 /// buffer afresh.
@@ -171,7 +179,18 @@ fn staging_pool_disabled() -> bool {
 }
 
 /// Keep at most this many bytes of idle staging memory per kind.
-const STAGING_POOL_LIMIT: u64 = 1 << 30;
+const STAGING_POOL_LIMIT: u64 = 16 << 30;
+
+/// Frees idle buffers past [`STAGING_IDLE`] beyond the first
+/// [`STAGING_KEEP_ALWAYS`] bytes (newest kept first).
+fn trim_idle(list: &mut Vec<(Buffer, std::time::Instant)>) {
+    list.sort_by_key(|(_, t)| std::cmp::Reverse(*t));
+    let mut kept = 0u64;
+    list.retain(|(b, t)| {
+        kept += b.size;
+        kept <= STAGING_KEEP_ALWAYS || t.elapsed() < STAGING_IDLE
+    });
+}
 
 fn kind_index(kind: BufferKind) -> usize {
     match kind {
@@ -187,9 +206,10 @@ impl Device {
         let reused = {
             let mut free = self.staging_pool.free.lock();
             let list = &mut free[kind_index(kind)];
+            trim_idle(list);
             list.iter()
-                .position(|b| b.size == class)
-                .map(|i| list.swap_remove(i))
+                .position(|(b, _)| b.size == class)
+                .map(|i| list.swap_remove(i).0)
         };
         let buf = match reused {
             Some(b) => b,
@@ -207,9 +227,10 @@ impl Device {
         }
         let mut free = self.staging_pool.free.lock();
         let list = &mut free[kind_index(kind)];
-        let held: u64 = list.iter().map(|x| x.size).sum();
+        trim_idle(list);
+        let held: u64 = list.iter().map(|(x, _)| x.size).sum();
         if held + b.size <= STAGING_POOL_LIMIT {
-            list.push(b);
+            list.push((b, std::time::Instant::now()));
         }
         // Otherwise `b` drops here and its memory is freed.
     }

@@ -209,6 +209,17 @@ struct Inbox {
     /// A thread (the submitter, or an application thread submitting
     /// directly) is recording: nobody else may start.
     busy: bool,
+    /// When the last command was enqueued ([`host_now_ns`]).
+    last_enqueue_ns: u64,
+}
+
+/// A queue is idle for direct submission when nothing was enqueued for this long.
+const IDLE_GAP_NS: u64 = 20_000;
+
+/// `FERROCL_DIRECT_SUBMIT=0` turns direct submission off (measurements).
+fn direct_submit_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FERROCL_DIRECT_SUBMIT").map_or(true, |v| v != "0"))
 }
 
 /// What the thread that records carries from one batch to the next.
@@ -315,6 +326,7 @@ impl QueueEngine {
                 commands: VecDeque::new(),
                 shutdown: false,
                 busy: false,
+                last_enqueue_ns: 0,
             }),
             inbox_cv: Condvar::new(),
             submit_state: Mutex::new(SubmitState {
@@ -354,7 +366,15 @@ impl QueueEngine {
     pub fn enqueue(&self, cmd: Command) {
         let s = &self.shared;
         let mut inbox = s.inbox.lock();
-        let direct = cmd.wait.is_none()
+        // Idle also means no enqueue in the last IDLE_GAP: a stream of
+        // enqueues goes to the submitter, which batches it into few
+        // vkQueueSubmit calls (a submit costs ~20 µs on some drivers).
+        let now = host_now_ns();
+        let quiet = now.saturating_sub(inbox.last_enqueue_ns) > IDLE_GAP_NS;
+        inbox.last_enqueue_ns = now;
+        let direct = direct_submit_enabled()
+            && quiet
+            && cmd.wait.is_none()
             && inbox.commands.is_empty()
             && !inbox.busy
             && !inbox.shutdown

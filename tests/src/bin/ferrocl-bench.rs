@@ -70,7 +70,13 @@ fn large_source(n: usize) -> String {
 }
 
 /// Blocking map + unmap through the raw API; returns (map time, unmap time).
-fn map_unmap(q: &Queue, mem: cl_mem, flags: cl_map_flags, size: usize, touch: bool) -> [Duration; 2] {
+fn map_unmap(
+    q: &Queue,
+    mem: cl_mem,
+    flags: cl_map_flags,
+    size: usize,
+    touch: bool,
+) -> [Duration; 2] {
     let mut status = CL_SUCCESS;
     let t = Instant::now();
     // SAFETY: valid queue and buffer; blocking map of `size` bytes.
@@ -281,6 +287,78 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
             value: d.as_secs_f64() * 1e6,
         },
     );
+
+    // Where a lone launch's time goes (profiling queue, median of 200):
+    // QUEUED→SUBMIT (host: record + submit), SUBMIT→START (device pickup),
+    // START→END, END→COMPLETE (completion seen), COMPLETE→clFinish return.
+    // clpeak's "kernel launch latency" is QUEUED→START.
+    {
+        use ferrocl_tests::events::{launch, RawQueue};
+        let pq = RawQueue::new(&ctx, CL_QUEUE_PROFILING_ENABLE);
+        let mut parts: Vec<[f64; 6]> = Vec::new();
+        for i in 0..220 {
+            let t0 = Instant::now();
+            let e = launch(pq.0, &empty, 1, &[]);
+            pq.finish();
+            let wall = t0.elapsed().as_secs_f64() * 1e6;
+            let p = [
+                CL_PROFILING_COMMAND_QUEUED,
+                CL_PROFILING_COMMAND_SUBMIT,
+                CL_PROFILING_COMMAND_START,
+                CL_PROFILING_COMMAND_END,
+                CL_PROFILING_COMMAND_COMPLETE,
+            ]
+            .map(|param| {
+                let mut v: cl_ulong = 0;
+                // SAFETY: valid completed event; a cl_ulong out value.
+                unsafe {
+                    clGetEventProfilingInfo(
+                        e.0,
+                        param,
+                        8,
+                        (&mut v as *mut cl_ulong).cast(),
+                        std::ptr::null_mut(),
+                    )
+                };
+                v as f64 / 1e3
+            });
+            if i >= 20 {
+                parts.push([
+                    p[1] - p[0],
+                    p[2] - p[1],
+                    p[3] - p[2],
+                    p[4] - p[3],
+                    wall - (p[4] - p[0]),
+                    p[2] - p[0],
+                ]);
+            }
+        }
+        let median = |k: usize| {
+            let mut v: Vec<f64> = parts.iter().map(|x| x[k]).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        eprintln!(
+            "  launch breakdown (us, median): queued->submit {:.1}, submit->start {:.1}, \
+             start->end {:.1}, end->complete {:.1}, complete->finish returns {:.1}; \
+             queued->start (clpeak) {:.1}",
+            median(0),
+            median(1),
+            median(2),
+            median(3),
+            median(4),
+            median(5)
+        );
+        push(
+            &mut rows,
+            Row {
+                name: "launch latency QUEUED->START (clpeak's)",
+                unit: "us",
+                higher_better: false,
+                value: median(5),
+            },
+        );
+    }
 
     // Enqueue throughput: many small kernels back to back.
     let d = best(s.reps.min(3), || {
