@@ -119,6 +119,11 @@ pub(crate) fn build_module(
 /// and Vulkan does not want them). OpLine stays: the lowering names
 /// source lines with it.
 ///
+/// Also drops OpLoopMerge / OpSelectionMerge that llvm-spirv emits for
+/// loop hints (`#pragma unroll`): spirt structurizes every function from
+/// scratch and places its own merges; a front-end merge left in place ends
+/// up out of order after the lowering.
+///
 /// Also drops the literal `n` operand of OpenCL.std vloadn, vload_halfn
 /// and vloada_halfn (spirt reads every OpExtInst operand as an id; `n` is
 /// the result's component count anyway).
@@ -152,6 +157,12 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
             }
         }
         if op == EXT_INST && count >= 4 && debug_sets.contains(&inst[3]) {
+            i += count;
+            continue;
+        }
+        const LOOP_MERGE: u32 = 246;
+        const SELECTION_MERGE: u32 = 247;
+        if op == LOOP_MERGE || op == SELECTION_MERGE {
             i += count;
             continue;
         }

@@ -243,3 +243,39 @@ fn modulo_indexed_loads() {
         .collect();
     assert_same("o", &cl.queue.read(&out), &want);
 }
+
+/// Loop hints (`#pragma unroll N`) reach llvm-spirv as loop controls with
+/// merge instructions of their own; the compiler must drop them and
+/// structurize as usual (they once broke the lowered module).
+#[test]
+fn loops_with_unroll_pragmas() {
+    let cl = Cl::new();
+    let source = r#"
+        kernel void sums(global const int* a, global int* out, int n) {
+            size_t g = get_global_id(0);
+            int s1 = 0, s2 = 0, s3 = 0;
+            #pragma unroll 1
+            for (int i = 0; i < n; i++) s1 += a[(g + i) % 64];
+            #pragma unroll 4
+            for (int i = 0; i < n; i++) { if (a[i] < 0) break; s2 += a[i] * (int)g; }
+            #pragma unroll
+            for (int i = 0; i < 8; i++) s3 += i * (int)g;
+            out[3 * g] = s1; out[3 * g + 1] = s2; out[3 * g + 2] = s3;
+        }"#;
+    let a: Vec<i32> = (0..64)
+        .map(|i| if i == 40 { -1 } else { i * 3 + 1 })
+        .collect();
+    let da = cl.buffer_from(&a);
+    let out = cl.buffer::<i32>(3 * 64);
+    let kernel = cl.kernel(source, "sums");
+    kernel.arg(0, &da).arg(1, &out).arg(2, &50i32);
+    cl.queue.run(&kernel, &[64], None);
+    let mut want = Vec::new();
+    for g in 0..64usize {
+        let s1: i32 = (0..50).map(|i| a[(g + i) % 64]).sum();
+        let s2: i32 = a[..40].iter().map(|x| x * g as i32).sum();
+        let s3: i32 = (0..8).map(|i| i * g as i32).sum();
+        want.extend([s1, s2, s3]);
+    }
+    assert_same("sums", &cl.queue.read(&out), &want);
+}
