@@ -21,6 +21,10 @@
 //!   the given push-constant byte offset. Only the fields the kernel reads
 //!   are listed.
 //!
+//! A program with program-scope `__global` variables keeps them in one
+//! device buffer per (program, device) (`GlobalVariables`); a kernel that
+//! touches them reads the buffer's address from two implicit fields.
+//!
 //! Specialization constants: SpecId 0,1,2 = the work-group size of this
 //! dispatch (what `get_local_size` returns); SpecId 3,4,5 = the enqueued
 //! local size (`get_enqueued_local_size`, equal to 0,1,2 except for the
@@ -58,6 +62,27 @@ pub enum ImplicitField {
     RegionGroupOffset(u8),
     /// `get_work_dim()`.
     WorkDim,
+    /// Word `n` (0: low, 1: high) of the device address of the program's
+    /// global-variable buffer (`Program::global_variables`).
+    GlobalVariables(u8),
+}
+
+/// The program-scope `__global` variables of a program (OpenCL 2.0+),
+/// shared by all its kernels: the runtime allocates one device buffer of
+/// `size` bytes per (program, device), fills it with `init` and, at each
+/// byte offset of `relocations`, adds the buffer's device address to the
+/// u64 stored there (pointer initializers such as `global int *p = &x;`
+/// hold the offset of `x` in the buffer). Kernels get the buffer's address
+/// through `ImplicitField::GlobalVariables`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GlobalVariables {
+    /// Total size in bytes (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE).
+    pub size: u64,
+    /// Initial contents, `size` bytes.
+    pub init: Vec<u8>,
+    /// Byte offsets of the u64 pointers in `init` that are relative to the
+    /// buffer's start.
+    pub relocations: Vec<u32>,
 }
 
 /// Where the argument block lives when it does not fit in push constants.

@@ -92,6 +92,8 @@ pub struct Program {
     /// Warnings from the front end (may be empty).
     pub log: String,
     pub kernels: Vec<Kernel>,
+    /// Program-scope `__global` variables (empty `size` when none).
+    pub global_variables: GlobalVariables,
 }
 
 /// A failed build: `log` is what clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG)

@@ -200,3 +200,53 @@ fn concurrent_builds() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn program_scope_global_variables_layout() {
+    // a: 4 bytes at 0; b: 8 at 4; p: a pointer to b[1] at 16 (aligned to
+    // 8), initialised to offset 8 with a relocation; s: {char, int*} at 24.
+    let src = "int a = 5;\n\
+               global int b[2] = {6, 7};\n\
+               global int *p = &b[1];\n\
+               struct S { char c; global int *q; } s = {9, &a};\n\
+               kernel void k(global int *o) { o[0] = a + *p + *s.q; a = 1; }\n\
+               kernel void none(global int *o) { o[0] = 0; }";
+    let p = build_source(src, "-cl-std=CL2.0", &caps()).unwrap();
+    let g = &p.global_variables;
+    assert_eq!(g.size, 40);
+    let mut want = vec![0u8; 40];
+    want[0..4].copy_from_slice(&5i32.to_le_bytes());
+    want[4..8].copy_from_slice(&6i32.to_le_bytes());
+    want[8..12].copy_from_slice(&7i32.to_le_bytes());
+    want[16..24].copy_from_slice(&8u64.to_le_bytes());
+    want[24] = 9;
+    want[32..40].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(g.init, want);
+    assert_eq!(g.relocations, vec![16, 32]);
+    // Only the kernel that touches the variables reads the buffer address.
+    let k = p.kernels.iter().find(|k| k.name == "k").unwrap();
+    let fields: Vec<ImplicitField> = k.implicit.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        fields,
+        [
+            ImplicitField::GlobalVariables(0),
+            ImplicitField::GlobalVariables(1)
+        ]
+    );
+    let none = p.kernels.iter().find(|k| k.name == "none").unwrap();
+    assert!(none.implicit.is_empty());
+    // Without program-scope variables the program has none.
+    let p = build_source("kernel void k(global int *o) { o[0] = 1; }", "", &caps()).unwrap();
+    assert_eq!(p.global_variables.size, 0);
+}
+
+#[test]
+fn program_scope_globals_need_opencl_c_2() {
+    let e = build_source(
+        "global int a;\nkernel void k(global int *o) { o[0] = a; }",
+        "",
+        &caps(),
+    )
+    .unwrap_err();
+    assert!(e.log.contains("input.cl:1"), "{}", e.log);
+}

@@ -15,7 +15,7 @@ use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use super::program::Program;
 use super::queue::Queue;
-use crate::vk::buffer::BufferKind;
+use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::pipeline::KernelPipelines;
 
 #[derive(Clone)]
@@ -31,6 +31,8 @@ pub struct DeviceKernel {
     pub pipelines: Arc<KernelPipelines>,
     /// -cl-std=CL2.0 or later without -cl-uniform-work-group-size.
     pub non_uniform: bool,
+    /// The program's global-variable buffer on this device, if it has one.
+    pub global_vars: Option<Arc<Buffer>>,
 }
 
 #[repr(C)]
@@ -78,11 +80,13 @@ impl Kernel {
             let vkdev = d.vk()?;
             let pipelines =
                 KernelPipelines::new(&vkdev, &k.spirv, &k.entry_point, k.push_constant_size)?;
+            let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
                 info: k.clone(),
                 pipelines: Arc::new(pipelines),
                 non_uniform: allows_non_uniform(&b.options),
+                global_vars,
             }));
         }
         if !found_any_build {
@@ -353,6 +357,10 @@ pub fn enqueue_ndrange(
                 region_offsets.push((d as usize, *off));
                 0
             }
+            ImplicitField::GlobalVariables(w) => {
+                let addr = dk.global_vars.as_ref().map_or(0, |b| b.address);
+                (addr >> (32 * u32::from(w))) as u32
+            }
         };
         put(&mut push, *off, &v.to_le_bytes());
     }
@@ -396,7 +404,8 @@ pub fn enqueue_ndrange(
         Ok(())
     });
     // Everything the device reads stays alive until the command completes.
-    let hold = Box::new(move || drop((keep, arg_buffer, pipelines)));
+    let global_vars = dk.global_vars.clone();
+    let hold = Box::new(move || drop((keep, arg_buffer, pipelines, global_vars)));
     Ok(queue.submit(
         CL_COMMAND_NDRANGE_KERNEL,
         wait_list,
