@@ -23,12 +23,12 @@
 
 use crate::{
     AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgKind, DeviceCaps, GlobalVariables,
-    ImplicitField, Kernel, KernelArg, Program,
+    ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind, PrintfCall, Program,
 };
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -248,6 +248,7 @@ impl Writer {
                 ImplicitField::RegionGroupOffset(d) => (3, d),
                 ImplicitField::WorkDim => (4, 0),
                 ImplicitField::GlobalVariables(w) => (5, w),
+                ImplicitField::PrintfBuffer(w) => (6, w),
             };
             self.u8(tag);
             self.u8(dim);
@@ -265,6 +266,22 @@ impl Writer {
         self.str(&k.attributes);
         self.u32(k.static_local_size);
         self.u32(k.private_size);
+        self.u32(k.printf.len() as u32);
+        for c in &k.printf {
+            self.str(&c.format);
+            self.u32(c.args.len() as u32);
+            for a in &c.args {
+                self.u8(match a.kind {
+                    PrintfArgKind::Int => 0,
+                    PrintfArgKind::Float => 1,
+                    PrintfArgKind::String => 2,
+                    PrintfArgKind::Pointer => 3,
+                });
+                self.u8(a.bytes);
+                self.u8(a.components);
+            }
+        }
+        self.bytes(&k.printf_strings);
     }
 
     fn arg(&mut self, a: &KernelArg) {
@@ -409,6 +426,7 @@ impl<'a> Reader<'a> {
                 3 => ImplicitField::RegionGroupOffset(dim),
                 4 => ImplicitField::WorkDim,
                 5 if dim < 2 => ImplicitField::GlobalVariables(dim),
+                6 if dim < 2 => ImplicitField::PrintfBuffer(dim),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -434,7 +452,34 @@ impl<'a> Reader<'a> {
             attributes: self.str()?,
             static_local_size: self.u32()?,
             private_size: self.u32()?,
+            printf: self.printf_calls()?,
+            printf_strings: self.bytes()?.to_vec(),
         })
+    }
+    fn printf_calls(&mut self) -> Res<Vec<PrintfCall>> {
+        let n = self.count(8)?;
+        let mut calls = Vec::with_capacity(n);
+        for _ in 0..n {
+            let format = self.str()?;
+            let m = self.count(3)?;
+            let mut args = Vec::with_capacity(m);
+            for _ in 0..m {
+                let kind = match self.u8()? {
+                    0 => PrintfArgKind::Int,
+                    1 => PrintfArgKind::Float,
+                    2 => PrintfArgKind::String,
+                    3 => PrintfArgKind::Pointer,
+                    _ => return Err(bad("printf argument")),
+                };
+                args.push(PrintfArg {
+                    kind,
+                    bytes: self.u8()?,
+                    components: self.u8()?,
+                });
+            }
+            calls.push(PrintfCall { format, args });
+        }
+        Ok(calls)
     }
 
     fn arg(&mut self) -> Res<KernelArg> {
@@ -531,6 +576,22 @@ mod tests {
             attributes: "reqd_work_group_size(4,2,1) vec_type_hint(float4)".into(),
             static_local_size: 64,
             private_size: 16,
+            printf: vec![PrintfCall {
+                format: "%d %s\n".into(),
+                args: vec![
+                    PrintfArg {
+                        kind: PrintfArgKind::Int,
+                        bytes: 2,
+                        components: 4,
+                    },
+                    PrintfArg {
+                        kind: PrintfArgKind::String,
+                        bytes: 4,
+                        components: 1,
+                    },
+                ],
+            }],
+            printf_strings: b"hi\0".to_vec(),
         }
     }
 
@@ -567,6 +628,8 @@ mod tests {
         assert_eq!(k.vec_type_hint, e.vec_type_hint);
         assert_eq!(k.attributes, e.attributes);
         assert_eq!((k.static_local_size, k.private_size), (64, 16));
+        assert_eq!(k.printf, e.printf);
+        assert_eq!(k.printf_strings, e.printf_strings);
         assert_eq!(
             p.global_variables,
             GlobalVariables {

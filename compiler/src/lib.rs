@@ -84,6 +84,11 @@ pub struct Kernel {
     pub static_local_size: u32,
     /// Bytes of private memory per work-item the lowering allocated.
     pub private_size: u32,
+    /// The kernel's printf calls, by record index (see `abi::PrintfCall`).
+    pub printf: Vec<PrintfCall>,
+    /// The kernel's `__constant` data, where printf `%s` arguments point
+    /// (empty without printf).
+    pub printf_strings: Vec<u8>,
 }
 
 /// The output of a successful build.

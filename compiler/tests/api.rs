@@ -3,7 +3,7 @@
 
 use ferrocl_compiler::{
     build_il, build_source, AccessQualifier, AddressQualifier, Addressing, ArgKind, DeviceCaps,
-    ImplicitField,
+    ImplicitField, PrintfArgKind,
 };
 
 fn caps() -> DeviceCaps {
@@ -55,10 +55,15 @@ fn defines_and_math_options_pass_through() {
 
 #[test]
 fn unsupported_construct_names_it_and_the_line() {
-    let src = "kernel void k(global int *p) {\n  printf(\"%d\", p[0]);\n}\n";
+    let src = "kernel void k(global int *p, constant char *fmt) {\n  printf(fmt, p[0]);\n}\n";
     let e = build_source(src, "", &caps()).unwrap_err();
     assert!(!e.invalid_options);
-    assert!(e.log.contains("printf"), "{}", e.log);
+    assert!(
+        e.log
+            .contains("printf: the format must be a string literal"),
+        "{}",
+        e.log
+    );
     assert!(e.log.contains("input.cl:2"), "{}", e.log);
 }
 
@@ -249,4 +254,36 @@ fn program_scope_globals_need_opencl_c_2() {
     )
     .unwrap_err();
     assert!(e.log.contains("input.cl:1"), "{}", e.log);
+}
+
+#[test]
+fn printf_calls_are_reflected() {
+    let src = "kernel void k(global float4 *v, char c) {\n\
+               printf(\"%v4hlf %d %s\\n\", v[0], c, \"str\");\n\
+               printf(\"plain\\n\");\n}";
+    let p = build_source(src, "", &caps()).unwrap();
+    let k = &p.kernels[0];
+    assert_eq!(k.printf.len(), 2);
+    assert_eq!(k.printf[0].format, "%v4hlf %d %s\n");
+    let a = &k.printf[0].args;
+    assert_eq!(a.len(), 3);
+    assert_eq!(
+        (a[0].kind, a[0].bytes, a[0].components),
+        (PrintfArgKind::Float, 4, 4)
+    );
+    // char is promoted to int.
+    assert_eq!(
+        (a[1].kind, a[1].bytes, a[1].components),
+        (PrintfArgKind::Int, 4, 1)
+    );
+    assert_eq!(a[2].kind, PrintfArgKind::String);
+    assert_eq!(k.printf[0].record_size(), 4 * (1 + 4 + 1 + 1));
+    assert_eq!(k.printf[1].format, "plain\n");
+    assert!(k.printf[1].args.is_empty());
+    // The %s argument points into the kernel's constant data.
+    let s = String::from_utf8_lossy(&k.printf_strings);
+    assert!(s.contains("str\0"), "{s:?}");
+    let fields: Vec<ImplicitField> = k.implicit.iter().map(|(f, _)| *f).collect();
+    assert!(fields.contains(&ImplicitField::PrintfBuffer(0)));
+    assert!(fields.contains(&ImplicitField::PrintfBuffer(1)));
 }

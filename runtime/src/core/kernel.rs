@@ -325,6 +325,18 @@ pub fn enqueue_ndrange(
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
     }
+    // printf: a buffer for this launch's records, formatted at completion.
+    let printf_buffer = if info.printf.is_empty() {
+        None
+    } else {
+        let size = super::printf::buffer_size(&info.printf);
+        let b = Arc::new(dev.vk()?.staging(size, BufferKind::Readback)?);
+        let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+        let header = super::printf::header();
+        // SAFETY: mapped host-visible buffer of at least 8 bytes, not yet in use.
+        unsafe { std::ptr::copy_nonoverlapping(header.as_ptr(), p, header.len()) };
+        Some(b)
+    };
     let arg_buffer = match info.arg_buffer {
         Some(ab) => {
             let b = Arc::new(dev.vk()?.staging(ab.size as u64, BufferKind::Upload)?);
@@ -359,6 +371,10 @@ pub fn enqueue_ndrange(
             }
             ImplicitField::GlobalVariables(w) => {
                 let addr = dk.global_vars.as_ref().map_or(0, |b| b.address);
+                (addr >> (32 * u32::from(w))) as u32
+            }
+            ImplicitField::PrintfBuffer(w) => {
+                let addr = printf_buffer.as_ref().map_or(0, |b| b.address);
                 (addr >> (32 * u32::from(w))) as u32
             }
         };
@@ -404,8 +420,20 @@ pub fn enqueue_ndrange(
         Ok(())
     });
     // Everything the device reads stays alive until the command completes.
-    let global_vars = dk.global_vars.clone();
-    let hold = Box::new(move || drop((keep, arg_buffer, pipelines, global_vars)));
+    // printf output reaches stdout before the event completes.
+    let hold = Box::new(move || {
+        if let Some(b) = &printf_buffer {
+            if let Some(p) = b.mapped() {
+                // SAFETY: the launch is complete (host barrier at the end of
+                // its submission); the mapping is `b.size` bytes.
+                let data = unsafe { std::slice::from_raw_parts(p, b.size as usize) };
+                let text =
+                    super::printf::format_buffer(&dk.info.printf, &dk.info.printf_strings, data);
+                super::printf::print(&text);
+            }
+        }
+        drop((keep, arg_buffer, pipelines, printf_buffer, dk));
+    });
     Ok(queue.submit(
         CL_COMMAND_NDRANGE_KERNEL,
         wait_list,

@@ -25,13 +25,15 @@
 //!   addressed through pointers (allocas) lives in one per-invocation
 //!   Private `u32` array, one static frame per function (OpenCL forbids
 //!   recursion). Program-scope `__constant` data is a Private `u32` array
-//!   with an initializer. Program-scope `__global` variables live in the
-//!   program's global-variable buffer (`global_vars`): a function that uses
-//!   one computes its address from the buffer's address (two implicit
-//!   push-constant fields) at its top. Accesses to these are assembled from word
+//!   with an initializer. Accesses to these are assembled from word
 //!   accesses (shift/mask/bitcast); sub-word stores to `__local` use two
 //!   atomics (and/or) so neighbouring bytes written by other work-items
 //!   are never lost.
+//! * Program-scope `__global` variables live in the program's
+//!   global-variable buffer (`passes::global_vars`): a function that uses
+//!   one computes its address from the buffer's address (two implicit
+//!   push-constant fields) at its top. printf writes records into the
+//!   launch's printf buffer (`printf`).
 //! * Kernel arguments come from push constants (`args`), OpenCL builtin
 //!   variables from Vulkan builtins, spec constants and implicit
 //!   push-constant fields (`workitem`), OpenCL.std from GLSL.std.450 or
@@ -39,8 +41,8 @@
 //!
 //! # Gaps
 //!
-//! Atomics, images, samplers, printf, async copies, sub-groups, pipes and
-//! device enqueue are reported as unsupported; 8/16-wide vectors, structs
+//! Images, samplers, sub-groups, pipes and device enqueue are reported as
+//! unsupported; 8/16-wide vectors, structs
 //! passed by value, dynamic-size memcpy and generic pointers whose address
 //! space cannot be inferred statically too.
 
@@ -48,6 +50,7 @@ mod args;
 mod emit;
 mod ext_inst;
 mod memory;
+mod printf;
 mod wide;
 mod workitem;
 
@@ -58,7 +61,7 @@ use rspirv::spirv::{self, BuiltIn, Capability, Decoration, ExecutionMode, Op, St
 
 use super::global_vars::Constants;
 use super::types::{Ty, TypeTable};
-use crate::{ArgBuffer, DeviceCaps, ImplicitField};
+use crate::{ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
 use emit::{ids, Block, Out};
 
 pub use args::ArgLayout;
@@ -90,6 +93,8 @@ pub struct LoweredKernel {
     pub vec_type_hint: Option<String>,
     pub static_local_size: u32,
     pub private_size: u32,
+    pub printf: Vec<PrintfCall>,
+    pub printf_strings: Vec<u8>,
 }
 
 /// A lowering failure: the message, and the source line it concerns.
@@ -198,6 +203,12 @@ pub(crate) struct Lower<'a> {
     /// Offsets of the program-scope `__global` variables in the program's
     /// global-variable buffer (`global_vars`).
     global_offsets: HashMap<Word, u64>,
+    /// Offsets of the program-scope `__constant` variables in `const_data`.
+    const_offsets: HashMap<Word, u64>,
+    /// Defining instruction of every result id of the input's functions.
+    defs: HashMap<Word, &'a Instruction>,
+    /// The kernel's printf calls (`printf`).
+    printf_calls: Vec<PrintfCall>,
 }
 
 fn rep_width(sc: StorageClass) -> u32 {
@@ -280,6 +291,9 @@ impl<'a> Lower<'a> {
             enqueued_size: None,
             local_end: None,
             global_offsets: HashMap::new(),
+            const_offsets: HashMap::new(),
+            defs: HashMap::new(),
+            printf_calls: Vec::new(),
         };
         for a in &src.annotations {
             if let Some(Operand::IdRef(t)) = a.operands.first() {
@@ -305,6 +319,7 @@ impl<'a> Lower<'a> {
             {
                 if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
                     l.value_ty.insert(id, t);
+                    l.defs.insert(id, i);
                 }
             }
         }
@@ -500,6 +515,12 @@ impl<'a> Lower<'a> {
             vec_type_hint: vec_hint,
             static_local_size: self.static_local_size as u32,
             private_size: self.private_size as u32,
+            printf_strings: if self.printf_calls.is_empty() {
+                Vec::new()
+            } else {
+                self.const_data.clone()
+            },
+            printf: std::mem::take(&mut self.printf_calls),
         })
     }
 
@@ -623,6 +644,7 @@ impl<'a> Lower<'a> {
                         self.const_data[off..off + size].copy_from_slice(&bytes);
                     }
                     self.uses_const = true;
+                    self.const_offsets.insert(var, off as u64);
                     self.define_offset(var, off as u32, 64);
                 }
                 StorageClass::CrossWorkgroup => {
