@@ -111,8 +111,9 @@ pub(crate) fn build_module(
         })?;
         guard_int64_division::guard_int64_division(&mut lowered.module);
         let words = lowered.module.assemble();
-        tools::dump_words(&format!("3-{name}-lowered.spv"), &words);
-        validate::validate_module(&words, &name, scratch)?;
+        let short: String = name.chars().take(64).collect();
+        tools::dump_words(&format!("3-{short}-lowered.spv"), &words);
+        validate::validate_module(&words, &name, i, scratch)?;
         let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
         kernels.push(crate::reflect::reflect_kernel(&name, &lowered, words, md));
     }

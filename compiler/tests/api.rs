@@ -287,3 +287,11 @@ fn printf_calls_are_reflected() {
     assert!(fields.contains(&ImplicitField::PrintfBuffer(0)));
     assert!(fields.contains(&ImplicitField::PrintfBuffer(1)));
 }
+
+#[test]
+fn kernel_names_longer_than_file_names() {
+    let name: String = "abcdefghijklmnopqrstuvwxyz".repeat(12);
+    let src = format!("kernel void {name}(global int *o) {{ o[0] = 1; }}");
+    let p = build_source(&src, "", &caps()).unwrap();
+    assert_eq!(p.kernels[0].name, name);
+}
