@@ -21,6 +21,10 @@
 //!   the given push-constant byte offset. Only the fields the kernel reads
 //!   are listed.
 //!
+//! A program with program-scope `__global` variables keeps them in one
+//! device buffer per (program, device) (`GlobalVariables`); a kernel that
+//! touches them reads the buffer's address from two implicit fields.
+//!
 //! Specialization constants: SpecId 0,1,2 = the work-group size of this
 //! dispatch (what `get_local_size` returns); SpecId 3,4,5 = the enqueued
 //! local size (`get_enqueued_local_size`, equal to 0,1,2 except for the
@@ -58,6 +62,89 @@ pub enum ImplicitField {
     RegionGroupOffset(u8),
     /// `get_work_dim()`.
     WorkDim,
+    /// Word `n` (0: low, 1: high) of the device address of the program's
+    /// global-variable buffer (`Program::global_variables`).
+    GlobalVariables(u8),
+    /// Word `n` (0: low, 1: high) of the device address of this launch's
+    /// printf buffer (`PrintfCall`).
+    PrintfBuffer(u8),
+}
+
+/// How the bytes of one printf argument are stored in a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrintfArgKind {
+    /// Integer (or bool) components, zero-extended to whole words.
+    Int,
+    /// Floating-point components (half, float or double bits).
+    Float,
+    /// A `__constant` string: one word, the byte offset of its first
+    /// character in `Kernel::printf_strings`.
+    String,
+    /// A pointer (`%p`): two words.
+    Pointer,
+}
+
+/// One argument of a printf call: `components` values (1 for scalars) of
+/// `bytes` bytes each; each component occupies `bytes.div_ceil(4)` words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrintfArg {
+    pub kind: PrintfArgKind,
+    pub bytes: u8,
+    pub components: u8,
+}
+
+impl PrintfArg {
+    /// Words of the record this argument occupies.
+    pub fn words(&self) -> usize {
+        match self.kind {
+            PrintfArgKind::String => 1,
+            PrintfArgKind::Pointer => 2,
+            _ => (self.bytes as usize).div_ceil(4) * self.components as usize,
+        }
+    }
+}
+
+/// A printf call of a kernel (`Kernel::printf`).
+///
+/// printf buffer (the runtime allocates one per launch of a kernel with
+/// printf calls and gives its address through `ImplicitField::PrintfBuffer`):
+/// `u32 used` (bytes of records, advanced atomically by each call), `u32
+/// capacity` (written by the runtime), then the records from byte 8. A
+/// record is the u32 index of its call in `Kernel::printf`, then its
+/// arguments' words. A call whose record would end past `capacity` writes
+/// it at `capacity` instead (the runtime leaves room for the largest
+/// record there) and returns -1; the host formats the records that fit,
+/// in buffer order, once the launch completes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintfCall {
+    /// The format string, without its terminating NUL.
+    pub format: String,
+    pub args: Vec<PrintfArg>,
+}
+
+impl PrintfCall {
+    /// Bytes of this call's record.
+    pub fn record_size(&self) -> usize {
+        4 * (1 + self.args.iter().map(PrintfArg::words).sum::<usize>())
+    }
+}
+
+/// The program-scope `__global` variables of a program (OpenCL 2.0+),
+/// shared by all its kernels: the runtime allocates one device buffer of
+/// `size` bytes per (program, device), fills it with `init` and, at each
+/// byte offset of `relocations`, adds the buffer's device address to the
+/// u64 stored there (pointer initializers such as `global int *p = &x;`
+/// hold the offset of `x` in the buffer). Kernels get the buffer's address
+/// through `ImplicitField::GlobalVariables`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GlobalVariables {
+    /// Total size in bytes (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE).
+    pub size: u64,
+    /// Initial contents, `size` bytes.
+    pub init: Vec<u8>,
+    /// Byte offsets of the u64 pointers in `init` that are relative to the
+    /// buffer's start.
+    pub relocations: Vec<u32>,
 }
 
 /// Where the argument block lives when it does not fit in push constants.

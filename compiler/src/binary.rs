@@ -11,7 +11,8 @@
 //! u32 kind                         1 compiled object, 2 library, 3 executable
 //! str options                      the build / compile / link options
 //! kind 1, 2: bytes                 LLVM bitcode
-//! kind 3:    str log, u32 n, n × kernel (SPIR-V words + reflection)
+//! kind 3:    str log, u32 n, n × kernel (SPIR-V words + reflection),
+//!            global variables (u64 size, bytes init, u32 n, n × u32 relocation)
 //! u64 checksum                     FNV-1a 64 of every byte before it
 //! ```
 //!
@@ -21,13 +22,13 @@
 //! binary is refused (CL_INVALID_BINARY) rather than handed to the driver.
 
 use crate::{
-    AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgKind, DeviceCaps, ImplicitField,
-    Kernel, KernelArg, Program,
+    AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgKind, DeviceCaps, GlobalVariables,
+    ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind, PrintfCall, Program,
 };
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -86,6 +87,13 @@ pub fn encode_binary(binary: &Binary, caps: &DeviceCaps) -> Vec<u8> {
             for k in &p.kernels {
                 w.kernel(k);
             }
+            let g = &p.global_variables;
+            w.u64(g.size);
+            w.bytes(&g.init);
+            w.u32(g.relocations.len() as u32);
+            for &r in &g.relocations {
+                w.u32(r);
+            }
         }
     }
     let sum = fnv1a(&w.0);
@@ -132,7 +140,29 @@ pub fn decode_binary(bytes: &[u8], caps: &DeviceCaps) -> Result<Binary, BinaryEr
             for _ in 0..n {
                 kernels.push(r.kernel()?);
             }
-            BinaryContent::Executable(Program { log, kernels })
+            let size = r.u64()?;
+            let init = r.bytes()?.to_vec();
+            if init.len() as u64 != size {
+                return Err(err("global variable data"));
+            }
+            let n = r.count(4)?;
+            let mut relocations = Vec::with_capacity(n);
+            for _ in 0..n {
+                let at = r.u32()?;
+                if at as u64 + 8 > size {
+                    return Err(err("global variable relocation"));
+                }
+                relocations.push(at);
+            }
+            BinaryContent::Executable(Program {
+                log,
+                kernels,
+                global_variables: GlobalVariables {
+                    size,
+                    init,
+                    relocations,
+                },
+            })
         }
         _ => return Err(BinaryError(format!("unknown binary kind {kind}"))),
     };
@@ -217,6 +247,8 @@ impl Writer {
                 ImplicitField::NumGroups(d) => (2, d),
                 ImplicitField::RegionGroupOffset(d) => (3, d),
                 ImplicitField::WorkDim => (4, 0),
+                ImplicitField::GlobalVariables(w) => (5, w),
+                ImplicitField::PrintfBuffer(w) => (6, w),
             };
             self.u8(tag);
             self.u8(dim);
@@ -234,6 +266,22 @@ impl Writer {
         self.str(&k.attributes);
         self.u32(k.static_local_size);
         self.u32(k.private_size);
+        self.u32(k.printf.len() as u32);
+        for c in &k.printf {
+            self.str(&c.format);
+            self.u32(c.args.len() as u32);
+            for a in &c.args {
+                self.u8(match a.kind {
+                    PrintfArgKind::Int => 0,
+                    PrintfArgKind::Float => 1,
+                    PrintfArgKind::String => 2,
+                    PrintfArgKind::Pointer => 3,
+                });
+                self.u8(a.bytes);
+                self.u8(a.components);
+            }
+        }
+        self.bytes(&k.printf_strings);
     }
 
     fn arg(&mut self, a: &KernelArg) {
@@ -377,6 +425,8 @@ impl<'a> Reader<'a> {
                 2 => ImplicitField::NumGroups(dim),
                 3 => ImplicitField::RegionGroupOffset(dim),
                 4 => ImplicitField::WorkDim,
+                5 if dim < 2 => ImplicitField::GlobalVariables(dim),
+                6 if dim < 2 => ImplicitField::PrintfBuffer(dim),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -402,7 +452,34 @@ impl<'a> Reader<'a> {
             attributes: self.str()?,
             static_local_size: self.u32()?,
             private_size: self.u32()?,
+            printf: self.printf_calls()?,
+            printf_strings: self.bytes()?.to_vec(),
         })
+    }
+    fn printf_calls(&mut self) -> Res<Vec<PrintfCall>> {
+        let n = self.count(8)?;
+        let mut calls = Vec::with_capacity(n);
+        for _ in 0..n {
+            let format = self.str()?;
+            let m = self.count(3)?;
+            let mut args = Vec::with_capacity(m);
+            for _ in 0..m {
+                let kind = match self.u8()? {
+                    0 => PrintfArgKind::Int,
+                    1 => PrintfArgKind::Float,
+                    2 => PrintfArgKind::String,
+                    3 => PrintfArgKind::Pointer,
+                    _ => return Err(bad("printf argument")),
+                };
+                args.push(PrintfArg {
+                    kind,
+                    bytes: self.u8()?,
+                    components: self.u8()?,
+                });
+            }
+            calls.push(PrintfCall { format, args });
+        }
+        Ok(calls)
     }
 
     fn arg(&mut self) -> Res<KernelArg> {
@@ -491,6 +568,7 @@ mod tests {
             implicit: vec![
                 (ImplicitField::GlobalOffset(1), 8),
                 (ImplicitField::WorkDim, 12),
+                (ImplicitField::GlobalVariables(1), 16),
             ],
             reqd_work_group_size: Some([4, 2, 1]),
             work_group_size_hint: None,
@@ -498,6 +576,22 @@ mod tests {
             attributes: "reqd_work_group_size(4,2,1) vec_type_hint(float4)".into(),
             static_local_size: 64,
             private_size: 16,
+            printf: vec![PrintfCall {
+                format: "%d %s\n".into(),
+                args: vec![
+                    PrintfArg {
+                        kind: PrintfArgKind::Int,
+                        bytes: 2,
+                        components: 4,
+                    },
+                    PrintfArg {
+                        kind: PrintfArgKind::String,
+                        bytes: 4,
+                        components: 1,
+                    },
+                ],
+            }],
+            printf_strings: b"hi\0".to_vec(),
         }
     }
 
@@ -507,6 +601,11 @@ mod tests {
             content: BinaryContent::Executable(Program {
                 log: "warning".into(),
                 kernels: vec![kernel()],
+                global_variables: GlobalVariables {
+                    size: 12,
+                    init: vec![4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0],
+                    relocations: vec![0],
+                },
             }),
         }
     }
@@ -529,6 +628,16 @@ mod tests {
         assert_eq!(k.vec_type_hint, e.vec_type_hint);
         assert_eq!(k.attributes, e.attributes);
         assert_eq!((k.static_local_size, k.private_size), (64, 16));
+        assert_eq!(k.printf, e.printf);
+        assert_eq!(k.printf_strings, e.printf_strings);
+        assert_eq!(
+            p.global_variables,
+            GlobalVariables {
+                size: 12,
+                init: vec![4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0],
+                relocations: vec![0],
+            }
+        );
 
         let lib = Binary {
             options: String::new(),

@@ -85,6 +85,11 @@ pub struct Kernel {
     pub static_local_size: u32,
     /// Bytes of private memory per work-item the lowering allocated.
     pub private_size: u32,
+    /// The kernel's printf calls, by record index (see `abi::PrintfCall`).
+    pub printf: Vec<PrintfCall>,
+    /// The kernel's `__constant` data, where printf `%s` arguments point
+    /// (empty without printf).
+    pub printf_strings: Vec<u8>,
 }
 
 /// The output of a successful build.
@@ -93,6 +98,8 @@ pub struct Program {
     /// Warnings from the front end (may be empty).
     pub log: String,
     pub kernels: Vec<Kernel>,
+    /// Program-scope `__global` variables (empty `size` when none).
+    pub global_variables: GlobalVariables,
 }
 
 /// A failed build: `log` is what clGetProgramBuildInfo(CL_PROGRAM_BUILD_LOG)

@@ -8,7 +8,9 @@ use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
-use crate::passes::{async_copy, guard_int64_division, lower, specialize, structurize, validate};
+use crate::passes::{
+    async_copy, global_vars, guard_int64_division, lower, specialize, structurize, validate,
+};
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
 
@@ -72,6 +74,8 @@ pub(crate) fn build_module(
     let words = tools::bytes_to_words(spirv)
         .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
     let words = strip_debug_ext_insts(&words);
+    let (words, global_variables) = global_vars::prepare_global_variables(&words)
+        .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
     let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;
     // Structurize first: the lowering keeps the control flow as it is, and
     // spirt cannot read what the lowering adds (OpSpecConstantOp).
@@ -90,13 +94,14 @@ pub(crate) fn build_module(
             "the SPIR-V module is not an OpenCL (Kernel) module",
         ));
     }
+    let global_offsets = global_vars::global_offsets(&module);
     let mut kernels = Vec::new();
     for (i, ep) in module.entry_points.iter().enumerate() {
         if ep.class.opcode != Op::EntryPoint {
             continue;
         }
         let name = ep.operands[2].unwrap_literal_string().to_string();
-        let mut lowered = lower::lower_kernel(&module, i, caps).map_err(|e| {
+        let mut lowered = lower::lower_kernel(&module, i, caps, &global_offsets).map_err(|e| {
             let loc = match (source_name, e.line) {
                 (Some(f), Some(l)) => format!("{f}:{l}: "),
                 (None, Some(l)) => format!("line {l}: "),
@@ -106,12 +111,17 @@ pub(crate) fn build_module(
         })?;
         guard_int64_division::guard_int64_division(&mut lowered.module);
         let words = lowered.module.assemble();
-        tools::dump_words(&format!("3-{name}-lowered.spv"), &words);
-        validate::validate_module(&words, &name, scratch)?;
+        let short: String = name.chars().take(64).collect();
+        tools::dump_words(&format!("3-{short}-lowered.spv"), &words);
+        validate::validate_module(&words, &name, i, scratch)?;
         let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
         kernels.push(crate::reflect::reflect_kernel(&name, &lowered, words, md));
     }
-    Ok(Program { log, kernels })
+    Ok(Program {
+        log,
+        kernels,
+        global_variables,
+    })
 }
 
 /// Removes the OpExtInst instructions of non-semantic / debug-info sets

@@ -46,6 +46,8 @@ pub fn reflect_kernel(
         attributes: attributes.join(" "),
         static_local_size: lowered.static_local_size,
         private_size: lowered.private_size,
+        printf: lowered.printf.clone(),
+        printf_strings: lowered.printf_strings.clone(),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use ferrocl_compiler::{
     build_il, build_source, AccessQualifier, AddressQualifier, Addressing, ArgKind, DeviceCaps,
-    ImplicitField,
+    ImplicitField, PrintfArgKind,
 };
 
 fn caps() -> DeviceCaps {
@@ -55,10 +55,15 @@ fn defines_and_math_options_pass_through() {
 
 #[test]
 fn unsupported_construct_names_it_and_the_line() {
-    let src = "kernel void k(global int *p) {\n  printf(\"%d\", p[0]);\n}\n";
+    let src = "kernel void k(global int *p, constant char *fmt) {\n  printf(fmt, p[0]);\n}\n";
     let e = build_source(src, "", &caps()).unwrap_err();
     assert!(!e.invalid_options);
-    assert!(e.log.contains("printf"), "{}", e.log);
+    assert!(
+        e.log
+            .contains("printf: the format must be a string literal"),
+        "{}",
+        e.log
+    );
     assert!(e.log.contains("input.cl:2"), "{}", e.log);
 }
 
@@ -199,4 +204,94 @@ fn concurrent_builds() {
     for t in threads {
         t.join().unwrap();
     }
+}
+
+#[test]
+fn program_scope_global_variables_layout() {
+    // a: 4 bytes at 0; b: 8 at 4; p: a pointer to b[1] at 16 (aligned to
+    // 8), initialised to offset 8 with a relocation; s: {char, int*} at 24.
+    let src = "int a = 5;\n\
+               global int b[2] = {6, 7};\n\
+               global int *p = &b[1];\n\
+               struct S { char c; global int *q; } s = {9, &a};\n\
+               kernel void k(global int *o) { o[0] = a + *p + *s.q; a = 1; }\n\
+               kernel void none(global int *o) { o[0] = 0; }";
+    let p = build_source(src, "-cl-std=CL2.0", &caps()).unwrap();
+    let g = &p.global_variables;
+    assert_eq!(g.size, 40);
+    let mut want = vec![0u8; 40];
+    want[0..4].copy_from_slice(&5i32.to_le_bytes());
+    want[4..8].copy_from_slice(&6i32.to_le_bytes());
+    want[8..12].copy_from_slice(&7i32.to_le_bytes());
+    want[16..24].copy_from_slice(&8u64.to_le_bytes());
+    want[24] = 9;
+    want[32..40].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(g.init, want);
+    assert_eq!(g.relocations, vec![16, 32]);
+    // Only the kernel that touches the variables reads the buffer address.
+    let k = p.kernels.iter().find(|k| k.name == "k").unwrap();
+    let fields: Vec<ImplicitField> = k.implicit.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        fields,
+        [
+            ImplicitField::GlobalVariables(0),
+            ImplicitField::GlobalVariables(1)
+        ]
+    );
+    let none = p.kernels.iter().find(|k| k.name == "none").unwrap();
+    assert!(none.implicit.is_empty());
+    // Without program-scope variables the program has none.
+    let p = build_source("kernel void k(global int *o) { o[0] = 1; }", "", &caps()).unwrap();
+    assert_eq!(p.global_variables.size, 0);
+}
+
+#[test]
+fn program_scope_globals_need_opencl_c_2() {
+    let e = build_source(
+        "global int a;\nkernel void k(global int *o) { o[0] = a; }",
+        "",
+        &caps(),
+    )
+    .unwrap_err();
+    assert!(e.log.contains("input.cl:1"), "{}", e.log);
+}
+
+#[test]
+fn printf_calls_are_reflected() {
+    let src = "kernel void k(global float4 *v, char c) {\n\
+               printf(\"%v4hlf %d %s\\n\", v[0], c, \"str\");\n\
+               printf(\"plain\\n\");\n}";
+    let p = build_source(src, "", &caps()).unwrap();
+    let k = &p.kernels[0];
+    assert_eq!(k.printf.len(), 2);
+    assert_eq!(k.printf[0].format, "%v4hlf %d %s\n");
+    let a = &k.printf[0].args;
+    assert_eq!(a.len(), 3);
+    assert_eq!(
+        (a[0].kind, a[0].bytes, a[0].components),
+        (PrintfArgKind::Float, 4, 4)
+    );
+    // char is promoted to int.
+    assert_eq!(
+        (a[1].kind, a[1].bytes, a[1].components),
+        (PrintfArgKind::Int, 4, 1)
+    );
+    assert_eq!(a[2].kind, PrintfArgKind::String);
+    assert_eq!(k.printf[0].record_size(), 4 * (1 + 4 + 1 + 1));
+    assert_eq!(k.printf[1].format, "plain\n");
+    assert!(k.printf[1].args.is_empty());
+    // The %s argument points into the kernel's constant data.
+    let s = String::from_utf8_lossy(&k.printf_strings);
+    assert!(s.contains("str\0"), "{s:?}");
+    let fields: Vec<ImplicitField> = k.implicit.iter().map(|(f, _)| *f).collect();
+    assert!(fields.contains(&ImplicitField::PrintfBuffer(0)));
+    assert!(fields.contains(&ImplicitField::PrintfBuffer(1)));
+}
+
+#[test]
+fn kernel_names_longer_than_file_names() {
+    let name: String = "abcdefghijklmnopqrstuvwxyz".repeat(12);
+    let src = format!("kernel void {name}(global int *o) {{ o[0] = 1; }}");
+    let p = build_source(&src, "", &caps()).unwrap();
+    assert_eq!(p.kernels[0].name, name);
 }

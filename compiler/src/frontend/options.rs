@@ -88,7 +88,7 @@ pub fn split_options(options: &str) -> Result<Vec<String>, BuildError> {
 ///
 /// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
 /// does not implement yet (generic address space, pipes, device enqueue,
-/// program-scope globals, sub-groups, work-group collectives) and fp64/fp16
+/// sub-groups, work-group collectives) and fp64/fp16
 /// when `caps` lacks them.
 pub fn parse_build_options(
     options: &str,
@@ -163,7 +163,6 @@ pub fn parse_build_options(
             "-__opencl_c_generic_address_space",
             "-__opencl_c_pipes",
             "-__opencl_c_device_enqueue",
-            "-__opencl_c_program_scope_global_variables",
             "-__opencl_c_subgroups",
             "-__opencl_c_work_group_collective_functions",
         ]);

@@ -5,11 +5,18 @@ use std::ffi::OsStr;
 use crate::tools::{self, run_tool, ScratchDir};
 use crate::BuildError;
 
-/// Runs `spirv-val --target-env vulkan1.2` on `words` (written to the
-/// build's scratch directory as `<name>.spv`). A module the validator
-/// rejects is our bug: an "internal compiler error" with its message.
-pub fn validate_module(words: &[u32], name: &str, scratch: &ScratchDir) -> Result<(), BuildError> {
-    let file = scratch.file(&format!("{name}.vk.spv"));
+/// Runs `spirv-val --target-env vulkan1.2` on `words`, the module of
+/// kernel `name` (written to the build's scratch directory as
+/// `kernel-<index>.vk.spv`: kernel names may be longer than file names).
+/// A module the validator rejects is our bug: an "internal compiler error"
+/// with its message.
+pub fn validate_module(
+    words: &[u32],
+    name: &str,
+    index: usize,
+    scratch: &ScratchDir,
+) -> Result<(), BuildError> {
+    let file = scratch.file(&format!("kernel-{index}.vk.spv"));
     std::fs::write(&file, tools::words_to_bytes(words))
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
     let args = [

@@ -201,8 +201,8 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PRINTF_BUFFER_SIZE => Info::usize(1024 * 1024),
         // Program-scope global variables are not offered yet.
-        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => Info::usize(0),
-        CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::usize(0),
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => Info::usize(d.max_global_variable_size()),
+        CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::usize(d.max_global_variable_size()),
         CL_DEVICE_SVM_CAPABILITIES => Info::u64(0),
         CL_DEVICE_MAX_PIPE_ARGS
         | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS

@@ -492,7 +492,11 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
             CL_PROGRAM_BUILD_OPTIONS => Ok(Info::str(&b.options)),
             CL_PROGRAM_BUILD_LOG => Ok(Info::str(&b.log)),
             CL_PROGRAM_BINARY_TYPE => Ok(Info::u32(b.binary_type)),
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(Info::usize(0)),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(Info::usize(
+                b.output
+                    .as_ref()
+                    .map_or(0, |o| o.global_variables.size as usize),
+            )),
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.

@@ -220,11 +220,22 @@ impl Device {
 
     /// OpenCL C 3.0 optional features (__opencl_c_*) that are supported.
     pub fn opencl_c_features(&self) -> Vec<(&'static str, (u32, u32, u32))> {
-        let mut f = vec![("__opencl_c_int64", (3, 0, 0))];
+        let mut f = vec![
+            ("__opencl_c_int64", (3, 0, 0)),
+            ("__opencl_c_program_scope_global_variables", (3, 0, 0)),
+        ];
         if self.fp64() {
             f.push(("__opencl_c_fp64", (3, 0, 0)));
         }
         f
+    }
+
+    /// CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: program-scope `__global`
+    /// variables live in one storage buffer per program, so any variable
+    /// that fits in one allocation works; 64 KiB (the spec's minimum) is
+    /// what is promised.
+    pub fn max_global_variable_size(&self) -> usize {
+        64 * 1024
     }
 
     pub fn single_fp_config(&self) -> cl_device_fp_config {

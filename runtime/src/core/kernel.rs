@@ -15,7 +15,7 @@ use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use super::program::Program;
 use super::queue::Queue;
-use crate::vk::buffer::BufferKind;
+use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::pipeline::KernelPipelines;
 
 #[derive(Clone)]
@@ -31,6 +31,8 @@ pub struct DeviceKernel {
     pub pipelines: Arc<KernelPipelines>,
     /// -cl-std=CL2.0 or later without -cl-uniform-work-group-size.
     pub non_uniform: bool,
+    /// The program's global-variable buffer on this device, if it has one.
+    pub global_vars: Option<Arc<Buffer>>,
 }
 
 #[repr(C)]
@@ -78,11 +80,13 @@ impl Kernel {
             let vkdev = d.vk()?;
             let pipelines =
                 KernelPipelines::new(&vkdev, &k.spirv, &k.entry_point, k.push_constant_size)?;
+            let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
                 info: k.clone(),
                 pipelines: Arc::new(pipelines),
                 non_uniform: allows_non_uniform(&b.options),
+                global_vars,
             }));
         }
         if !found_any_build {
@@ -321,6 +325,18 @@ pub fn enqueue_ndrange(
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
     }
+    // printf: a buffer for this launch's records, formatted at completion.
+    let printf_buffer = if info.printf.is_empty() {
+        None
+    } else {
+        let size = super::printf::buffer_size(&info.printf);
+        let b = Arc::new(dev.vk()?.staging(size, BufferKind::Readback)?);
+        let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+        let header = super::printf::header();
+        // SAFETY: mapped host-visible buffer of at least 8 bytes, not yet in use.
+        unsafe { std::ptr::copy_nonoverlapping(header.as_ptr(), p, header.len()) };
+        Some(b)
+    };
     let arg_buffer = match info.arg_buffer {
         Some(ab) => {
             let b = Arc::new(dev.vk()?.staging(ab.size as u64, BufferKind::Upload)?);
@@ -352,6 +368,14 @@ pub fn enqueue_ndrange(
             ImplicitField::RegionGroupOffset(d) => {
                 region_offsets.push((d as usize, *off));
                 0
+            }
+            ImplicitField::GlobalVariables(w) => {
+                let addr = dk.global_vars.as_ref().map_or(0, |b| b.address);
+                (addr >> (32 * u32::from(w))) as u32
+            }
+            ImplicitField::PrintfBuffer(w) => {
+                let addr = printf_buffer.as_ref().map_or(0, |b| b.address);
+                (addr >> (32 * u32::from(w))) as u32
             }
         };
         put(&mut push, *off, &v.to_le_bytes());
@@ -396,7 +420,20 @@ pub fn enqueue_ndrange(
         Ok(())
     });
     // Everything the device reads stays alive until the command completes.
-    let hold = Box::new(move || drop((keep, arg_buffer, pipelines)));
+    // printf output reaches stdout before the event completes.
+    let hold = Box::new(move || {
+        if let Some(b) = &printf_buffer {
+            if let Some(p) = b.mapped() {
+                // SAFETY: the launch is complete (host barrier at the end of
+                // its submission); the mapping is `b.size` bytes.
+                let data = unsafe { std::slice::from_raw_parts(p, b.size as usize) };
+                let text =
+                    super::printf::format_buffer(&dk.info.printf, &dk.info.printf_strings, data);
+                super::printf::print(&text);
+            }
+        }
+        drop((keep, arg_buffer, pipelines, printf_buffer, dk));
+    });
     Ok(queue.submit(
         CL_COMMAND_NDRANGE_KERNEL,
         wait_list,

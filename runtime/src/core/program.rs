@@ -17,6 +17,7 @@ use parking_lot::Mutex;
 use super::context::Context;
 use super::device::Device;
 use super::error::CLResult;
+use super::global_vars::GlobalVarBuffers;
 use super::object::{tag, Base, ClObject};
 
 pub enum Source {
@@ -105,6 +106,8 @@ pub struct Program {
     builds: Mutex<HashMap<usize, Build>>,
     /// Number of live kernels (a program with kernels cannot be rebuilt).
     pub kernel_count: std::sync::atomic::AtomicU32,
+    /// Program-scope `__global` variables, per device.
+    pub global_vars: GlobalVarBuffers,
 }
 
 impl ClObject for Program {
@@ -156,6 +159,7 @@ impl Program {
             source,
             builds: Mutex::new(HashMap::new()),
             kernel_count: Default::default(),
+            global_vars: Default::default(),
         })
     }
 

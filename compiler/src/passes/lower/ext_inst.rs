@@ -169,6 +169,9 @@ impl Lower<'_> {
             .collect();
         let id = inst.result_id.unwrap_or(0);
         let rty_orig = inst.result_type.unwrap_or(0);
+        if name == "printf" {
+            return self.lower_printf(b, id, rty_orig, &raw);
+        }
         let imp = implementation(&name)
             .ok_or_else(|| format!("builtin '{name}' is not supported yet"))?;
         if matches!(name.as_str(), "vloadn" | "vstoren" | "prefetch") {

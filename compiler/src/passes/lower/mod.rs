@@ -29,6 +29,11 @@
 //!   accesses (shift/mask/bitcast); sub-word stores to `__local` use two
 //!   atomics (and/or) so neighbouring bytes written by other work-items
 //!   are never lost.
+//! * Program-scope `__global` variables live in the program's
+//!   global-variable buffer (`passes::global_vars`): a function that uses
+//!   one computes its address from the buffer's address (two implicit
+//!   push-constant fields) at its top. printf writes records into the
+//!   launch's printf buffer (`printf`).
 //! * Kernel arguments come from push constants (`args`), OpenCL builtin
 //!   variables from Vulkan builtins, spec constants and implicit
 //!   push-constant fields (`workitem`), OpenCL.std from GLSL.std.450 or
@@ -36,8 +41,8 @@
 //!
 //! # Gaps
 //!
-//! Atomics, images, samplers, printf, async copies, sub-groups, pipes and
-//! device enqueue are reported as unsupported; 8/16-wide vectors, structs
+//! Images, samplers, sub-groups, pipes and device enqueue are reported as
+//! unsupported; 8/16-wide vectors, structs
 //! passed by value, dynamic-size memcpy and generic pointers whose address
 //! space cannot be inferred statically too.
 
@@ -45,6 +50,7 @@ mod args;
 mod emit;
 mod ext_inst;
 mod memory;
+mod printf;
 mod wide;
 mod workitem;
 
@@ -53,8 +59,9 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 
+use super::global_vars::Constants;
 use super::types::{Ty, TypeTable};
-use crate::{ArgBuffer, DeviceCaps, ImplicitField};
+use crate::{ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
 use emit::{ids, Block, Out};
 
 pub use args::ArgLayout;
@@ -86,6 +93,8 @@ pub struct LoweredKernel {
     pub vec_type_hint: Option<String>,
     pub static_local_size: u32,
     pub private_size: u32,
+    pub printf: Vec<PrintfCall>,
+    pub printf_strings: Vec<u8>,
 }
 
 /// A lowering failure: the message, and the source line it concerns.
@@ -102,8 +111,10 @@ pub fn lower_kernel(
     module: &dr::Module,
     entry: usize,
     caps: &DeviceCaps,
+    global_offsets: &HashMap<Word, u64>,
 ) -> Result<LoweredKernel, LowerError> {
     let mut l = Lower::new(module, caps);
+    l.global_offsets = global_offsets.clone();
     let r = l.run(entry);
     r.map_err(|message| LowerError {
         message,
@@ -189,6 +200,15 @@ pub(crate) struct Lower<'a> {
     /// Where the `__local` argument regions end (bytes, a spec-constant
     /// expression); None without `__local` arguments.
     local_end: Option<Word>,
+    /// Offsets of the program-scope `__global` variables in the program's
+    /// global-variable buffer (`global_vars`).
+    global_offsets: HashMap<Word, u64>,
+    /// Offsets of the program-scope `__constant` variables in `const_data`.
+    const_offsets: HashMap<Word, u64>,
+    /// Defining instruction of every result id of the input's functions.
+    defs: HashMap<Word, &'a Instruction>,
+    /// The kernel's printf calls (`printf`).
+    printf_calls: Vec<PrintfCall>,
 }
 
 fn rep_width(sc: StorageClass) -> u32 {
@@ -270,6 +290,10 @@ impl<'a> Lower<'a> {
             wg_size: None,
             enqueued_size: None,
             local_end: None,
+            global_offsets: HashMap::new(),
+            const_offsets: HashMap::new(),
+            defs: HashMap::new(),
+            printf_calls: Vec::new(),
         };
         for a in &src.annotations {
             if let Some(Operand::IdRef(t)) = a.operands.first() {
@@ -295,6 +319,7 @@ impl<'a> Lower<'a> {
             {
                 if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
                     l.value_ty.insert(id, t);
+                    l.defs.insert(id, i);
                 }
             }
         }
@@ -490,6 +515,12 @@ impl<'a> Lower<'a> {
             vec_type_hint: vec_hint,
             static_local_size: self.static_local_size as u32,
             private_size: self.private_size as u32,
+            printf_strings: if self.printf_calls.is_empty() {
+                Vec::new()
+            } else {
+                self.const_data.clone()
+            },
+            printf: std::mem::take(&mut self.printf_calls),
         })
     }
 
@@ -604,14 +635,25 @@ impl<'a> Lower<'a> {
                     self.const_data.resize(off + size, 0);
                     if let Some(init) = init {
                         let mut bytes = vec![0u8; size];
-                        self.serialize_const(init, &mut bytes, 0)?;
+                        let consts = Constants {
+                            globals: &self.globals,
+                            tys: &self.tys,
+                            spec_ops: &HashMap::new(),
+                        };
+                        consts.serialize(init, &mut bytes, 0, &|_| None, &mut |_| {})?;
                         self.const_data[off..off + size].copy_from_slice(&bytes);
                     }
                     self.uses_const = true;
+                    self.const_offsets.insert(var, off as u64);
                     self.define_offset(var, off as u32, 64);
                 }
                 StorageClass::CrossWorkgroup => {
-                    return Err("program-scope __global variables are not supported yet".into())
+                    if !self.global_offsets.contains_key(&var) {
+                        return Err(format!(
+                            "program-scope __global variable '{}' has no place in the program's buffer",
+                            self.name_of(var)
+                        ));
+                    }
                 }
                 other => {
                     return Err(format!(
@@ -634,45 +676,6 @@ impl<'a> Lower<'a> {
         self.out
             .globals
             .push(Instruction::new(Op::Constant, Some(t), Some(id), vec![lit]));
-    }
-
-    /// Writes the bytes of constant `id` at `off` of `bytes`.
-    fn serialize_const(&self, id: Word, bytes: &mut [u8], off: usize) -> Res<()> {
-        let g = self.globals.get(&id).ok_or("non-constant initializer")?;
-        let ty = g.result_type.unwrap_or(0);
-        match g.class.opcode {
-            Op::Constant => {
-                let size = self.tys.size_of(ty) as usize;
-                let v = match g.operands[0] {
-                    Operand::LiteralBit32(v) => v as u64,
-                    Operand::LiteralBit64(v) => v,
-                    _ => 0,
-                };
-                bytes[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
-            }
-            Op::ConstantTrue => bytes[off] = 1,
-            Op::ConstantFalse | Op::ConstantNull | Op::Undef => {}
-            Op::ConstantComposite => {
-                let parts: Vec<Word> = g.operands.iter().filter_map(|o| o.id_ref_any()).collect();
-                match self.tys.get(ty).clone() {
-                    Ty::Struct(..) => {
-                        let (offs, _) = self.tys.struct_layout(ty);
-                        for (p, o) in parts.iter().zip(offs) {
-                            self.serialize_const(*p, bytes, off + o as usize)?;
-                        }
-                    }
-                    Ty::Array(e, _) | Ty::Vector(e, _) => {
-                        let s = self.tys.size_of(e) as usize;
-                        for (i, p) in parts.iter().enumerate() {
-                            self.serialize_const(*p, bytes, off + i * s)?;
-                        }
-                    }
-                    _ => return Err("unsupported constant initializer".into()),
-                }
-            }
-            op => return Err(format!("constant initializer {op:?} is not supported")),
-        }
-        Ok(())
     }
 
     /// Gives every Function-storage variable of the kernel's functions a
@@ -893,8 +896,11 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        for blk in &f.blocks {
+        for (k, blk) in f.blocks.iter().enumerate() {
             let mut b = Block::default();
+            if k == 0 {
+                self.define_global_addresses(&mut b, f);
+            }
             for inst in &blk.instructions {
                 if inst.class.opcode == Op::Load {
                     let id = inst.result_id.unwrap_or(0);
@@ -932,6 +938,40 @@ impl<'a> Lower<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// Defines, at the top of function `f`, the address of every
+    /// program-scope `__global` variable `f` uses: the global-variable
+    /// buffer's address, read from its implicit fields, plus the variable's
+    /// offset. The variables' ids are aliases of these values while `f` is
+    /// lowered.
+    fn define_global_addresses(&mut self, b: &mut Block, f: &dr::Function) {
+        let mut wanted: Vec<(Word, u64)> = Vec::new();
+        let mut seen = HashSet::new();
+        for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
+            for id in inst.operands.iter().filter_map(|o| o.id_ref_any()) {
+                if !seen.insert(id) {
+                    continue;
+                }
+                if let Some(&off) = self.global_offsets.get(&id) {
+                    wanted.push((id, off));
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let lo = self.implicit_field(b, ImplicitField::GlobalVariables(0));
+        let hi = self.implicit_field(b, ImplicitField::GlobalVariables(1));
+        let u32t = self.out.t_u32();
+        let u64t = self.out.t_u64();
+        let v2 = self.out.t_vec(u32t, 2);
+        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+        let base = self.emit(b, Op::Bitcast, u64t, ids(&[v]));
+        for (id, off) in wanted {
+            let a = self.addr_add(b, Space::Global, base, off);
+            self.alias.insert(id, a);
+        }
     }
 
     /// Copies `inst` with lowered result type and aliased operands.
