@@ -31,11 +31,13 @@ mod link;
 mod passes;
 mod pipeline;
 mod reflect;
+mod spec_constants;
 mod tools;
 
 pub use abi::*;
 pub use binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
 pub use link::{compile_source, link_objects, parse_link_options, LinkOptions, Linked, Object};
+pub use spec_constants::{freeze_spec_constants, spec_constant_sizes};
 
 /// What the compiler needs to know about the target device. Part of the
 /// on-disk cache key.

@@ -128,3 +128,7 @@ pub fn launch(q: cl_command_queue, kernel: &Kernel, n: usize, waits: &[&Event]) 
     check(s, "clEnqueueNDRangeKernel");
     Event(ev)
 }
+
+// SAFETY: event calls are thread-safe (OpenCL 3.0, appendix A.2).
+unsafe impl Send for Event {}
+unsafe impl Sync for Event {}

@@ -547,3 +547,19 @@ impl std::ops::Deref for Cl {
         &self.context
     }
 }
+
+// SAFETY (all below): "All OpenCL API calls are thread-safe except those
+// that modify the state of cl_kernel objects: clSetKernelArg,
+// clSetKernelArgSVMPointer, clSetKernelExecInfo and clCloneKernel"
+// (OpenCL 3.0, appendix A.2). The handles are plain references to objects
+// the implementation synchronizes; a Kernel may move between threads but
+// not be shared, since `arg` sets its arguments.
+unsafe impl Send for Context {}
+unsafe impl Sync for Context {}
+unsafe impl Send for Program {}
+unsafe impl Sync for Program {}
+unsafe impl Send for Queue {}
+unsafe impl Sync for Queue {}
+unsafe impl<T: Pod> Send for Buffer<T> {}
+unsafe impl<T: Pod> Sync for Buffer<T> {}
+unsafe impl Send for Kernel {}

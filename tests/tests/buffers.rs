@@ -2,8 +2,10 @@
 //! clEnqueueWriteBuffer / clEnqueueCopyBuffer, with offsets (odd byte
 //! offsets included) and sizes larger than any staging chunk is likely to be.
 
-use ferrocl_tests::sys::{CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
-use ferrocl_tests::{assert_same, Cl};
+use std::ptr;
+
+use ferrocl_tests::sys::*;
+use ferrocl_tests::{assert_same, check, expect_error, Cl};
 
 fn pattern(n: usize, seed: u32) -> Vec<u32> {
     (0..n as u32)
@@ -113,4 +115,100 @@ fn large_transfers() {
     let copy = cl.buffer::<u32>(n);
     cl.queue.copy(&buffer, 0, &copy, 0, n);
     assert_same("copy", &cl.queue.read(&copy), &data);
+}
+
+/// clEnqueueMapBuffer's status for `map` flags on a buffer made with
+/// `host` flags (and on a sub-buffer of it, which inherits them); a
+/// successful mapping is unmapped again.
+fn map_status(cl: &Cl, host: cl_mem_flags, map: cl_map_flags) -> [cl_int; 2] {
+    let data = [7u32; 64];
+    let buffer = cl.buffer_with(host, &data);
+    let region = cl_buffer_region {
+        origin: 0,
+        size: 128,
+    };
+    let mut status = CL_SUCCESS;
+    // SAFETY: a region inside the buffer.
+    let sub = unsafe {
+        clCreateSubBuffer(
+            buffer.raw(),
+            0,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            (&region as *const cl_buffer_region).cast(),
+            &mut status,
+        )
+    };
+    check(status, "clCreateSubBuffer");
+    let mut out = [CL_SUCCESS; 2];
+    for (slot, mem) in out.iter_mut().zip([buffer.raw(), sub]) {
+        // SAFETY: valid queue and buffer; 128 bytes inside both.
+        let p = unsafe {
+            clEnqueueMapBuffer(
+                cl.queue.raw(),
+                mem,
+                CL_TRUE,
+                map,
+                0,
+                128,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+                slot,
+            )
+        };
+        if *slot == CL_SUCCESS {
+            // SAFETY: the pointer just mapped.
+            let s = unsafe {
+                clEnqueueUnmapMemObject(cl.queue.raw(), mem, p, 0, ptr::null(), ptr::null_mut())
+            };
+            check(s, "clEnqueueUnmapMemObject");
+        } else {
+            assert!(p.is_null(), "a failed map returns NULL");
+        }
+    }
+    cl.queue.finish();
+    // SAFETY: the sub-buffer created above.
+    check(unsafe { clReleaseMemObject(sub) }, "clReleaseMemObject");
+    out
+}
+
+#[test]
+fn map_respects_host_access_flags() {
+    let cl = Cl::new();
+    let invalidate = CL_MAP_WRITE_INVALIDATE_REGION;
+    // (host flags, map flags, allowed)
+    let cases = [
+        (CL_MEM_HOST_READ_ONLY, CL_MAP_READ, true),
+        (CL_MEM_HOST_READ_ONLY, CL_MAP_WRITE, false),
+        (CL_MEM_HOST_READ_ONLY, invalidate, false),
+        (CL_MEM_HOST_WRITE_ONLY, CL_MAP_WRITE, true),
+        (CL_MEM_HOST_WRITE_ONLY, invalidate, true),
+        (CL_MEM_HOST_WRITE_ONLY, CL_MAP_READ, false),
+        (CL_MEM_HOST_WRITE_ONLY, CL_MAP_READ | CL_MAP_WRITE, false),
+        (CL_MEM_HOST_NO_ACCESS, CL_MAP_READ, false),
+        (CL_MEM_HOST_NO_ACCESS, CL_MAP_WRITE, false),
+        (CL_MEM_HOST_NO_ACCESS, invalidate, false),
+        (0, CL_MAP_READ | CL_MAP_WRITE, true),
+    ];
+    for (host, map, allowed) in cases {
+        // "CL_INVALID_OPERATION if buffer has been created with
+        // CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS and CL_MAP_READ is
+        // set in map_flags", and the same for READ_ONLY / NO_ACCESS and the
+        // write flags.
+        let want = if allowed {
+            CL_SUCCESS
+        } else {
+            CL_INVALID_OPERATION
+        };
+        for (what, got) in ["buffer", "sub-buffer"]
+            .iter()
+            .zip(map_status(&cl, host, map))
+        {
+            expect_error(
+                got,
+                want,
+                &format!("map {map:#x} of a {what} with host flags {host:#x}"),
+            );
+        }
+    }
 }

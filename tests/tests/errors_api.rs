@@ -123,3 +123,197 @@ fn create_buffer_with_conflicting_flags() {
         "clCreateBuffer(READ_ONLY | WRITE_ONLY)",
     );
 }
+
+/// clCreateContext's status for a property list holding `key` = `value`,
+/// releasing the context when one is made.
+fn create_context_with(key: cl_context_properties, value: cl_context_properties) -> cl_int {
+    let dev = device();
+    let props = [key, value, 0];
+    let mut status = CL_SUCCESS;
+    // SAFETY: a 0-terminated property list and one valid device.
+    let ctx =
+        unsafe { clCreateContext(props.as_ptr(), 1, &dev, None, ptr::null_mut(), &mut status) };
+    if status == CL_SUCCESS {
+        // SAFETY: the context just created, owned here.
+        unsafe { clReleaseContext(ctx) };
+    } else {
+        assert!(ctx.is_null(), "an error must return no context");
+    }
+    status
+}
+
+#[test]
+fn create_context_interop_user_sync_takes_a_bool() {
+    let sync = CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties;
+    for ok in [CL_TRUE, CL_FALSE] {
+        expect_error(
+            create_context_with(sync, ok as cl_context_properties),
+            CL_SUCCESS,
+            "clCreateContext(INTEROP_USER_SYNC = a cl_bool)",
+        );
+    }
+    // "CL_INVALID_PROPERTY if [...] the value specified for a supported
+    // property name is not valid".
+    for bad in [-1, 2] {
+        expect_error(
+            create_context_with(sync, bad),
+            CL_INVALID_PROPERTY,
+            &format!("clCreateContext(INTEROP_USER_SYNC = {bad})"),
+        );
+    }
+}
+
+#[test]
+fn set_kernel_exec_info_checks_then_refuses_svm() {
+    let cl = Cl::new();
+    let kernel = cl.kernel("kernel void k(global int* p) { p[0] = 1; }", "k");
+    let ptrs: [*mut c_void; 2] = [ptr::null_mut(); 2];
+    let yes: cl_bool = CL_TRUE;
+    let call = |param, size, value: *const c_void| {
+        // SAFETY: `value` is NULL or points at `size` readable bytes.
+        unsafe { clSetKernelExecInfo(kernel.raw(), param, size, value) }
+    };
+    // "CL_INVALID_VALUE if param_name is not valid, if param_value is NULL
+    // or if the size specified by param_value_size is not valid."
+    expect_error(
+        call(0x7fff, 4, (&yes as *const cl_bool).cast()),
+        CL_INVALID_VALUE,
+        "unknown param_name",
+    );
+    expect_error(
+        call(CL_KERNEL_EXEC_INFO_SVM_PTRS, 16, ptr::null()),
+        CL_INVALID_VALUE,
+        "SVM_PTRS with NULL",
+    );
+    expect_error(
+        call(
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM,
+            1,
+            (&yes as *const cl_bool).cast(),
+        ),
+        CL_INVALID_VALUE,
+        "FINE_GRAIN_SYSTEM with 1 byte",
+    );
+    // Well-formed, but "CL_INVALID_OPERATION if no devices in the context
+    // associated with kernel support SVM" (CL_DEVICE_SVM_CAPABILITIES is 0).
+    let svm: cl_device_svm_capabilities =
+        ferrocl_tests::device_value(cl.device(), CL_DEVICE_SVM_CAPABILITIES);
+    assert_eq!(svm, 0);
+    expect_error(
+        call(
+            CL_KERNEL_EXEC_INFO_SVM_PTRS,
+            size_of_val(&ptrs),
+            ptrs.as_ptr().cast(),
+        ),
+        CL_INVALID_OPERATION,
+        "SVM_PTRS",
+    );
+    expect_error(
+        call(
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM,
+            size_of::<cl_bool>(),
+            (&yes as *const cl_bool).cast(),
+        ),
+        CL_INVALID_OPERATION,
+        "FINE_GRAIN_SYSTEM",
+    );
+}
+
+#[test]
+fn migrate_mem_objects_orders_and_keeps_contents() {
+    let cl = Cl::new();
+    let data: Vec<u32> = (0..256).collect();
+    let a = cl.buffer_from(&data);
+    let b = cl.buffer_from(&[5u32; 16]);
+    let mems = [a.raw(), b.raw()];
+    let migrate = |n: u32, list: *const cl_mem, flags, waits: &[cl_event], ev: *mut cl_event| {
+        // SAFETY: `list` holds `n` handles; `waits` is a live wait list.
+        unsafe {
+            clEnqueueMigrateMemObjects(
+                cl.queue.raw(),
+                n,
+                list,
+                flags,
+                waits.len() as cl_uint,
+                if waits.is_empty() {
+                    ptr::null()
+                } else {
+                    waits.as_ptr()
+                },
+                ev,
+            )
+        }
+    };
+    for flags in [
+        0,
+        CL_MIGRATE_MEM_OBJECT_HOST,
+        CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+    ] {
+        let mut ev = ptr::null_mut();
+        expect_error(
+            migrate(2, mems.as_ptr(), flags, &[], &mut ev),
+            CL_SUCCESS,
+            &format!("migrate with flags {flags:#x}"),
+        );
+        let ev = ferrocl_tests::events::Event(ev);
+        ev.wait();
+        let mut kind: cl_command_type = 0;
+        // SAFETY: valid event; a cl_command_type-sized out value.
+        let s = unsafe {
+            clGetEventInfo(
+                ev.0,
+                CL_EVENT_COMMAND_TYPE,
+                size_of::<cl_command_type>(),
+                (&mut kind as *mut cl_command_type).cast(),
+                ptr::null_mut(),
+            )
+        };
+        expect_error(s, CL_SUCCESS, "clGetEventInfo(COMMAND_TYPE)");
+        assert_eq!(kind, CL_COMMAND_MIGRATE_MEM_OBJECTS);
+    }
+    // Without CONTENT_UNDEFINED the contents survive.
+    assert_eq!(cl.queue.read(&a), data);
+
+    // "CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is NULL."
+    expect_error(
+        migrate(0, mems.as_ptr(), 0, &[], ptr::null_mut()),
+        CL_INVALID_VALUE,
+        "num_mem_objects 0",
+    );
+    expect_error(
+        migrate(2, ptr::null(), 0, &[], ptr::null_mut()),
+        CL_INVALID_VALUE,
+        "mem_objects NULL",
+    );
+    // "CL_INVALID_VALUE if flags is not 0 or is not any of the values described in the table."
+    expect_error(
+        migrate(2, mems.as_ptr(), 1 << 5, &[], ptr::null_mut()),
+        CL_INVALID_VALUE,
+        "unknown flag",
+    );
+    // "CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid memory object."
+    let bad = [a.raw(), ptr::null_mut()];
+    expect_error(
+        migrate(2, bad.as_ptr(), 0, &[], ptr::null_mut()),
+        CL_INVALID_MEM_OBJECT,
+        "NULL memory object",
+    );
+    // "CL_INVALID_CONTEXT if the context associated with command_queue and
+    // memory objects in mem_objects are not the same or if the context
+    // associated with command_queue and events in event_wait_list are not the same."
+    let other = Cl::new();
+    let foreign = other.buffer_from(&[0u32; 4]);
+    let mixed = [a.raw(), foreign.raw()];
+    expect_error(
+        migrate(2, mixed.as_ptr(), 0, &[], ptr::null_mut()),
+        CL_INVALID_CONTEXT,
+        "buffer of another context",
+    );
+    let gate = ferrocl_tests::events::Event::user(&other);
+    expect_error(
+        migrate(2, mems.as_ptr(), 0, &[gate.0], ptr::null_mut()),
+        CL_INVALID_CONTEXT,
+        "wait list of another context",
+    );
+    gate.set(CL_COMPLETE);
+}

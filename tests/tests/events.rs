@@ -393,3 +393,82 @@ fn wait_list_and_wait_across_queues() {
     let want: Vec<u32> = (0..n as u32).map(|i| fill_ref(i, 9) + 3).collect();
     assert_same("out", &read_after(q2.0, &out, &[]), &want);
 }
+
+/// OpenCL 2.1+: "If global_work_size is NULL, or the value in any passed
+/// dimension is 0 then the kernel command will trivially succeed after its
+/// event dependencies are satisfied": no work-item runs, the event is a real
+/// NDRange event that waits for its wait list.
+#[test]
+fn zero_sized_and_null_global_ndrange_do_nothing_but_order() {
+    let cl = Cl::new();
+    let out = cl.buffer_from(&[0u32; 16]);
+    let kernel = cl.kernel(
+        "kernel void one(global uint* out) { out[get_global_id(0) & 15] = 1; }",
+        "one",
+    );
+    kernel.arg(0, &out);
+    let zeros = [0usize; 3];
+    for dim in 1..=3u32 {
+        for global in [ptr::null(), zeros.as_ptr()] {
+            // SAFETY: valid queue and kernel; `global` is NULL or 3 entries.
+            let s = unsafe {
+                clEnqueueNDRangeKernel(
+                    cl.queue.raw(),
+                    kernel.raw(),
+                    dim,
+                    ptr::null(),
+                    global,
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                )
+            };
+            expect_error(s, CL_SUCCESS, &format!("{dim}-D zero-sized NDRange"));
+        }
+    }
+    let gate = Event::user(&cl);
+    let list = raw_list(&[&gate]);
+    let mut ev = ptr::null_mut();
+    // SAFETY: as above, with a one-event wait list and an event out-pointer.
+    let s = unsafe {
+        clEnqueueNDRangeKernel(
+            cl.queue.raw(),
+            kernel.raw(),
+            1,
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            1,
+            list.as_ptr(),
+            &mut ev,
+        )
+    };
+    expect_error(s, CL_SUCCESS, "NULL-global NDRange after a user event");
+    let ev = Event(ev);
+    let mut kind: cl_command_type = 0;
+    // SAFETY: valid event; a cl_command_type-sized out value.
+    check(
+        unsafe {
+            clGetEventInfo(
+                ev.0,
+                CL_EVENT_COMMAND_TYPE,
+                std::mem::size_of::<cl_command_type>(),
+                (&mut kind as *mut cl_command_type).cast(),
+                ptr::null_mut(),
+            )
+        },
+        "clGetEventInfo(COMMAND_TYPE)",
+    );
+    assert_eq!(kind, CL_COMMAND_NDRANGE_KERNEL);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        ev.status() > CL_RUNNING,
+        "the command ran before its wait list completed (status {})",
+        ev.status()
+    );
+    gate.set(CL_COMPLETE);
+    ev.wait();
+    assert_eq!(ev.status(), CL_COMPLETE);
+    assert_same("untouched", &cl.queue.read(&out), &[0u32; 16]);
+}

@@ -2,7 +2,12 @@
 //! float and its 2/3/4-vectors, int4, scalars interleaved with buffers, and
 //! argument values captured at enqueue time.
 
-use ferrocl_tests::{assert_same, Cl};
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use ferrocl_tests::sys::*;
+use ferrocl_tests::{assert_same, check, Cl};
 
 const SOURCE: &str = r#"
 kernel void integers(char c, uchar uc, short s, ushort us, int i, uint ui, long l, ulong ul,
@@ -146,4 +151,70 @@ fn argument_values_are_captured_at_enqueue() {
     let want = |alpha: f32| (0..n).map(|i| alpha * i as f32).collect::<Vec<_>>();
     assert_same("first", &cl.queue.read(&first), &want(2.0));
     assert_same("second", &cl.queue.read(&second), &want(-3.0));
+}
+
+extern "C" fn count_destructor(_mem: cl_mem, data: *mut c_void) {
+    // SAFETY: `data` is the AtomicU32 the test registered, alive until it
+    // has seen the count it waits for.
+    unsafe { &*(data as *const AtomicU32) }.fetch_add(1, Ordering::SeqCst);
+}
+
+#[test]
+fn kernel_argument_does_not_keep_a_released_buffer_alive() {
+    let cl = Cl::new();
+    let kernel = cl.kernel(SOURCE, "scale");
+    let destroyed = AtomicU32::new(0);
+    let mut status = CL_SUCCESS;
+    // SAFETY: a plain buffer, no host pointer.
+    let mem = unsafe {
+        clCreateBuffer(
+            cl.raw(),
+            CL_MEM_READ_WRITE,
+            64,
+            ptr::null_mut(),
+            &mut status,
+        )
+    };
+    check(status, "clCreateBuffer");
+    // SAFETY: `destroyed` outlives the buffer (checked below).
+    check(
+        unsafe {
+            clSetMemObjectDestructorCallback(
+                mem,
+                Some(count_destructor),
+                &destroyed as *const AtomicU32 as *mut c_void,
+            )
+        },
+        "clSetMemObjectDestructorCallback",
+    );
+    // SAFETY: a cl_mem argument given by address.
+    check(
+        unsafe {
+            clSetKernelArg(
+                kernel.raw(),
+                1,
+                size_of::<cl_mem>(),
+                (&mem as *const cl_mem).cast(),
+            )
+        },
+        "clSetKernelArg",
+    );
+    assert_eq!(destroyed.load(Ordering::SeqCst), 0);
+    // The buffer is not in use by any command: releasing its last reference
+    // deletes it (and runs its destructor) although the kernel's argument
+    // still names it.
+    // SAFETY: the one reference this test owns.
+    check(unsafe { clReleaseMemObject(mem) }, "clReleaseMemObject");
+    assert_eq!(
+        destroyed.load(Ordering::SeqCst),
+        1,
+        "destructor calls after release"
+    );
+
+    // The kernel is still usable with a new buffer.
+    let out = cl.buffer::<f32>(8);
+    kernel.arg(0, &0.5f32).arg(1, &out);
+    cl.queue.run(&kernel, &[8], None);
+    let want: Vec<f32> = (0..8).map(|i| 0.5 * i as f32).collect();
+    assert_same("scale", &cl.queue.read(&out), &want);
 }

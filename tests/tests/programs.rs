@@ -590,3 +590,189 @@ fn compile_and_link_errors() {
         "clBuildProgram(linked)",
     );
 }
+
+// As clCreateProgramWithIL above (OpenCL 2.2).
+#[link(name = "OpenCL")]
+extern "system" {
+    fn clSetProgramSpecializationConstant(
+        program: cl_program,
+        spec_id: cl_uint,
+        spec_size: usize,
+        spec_value: *const c_void,
+    ) -> cl_int;
+}
+
+/// An OpenCL SPIR-V kernel `spec(global ulong* out)` storing its scalar
+/// specialization constants: uint SpecId 0 (default 11), ulong SpecId 8
+/// (22), bool SpecId 101 (false), uchar SpecId 3 (33) and float SpecId 7
+/// (1.5, stored times 10). SpecIds 0, 3 and 8 are ones ferrocl uses
+/// internally for work-group sizes and __local arguments.
+const SPEC_SPVASM: &str = r#"
+OpCapability Addresses
+OpCapability Kernel
+OpCapability Int64
+OpCapability Int8
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %k "spec"
+OpDecorate %c_int SpecId 0
+OpDecorate %c_long SpecId 8
+OpDecorate %c_bool SpecId 101
+OpDecorate %c_char SpecId 3
+OpDecorate %c_float SpecId 7
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%ulong = OpTypeInt 64 0
+%uchar = OpTypeInt 8 0
+%float = OpTypeFloat 32
+%bool = OpTypeBool
+%c_int = OpSpecConstant %uint 11
+%c_long = OpSpecConstant %ulong 22
+%c_bool = OpSpecConstantFalse %bool
+%c_char = OpSpecConstant %uchar 33
+%c_float = OpSpecConstant %float 1.5
+%ulong_0 = OpConstant %ulong 0
+%ulong_1 = OpConstant %ulong 1
+%ulong_2 = OpConstant %ulong 2
+%ulong_3 = OpConstant %ulong 3
+%ulong_4 = OpConstant %ulong 4
+%float_10 = OpConstant %float 10
+%ptr = OpTypePointer CrossWorkgroup %ulong
+%fnty = OpTypeFunction %void %ptr
+%k = OpFunction %void None %fnty
+%out = OpFunctionParameter %ptr
+%entry = OpLabel
+%v0 = OpUConvert %ulong %c_int
+OpStore %out %v0 Aligned 8
+%p1 = OpInBoundsPtrAccessChain %ptr %out %ulong_1
+OpStore %p1 %c_long Aligned 8
+%v2 = OpSelect %ulong %c_bool %ulong_1 %ulong_0
+%p2 = OpInBoundsPtrAccessChain %ptr %out %ulong_2
+OpStore %p2 %v2 Aligned 8
+%v3 = OpUConvert %ulong %c_char
+%p3 = OpInBoundsPtrAccessChain %ptr %out %ulong_3
+OpStore %p3 %v3 Aligned 8
+%f10 = OpFMul %float %c_float %float_10
+%v4 = OpConvertFToU %ulong %f10
+%p4 = OpInBoundsPtrAccessChain %ptr %out %ulong_4
+OpStore %p4 %v4 Aligned 8
+OpReturn
+OpFunctionEnd
+"#;
+
+fn spec_il() -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("ferrocl-spec-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("k.spvasm"), SPEC_SPVASM).unwrap();
+    let ok = Command::new("spirv-as")
+        .args(["--target-env", "spv1.0", "k.spvasm", "-o", "k.spv"])
+        .current_dir(&dir)
+        .status()
+        .expect("spirv-as")
+        .success();
+    assert!(ok, "spirv-as failed");
+    let il = std::fs::read(dir.join("k.spv")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    il
+}
+
+/// Builds `p` and runs `spec`, returning its five values.
+fn run_spec(cl: &Cl, p: &Prog) -> Vec<u64> {
+    check(build(p, cl.device(), ""), "clBuildProgram(IL)");
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = unsafe { clCreateKernel(p.0, c"spec".as_ptr(), &mut status) };
+    check(status, "clCreateKernel(spec)");
+    let buf = cl.buffer_from(&[0u64; 5]);
+    let mem = buf.raw();
+    // SAFETY: a cl_mem argument.
+    check(
+        unsafe { clSetKernelArg(k, 0, size_of::<cl_mem>(), (&mem as *const cl_mem).cast()) },
+        "clSetKernelArg",
+    );
+    // A work-group of 4 gives ferrocl's own SpecIds 0-5 values of their own.
+    let (global, local) = (8usize, 4usize);
+    // SAFETY: one dimension.
+    check(
+        unsafe {
+            clEnqueueNDRangeKernel(
+                cl.queue.raw(),
+                k,
+                1,
+                ptr::null(),
+                &global,
+                &local,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        },
+        "clEnqueueNDRangeKernel",
+    );
+    let out = cl.queue.read(&buf);
+    // SAFETY: the kernel created above.
+    check(unsafe { clReleaseKernel(k) }, "clReleaseKernel");
+    out
+}
+
+fn set_spec(p: &Prog, id: cl_uint, bytes: &[u8]) -> cl_int {
+    // SAFETY: `bytes.len()` readable bytes.
+    unsafe { clSetProgramSpecializationConstant(p.0, id, bytes.len(), bytes.as_ptr().cast()) }
+}
+
+#[test]
+fn specialization_constants_of_an_il_program() {
+    let cl = Cl::new();
+    let il = spec_il();
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() bytes.
+    let p =
+        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
+    check(status, "clCreateProgramWithIL");
+    // Defaults.
+    assert_eq!(run_spec(&cl, &p), vec![11, 22, 0, 33, 15]);
+
+    // Error cases, each naming the rule.
+    // "CL_INVALID_SPEC_ID if spec_id is not a valid specialization constant identifier."
+    expect_error(
+        set_spec(&p, 5, &[0; 4]),
+        CL_INVALID_SPEC_ID,
+        "unknown SpecId 5",
+    );
+    // "CL_INVALID_VALUE if spec_size does not match the size of the
+    // specialization constant in the module, or if spec_value is NULL."
+    expect_error(
+        set_spec(&p, 0, &[0; 8]),
+        CL_INVALID_VALUE,
+        "uint given 8 bytes",
+    );
+    expect_error(
+        set_spec(&p, 101, &[0; 4]),
+        CL_INVALID_VALUE,
+        "bool given 4 bytes",
+    );
+    // SAFETY: a NULL value is what is tested.
+    let s = unsafe { clSetProgramSpecializationConstant(p.0, 8, 8, ptr::null()) };
+    expect_error(s, CL_INVALID_VALUE, "NULL spec_value");
+
+    check(set_spec(&p, 0, &1234u32.to_ne_bytes()), "set uint");
+    check(set_spec(&p, 8, &(1u64 << 40).to_ne_bytes()), "set ulong");
+    check(set_spec(&p, 101, &[7]), "set bool");
+    check(set_spec(&p, 3, &[250]), "set uchar");
+    check(set_spec(&p, 7, &2.5f32.to_ne_bytes()), "set float");
+    // The last value set wins.
+    check(set_spec(&p, 0, &4321u32.to_ne_bytes()), "set uint again");
+    assert_eq!(run_spec(&cl, &p), vec![4321, 1 << 40, 1, 250, 25]);
+
+    // "CL_INVALID_PROGRAM if program is not a valid program object created
+    // from an intermediate language (e.g. SPIR-V)".
+    let text = c"kernel void k() {}";
+    let src = text.as_ptr();
+    // SAFETY: one NUL-terminated string.
+    let q = Prog(unsafe { clCreateProgramWithSource(cl.raw(), 1, &src, ptr::null(), &mut status) });
+    check(status, "clCreateProgramWithSource");
+    expect_error(
+        set_spec(&q, 0, &[0; 4]),
+        CL_INVALID_PROGRAM,
+        "source program",
+    );
+}

@@ -103,10 +103,9 @@ fn device_type() {
     let platform = platform();
     let device = device();
     let kind: cl_device_type = device_value(device, CL_DEVICE_TYPE);
-    // "CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR,
-    // CL_DEVICE_TYPE_DEFAULT, a combination of the above types, or
-    // CL_DEVICE_TYPE_CUSTOM": exactly one real type, DEFAULT aside.
-    let real = kind & !CL_DEVICE_TYPE_DEFAULT;
+    // OpenCL 3.0.16 (OpenCL-Docs #1069): "a single device type";
+    // CL_DEVICE_TYPE_DEFAULT and CL_DEVICE_TYPE_ALL only select devices.
+    let real = kind;
     let types = [
         CL_DEVICE_TYPE_CPU,
         CL_DEVICE_TYPE_GPU,
@@ -134,6 +133,20 @@ fn device_type() {
         ids.contains(&device),
         "clGetDeviceIDs({real:#x}) does not list the device"
     );
+
+    // CL_DEVICE_TYPE_DEFAULT selects exactly one device.
+    // SAFETY: `ids` holds 16 entries.
+    let status = unsafe {
+        clGetDeviceIDs(
+            platform,
+            CL_DEVICE_TYPE_DEFAULT,
+            ids.len() as cl_uint,
+            ids.as_mut_ptr(),
+            &mut count,
+        )
+    };
+    expect_error(status, CL_SUCCESS, "clGetDeviceIDs(DEFAULT)");
+    assert_eq!(count, 1, "clGetDeviceIDs(DEFAULT) count");
 }
 
 /// The names in a space-separated extension string, checking for
@@ -177,6 +190,56 @@ fn device_extensions_match_versioned_list() {
         string, versioned,
         "CL_DEVICE_EXTENSIONS vs CL_DEVICE_EXTENSIONS_WITH_VERSION"
     );
+}
+
+/// The 32-bit atomics extensions a 1.1+ device reports, exercised through
+/// their own atom_* names on global and local memory.
+#[test]
+fn int32_atomics_extensions_are_reported_and_work() {
+    let device = device();
+    let exts = extension_names(
+        "CL_DEVICE_EXTENSIONS",
+        &device_string(device, CL_DEVICE_EXTENSIONS),
+    );
+    for e in [
+        "cl_khr_global_int32_base_atomics",
+        "cl_khr_global_int32_extended_atomics",
+        "cl_khr_local_int32_base_atomics",
+        "cl_khr_local_int32_extended_atomics",
+    ] {
+        assert!(exts.contains(e), "{e} is not reported");
+    }
+    let source = r#"
+#pragma OPENCL EXTENSION cl_khr_global_int32_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_global_int32_extended_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_local_int32_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_local_int32_extended_atomics : enable
+kernel void atoms(global int* g, global int* out) {
+    local int l[2];
+    if (get_local_id(0) == 0) { l[0] = 0; l[1] = 0; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int i = (int)get_global_id(0);
+    atom_add(&g[0], i);
+    atom_inc(&g[1]);
+    atom_max(&g[2], i);
+    atom_or(&g[3], 1 << (i & 31));
+    atom_inc(&l[0]);
+    atom_max(&l[1], (int)get_local_id(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        atom_add(&out[0], l[0]);
+        atom_max(&out[1], l[1]);
+    }
+}
+"#;
+    let cl = ferrocl_tests::Cl::new();
+    let g = cl.buffer_from(&[0i32; 4]);
+    let out = cl.buffer_from(&[0i32; 2]);
+    let kernel = cl.kernel(source, "atoms");
+    kernel.arg(0, &g).arg(1, &out);
+    cl.queue.run(&kernel, &[64], Some(&[16]));
+    assert_eq!(cl.queue.read(&g), vec![(0..64).sum::<i32>(), 64, 63, -1]);
+    assert_eq!(cl.queue.read(&out), vec![64, 15]);
 }
 
 #[test]

@@ -46,7 +46,13 @@ unsafe fn properties(props: *const cl_context_properties) -> CLResult<Vec<cl_con
                     return Err(CL_INVALID_PLATFORM);
                 }
             }
-            x if x == CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties => {}
+            // A cl_bool: "the value specified for a supported property
+            // name is not valid" for anything else.
+            x if x == CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties => {
+                if v != CL_TRUE as cl_context_properties && v != CL_FALSE as cl_context_properties {
+                    return Err(CL_INVALID_PROPERTY);
+                }
+            }
             _ => return Err(CL_INVALID_PROPERTY),
         }
         out.push(k);
@@ -104,7 +110,7 @@ pub unsafe extern "C" fn clCreateContextFromType(
         let devs: Vec<_> = plat
             .devices
             .iter()
-            .filter(|d| device_type == CL_DEVICE_TYPE_ALL || d.device_type() & device_type != 0)
+            .filter(|d| d.selected_by(device_type))
             .cloned()
             .collect();
         if devs.is_empty() {

@@ -40,7 +40,7 @@ pub unsafe extern "C" fn clGetDeviceIDs(
         let found: Vec<&Arc<Device>> = plat
             .devices
             .iter()
-            .filter(|d| device_type == CL_DEVICE_TYPE_ALL || d.device_type() & device_type != 0)
+            .filter(|d| d.selected_by(device_type))
             .collect();
         // "CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found."
         if found.is_empty() {

@@ -238,10 +238,6 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             return Err(CL_INVALID_WORK_DIMENSION);
         }
         let wd = work_dim as usize;
-        // "CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL [...]"
-        if global.is_null() {
-            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
-        }
         let read3 = |p: *const usize, fill: usize| -> [usize; 3] {
             let mut v = [fill; 3];
             for (d, slot) in v.iter_mut().enumerate().take(wd) {
@@ -250,7 +246,17 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             }
             v
         };
-        let g = read3(global, 1);
+        // "If global_work_size is NULL, or the value in any passed dimension
+        // is 0 then the kernel command will trivially succeed after its
+        // event dependencies are satisfied" (2.1+; CL_INVALID_GLOBAL_WORK_SIZE
+        // for it is deprecated).
+        let g = if global.is_null() {
+            let mut g = [1; 3];
+            g[..wd].fill(0);
+            g
+        } else {
+            read3(global, 1)
+        };
         let o = if offset.is_null() {
             [0; 3]
         } else {
@@ -423,6 +429,18 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
                 && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
         {
             return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_OPERATION if buffer has been created with
+        // CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS and CL_MAP_READ is
+        // set in map_flags" and "[...] with CL_MEM_HOST_READ_ONLY or
+        // CL_MEM_HOST_NO_ACCESS and CL_MAP_WRITE or
+        // CL_MAP_WRITE_INVALIDATE_REGION is set in map_flags."
+        if (mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0
+            && flags & CL_MAP_READ != 0)
+            || (mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0
+                && flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0)
+        {
+            return Err(CL_INVALID_OPERATION);
         }
         let read = flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
         let (ptr, staging, e) = if mem.host_ptr != 0 {

@@ -124,7 +124,7 @@ pub unsafe extern "C" fn clSetKernelArg(
                     if !std::sync::Arc::ptr_eq(&m.context, &kern.program.context) {
                         return Err(CL_INVALID_MEM_OBJECT);
                     }
-                    ArgValue::Buffer(Some(m))
+                    ArgValue::Buffer(Some(std::sync::Arc::downgrade(&m)))
                 }
             }
             ArgKind::LocalPointer { .. } => {
@@ -177,14 +177,26 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(
 
 pub unsafe extern "C" fn clSetKernelExecInfo(
     k: cl_kernel,
-    _p: cl_kernel_exec_info,
-    _s: usize,
-    _v: *const c_void,
+    param: cl_kernel_exec_info,
+    size: usize,
+    value: *const c_void,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
         unsafe { get::<Kernel>(k) }?;
-        // Every exec-info parameter is about SVM, which no device reports.
+        // "CL_INVALID_VALUE if param_name is not valid, if param_value is
+        // NULL or if the size specified by param_value_size is not valid."
+        let valid_size = match param {
+            CL_KERNEL_EXEC_INFO_SVM_PTRS => size.is_multiple_of(std::mem::size_of::<*mut c_void>()),
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => size == std::mem::size_of::<cl_bool>(),
+            _ => return Err(CL_INVALID_VALUE),
+        };
+        if value.is_null() || !valid_size {
+            return Err(CL_INVALID_VALUE);
+        }
+        // Both parameters are about SVM: "CL_INVALID_OPERATION if no devices
+        // in the context associated with kernel support SVM"
+        // (CL_DEVICE_SVM_CAPABILITIES is 0).
         Err(CL_INVALID_OPERATION)
     })
 }

@@ -520,15 +520,16 @@ pub unsafe extern "C" fn clSetProgramReleaseCallback(
 
 pub unsafe extern "C" fn clSetProgramSpecializationConstant(
     p: cl_program,
-    _id: cl_uint,
-    _size: usize,
-    _v: *const c_void,
+    id: cl_uint,
+    size: usize,
+    value: *const c_void,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Program>(p) }?;
-        // "CL_INVALID_PROGRAM if program is not a valid program object
-        // created from an intermediate language (e.g. SPIR-V)": no IL yet.
-        Err(CL_INVALID_PROGRAM)
+        let prog = unsafe { get::<Program>(p) }?;
+        // SAFETY: size bytes per the application when non-null.
+        let bytes = (!value.is_null())
+            .then(|| unsafe { std::slice::from_raw_parts(value as *const u8, size) });
+        prog.set_spec_constant(id, size, bytes)
     })
 }

@@ -259,6 +259,14 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         // migration is an ordering point.
         // SAFETY: pointers from the application.
         let waits = unsafe { crate::entry::wait_list(ne, l) }?;
+        // "CL_INVALID_CONTEXT if the context associated with command_queue
+        // and events in event_wait_list are not the same."
+        if waits
+            .iter()
+            .any(|e| !std::sync::Arc::ptr_eq(&e.context, &queue.context))
+        {
+            return Err(CL_INVALID_CONTEXT);
+        }
         let ev = ferrocl_runtime::core::transfer::enqueue_marker(
             &queue,
             CL_COMMAND_MIGRATE_MEM_OBJECTS,

@@ -91,17 +91,24 @@ impl Device {
         &self.phys.properties.limits
     }
 
+    /// CL_DEVICE_TYPE: one type, never CL_DEVICE_TYPE_DEFAULT ("the
+    /// device type [...] must be a single device type; CL_DEVICE_TYPE_DEFAULT
+    /// and CL_DEVICE_TYPE_ALL are only used to select devices", OpenCL 3.0.16+).
     pub fn device_type(&self) -> cl_device_type {
-        let t = if self.phys.is_cpu() {
+        if self.phys.is_cpu() {
             CL_DEVICE_TYPE_CPU
         } else {
             CL_DEVICE_TYPE_GPU
-        };
-        if self.is_default {
-            t | CL_DEVICE_TYPE_DEFAULT
-        } else {
-            t
         }
+    }
+
+    /// Whether clGetDeviceIDs / clCreateContextFromType with `selector`
+    /// (a combination of types, CL_DEVICE_TYPE_DEFAULT or CL_DEVICE_TYPE_ALL)
+    /// selects this device.
+    pub fn selected_by(&self, selector: cl_device_type) -> bool {
+        selector == CL_DEVICE_TYPE_ALL
+            || self.device_type() & selector != 0
+            || (self.is_default && selector & CL_DEVICE_TYPE_DEFAULT != 0)
     }
 
     pub fn name(&self) -> String {
@@ -204,6 +211,13 @@ impl Device {
     /// Device extensions with their versions: only what works end to end.
     pub fn extensions(&self) -> Vec<(&'static str, (u32, u32, u32))> {
         let mut e = vec![
+            // 32-bit atomics on global and local memory: core since 1.1,
+            // but a 1.1+ device still reports the extensions (CTS
+            // min_max_device_version), and their atom_* spellings work.
+            ("cl_khr_global_int32_base_atomics", (1, 0, 0)),
+            ("cl_khr_global_int32_extended_atomics", (1, 0, 0)),
+            ("cl_khr_local_int32_base_atomics", (1, 0, 0)),
+            ("cl_khr_local_int32_extended_atomics", (1, 0, 0)),
             ("cl_khr_byte_addressable_store", (1, 0, 0)),
             ("cl_khr_icd", (2, 0, 0)),
             ("cl_khr_extended_versioning", (1, 0, 0)),

@@ -2,7 +2,7 @@
 //! NDRange launch (work-group size choice, splitting into Vulkan
 //! dispatches, push constants; see `ferrocl_compiler::abi`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use ferrocl_compiler::{self as compiler, ArgKind, ImplicitField};
 use opencl_sys::*;
@@ -20,7 +20,10 @@ use crate::vk::pipeline::KernelPipelines;
 
 #[derive(Clone)]
 pub enum ArgValue {
-    Buffer(Option<Arc<Mem>>),
+    /// A kernel argument does not keep its buffer alive: "the memory object
+    /// is deleted" once its last reference is released, whether or not a
+    /// kernel's argument still names it (enqueued commands hold their own).
+    Buffer(Option<Weak<Mem>>),
     Local(usize),
     Pod(Vec<u8>),
 }
@@ -311,10 +314,15 @@ pub fn enqueue_ndrange(
     for (a, v) in info.args.iter().zip(&args) {
         match (a.kind, v) {
             (ArgKind::Buffer, ArgValue::Buffer(m)) => {
+                // A buffer released since clSetKernelArg is no valid argument.
+                let m = match m {
+                    Some(w) => Some(w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
+                    None => None,
+                };
                 let addr = m.as_ref().map(|m| m.device_address()).unwrap_or(0);
                 if let Some(m) = m {
                     m.check_device(dev)?;
-                    keep.push(m.clone());
+                    keep.push(m);
                 }
                 put(&mut block, a.offset, &addr.to_le_bytes());
             }

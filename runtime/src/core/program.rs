@@ -108,6 +108,9 @@ pub struct Program {
     pub kernel_count: std::sync::atomic::AtomicU32,
     /// Program-scope `__global` variables, per device.
     pub global_vars: GlobalVarBuffers,
+    /// clSetProgramSpecializationConstant's values by SpecId (IL programs),
+    /// applied at the next build.
+    spec_values: Mutex<HashMap<u32, Vec<u8>>>,
 }
 
 impl ClObject for Program {
@@ -160,6 +163,7 @@ impl Program {
             builds: Mutex::new(HashMap::new()),
             kernel_count: Default::default(),
             global_vars: Default::default(),
+            spec_values: Mutex::new(HashMap::new()),
         })
     }
 
@@ -206,6 +210,34 @@ impl Program {
         let p = Self::with_devices(context, devices, Source::Binary);
         *p.builds.lock() = builds;
         Ok(p)
+    }
+
+    /// clSetProgramSpecializationConstant: `size` bytes at `value` (None
+    /// for a NULL spec_value).
+    pub fn set_spec_constant(
+        &self,
+        spec_id: u32,
+        size: usize,
+        value: Option<&[u8]>,
+    ) -> CLResult<()> {
+        // "CL_INVALID_PROGRAM if program is not a valid program object
+        // created from an intermediate language (e.g. SPIR-V)."
+        let Source::Il(il) = &self.source else {
+            return Err(CL_INVALID_PROGRAM);
+        };
+        let sizes = compiler::spec_constant_sizes(il).ok_or(CL_INVALID_PROGRAM)?;
+        // "CL_INVALID_SPEC_ID if spec_id is not a valid specialization
+        // constant identifier."
+        let expected = *sizes.get(&spec_id).ok_or(CL_INVALID_SPEC_ID)?;
+        // "CL_INVALID_VALUE if spec_size does not match the size of the
+        // specialization constant in the module" ("1 for boolean constants")
+        // "or if spec_value is NULL."
+        let value = value.ok_or(CL_INVALID_VALUE)?;
+        if size != expected {
+            return Err(CL_INVALID_VALUE);
+        }
+        self.spec_values.lock().insert(spec_id, value.to_vec());
+        Ok(())
     }
 
     pub fn build_info(&self, d: &Device) -> Build {
@@ -267,7 +299,15 @@ impl Program {
             let caps = d.compiler_caps();
             let r = match &self.source {
                 Source::Text(s) => compiler::build_source(s, options, &caps),
-                Source::Il(il) => compiler::build_il(il, options, &caps),
+                Source::Il(il) => {
+                    // The application's specialization constants become
+                    // plain constants (and leave ferrocl's SpecIds alone).
+                    let values = self.spec_values.lock().clone();
+                    match compiler::freeze_spec_constants(il, &values) {
+                        Some(il) => compiler::build_il(&il, options, &caps),
+                        None => compiler::build_il(il, options, &caps),
+                    }
+                }
                 Source::Binary => match (
                     previous.loaded.clone().or(previous.output.clone()),
                     previous.object.clone(),
