@@ -120,9 +120,11 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
         if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(CL_INVALID_OPERATION);
         }
-        // SAFETY: size bytes per the application.
-        let data = unsafe { std::slice::from_raw_parts(ptr as *const u8, size) };
-        let e = transfer::enqueue_write(&queue, &mem, offset, data, waits)?;
+        // SAFETY: "the memory pointed to by ptr [...] cannot be reused by
+        // the application" until the write completes: readable until then.
+        let e = unsafe {
+            transfer::enqueue_write_from(&queue, &mem, offset, ptr as *const u8, size, waits)
+        }?;
         finish_blocking(blocking, &e)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };

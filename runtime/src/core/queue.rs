@@ -18,7 +18,7 @@ use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
 use super::object::{tag, Base, ClObject};
-use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn};
+use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, WaitFn};
 
 #[repr(C)]
 pub struct Queue {
@@ -42,6 +42,47 @@ impl ClObject for Queue {
 
 /// Host work run after the command's device work, before its event completes.
 pub type HostFn = Box<dyn FnOnce() + Send>;
+
+/// One part of a command enqueued with [`Queue::submit_parts`].
+pub struct Part {
+    /// Runs on the submitter thread before `record`; may block.
+    pub prepare: Box<dyn FnOnce() -> CLResult<()> + Send>,
+    pub record: RecordFn,
+    /// Runs once this part's device work is done (skipped after a failure).
+    pub host: Option<HostFn>,
+}
+
+struct Deps {
+    wait: Option<WaitFn>,
+    check: Option<WaitFn>,
+    after_previous: bool,
+}
+
+/// What the parts of one streamed command share.
+#[derive(Default)]
+struct Stream {
+    /// A part (or the wait list) failed: later parts do nothing.
+    failed: std::sync::atomic::AtomicBool,
+    state: Mutex<StreamState>,
+}
+
+#[derive(Default)]
+struct StreamState {
+    error: Option<cl_int>,
+    /// START of the first part, END of the latest.
+    times: Option<[u64; 2]>,
+}
+
+/// Progress of the parts after the first: only a failure reaches the event.
+struct DoomOnly(Arc<Event>);
+
+impl Progress for DoomOnly {
+    fn submitted(&self, _: u64) {}
+    fn running(&self) {}
+    fn doomed(&self) {
+        self.0.doomed();
+    }
+}
 
 impl Queue {
     pub fn new(
@@ -76,7 +117,36 @@ impl Queue {
         host: Option<HostFn>,
     ) -> Arc<Event> {
         let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
-        let me = Arc::as_ptr(self);
+        let deps = self.dependencies(command_type, wait_list);
+        let ev = event.clone();
+        let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| match r {
+            Ok(times) => {
+                if let Some(h) = host {
+                    h();
+                }
+                ev.complete(times);
+            }
+            Err(e) => ev.set_status(e),
+        });
+        *self.last.lock() = Some(Arc::downgrade(&event));
+        self.engine.enqueue(Command {
+            wait: deps.wait,
+            check: deps.check,
+            record,
+            after_previous: deps.after_previous,
+            before_next: command_type == CL_COMMAND_BARRIER,
+            progress: event.clone() as Arc<dyn Progress>,
+            done,
+        });
+        event
+    }
+
+    /// Splits `wait_list` into what the submitter must wait for (other
+    /// queues' and user events) and what it only checks (this queue's
+    /// events, processed before), and says whether the command must follow
+    /// everything before it.
+    fn dependencies(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>) -> Deps {
+        let me = self as *const Queue;
         let in_order = self.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
         let is_barrier = command_type == CL_COMMAND_BARRIER;
         let after_previous = in_order || is_barrier || !wait_list.is_empty();
@@ -96,7 +166,7 @@ impl Queue {
                 } else {
                     Ok(())
                 }
-            }) as Box<dyn FnOnce() -> CLResult<()> + Send>
+            }) as WaitFn
         });
         let check = (!local.is_empty()).then(|| {
             Box::new(move || {
@@ -105,31 +175,108 @@ impl Queue {
                 } else {
                     Ok(())
                 }
-            }) as Box<dyn FnOnce() -> CLResult<()> + Send>
+            }) as WaitFn
         });
-        let ev = event.clone();
-        let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| match r {
-            Ok(times) => {
-                if let Some(h) = host {
-                    h();
-                }
-                ev.complete(times);
-            }
-            Err(e) => ev.set_status(e),
-        });
-        *self.last.lock() = Some(Arc::downgrade(&event));
-        self.engine.enqueue(Command {
+        Deps {
             wait,
             check,
-            record,
             after_previous,
-            before_next: is_barrier,
-            progress: event.clone() as Arc<dyn Progress>,
-            done,
-        });
-        event
+        }
     }
 
+    /// Enqueues one command made of `parts` executed in order, each its own
+    /// submission (a streamed transfer: each part reuses staging that an
+    /// earlier part released). Each part's `prepare` runs on the submitter
+    /// thread and may block until that staging is free; its `host` work runs
+    /// once its device work is done. The event is submitted with the first
+    /// part and completes with the last; its profiling START is the first
+    /// part's, END the last part's. A failure (wait list, a part) fails the
+    /// event and skips the remaining parts' work.
+    pub fn submit_parts(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: Vec<Arc<Event>>,
+        parts: Vec<Part>,
+    ) -> Arc<Event> {
+        let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
+        let deps = self.dependencies(command_type, wait_list);
+        let n = parts.len();
+        let stream = Arc::new(Stream::default());
+        let mut cmds = Vec::with_capacity(n);
+        let (mut first_wait, mut first_check) = (deps.wait, deps.check);
+        for (i, part) in parts.into_iter().enumerate() {
+            let (dep_wait, dep_check) = if i == 0 {
+                (first_wait.take(), first_check.take())
+            } else {
+                (None, None)
+            };
+            let st = stream.clone();
+            let prepare = part.prepare;
+            let wait = Box::new(move || {
+                let r = (|| {
+                    if st.failed.load(std::sync::atomic::Ordering::Acquire) {
+                        return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+                    }
+                    if let Some(w) = dep_wait {
+                        w()?;
+                    }
+                    if let Some(c) = dep_check {
+                        c()?;
+                    }
+                    prepare()
+                })();
+                if r.is_err() {
+                    st.failed.store(true, std::sync::atomic::Ordering::Release);
+                }
+                r
+            }) as WaitFn;
+            let (st, ev, host) = (stream.clone(), event.clone(), part.host);
+            let last = i + 1 == n;
+            let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| {
+                let mut s = st.state.lock();
+                match r {
+                    Ok(times) => {
+                        if s.error.is_none() {
+                            if let Some(h) = host {
+                                h();
+                            }
+                        }
+                        if let Some([start, end]) = times {
+                            s.times = Some([s.times.map_or(start, |t| t[0]), end]);
+                        }
+                    }
+                    Err(e) => {
+                        s.error.get_or_insert(e);
+                    }
+                }
+                if last {
+                    match s.error {
+                        Some(e) => ev.set_status(e),
+                        None => ev.complete(s.times),
+                    }
+                }
+            });
+            let progress: Arc<dyn Progress> = if i == 0 {
+                event.clone()
+            } else {
+                Arc::new(DoomOnly(event.clone()))
+            };
+            cmds.push(Command {
+                wait: Some(wait),
+                check: None,
+                record: Some(part.record),
+                // Later parts follow the earlier ones even in an
+                // out-of-order queue.
+                after_previous: deps.after_previous || i > 0,
+                before_next: false,
+                progress,
+                done,
+            });
+        }
+        *self.last.lock() = Some(Arc::downgrade(&event));
+        self.engine.enqueue_all(cmds);
+        event
+    }
     /// clFinish: waits until every command enqueued so far is complete.
     pub fn finish(&self) {
         let last = self.last.lock().as_ref().and_then(Weak::upgrade);

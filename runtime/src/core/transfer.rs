@@ -9,13 +9,225 @@ use opencl_sys::*;
 use super::error::CLResult;
 use super::event::Event;
 use super::memory::Mem;
-use super::queue::Queue;
+use super::queue::{Part, Queue};
 use crate::vk::buffer::{BufferKind, Staging};
 
 /// A host pointer carried to the completer thread. The application
 /// guarantees it stays valid until the command completes (spec).
 #[derive(Clone, Copy)]
 struct HostPtr(usize);
+
+/// Size of one chunk of a streamed transfer: 32 MiB, or
+/// `FERROCL_STREAM_CHUNK` bytes (tests use small chunks).
+fn stream_chunk() -> usize {
+    static CHUNK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CHUNK.get_or_init(|| {
+        std::env::var("FERROCL_STREAM_CHUNK")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&c: &usize| c >= 4096)
+            .unwrap_or(32 << 20)
+    })
+}
+
+/// Transfers larger than this stream through a few staging chunks.
+fn stream_from() -> usize {
+    4 * stream_chunk()
+}
+
+/// Chunks of staging memory one streamed transfer holds at a time.
+const STREAM_SLOTS: usize = 4;
+
+/// The staging chunks of one streamed transfer: handed to a part on the
+/// submitter thread (waiting while all are in flight), back when the
+/// part's device work (and host copy) is done. Memory stays bounded
+/// however large the transfer, and the host copy of one chunk overlaps the
+/// DMA of the next.
+struct Ring {
+    device: Arc<crate::vk::device::Device>,
+    kind: BufferKind,
+    state: parking_lot::Mutex<(Vec<Staging>, usize)>,
+    cv: parking_lot::Condvar,
+}
+
+/// A chunk taken from a [`Ring`]; goes back to it when dropped (also when
+/// the part fails), so a part waiting for a chunk is never stranded.
+struct Slot {
+    ring: Arc<Ring>,
+    staging: Option<Staging>,
+}
+
+impl Slot {
+    fn buffer(&self) -> &Staging {
+        self.staging
+            .as_ref()
+            .expect("a slot holds its chunk until dropped")
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(s) = self.staging.take() {
+            self.ring.state.lock().0.push(s);
+            self.ring.cv.notify_one();
+        }
+    }
+}
+
+impl Ring {
+    fn new(queue: &Queue, kind: BufferKind) -> CLResult<Arc<Ring>> {
+        Ok(Arc::new(Ring {
+            device: queue.device.vk()?,
+            kind,
+            state: parking_lot::Mutex::new((Vec::new(), 0)),
+            cv: parking_lot::Condvar::new(),
+        }))
+    }
+
+    fn take(self: &Arc<Self>) -> CLResult<Slot> {
+        let mut st = self.state.lock();
+        loop {
+            if let Some(s) = st.0.pop() {
+                return Ok(Slot {
+                    ring: self.clone(),
+                    staging: Some(s),
+                });
+            }
+            if st.1 < STREAM_SLOTS {
+                st.1 += 1;
+                drop(st);
+                let s = self.device.staging(stream_chunk() as u64, self.kind)?;
+                return Ok(Slot {
+                    ring: self.clone(),
+                    staging: Some(s),
+                });
+            }
+            self.cv.wait(&mut st);
+        }
+    }
+}
+
+/// The chunks of `size` bytes: (offset, length).
+fn chunks(size: usize) -> impl Iterator<Item = (usize, usize)> {
+    let chunk = stream_chunk();
+    (0..size)
+        .step_by(chunk)
+        .map(move |o| (o, chunk.min(size - o)))
+}
+
+/// A slot shared by one part's prepare, record and host closures.
+type SlotCell = Arc<parking_lot::Mutex<Option<Slot>>>;
+
+/// clEnqueueWriteBuffer from application memory that stays valid until the
+/// command completes (the spec's rule for `ptr`): small writes copy it into
+/// staging now ([`enqueue_write`]); large ones stream it through a few
+/// staging chunks, each filled on the submitter thread when its turn comes.
+///
+/// # Safety
+/// `ptr` must be readable for `size` bytes until the returned event completes.
+pub unsafe fn enqueue_write_from(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    ptr: *const u8,
+    size: usize,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    if size <= stream_from() {
+        // SAFETY: caller contract.
+        let data = unsafe { std::slice::from_raw_parts(ptr, size) };
+        return enqueue_write(queue, mem, offset, data, wait_list);
+    }
+    let ring = Ring::new(queue, BufferKind::Upload)?;
+    let src = HostPtr(ptr as usize);
+    let parts = chunks(size)
+        .map(|(o, n)| {
+            let cell = SlotCell::default();
+            let (ring, c1, c2, c3) = (ring.clone(), cell.clone(), cell.clone(), cell);
+            let dst = mem.clone();
+            Part {
+                prepare: Box::new(move || {
+                    let slot = ring.take()?;
+                    let p = slot.buffer().mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+                    let s = src;
+                    // SAFETY: the caller keeps `ptr` valid for `size` bytes
+                    // until the command completes; the chunk is ours.
+                    unsafe { super::hostcopy::copy((s.0 + o) as *const u8, p, n) };
+                    *c1.lock() = Some(slot);
+                    Ok(())
+                }),
+                record: Box::new(move |r: &crate::vk::queue::Recorder| {
+                    let cell = c2.lock();
+                    let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
+                    r.copy_buffer(
+                        slot.buffer().raw,
+                        0,
+                        dst.storage.raw,
+                        (dst.offset + offset + o) as u64,
+                        n as u64,
+                    );
+                    Ok(())
+                }),
+                // The chunk goes back once the copy is done.
+                host: Some(Box::new(move || drop(c3.lock().take()))),
+            }
+        })
+        .collect();
+    Ok(queue.submit_parts(CL_COMMAND_WRITE_BUFFER, wait_list, parts))
+}
+
+/// [`enqueue_read_as`] for large reads: streamed through a few staging
+/// chunks, each copied to `ptr` on the completer thread while the next
+/// one's DMA runs.
+fn enqueue_read_streamed(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    size: usize,
+    ptr: *mut u8,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let ring = Ring::new(queue, BufferKind::Readback)?;
+    let dst = HostPtr(ptr as usize);
+    let parts = chunks(size)
+        .map(|(o, n)| {
+            let cell = SlotCell::default();
+            let (ring, c1, c2, c3) = (ring.clone(), cell.clone(), cell.clone(), cell);
+            let src = mem.clone();
+            Part {
+                prepare: Box::new(move || {
+                    *c1.lock() = Some(ring.take()?);
+                    Ok(())
+                }),
+                record: Box::new(move |r: &crate::vk::queue::Recorder| {
+                    let cell = c2.lock();
+                    let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
+                    r.copy_buffer(
+                        src.storage.raw,
+                        (src.offset + offset + o) as u64,
+                        slot.buffer().raw,
+                        0,
+                        n as u64,
+                    );
+                    Ok(())
+                }),
+                host: Some(Box::new(move || {
+                    if let Some(slot) = c3.lock().take() {
+                        if let Some(p) = slot.buffer().mapped() {
+                            let d = dst;
+                            // SAFETY: the device finished writing the chunk;
+                            // the application keeps ptr valid for `size`
+                            // bytes until the event completes.
+                            unsafe { super::hostcopy::copy(p, (d.0 + o) as *mut u8, n) };
+                        }
+                    }
+                })),
+            }
+        })
+        .collect();
+    Ok(queue.submit_parts(command_type, wait_list, parts))
+}
 
 /// clEnqueueWriteBuffer: the data is copied out of `ptr` now (the
 /// application may reuse it as soon as the command completes, and we never
@@ -94,6 +306,9 @@ pub fn enqueue_read_as(
     command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
+    if size > stream_from() {
+        return enqueue_read_streamed(queue, mem, offset, size, ptr, command_type, wait_list);
+    }
     let vkdev = queue.device.vk()?;
     let staging = Arc::new(vkdev.staging(size as u64, BufferKind::Readback)?);
     let src = mem.clone();

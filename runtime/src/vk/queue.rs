@@ -357,6 +357,17 @@ impl QueueEngine {
         })
     }
 
+    /// Hands `cmds` to the submitter thread together: nothing enqueued by
+    /// another thread lands between them (the parts of one streamed
+    /// transfer).
+    pub fn enqueue_all(&self, cmds: Vec<Command>) {
+        let s = &self.shared;
+        let mut inbox = s.inbox.lock();
+        inbox.last_enqueue_ns = host_now_ns();
+        inbox.commands.extend(cmds);
+        s.inbox_cv.notify_all();
+    }
+
     /// Hands `cmd` to the engine. When the queue is idle (nothing waiting,
     /// nothing recording, nothing on the device) and `cmd` waits for
     /// nothing outside the queue, the calling thread records and submits it
