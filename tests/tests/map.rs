@@ -349,3 +349,93 @@ fn map_and_unmap_errors() {
     expect_error(s, CL_INVALID_VALUE, "second unmap");
     cl.queue.finish();
 }
+
+/// CL_MEM_ALLOC_HOST_PTR buffers map into one persistent host allocation
+/// (allocated with the buffer): the same region maps to the same address
+/// every time, a sub-buffer's map lies at its origin within its parent's,
+/// and contents flow both ways through it.
+#[test]
+fn alloc_host_ptr_maps_into_a_persistent_mirror() {
+    let cl = Cl::new();
+    let n = 4096;
+    let data = pattern(n, 17);
+    let mut status = CL_SUCCESS;
+    // SAFETY: COPY_HOST_PTR reads `data` during the call.
+    let mem = unsafe {
+        clCreateBuffer(
+            cl.context.raw(),
+            CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR,
+            n * 4,
+            data.as_ptr() as *mut c_void,
+            &mut status,
+        )
+    };
+    check(status, "clCreateBuffer");
+    let (p1, _) = map(&cl, mem, true, CL_MAP_READ, 100, 200);
+    // SAFETY: a completed blocking map of 200 values.
+    assert_same("first map", unsafe { view(p1, 200) }, &data[100..300]);
+    unmap(&cl, mem, p1).wait();
+    let (p2, _) = map(&cl, mem, true, CL_MAP_WRITE, 100, 200);
+    assert_eq!(p1, p2, "the same region maps to the same mirror address");
+    // SAFETY: a completed blocking map of 200 values.
+    unsafe { view(p2, 200) }.fill(7);
+    unmap(&cl, mem, p2).wait();
+
+    let region = cl_buffer_region {
+        origin: 1024 * 4,
+        size: 1024 * 4,
+    };
+    // SAFETY: valid buffer and region.
+    let sub = unsafe {
+        clCreateSubBuffer(
+            mem,
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            (&region as *const cl_buffer_region).cast(),
+            &mut status,
+        )
+    };
+    check(status, "clCreateSubBuffer");
+    let k = cl.kernel(
+        "kernel void f(global uint* o) { o[get_global_id(0)] ^= 0xFFu; }",
+        "f",
+    );
+    // SAFETY: valid kernel, a cl_mem argument.
+    check(
+        unsafe {
+            clSetKernelArg(
+                k.raw(),
+                0,
+                std::mem::size_of::<cl_mem>(),
+                (&sub as *const cl_mem).cast(),
+            )
+        },
+        "clSetKernelArg",
+    );
+    cl.queue.run(&k, &[1024], None);
+    let (whole, _) = map(&cl, mem, true, CL_MAP_READ, 0, n);
+    let (part, _) = map(&cl, sub, true, CL_MAP_READ, 0, 1024);
+    // SAFETY: pointer arithmetic inside the whole-buffer mapping.
+    assert_eq!(
+        part,
+        unsafe { whole.add(1024) },
+        "sub-buffer maps at its origin"
+    );
+    let mut want = data.clone();
+    want[100..300].fill(7);
+    for v in &mut want[1024..2048] {
+        *v ^= 0xFF;
+    }
+    // SAFETY: completed blocking maps.
+    unsafe {
+        assert_same("whole", view(whole, n), &want);
+        assert_same("sub-buffer", view(part, 1024), &want[1024..2048]);
+    }
+    unmap(&cl, sub, part);
+    unmap(&cl, mem, whole).wait();
+    // SAFETY: we own these references.
+    unsafe {
+        check(clReleaseMemObject(sub), "clReleaseMemObject");
+        check(clReleaseMemObject(mem), "clReleaseMemObject");
+    }
+}

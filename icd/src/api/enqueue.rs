@@ -445,7 +445,7 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             return Err(CL_INVALID_OPERATION);
         }
         let read = flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
-        let (ptr, staging, e) = if mem.host_ptr != 0 {
+        let (ptr, memory, e) = if mem.host_ptr != 0 {
             // USE_HOST_PTR: the map hands back the application's own memory
             // (spec), refreshed from the device unless invalidated.
             let ptr = mem.host_ptr + offset;
@@ -464,30 +464,30 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             };
             (ptr, None, e)
         } else {
-            // A pointer into cached host-visible staging memory: the map's
-            // read is one DMA, the unmap's write another.
-            let (ptr, staging) = transfer::map_staging(&queue, size, flags)?;
+            // A pointer into host-visible memory (the buffer's mirror or
+            // staging): the map's read is one DMA, the unmap's write another.
+            let target = Arc::new(transfer::map_memory(&queue, &mem, offset, size, flags)?);
             let e = if read {
-                transfer::enqueue_read_to_staging(
+                transfer::enqueue_read_to_map(
                     &queue,
                     &mem,
                     offset,
                     size,
-                    &staging,
+                    &target,
                     CL_COMMAND_MAP_BUFFER,
                     waits,
                 )?
             } else {
                 transfer::enqueue_marker(&queue, CL_COMMAND_MAP_BUFFER, waits)
             };
-            (ptr, Some(staging), e)
+            (target.ptr, Some(target), e)
         };
         mem.maps.lock().push(Mapping {
             ptr,
             offset,
             size,
             flags,
-            staging,
+            memory,
         });
         mem.map_count
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -522,10 +522,10 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
         mem.map_count
             .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         let wrote = map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
-        let e = match (wrote, map.staging.clone()) {
-            (true, Some(staging)) => transfer::enqueue_write_from_staging(
-                &queue, &mem, map.offset, map.size, staging, waits,
-            )?,
+        let e = match (wrote, map.memory.clone()) {
+            (true, Some(memory)) => {
+                transfer::enqueue_write_from_map(&queue, &mem, map.offset, map.size, memory, waits)?
+            }
             (true, None) => {
                 // USE_HOST_PTR memory: copied out now, as a write.
                 // SAFETY: the mapping covers size bytes at ptr.

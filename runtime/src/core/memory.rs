@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use super::context::Context;
 use super::error::CLResult;
 use super::object::{tag, Base, ClObject};
-use crate::vk::buffer::{Buffer, BufferKind, Staging};
+use crate::vk::buffer::{Buffer, BufferKind};
 
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut c_void);
 
@@ -27,6 +27,10 @@ pub struct Mem {
     /// Offset in `storage` (sub-buffers).
     pub offset: usize,
     pub storage: Arc<Buffer>,
+    /// CL_MEM_ALLOC_HOST_PTR: host-visible memory as large as the buffer,
+    /// allocated and touched at creation; maps point into it (root buffers
+    /// only; a sub-buffer uses its parent's, see [`Mem::mirror`]).
+    host_mirror: Option<Arc<Buffer>>,
     pub properties: Vec<cl_mem_properties>,
     pub map_count: std::sync::atomic::AtomicU32,
     destructors: Mutex<Vec<(MemDestructor, usize)>>,
@@ -40,10 +44,10 @@ pub struct Mapping {
     pub offset: usize,
     pub size: usize,
     pub flags: cl_map_flags,
-    /// Host-visible staging memory the pointer lies in (None when the
-    /// pointer is inside the USE_HOST_PTR memory). The map's read lands in
-    /// it by DMA and the unmap's write leaves from it: no extra host copy.
-    pub staging: Option<Arc<Staging>>,
+    /// Host-visible memory the pointer lies in (None when the pointer is
+    /// inside the USE_HOST_PTR memory). The map's read lands in it by DMA
+    /// and the unmap's write leaves from it: no extra host copy.
+    pub memory: Option<Arc<super::transfer::MapMemory>>,
 }
 
 impl ClObject for Mem {
@@ -70,6 +74,17 @@ impl Mem {
         if let Some(data) = init {
             device.upload_sync(&storage, 0, data)?;
         }
+        let host_mirror = if flags & CL_MEM_ALLOC_HOST_PTR != 0 {
+            let m = Buffer::new(&vkdev, size as u64, BufferKind::Readback)?;
+            if let Some(p) = m.mapped() {
+                // SAFETY: fresh mapped memory of `size` bytes, ours alone:
+                // fault its pages in now rather than in the first map.
+                unsafe { std::ptr::write_bytes(p, 0, size) };
+            }
+            Some(Arc::new(m))
+        } else {
+            None
+        };
         Ok(Arc::new(Mem {
             base: Base::new(Self::TAG),
             context,
@@ -80,6 +95,7 @@ impl Mem {
             parent: None,
             offset: 0,
             storage,
+            host_mirror,
             properties,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
@@ -107,11 +123,21 @@ impl Mem {
             parent: Some(parent.clone()),
             offset: parent.offset + origin,
             storage: parent.storage.clone(),
+            host_mirror: None,
             properties: Vec::new(),
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The ALLOC_HOST_PTR mirror of this buffer's storage (a sub-buffer's
+    /// is its root's; byte `self.offset` of it mirrors byte 0 of this one).
+    pub fn mirror(&self) -> Option<Arc<Buffer>> {
+        match &self.parent {
+            Some(p) => p.mirror(),
+            None => self.host_mirror.clone(),
+        }
     }
 
     /// Device address of byte 0 of this buffer (what a kernel receives).

@@ -338,15 +338,40 @@ pub fn enqueue_read_as(
     Ok(queue.submit(command_type, wait_list, Some(record), Some(host)))
 }
 
-/// Host-visible memory for a map of `size` bytes with `flags`, and its
-/// address: cached system memory when the host reads it, write-combined
-/// upload memory (device-local where the device has ReBAR) when it only
-/// writes, so the unmap's copy stays on the device.
-pub fn map_staging(
+/// The host-visible memory a map points into: the buffer's persistent
+/// mirror (CL_MEM_ALLOC_HOST_PTR) or staging memory taken for this map.
+pub struct MapMemory {
+    raw: ash::vk::Buffer,
+    /// Byte offset of the mapped region in `raw`.
+    offset: u64,
+    /// Host address of the mapped region.
+    pub ptr: usize,
+    _keep: Arc<dyn Send + Sync>,
+}
+
+/// Host-visible memory for a map of `size` bytes at `offset` of `mem`
+/// with `flags`. An ALLOC_HOST_PTR buffer maps into its mirror (no
+/// allocation, no first-touch cost); others into staging: cached system
+/// memory when the host reads it, write-combined upload memory
+/// (device-local where the device has ReBAR) when it only writes, so the
+/// unmap's copy stays on the device.
+pub fn map_memory(
     queue: &Arc<Queue>,
+    mem: &Mem,
+    offset: usize,
     size: usize,
     flags: cl_map_flags,
-) -> CLResult<(usize, Arc<Staging>)> {
+) -> CLResult<MapMemory> {
+    if let Some(mirror) = mem.mirror() {
+        let at = mem.offset + offset;
+        let base = mirror.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
+        return Ok(MapMemory {
+            raw: mirror.raw,
+            offset: at as u64,
+            ptr: base + at,
+            _keep: mirror,
+        });
+    }
     let vkdev = queue.device.vk()?;
     let kind = if flags & CL_MAP_READ != 0 {
         BufferKind::Readback
@@ -355,33 +380,37 @@ pub fn map_staging(
     };
     let staging = Arc::new(vkdev.staging(size as u64, kind)?);
     let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
-    Ok((ptr, staging))
+    Ok(MapMemory {
+        raw: staging.raw,
+        offset: 0,
+        ptr,
+        _keep: staging,
+    })
 }
 
-/// A device-to-staging copy with no host copy after it: the map of a
-/// buffer without USE_HOST_PTR hands the application a pointer into
-/// `staging` itself.
-pub fn enqueue_read_to_staging(
+/// The map's read: a device-to-map-memory copy with no host copy after it
+/// (the application gets a pointer into that memory itself).
+pub fn enqueue_read_to_map(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
     offset: usize,
     size: usize,
-    staging: &Arc<Staging>,
+    target: &Arc<MapMemory>,
     command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let (src, s2) = (mem.clone(), staging.clone());
+    let (src, t) = (mem.clone(), target.clone());
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         r.copy_buffer(
             src.storage.raw,
             (src.offset + offset) as u64,
-            s2.raw,
-            0,
+            t.raw,
+            t.offset,
             size as u64,
         );
         Ok(())
     });
-    let hold = (mem.clone(), staging.clone());
+    let hold = (mem.clone(), target.clone());
     Ok(queue.submit(
         command_type,
         wait_list,
@@ -390,27 +419,27 @@ pub fn enqueue_read_to_staging(
     ))
 }
 
-/// The staging-to-device copy of an unmap after a write map.
-pub fn enqueue_write_from_staging(
+/// The unmap's write after a write map: map memory to the device.
+pub fn enqueue_write_from_map(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
     offset: usize,
     size: usize,
-    staging: Arc<Staging>,
+    source: Arc<MapMemory>,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let (dst, s2) = (mem.clone(), staging.clone());
+    let (dst, s2) = (mem.clone(), source.clone());
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         r.copy_buffer(
             s2.raw,
-            0,
+            s2.offset,
             dst.storage.raw,
             (dst.offset + offset) as u64,
             size as u64,
         );
         Ok(())
     });
-    let hold = (mem.clone(), staging);
+    let hold = (mem.clone(), source);
     Ok(queue.submit(
         CL_COMMAND_UNMAP_MEM_OBJECT,
         wait_list,
