@@ -279,3 +279,57 @@ fn loops_with_unroll_pragmas() {
     }
     assert_same("sums", &cl.queue.read(&out), &want);
 }
+
+/// 64-bit division and remainder, signed and unsigned, with negative and
+/// large operands: the compiler's 32-bit fast path
+/// (passes/guard_int64_division.rs) must agree with the 64-bit operation
+/// on every operand pair, inside and outside its range.
+#[test]
+fn int64_division_and_remainder() {
+    let cl = Cl::new();
+    let source = r#"
+        kernel void divrem(global const long* a, global const long* b, global long* out) {
+            size_t i = get_global_id(0);
+            long x = a[i], y = b[i];
+            out[4 * i] = x / y;
+            out[4 * i + 1] = x % y;
+            out[4 * i + 2] = (long)((ulong)x / (ulong)y);
+            out[4 * i + 3] = (long)((ulong)x % (ulong)y);
+        }"#;
+    let vals: [i64; 12] = [
+        1,
+        2,
+        4,
+        8,
+        -1,
+        -2,
+        -4,
+        7,
+        -7,
+        i32::MAX as i64,
+        i32::MIN as i64,
+        (1 << 40) + 3,
+    ];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &vals {
+        for &y in &vals {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    let (da, db) = (cl.buffer_from(&a), cl.buffer_from(&b));
+    let out = cl.buffer::<i64>(4 * a.len());
+    let kernel = cl.kernel(source, "divrem");
+    kernel.arg(0, &da).arg(1, &db).arg(2, &out);
+    cl.queue.run(&kernel, &[a.len()], None);
+    let mut want = Vec::new();
+    for (&x, &y) in a.iter().zip(&b) {
+        want.extend([
+            x.wrapping_div(y),
+            x.wrapping_rem(y),
+            ((x as u64) / (y as u64)) as i64,
+            ((x as u64) % (y as u64)) as i64,
+        ]);
+    }
+    assert_same("divrem", &cl.queue.read(&out), &want);
+}
