@@ -295,6 +295,27 @@ fn int64_division_and_remainder() {
             out[4 * i + 1] = x % y;
             out[4 * i + 2] = (long)((ulong)x / (ulong)y);
             out[4 * i + 3] = (long)((ulong)x % (ulong)y);
+        }
+        #define DIVREM(N) \
+        kernel void divrem##N(global const long##N* a, global const long##N* b, \
+                              global long##N* out) { \
+            size_t i = get_global_id(0); \
+            long##N x = a[i], y = b[i]; \
+            out[4 * i] = x / y; \
+            out[4 * i + 1] = x % y; \
+            out[4 * i + 2] = as_long##N(as_ulong##N(x) / as_ulong##N(y)); \
+            out[4 * i + 3] = as_long##N(as_ulong##N(x) % as_ulong##N(y)); \
+        }
+        DIVREM(2)
+        DIVREM(4)
+        DIVREM(16)
+        kernel void divrem3(global const long* a, global const long* b, global long* out) {
+            size_t i = get_global_id(0);
+            long3 x = vload3(i, a), y = vload3(i, b);
+            vstore3(x / y, 4 * i, out);
+            vstore3(x % y, 4 * i + 1, out);
+            vstore3(as_long3(as_ulong3(x) / as_ulong3(y)), 4 * i + 2, out);
+            vstore3(as_long3(as_ulong3(x) % as_ulong3(y)), 4 * i + 3, out);
         }"#;
     let vals: [i64; 12] = [
         1,
@@ -332,4 +353,22 @@ fn int64_division_and_remainder() {
         ]);
     }
     assert_same("divrem", &cl.queue.read(&out), &want);
+
+    // The same pairs as vectors of N (elements N*j .. N*j+N-1 of each).
+    let program = cl.context.build(source);
+    for n in [2usize, 3, 4, 16] {
+        let outn = cl.buffer::<i64>(4 * a.len());
+        let k = program.kernel(&format!("divrem{n}"));
+        k.arg(0, &da).arg(1, &db).arg(2, &outn);
+        cl.queue.run(&k, &[a.len() / n], None);
+        let mut wantn = Vec::new();
+        for j in 0..a.len() / n {
+            for op in 0..4 {
+                for lane in 0..n {
+                    wantn.push(want[4 * (n * j + lane) + op]);
+                }
+            }
+        }
+        assert_same(&format!("divrem{n}"), &cl.queue.read(&outn), &wantn);
+    }
 }

@@ -16,7 +16,7 @@
 //! operation cannot overflow). The 64-bit operation stays for the rare
 //! values outside that range.
 //!
-//! Known gap: vectors of 64-bit integers keep the plain 64-bit operation.
+//! Vectors of 64-bit integers are rewritten lane by lane.
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
@@ -61,6 +61,24 @@ fn is_int64_scalar(m: &Module, ty: Word) -> bool {
     })
 }
 
+/// `Some(0)` for a 64-bit integer scalar type, `Some(n)` for a vector of
+/// `n` of them, `None` otherwise.
+fn int64_lanes(m: &Module, ty: Word) -> Option<u32> {
+    if is_int64_scalar(m, ty) {
+        return Some(0);
+    }
+    let v = m
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(ty) && i.class.opcode == Op::TypeVector)?;
+    let (Some(Operand::IdRef(c)), Some(Operand::LiteralBit32(n))) =
+        (v.operands.first(), v.operands.get(1))
+    else {
+        return None;
+    };
+    is_int64_scalar(m, *c).then_some(*n)
+}
+
 pub fn guard_int64_division(module: &mut Module) {
     let mut targets = Vec::new();
     for (fi, f) in module.functions.iter().enumerate() {
@@ -68,7 +86,9 @@ pub fn guard_int64_division(module: &mut Module) {
             for (ii, inst) in b.instructions.iter().enumerate() {
                 let op = inst.class.opcode;
                 if matches!(op, Op::UDiv | Op::UMod | Op::SDiv | Op::SRem | Op::SMod)
-                    && inst.result_type.is_some_and(|t| is_int64_scalar(module, t))
+                    && inst
+                        .result_type
+                        .is_some_and(|t| int64_lanes(module, t).is_some())
                 {
                     targets.push((fi, bi, ii));
                 }
@@ -97,47 +117,104 @@ pub fn guard_int64_division(module: &mut Module) {
             inst.operands[1].unwrap_id_ref(),
         );
         let signed = matches!(op, Op::SDiv | Op::SRem | Op::SMod);
+        let lanes = int64_lanes(ids.module, ty).unwrap_or(0);
         let mut seq = Vec::new();
-        let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Word>| {
-            let id = ids.fresh();
-            seq.push(Instruction::new(
-                op,
-                Some(ty),
-                Some(id),
-                operands.into_iter().map(Operand::IdRef).collect(),
-            ));
-            id
+        let consts = Consts {
+            u32t,
+            u64t,
+            boolt,
+            c32,
+            c0,
+            bias,
+            limit,
         };
-        let fits = if signed {
-            // a + (2^31 - 1) in [0, 2^32 - 1) as unsigned  <=>  a in [-(2^31-1), 2^31).
-            let ab = emit(&mut ids, Op::IAdd, u64t, vec![a, bias]);
-            let bb = emit(&mut ids, Op::IAdd, u64t, vec![b, bias]);
-            let fa = emit(&mut ids, Op::ULessThan, boolt, vec![ab, limit]);
-            let fb = emit(&mut ids, Op::ULessThan, boolt, vec![bb, limit]);
-            emit(&mut ids, Op::LogicalAnd, boolt, vec![fa, fb])
+        if lanes == 0 {
+            guarded(&mut ids, &mut seq, &consts, op, signed, a, b);
+            // The last instruction (the select) computes the result: it
+            // takes over the original id.
+            if let Some(last) = seq.last_mut() {
+                last.result_id = Some(result);
+            }
         } else {
-            let or = emit(&mut ids, Op::BitwiseOr, u64t, vec![a, b]);
-            let hi = emit(&mut ids, Op::ShiftRightLogical, u64t, vec![or, c32]);
-            emit(&mut ids, Op::IEqual, boolt, vec![hi, c0])
-        };
-        let narrow = if signed { Op::SConvert } else { Op::UConvert };
-        let a32 = emit(&mut ids, narrow, u32t, vec![a]);
-        let b32 = emit(&mut ids, narrow, u32t, vec![b]);
-        // A zero divisor gives an undefined (not trapping) result in both paths.
-        let r32 = emit(&mut ids, op, u32t, vec![a32, b32]);
-        let r64 = emit(&mut ids, narrow, ty, vec![r32]);
-        let full = emit(&mut ids, op, ty, vec![a, b]);
-        seq.push(Instruction::new(
-            Op::Select,
-            Some(ty),
-            Some(result),
-            vec![
-                Operand::IdRef(fits),
-                Operand::IdRef(r64),
-                Operand::IdRef(full),
-            ],
-        ));
+            // Vectors: each lane on its own (NVIDIA's driver 580 also
+            // mis-computes some 64-bit vector remainders).
+            let mut parts = Vec::new();
+            for lane in 0..lanes {
+                let mut extract = |ids: &mut Ids, v: Word| {
+                    let id = ids.fresh();
+                    seq.push(Instruction::new(
+                        Op::CompositeExtract,
+                        Some(u64t),
+                        Some(id),
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(lane)],
+                    ));
+                    id
+                };
+                let (al, bl) = (extract(&mut ids, a), extract(&mut ids, b));
+                parts.push(guarded(&mut ids, &mut seq, &consts, op, signed, al, bl));
+            }
+            seq.push(Instruction::new(
+                Op::CompositeConstruct,
+                Some(ty),
+                Some(result),
+                parts.into_iter().map(Operand::IdRef).collect(),
+            ));
+        }
         let block = &mut ids.module.functions[fi].blocks[bi].instructions;
         block.splice(ii..=ii, seq);
     }
+}
+
+/// Types and constants the rewritten sequences share.
+struct Consts {
+    u32t: Word,
+    u64t: Word,
+    boolt: Word,
+    c32: Word,
+    c0: Word,
+    bias: Word,
+    limit: Word,
+}
+
+/// Appends to `seq` the guarded form of the 64-bit scalar `a OP b` (see
+/// the module doc) and returns the id of its result (the last instruction).
+fn guarded(
+    ids: &mut Ids,
+    seq: &mut Vec<Instruction>,
+    k: &Consts,
+    op: Op,
+    signed: bool,
+    a: Word,
+    b: Word,
+) -> Word {
+    let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Word>| {
+        let id = ids.fresh();
+        seq.push(Instruction::new(
+            op,
+            Some(ty),
+            Some(id),
+            operands.into_iter().map(Operand::IdRef).collect(),
+        ));
+        id
+    };
+    let fits = if signed {
+        // a + (2^31 - 1) in [0, 2^32 - 1) as unsigned  <=>  a in [-(2^31-1), 2^31).
+        let ab = emit(ids, Op::IAdd, k.u64t, vec![a, k.bias]);
+        let bb = emit(ids, Op::IAdd, k.u64t, vec![b, k.bias]);
+        let fa = emit(ids, Op::ULessThan, k.boolt, vec![ab, k.limit]);
+        let fb = emit(ids, Op::ULessThan, k.boolt, vec![bb, k.limit]);
+        emit(ids, Op::LogicalAnd, k.boolt, vec![fa, fb])
+    } else {
+        let or = emit(ids, Op::BitwiseOr, k.u64t, vec![a, b]);
+        let hi = emit(ids, Op::ShiftRightLogical, k.u64t, vec![or, k.c32]);
+        emit(ids, Op::IEqual, k.boolt, vec![hi, k.c0])
+    };
+    let narrow = if signed { Op::SConvert } else { Op::UConvert };
+    let a32 = emit(ids, narrow, k.u32t, vec![a]);
+    let b32 = emit(ids, narrow, k.u32t, vec![b]);
+    // A zero divisor gives an undefined (not trapping) result in both paths.
+    let r32 = emit(ids, op, k.u32t, vec![a32, b32]);
+    let r64 = emit(ids, narrow, k.u64t, vec![r32]);
+    let full = emit(ids, op, k.u64t, vec![a, b]);
+    emit(ids, Op::Select, k.u64t, vec![fits, r64, full])
 }
