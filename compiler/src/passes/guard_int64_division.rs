@@ -12,8 +12,8 @@
 //! result is a 64-bit scalar becomes
 //! `r = fits(a, b) ? widen(narrow(a) OP narrow(b)) : a OP b`, where `fits`
 //! is "both values are in [0, 2^32)" for the unsigned operations and "both
-//! are in [-(2^31 - 1), 2^31)" for the signed ones (so that the 32-bit
-//! operation cannot overflow). The 64-bit operation stays for the rare
+//! are in [-2^31, 2^31), and a is not -2^31" for the signed ones (so that
+//! the 32-bit operation cannot overflow). The 64-bit operation stays for the rare
 //! values outside that range.
 //!
 //! Vectors of 64-bit integers are rewritten lane by lane.
@@ -104,8 +104,11 @@ pub fn guard_int64_division(module: &mut Module) {
     let boolt = ids.t_bool();
     let c32 = ids.c64(32);
     let c0 = ids.c64(0);
-    let bias = ids.c64(0x7fff_ffff);
-    let limit = ids.c64(0xffff_ffff);
+    let int_min = ids.global(
+        Op::Constant,
+        Some(u32t),
+        vec![Operand::LiteralBit32(0x8000_0000)],
+    );
     // Rewrite from the back so earlier indices stay valid.
     for &(fi, bi, ii) in targets.iter().rev() {
         let inst = ids.module.functions[fi].blocks[bi].instructions[ii].clone();
@@ -125,8 +128,7 @@ pub fn guard_int64_division(module: &mut Module) {
             boolt,
             c32,
             c0,
-            bias,
-            limit,
+            int_min,
         };
         if lanes == 0 {
             guarded(&mut ids, &mut seq, &consts, op, signed, a, b);
@@ -172,8 +174,8 @@ struct Consts {
     boolt: Word,
     c32: Word,
     c0: Word,
-    bias: Word,
-    limit: Word,
+    /// -2^31 as a 32-bit constant.
+    int_min: Word,
 }
 
 /// Appends to `seq` the guarded form of the 64-bit scalar `a OP b` (see
@@ -197,21 +199,26 @@ fn guarded(
         ));
         id
     };
+    let narrow = if signed { Op::SConvert } else { Op::UConvert };
+    let a32 = emit(ids, narrow, k.u32t, vec![a]);
+    let b32 = emit(ids, narrow, k.u32t, vec![b]);
     let fits = if signed {
-        // a + (2^31 - 1) in [0, 2^32 - 1) as unsigned  <=>  a in [-(2^31-1), 2^31).
-        let ab = emit(ids, Op::IAdd, k.u64t, vec![a, k.bias]);
-        let bb = emit(ids, Op::IAdd, k.u64t, vec![b, k.bias]);
-        let fa = emit(ids, Op::ULessThan, k.boolt, vec![ab, k.limit]);
-        let fb = emit(ids, Op::ULessThan, k.boolt, vec![bb, k.limit]);
-        emit(ids, Op::LogicalAnd, k.boolt, vec![fa, fb])
+        // Both survive the round trip through 32 bits, and a is not
+        // -2^31 (-2^31 / -1 overflows in 32 bits). Equalities only: an
+        // earlier form, (a + 2^31 - 1) <u 2^32 - 1, relied on wrap-around
+        // that NVIDIA's compiler (driver 580) did not honour (1 % -1 gave 1).
+        let aw = emit(ids, Op::SConvert, k.u64t, vec![a32]);
+        let bw = emit(ids, Op::SConvert, k.u64t, vec![b32]);
+        let fa = emit(ids, Op::IEqual, k.boolt, vec![aw, a]);
+        let fb = emit(ids, Op::IEqual, k.boolt, vec![bw, b]);
+        let not_min = emit(ids, Op::INotEqual, k.boolt, vec![a32, k.int_min]);
+        let both = emit(ids, Op::LogicalAnd, k.boolt, vec![fa, fb]);
+        emit(ids, Op::LogicalAnd, k.boolt, vec![both, not_min])
     } else {
         let or = emit(ids, Op::BitwiseOr, k.u64t, vec![a, b]);
         let hi = emit(ids, Op::ShiftRightLogical, k.u64t, vec![or, k.c32]);
         emit(ids, Op::IEqual, k.boolt, vec![hi, k.c0])
     };
-    let narrow = if signed { Op::SConvert } else { Op::UConvert };
-    let a32 = emit(ids, narrow, k.u32t, vec![a]);
-    let b32 = emit(ids, narrow, k.u32t, vec![b]);
     // A zero divisor gives an undefined (not trapping) result in both paths.
     let r32 = emit(ids, op, k.u32t, vec![a32, b32]);
     let r64 = emit(ids, narrow, k.u64t, vec![r32]);
