@@ -9,7 +9,8 @@ use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::{
-    async_copy, global_vars, guard_int64_division, lower, specialize, structurize, validate,
+    async_copy, global_vars, guard_int64_division, lower, specialize, srem_via_sdiv, structurize,
+    validate,
 };
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
@@ -109,6 +110,7 @@ pub(crate) fn build_module(
             };
             BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
         })?;
+        srem_via_sdiv::srem_via_sdiv(&mut lowered.module);
         guard_int64_division::guard_int64_division(&mut lowered.module);
         let words = lowered.module.assemble();
         let short: String = name.chars().take(64).collect();

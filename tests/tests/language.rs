@@ -391,3 +391,74 @@ fn int64_division_and_remainder() {
         assert_same(&format!("divrem{n}"), &cl.queue.read(&outn), &wantn);
     }
 }
+
+/// Signed remainder of 8/16/32-bit values alone in a kernel, as the CTS
+/// has it: NVIDIA's compiler got `-1 % INT_MIN` and `1 % -1` wrong until
+/// the compiler rewrote OpSRem through OpSDiv (passes/srem_via_sdiv.rs).
+#[test]
+fn signed_remainder_of_narrow_types() {
+    let cl = Cl::new();
+    let source = r#"
+        kernel void rem_int(global int* a, global int* b, global int* d) {
+            int tid = get_global_id(0); d[tid] = a[tid] % b[tid]; }
+        kernel void rem_short(global short* a, global short* b, global short* d) {
+            int tid = get_global_id(0); d[tid] = a[tid] % b[tid]; }
+        kernel void rem_char4(global char4* a, global char4* b, global char4* d) {
+            int tid = get_global_id(0); d[tid] = a[tid] % b[tid]; }"#;
+    let program = cl.context.build(source);
+    let ints: [i32; 9] = [1, -1, 7, -7, i32::MAX, i32::MIN, i32::MIN + 1, 3, -2];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &ints {
+        for &y in &ints {
+            if !(x == i32::MIN && y == -1) {
+                a.push(x);
+                b.push(y);
+            }
+        }
+    }
+    let (da, db, d) = (
+        cl.buffer_from(&a),
+        cl.buffer_from(&b),
+        cl.buffer::<i32>(a.len()),
+    );
+    let k = program.kernel("rem_int");
+    k.arg(0, &da).arg(1, &db).arg(2, &d);
+    cl.queue.run(&k, &[a.len()], None);
+    let want: Vec<i32> = a.iter().zip(&b).map(|(x, y)| x % y).collect();
+    assert_same("int %", &cl.queue.read(&d), &want);
+
+    let shorts: Vec<(i16, i16)> = [1i16, -1, 7, -7, i16::MAX, i16::MIN, -2]
+        .iter()
+        .flat_map(|&x| [1i16, -1, 3, -3, i16::MAX, i16::MIN].map(move |y| (x, y)))
+        .filter(|&(x, y)| !(x == i16::MIN && y == -1))
+        .collect();
+    let (sa, sb): (Vec<i16>, Vec<i16>) = shorts.iter().copied().unzip();
+    let (da, db, d) = (
+        cl.buffer_from(&sa),
+        cl.buffer_from(&sb),
+        cl.buffer::<i16>(sa.len()),
+    );
+    let k = program.kernel("rem_short");
+    k.arg(0, &da).arg(1, &db).arg(2, &d);
+    cl.queue.run(&k, &[sa.len()], None);
+    let want: Vec<i16> = shorts.iter().map(|(x, y)| x % y).collect();
+    assert_same("short %", &cl.queue.read(&d), &want);
+
+    let chars: Vec<(i8, i8)> = [1i8, -1, 7, -7, i8::MAX, i8::MIN, -2, 5]
+        .iter()
+        .flat_map(|&x| [1i8, -1, 3, -3, i8::MAX, i8::MIN, 2, -128].map(move |y| (x, y)))
+        .filter(|&(x, y)| !(x == i8::MIN && y == -1))
+        .chain([(5, 3)]) // 63 pairs + 1: whole char4s
+        .collect();
+    let (ca, cb): (Vec<i8>, Vec<i8>) = chars.iter().copied().unzip();
+    let (da, db, d) = (
+        cl.buffer_from(&ca),
+        cl.buffer_from(&cb),
+        cl.buffer::<i8>(ca.len()),
+    );
+    let k = program.kernel("rem_char4");
+    k.arg(0, &da).arg(1, &db).arg(2, &d);
+    cl.queue.run(&k, &[ca.len() / 4], None);
+    let want: Vec<i8> = chars.iter().map(|(x, y)| x % y).collect();
+    assert_same("char4 %", &cl.queue.read(&d), &want);
+}

@@ -6,6 +6,7 @@ pub mod guard_int64_division;
 pub mod lower;
 pub mod module_edit;
 pub mod specialize;
+pub mod srem_via_sdiv;
 pub mod structurize;
 pub mod types;
 pub mod validate;
