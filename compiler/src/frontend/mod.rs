@@ -15,6 +15,9 @@ use crate::BuildError;
 
 /// The name the source file has in diagnostics ("input.cl:3:5: error: ...").
 pub const SOURCE_NAME: &str = "input.cl";
+/// Undefines the feature macros the device does not report
+/// (`FrontendOptions::undef_macros`), read after the default header.
+const UNDEF_HEADER: &str = ".ferrocl-features.h";
 
 /// What the front end produced.
 pub struct FrontendOutput {
@@ -107,6 +110,19 @@ pub fn compile_to_bitcode(
     }
     if let Some(cwd) = &cwd {
         args.push(format!("-I{}", cwd.display()));
+    }
+    if !opts.undef_macros.is_empty() {
+        // Read after the default header (-include comes after it).
+        let text: String = opts
+            .undef_macros
+            .iter()
+            .map(|m| format!("#undef {m}\n"))
+            .collect();
+        let file = scratch.file(UNDEF_HEADER);
+        std::fs::write(&file, text)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+        args.push("-include".into());
+        args.push(file.display().to_string());
     }
     args.extend(["-o".into(), "input.ll".into(), SOURCE_NAME.into()]);
     let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
