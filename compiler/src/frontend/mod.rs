@@ -89,6 +89,9 @@ pub fn compile_to_bitcode(
         "spir64",
         "-no-opaque-pointers",
         "-finclude-default-header",
+        // Builtins declared on demand from clang's tables instead of by
+        // parsing opencl-c.h: several times faster per compile.
+        "-fdeclare-opencl-builtins",
         "-cl-kernel-arg-info",
         "-debug-info-kind=line-tables-only",
         // No libc: keeps loop-idiom recognition from turning copy/fill
