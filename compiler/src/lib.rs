@@ -15,7 +15,7 @@
 //! 5. `passes::validate::validate_module`: spirv-val, Vulkan 1.2;
 //! 6. `reflect::reflect_kernel`.
 //!
-//! Separate compilation (`compile_source`, `link_objects`: LLVM bitcode
+//! Separate compilation (`compile_source`, `compile_il`, `link_objects`: LLVM bitcode
 //! objects and libraries, llvm-link-15) is in `link`; ferrocl's program
 //! binary format in `binary`.
 //!
@@ -36,7 +36,9 @@ mod tools;
 
 pub use abi::*;
 pub use binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
-pub use link::{compile_source, link_objects, parse_link_options, LinkOptions, Linked, Object};
+pub use link::{
+    compile_il, compile_source, link_objects, parse_link_options, LinkOptions, Linked, Object,
+};
 pub use spec_constants::{freeze_spec_constants, spec_constant_sizes};
 
 /// What the compiler needs to know about the target device. Part of the

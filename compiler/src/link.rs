@@ -108,6 +108,32 @@ pub fn compile_source(
     })
 }
 
+/// clCompileProgram for a program created from IL (OpenCL SPIR-V): the
+/// module translated back to bitcode (llvm-spirv-15 -r), so it links with
+/// objects compiled from source. Thread-safe; never panics.
+pub fn compile_il(il: &[u8], options: &str, caps: &DeviceCaps) -> Result<Object, BuildError> {
+    pipeline::guard(|| {
+        parse_build_options(options, caps)?;
+        let scratch = ScratchDir::new()?;
+        std::fs::write(scratch.file("input.spv"), il)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+        let args = ["-r", "input.spv", "-o", "object.bc"];
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::LLVM_SPIRV, &os, &scratch.path)?;
+        if !out.success {
+            return Err(BuildError::failure(format!(
+                "the IL cannot be compiled: {}",
+                out.stderr.trim()
+            )));
+        }
+        let bitcode = read(&scratch, "object.bc")?;
+        Ok(Object {
+            bitcode,
+            log: String::new(),
+        })
+    })
+}
+
 /// clLinkProgram: links the objects/libraries `objects` (bitcode) into a
 /// library or an executable per `options`. Thread-safe; never panics.
 pub fn link_objects(

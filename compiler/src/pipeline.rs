@@ -131,10 +131,9 @@ pub(crate) fn build_module(
 /// and Vulkan does not want them). OpLine stays: the lowering names
 /// source lines with it.
 ///
-/// Also drops OpLoopMerge / OpSelectionMerge that llvm-spirv emits for
-/// loop hints (`#pragma unroll`): spirt structurizes every function from
-/// scratch and places its own merges; a front-end merge left in place ends
-/// up out of order after the lowering.
+/// Also drops OpLoopMerge/OpSelectionMerge: llvm-spirv writes them for
+/// loop hints (`opencl_unroll_hint`, `#pragma unroll`) wherever the hint
+/// sat, which spirt rejects, and the structurizer makes its own.
 ///
 /// Also drops the literal `n` operand of OpenCL.std vloadn, vload_halfn
 /// and vloada_halfn (spirt reads every OpExtInst operand as an id; `n` is
@@ -142,6 +141,8 @@ pub(crate) fn build_module(
 fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
     const EXT_INST_IMPORT: u32 = 11;
     const EXT_INST: u32 = 12;
+    const LOOP_MERGE: u32 = 246;
+    const SELECTION_MERGE: u32 = 247;
     if words.len() < 5 {
         return words.to_vec();
     }
@@ -172,8 +173,6 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
             i += count;
             continue;
         }
-        const LOOP_MERGE: u32 = 246;
-        const SELECTION_MERGE: u32 = 247;
         if op == LOOP_MERGE || op == SELECTION_MERGE {
             i += count;
             continue;

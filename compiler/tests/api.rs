@@ -295,3 +295,21 @@ fn kernel_names_longer_than_file_names() {
     let p = build_source(&src, "", &caps()).unwrap();
     assert_eq!(p.kernels[0].name, name);
 }
+
+#[test]
+fn feature_macros_match_the_reported_features() {
+    // OpenCL C 3.0: clang's header defines every optional feature for SPIR;
+    // only what devices report may stay defined.
+    let src = "kernel void k(global int *o) {\n\
+               #if defined(__opencl_c_images) || defined(__opencl_c_read_write_images) \\\n\
+                 || defined(__opencl_c_atomic_scope_device) || defined(__opencl_c_atomic_order_seq_cst) \\\n\
+                 || defined(__opencl_c_work_group_collective_functions) || defined(__opencl_c_generic_address_space)\n\
+               #error unsupported feature macro defined\n\
+               #endif\n\
+               #if !defined(__opencl_c_program_scope_global_variables) || !defined(__opencl_c_fp64) \\\n\
+                 || !defined(__opencl_c_int64)\n\
+               #error supported feature macro missing\n\
+               #endif\n\
+               o[0] = 1; }";
+    build_source(src, "-cl-std=CL3.0", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
+}

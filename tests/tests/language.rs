@@ -462,3 +462,27 @@ fn signed_remainder_of_narrow_types() {
     let want: Vec<i8> = chars.iter().map(|(x, y)| x % y).collect();
     assert_same("char4 %", &cl.queue.read(&d), &want);
 }
+
+const UNROLL_HINTS: &str = r#"
+kernel void hinted(global uint *dst, uint n) {
+    __attribute__((opencl_unroll_hint(1)))
+    for (uint i = 0; i < 100; ++i)
+        dst[i] = i * 3;
+    #pragma unroll 4
+    for (uint i = 0; i < n; ++i)
+        dst[100 + i] = dst[i] + 1;
+}
+"#;
+
+#[test]
+fn loops_with_unroll_hints() {
+    let cl = Cl::new();
+    let n = 37u32;
+    let dst = cl.buffer::<u32>(100 + n as usize);
+    let kernel = cl.kernel(UNROLL_HINTS, "hinted");
+    kernel.arg(0, &dst).arg(1, &n);
+    cl.queue.run(&kernel, &[1], None);
+    let mut want: Vec<u32> = (0..100).map(|i| i * 3).collect();
+    want.extend((0..n).map(|i| i * 3 + 1));
+    assert_same("dst", &cl.queue.read(&dst), &want);
+}

@@ -776,3 +776,32 @@ fn specialization_constants_of_an_il_program() {
         "source program",
     );
 }
+
+#[test]
+fn il_program_compiles_and_links_with_source() {
+    // clCompileProgram on an IL program (the helper), linked with the
+    // kernel compiled from source.
+    let cl = Cl::new();
+    let ctx = &cl.context;
+    let dir = std::env::temp_dir().join(format!("ferrocl-il-link-{}", std::process::id()));
+    let il = spirv_of(HELPER, "1.2", &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() bytes.
+    let helper = Prog(unsafe {
+        clCreateProgramWithIL(ctx.raw(), il.as_ptr().cast(), il.len(), &mut status)
+    });
+    check(status, "clCreateProgramWithIL");
+    check(
+        compile(&helper, cl.device(), "", &[]),
+        "clCompileProgram(IL)",
+    );
+    let main = with_source(ctx, &MAIN.replace("#include \"helpers.h\"", HELPERS_H));
+    check(
+        compile(&main, cl.device(), "", &[]),
+        "clCompileProgram(source)",
+    );
+    let (exe, status) = link(ctx, "", &[&main, &helper]);
+    check_link(&exe, cl.device(), status, "clLinkProgram(source + IL)");
+    assert_eq!(run_apply(&cl, &exe), expected());
+}

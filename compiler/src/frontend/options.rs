@@ -9,6 +9,9 @@ pub struct FrontendOptions {
     pub clang_args: Vec<String>,
     /// `-cl-opt-disable`: compile at -O0.
     pub opt_disable: bool,
+    /// Feature macros to undefine after clang's default header, which
+    /// defines them for SPIR targets whatever `-cl-ext` says.
+    pub undef_macros: Vec<&'static str>,
 }
 
 /// Splits `options` like a shell would (whitespace separates words; single
@@ -159,6 +162,23 @@ pub fn parse_build_options(
     out.clang_args.push("-D__OPENCL_VERSION__=300".into());
     let mut ext = Vec::new();
     if std == "CL3.0" {
+        // OpenCL C 3.0 optional features the devices do not report
+        // (CL_DEVICE_OPENCL_C_FEATURES): images, atomics beyond relaxed /
+        // work-group scope (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES),
+        // work-group collectives, integer dot products.
+        out.undef_macros.extend([
+            "__opencl_c_images",
+            "__opencl_c_3d_image_writes",
+            "__opencl_c_read_write_images",
+            "__opencl_c_atomic_order_acq_rel",
+            "__opencl_c_atomic_order_seq_cst",
+            "__opencl_c_atomic_scope_device",
+            "__opencl_c_atomic_scope_all_devices",
+            "__opencl_c_work_group_collective_functions",
+            "__opencl_c_integer_dot_product_input_4x8bit",
+            "__opencl_c_integer_dot_product_input_4x8bit_packed",
+            "__opencl_c_ext_image_unorm_int_2_101010",
+        ]);
         ext.extend([
             "-__opencl_c_generic_address_space",
             "-__opencl_c_pipes",

@@ -359,9 +359,9 @@ impl Program {
         // "CL_INVALID_OPERATION if program has no source or IL available,
         // i.e. it has not been created with clCreateProgramWithSource or
         // clCreateProgramWithIL."
-        let Source::Text(source) = &self.source else {
+        if !matches!(self.source, Source::Text(_) | Source::Il(_)) {
             return Err(CL_INVALID_OPERATION);
-        };
+        }
         let mut header_texts = Vec::new();
         for h in headers {
             match &h.program.source {
@@ -381,7 +381,14 @@ impl Program {
                 },
             );
             let caps = d.compiler_caps();
-            let b = match compiler::compile_source(source, options, &header_texts, &caps) {
+            let object = match &self.source {
+                Source::Il(il) => compiler::compile_il(il, options, &caps),
+                Source::Text(source) => {
+                    compiler::compile_source(source, options, &header_texts, &caps)
+                }
+                _ => unreachable!("refused above"),
+            };
+            let b = match object {
                 Ok(o) => Build::bitcode(options, CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, o),
                 Err(e) => {
                     failed = Some(if e.invalid_options {
