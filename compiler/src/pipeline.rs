@@ -35,14 +35,29 @@ pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Pr
     check_caps(caps)?;
     let scratch = ScratchDir::new()?;
     let fe = frontend::compile_opencl_c(source, &opts, &scratch)?;
-    build_module(
+    let mut program = build_module(
         &fe.spirv,
         Some(&fe.arg_metadata),
         fe.log,
         caps,
         &scratch,
         Some(SOURCE_NAME),
-    )
+    )?;
+    // SPIR-V's VecTypeHint cannot say `ulong2`: the source's metadata can.
+    for k in &mut program.kernels {
+        if !fe.unsigned_vec_hints.contains(&k.name) {
+            continue;
+        }
+        if let Some(hint) = k.vec_type_hint.take() {
+            let unsigned = format!("u{hint}");
+            k.attributes = k.attributes.replace(
+                &format!("vec_type_hint({hint})"),
+                &format!("vec_type_hint({unsigned})"),
+            );
+            k.vec_type_hint = Some(unsigned);
+        }
+    }
+    Ok(program)
 }
 
 pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {

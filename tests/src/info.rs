@@ -119,6 +119,7 @@ enum InfoTarget {
     Platform(cl_platform_id),
     Device(cl_device_id),
     ProgramBuild(cl_program, cl_device_id),
+    Kernel(cl_kernel),
 }
 
 impl Info {
@@ -152,6 +153,7 @@ impl Info {
                 InfoTarget::ProgramBuild(p, d) => {
                     clGetProgramBuildInfo(p, d, self.param, size, value, size_ret)
                 }
+                InfoTarget::Kernel(k) => clGetKernelInfo(k, self.param, size, value, size_ret),
             }
         }
     }
@@ -220,6 +222,14 @@ pub fn program_build_info(
 ) -> Info {
     Info {
         target: InfoTarget::ProgramBuild(program, device),
+        param,
+    }
+}
+
+/// clGetKernelInfo(kernel, param, ...).
+pub fn kernel_info(kernel: cl_kernel, param: cl_kernel_info) -> Info {
+    Info {
+        target: InfoTarget::Kernel(kernel),
         param,
     }
 }

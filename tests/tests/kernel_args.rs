@@ -218,3 +218,24 @@ fn kernel_argument_does_not_keep_a_released_buffer_alive() {
     let want: Vec<f32> = (0..8).map(|i| 0.5 * i as f32).collect();
     assert_same("scale", &cl.queue.read(&out), &want);
 }
+
+/// CL_KERNEL_ATTRIBUTES names vec_type_hint's type as written, unsigned
+/// integer types included (SPIR-V's VecTypeHint has no signedness).
+#[test]
+fn kernel_attributes_name_the_vec_type_hint_as_written() {
+    let cl = Cl::new();
+    for ty in [
+        "uchar", "ushort2", "uint4", "ulong16", "char", "int3", "long2", "float8",
+    ] {
+        let source = format!(
+            "kernel __attribute__((vec_type_hint({ty}))) void k(global int* p) {{ p[0] = 1; }}"
+        );
+        let kernel = cl.kernel(&source, "k");
+        let attrs = ferrocl_tests::info::query_string(ferrocl_tests::info::kernel_info(
+            kernel.raw(),
+            CL_KERNEL_ATTRIBUTES,
+        ))
+        .expect("CL_KERNEL_ATTRIBUTES");
+        assert_eq!(attrs, format!("vec_type_hint({ty})"), "vec_type_hint({ty})");
+    }
+}

@@ -26,17 +26,7 @@ pub struct ArgMetadata {
 /// (without -cl-kernel-arg-info) get no entry, so callers fall back to what
 /// the SPIR-V says.
 pub fn read_kernel_arg_metadata(ll: &str) -> HashMap<String, Vec<ArgMetadata>> {
-    let mut nodes: HashMap<&str, Vec<String>> = HashMap::new();
-    for line in ll.lines() {
-        if let Some(rest) = line.strip_prefix('!') {
-            if let Some((id, body)) = rest.split_once(" = ") {
-                let body = body.trim_start_matches("distinct ");
-                if let Some(items) = body.strip_prefix("!{").and_then(|b| b.strip_suffix('}')) {
-                    nodes.insert(id, split_items(items));
-                }
-            }
-        }
-    }
+    let nodes = metadata_nodes(ll);
     let mut kernels = HashMap::new();
     for line in ll.lines() {
         if !line.starts_with("define ") || !line.contains(" spir_kernel ") {
@@ -79,6 +69,52 @@ pub fn read_kernel_arg_metadata(ll: &str) -> HashMap<String, Vec<ArgMetadata>> {
         kernels.insert(name, args);
     }
     kernels
+}
+
+/// The `!N = !{...}` metadata nodes of textual IR: id → items.
+fn metadata_nodes(ll: &str) -> HashMap<&str, Vec<String>> {
+    let mut nodes: HashMap<&str, Vec<String>> = HashMap::new();
+    for line in ll.lines() {
+        if let Some(rest) = line.strip_prefix('!') {
+            if let Some((id, body)) = rest.split_once(" = ") {
+                let body = body.trim_start_matches("distinct ");
+                if let Some(items) = body.strip_prefix("!{").and_then(|b| b.strip_suffix('}')) {
+                    nodes.insert(id, split_items(items));
+                }
+            }
+        }
+    }
+    nodes
+}
+
+/// Kernels whose `vec_type_hint` is an unsigned integer type. SPIR-V's
+/// VecTypeHint execution mode has no signedness, so the reflection names
+/// `ulong2` as `long2`; clang's `!vec_type_hint !{<2 x i64> undef, i32 0}`
+/// says (its last item is 1 for signed integers, 0 otherwise).
+pub fn read_unsigned_vec_type_hints(ll: &str) -> std::collections::HashSet<String> {
+    let nodes = metadata_nodes(ll);
+    let mut out = std::collections::HashSet::new();
+    for line in ll.lines() {
+        if !line.starts_with("define ") || !line.contains(" spir_kernel ") {
+            continue;
+        }
+        let (Some(name), Some(p)) = (function_name(line), line.find("!vec_type_hint !")) else {
+            continue;
+        };
+        let id: String = line[p + "!vec_type_hint !".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let Some([ty, signed]) = nodes.get(id.as_str()).map(|v| v.as_slice()) else {
+            continue;
+        };
+        // `<2 x i64> undef` or `i8 undef`.
+        let elem = ty.trim_start_matches('<').split(" x ").last().unwrap_or("");
+        if elem.starts_with('i') && signed.trim() == "i32 0" {
+            out.insert(name);
+        }
+    }
+    out
 }
 
 /// `@name(` or `@"quoted name"(` of a define line.
@@ -156,6 +192,24 @@ fn unescape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_unsigned_vec_type_hints() {
+        let ll = "define spir_kernel void @a(i32 %x) !vec_type_hint !7 {
+define spir_kernel void @b(i32 %x) !vec_type_hint !8 {
+define spir_kernel void @c(i32 %x) !vec_type_hint !9 {
+define spir_kernel void @d(i32 %x) !vec_type_hint !10 {
+define spir_kernel void @e(i32 %x) {
+!7 = !{<2 x i64> undef, i32 0}
+!8 = !{i8 undef, i32 0}
+!9 = !{<4 x float> undef, i32 0}
+!10 = !{<16 x i32> undef, i32 1}
+";
+        let got = read_unsigned_vec_type_hints(ll);
+        let want: std::collections::HashSet<String> =
+            ["a".to_string(), "b".to_string()].into_iter().collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn reads_arg_info() {

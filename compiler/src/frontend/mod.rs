@@ -4,7 +4,7 @@
 mod metadata;
 mod options;
 
-pub use metadata::{read_kernel_arg_metadata, ArgMetadata};
+pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{parse_build_options, split_options, FrontendOptions};
 
 use std::collections::HashMap;
@@ -25,6 +25,8 @@ pub struct FrontendOutput {
     pub spirv: Vec<u8>,
     /// Argument metadata per kernel name.
     pub arg_metadata: HashMap<String, Vec<ArgMetadata>>,
+    /// Kernels whose vec_type_hint is an unsigned integer type.
+    pub unsigned_vec_hints: std::collections::HashSet<String>,
     /// clang's warnings.
     pub log: String,
 }
@@ -52,11 +54,13 @@ pub fn compile_opencl_c(
 ) -> Result<FrontendOutput, BuildError> {
     let (ll, log) = compile_to_bitcode(source, opts, &[], scratch)?;
     let arg_metadata = read_kernel_arg_metadata(&ll);
+    let unsigned_vec_hints = read_unsigned_vec_type_hints(&ll);
     let spirv = translate_bitcode(scratch)?;
     tools::dump("1-llvm-spirv.spv", &spirv);
     Ok(FrontendOutput {
         spirv,
         arg_metadata,
+        unsigned_vec_hints,
         log,
     })
 }

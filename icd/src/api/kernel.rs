@@ -178,26 +178,24 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(
 pub unsafe extern "C" fn clSetKernelExecInfo(
     k: cl_kernel,
     param: cl_kernel_exec_info,
-    size: usize,
-    value: *const c_void,
+    _size: usize,
+    _value: *const c_void,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
         unsafe { get::<Kernel>(k) }?;
-        // "CL_INVALID_VALUE if param_name is not valid, if param_value is
-        // NULL or if the size specified by param_value_size is not valid."
-        let valid_size = match param {
-            CL_KERNEL_EXEC_INFO_SVM_PTRS => size.is_multiple_of(std::mem::size_of::<*mut c_void>()),
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => size == std::mem::size_of::<cl_bool>(),
-            _ => return Err(CL_INVALID_VALUE),
-        };
-        if value.is_null() || !valid_size {
-            return Err(CL_INVALID_VALUE);
+        match param {
+            // Both parameters are about SVM. With no SVM device the SVM rule
+            // comes before any check of the value (OpenCL 3.0's optional
+            // SVM: CTS consistency_svm passes NULL/0): "CL_INVALID_OPERATION
+            // if no devices in the context associated with kernel support
+            // SVM" (CL_DEVICE_SVM_CAPABILITIES is 0).
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                Err(CL_INVALID_OPERATION)
+            }
+            // "CL_INVALID_VALUE if param_name is not valid [...]"
+            _ => Err(CL_INVALID_VALUE),
         }
-        // Both parameters are about SVM: "CL_INVALID_OPERATION if no devices
-        // in the context associated with kernel support SVM"
-        // (CL_DEVICE_SVM_CAPABILITIES is 0).
-        Err(CL_INVALID_OPERATION)
     })
 }
 
