@@ -388,6 +388,37 @@ pub fn map_memory(
     })
 }
 
+/// One side of a device copy: a Vulkan buffer and a byte offset in it.
+type Side = (ash::vk::Buffer, u64);
+
+/// A device-side copy of `size` bytes from `src` to `dst`, reported as
+/// `command_type`; `hold` keeps both buffers alive until it completes.
+fn enqueue_device_copy(
+    queue: &Arc<Queue>,
+    command_type: cl_command_type,
+    src: Side,
+    dst: Side,
+    size: usize,
+    hold: Box<dyn Send>,
+    wait_list: Vec<Arc<Event>>,
+) -> Arc<Event> {
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        r.copy_buffer(src.0, src.1, dst.0, dst.1, size as u64);
+        Ok(())
+    });
+    queue.submit(
+        command_type,
+        wait_list,
+        Some(record),
+        Some(Box::new(move || drop(hold))),
+    )
+}
+
+/// Where byte `offset` of `mem` lives on the device.
+fn side_of(mem: &Mem, offset: usize) -> Side {
+    (mem.storage.raw, (mem.offset + offset) as u64)
+}
+
 /// The map's read: a device-to-map-memory copy with no host copy after it
 /// (the application gets a pointer into that memory itself).
 pub fn enqueue_read_to_map(
@@ -399,23 +430,14 @@ pub fn enqueue_read_to_map(
     command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let (src, t) = (mem.clone(), target.clone());
-    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(
-            src.storage.raw,
-            (src.offset + offset) as u64,
-            t.raw,
-            t.offset,
-            size as u64,
-        );
-        Ok(())
-    });
-    let hold = (mem.clone(), target.clone());
-    Ok(queue.submit(
+    Ok(enqueue_device_copy(
+        queue,
         command_type,
+        side_of(mem, offset),
+        (target.raw, target.offset),
+        size,
+        Box::new((mem.clone(), target.clone())),
         wait_list,
-        Some(record),
-        Some(Box::new(move || drop(hold))),
     ))
 }
 
@@ -428,23 +450,14 @@ pub fn enqueue_write_from_map(
     source: Arc<MapMemory>,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let (dst, s2) = (mem.clone(), source.clone());
-    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(
-            s2.raw,
-            s2.offset,
-            dst.storage.raw,
-            (dst.offset + offset) as u64,
-            size as u64,
-        );
-        Ok(())
-    });
-    let hold = (mem.clone(), source);
-    Ok(queue.submit(
+    Ok(enqueue_device_copy(
+        queue,
         CL_COMMAND_UNMAP_MEM_OBJECT,
+        (source.raw, source.offset),
+        side_of(mem, offset),
+        size,
+        Box::new((mem.clone(), source)),
         wait_list,
-        Some(record),
-        Some(Box::new(move || drop(hold))),
     ))
 }
 
@@ -458,20 +471,15 @@ pub fn enqueue_copy(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let (s, d) = (src.clone(), dst.clone());
-    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(
-            s.storage.raw,
-            (s.offset + src_offset) as u64,
-            d.storage.raw,
-            (d.offset + dst_offset) as u64,
-            size as u64,
-        );
-        Ok(())
-    });
-    let (s, d) = (src.clone(), dst.clone());
-    let hold = Box::new(move || drop((s, d)));
-    Ok(queue.submit(CL_COMMAND_COPY_BUFFER, wait_list, Some(record), Some(hold)))
+    Ok(enqueue_device_copy(
+        queue,
+        CL_COMMAND_COPY_BUFFER,
+        side_of(src, src_offset),
+        side_of(dst, dst_offset),
+        size,
+        Box::new((src.clone(), dst.clone())),
+        wait_list,
+    ))
 }
 
 /// clEnqueueFillBuffer: the pattern is expanded on the host into staging
