@@ -350,9 +350,9 @@ fn map_and_unmap_errors() {
     cl.queue.finish();
 }
 
-/// CL_MEM_ALLOC_HOST_PTR buffers map into one persistent host allocation
-/// (allocated with the buffer): the same region maps to the same address
-/// every time, a sub-buffer's map lies at its origin within its parent's,
+/// CL_MEM_ALLOC_HOST_PTR buffers map for reading into one persistent host
+/// allocation (allocated with the buffer): the same region maps to the
+/// same address every time, a sub-buffer's map lies at its origin within its parent's,
 /// and contents flow both ways through it.
 #[test]
 fn alloc_host_ptr_maps_into_a_persistent_mirror() {
@@ -375,7 +375,7 @@ fn alloc_host_ptr_maps_into_a_persistent_mirror() {
     // SAFETY: a completed blocking map of 200 values.
     assert_same("first map", unsafe { view(p1, 200) }, &data[100..300]);
     unmap(&cl, mem, p1).wait();
-    let (p2, _) = map(&cl, mem, true, CL_MAP_WRITE, 100, 200);
+    let (p2, _) = map(&cl, mem, true, CL_MAP_READ | CL_MAP_WRITE, 100, 200);
     assert_eq!(p1, p2, "the same region maps to the same mirror address");
     // SAFETY: a completed blocking map of 200 values.
     unsafe { view(p2, 200) }.fill(7);

@@ -350,11 +350,12 @@ pub struct MapMemory {
 }
 
 /// Host-visible memory for a map of `size` bytes at `offset` of `mem`
-/// with `flags`. An ALLOC_HOST_PTR buffer maps into its mirror (no
-/// allocation, no first-touch cost); others into staging: cached system
-/// memory when the host reads it, write-combined upload memory
-/// (device-local where the device has ReBAR) when it only writes, so the
-/// unmap's copy stays on the device.
+/// with `flags`. A map for reading of an ALLOC_HOST_PTR buffer points into
+/// its mirror (no allocation, no first-touch cost); other maps into
+/// staging: cached system memory when the host reads it, write-combined
+/// upload memory (device-local where the device has ReBAR) when it only
+/// writes, so the unmap's copy stays on the device (also for
+/// ALLOC_HOST_PTR buffers: their mirror is system memory).
 pub fn map_memory(
     queue: &Arc<Queue>,
     mem: &Mem,
@@ -362,7 +363,7 @@ pub fn map_memory(
     size: usize,
     flags: cl_map_flags,
 ) -> CLResult<MapMemory> {
-    if let Some(mirror) = mem.mirror() {
+    if let Some(mirror) = mem.mirror().filter(|_| flags & CL_MAP_READ != 0) {
         let at = mem.offset + offset;
         let base = mirror.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
         return Ok(MapMemory {
