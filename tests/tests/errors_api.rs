@@ -309,3 +309,39 @@ fn migrate_mem_objects_orders_and_keeps_contents() {
     );
     gate.set(CL_COMPLETE);
 }
+
+#[test]
+fn get_kernel_sub_group_info_checks_the_device_then_refuses() {
+    let cl = Cl::new();
+    let kernel = cl.kernel("kernel void k(global int* p) { p[0] = 1; }", "k");
+    let n: cl_uint = ferrocl_tests::device_value(cl.device(), CL_DEVICE_MAX_NUM_SUB_GROUPS);
+    assert_eq!(n, 0, "no sub-group support is reported");
+    let local = [8usize];
+    let call = |dev: cl_device_id| {
+        let mut out = 0usize;
+        // SAFETY: one size_t of input, one size_t of output.
+        unsafe {
+            clGetKernelSubGroupInfo(
+                kernel.raw(),
+                dev,
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                size_of_val(&local),
+                local.as_ptr().cast(),
+                size_of::<usize>(),
+                (&mut out as *mut usize).cast(),
+                ptr::null_mut(),
+            )
+        }
+    };
+    // "CL_INVALID_DEVICE if device is not in the list of devices associated
+    // with kernel": another object's handle is no device.
+    expect_error(
+        call(cl.raw().cast()),
+        CL_INVALID_DEVICE,
+        "a context handle as the device",
+    );
+    // "CL_INVALID_OPERATION if device does not support subgroups", with the
+    // device named or NULL (the kernel has one device).
+    expect_error(call(cl.device()), CL_INVALID_OPERATION, "the device");
+    expect_error(call(ptr::null_mut()), CL_INVALID_OPERATION, "NULL device");
+}

@@ -311,7 +311,7 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     k: cl_kernel,
-    _dev: cl_device_id,
+    dev: cl_device_id,
     _param: cl_kernel_sub_group_info,
     _in_size: usize,
     _in: *const c_void,
@@ -321,8 +321,21 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Kernel>(k) }?;
-        // "CL_INVALID_OPERATION if device does not support subgroups."
+        let kern = unsafe { get::<Kernel>(k) }?;
+        // "CL_INVALID_DEVICE if device is not in the list of devices
+        // associated with kernel or if device is NULL but there is more than
+        // one device associated with kernel."
+        if dev.is_null() {
+            if kern.per_device.len() != 1 {
+                return Err(CL_INVALID_DEVICE);
+            }
+        } else {
+            // SAFETY: handle from the application.
+            let d = unsafe { get::<Device>(dev) }?;
+            kern.for_device(d).ok_or(CL_INVALID_DEVICE)?;
+        }
+        // "CL_INVALID_OPERATION if device does not support subgroups"
+        // (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0).
         Err(CL_INVALID_OPERATION)
     })
 }
