@@ -90,6 +90,7 @@ pub(crate) fn build_module(
     let words = tools::bytes_to_words(spirv)
         .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
     let words = strip_debug_ext_insts(&words);
+    let words = expand_decoration_groups(&words);
     let (words, global_variables) = global_vars::prepare_global_variables(&words)
         .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
     let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;
@@ -139,6 +140,87 @@ pub(crate) fn build_module(
         kernels,
         global_variables,
     })
+}
+
+/// Replaces decoration groups (OpDecorationGroup, OpGroupDecorate,
+/// OpGroupMemberDecorate: deprecated, but in SPIR-V that applications give
+/// clCreateProgramWithIL, and spirt cannot read them) by the OpDecorate /
+/// OpMemberDecorate instructions they stand for.
+fn expand_decoration_groups(words: &[u32]) -> Vec<u32> {
+    const DECORATE: u32 = 71;
+    const MEMBER_DECORATE: u32 = 72;
+    const DECORATION_GROUP: u32 = 73;
+    const GROUP_DECORATE: u32 = 74;
+    const GROUP_MEMBER_DECORATE: u32 = 75;
+    const NAME: u32 = 5;
+    let insts = |words: &[u32]| -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        let mut i = 5;
+        while i < words.len() {
+            let count = (words[i] >> 16) as usize;
+            if count == 0 || i + count > words.len() {
+                break;
+            }
+            v.push((i, count));
+            i += count;
+        }
+        v
+    };
+    if words.len() < 5 {
+        return words.to_vec();
+    }
+    let all = insts(words);
+    // Each group's decorations (the operands after the target).
+    let mut groups: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
+    for &(i, n) in &all {
+        if words[i] & 0xffff == DECORATION_GROUP && n >= 2 {
+            groups.insert(words[i + 1], Vec::new());
+        }
+    }
+    if groups.is_empty() {
+        return words.to_vec();
+    }
+    for &(i, n) in &all {
+        if words[i] & 0xffff == DECORATE && n >= 3 {
+            if let Some(g) = groups.get_mut(&words[i + 1]) {
+                g.push(words[i + 2..i + n].to_vec());
+            }
+        }
+    }
+    let mut out = words[..5].to_vec();
+    let mut end = 5;
+    for &(i, n) in &all {
+        end = i + n;
+        let inst = &words[i..i + n];
+        let op = inst[0] & 0xffff;
+        let targets_group = n >= 2 && groups.contains_key(&inst[1]);
+        match op {
+            DECORATION_GROUP => {}
+            DECORATE | NAME if targets_group => {}
+            GROUP_DECORATE if n >= 2 => {
+                for &target in &inst[2..] {
+                    for d in groups.get(&inst[1]).into_iter().flatten() {
+                        out.push(((2 + d.len() as u32) << 16) | DECORATE);
+                        out.push(target);
+                        out.extend_from_slice(d);
+                    }
+                }
+            }
+            GROUP_MEMBER_DECORATE if n >= 2 => {
+                for pair in inst[2..].chunks(2) {
+                    let [target, member] = pair else { continue };
+                    for d in groups.get(&inst[1]).into_iter().flatten() {
+                        out.push(((3 + d.len() as u32) << 16) | MEMBER_DECORATE);
+                        out.extend_from_slice(&[*target, *member]);
+                        out.extend_from_slice(d);
+                    }
+                }
+            }
+            _ => out.extend_from_slice(inst),
+        }
+    }
+    out.extend_from_slice(&words[end..]);
+    out
 }
 
 /// Removes the OpExtInst instructions of non-semantic / debug-info sets

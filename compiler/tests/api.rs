@@ -313,3 +313,48 @@ fn feature_macros_match_the_reported_features() {
                o[0] = 1; }";
     build_source(src, "-cl-std=CL3.0", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
 }
+
+#[test]
+fn il_with_decoration_groups_builds() {
+    // A kernel whose parameters are decorated through a decoration group
+    // (deprecated, but found in SPIR-V that applications load).
+    let dir = std::env::temp_dir().join(format!("ferrocl-decogroup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let asm = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+               OpDecorate %grp FuncParamAttr NoAlias
+               OpDecorate %grp FuncParamAttr NoCapture
+        %grp = OpDecorationGroup
+               OpGroupDecorate %grp %a %b
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+       %void = OpTypeVoid
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr %ptr
+          %k = OpFunction %void None %fn
+          %a = OpFunctionParameter %ptr
+          %b = OpFunctionParameter %ptr
+      %entry = OpLabel
+          %x = OpLoad %uint %a Aligned 4
+          %y = OpIAdd %uint %x %x
+               OpStore %b %y Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+    std::fs::write(dir.join("k.spvasm"), asm).unwrap();
+    let ok = std::process::Command::new("spirv-as")
+        .args(["--target-env", "spv1.0", "k.spvasm", "-o", "k.spv"])
+        .current_dir(&dir)
+        .status()
+        .expect("spirv-as")
+        .success();
+    assert!(ok);
+    let spv = std::fs::read(dir.join("k.spv")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let p = build_il(&spv, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
+    assert_eq!(p.kernels[0].args.len(), 2);
+}

@@ -65,3 +65,99 @@ fn saxpy() {
     // The compiler may contract a*x+y into an fma: allow an ulp or so.
     assert_close("y", &cl.queue.read(&dy), &want, 1e-6);
 }
+
+const GEOMETRY: &str = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void geo(global const float4 *a, global const float4 *b, global float4 *cross4,
+                global float *len, global float4 *norm, global float *dist) {
+    size_t i = get_global_id(0);
+    cross4[i] = cross(a[i], b[i]);
+    len[i] = length(a[i]);
+    norm[i] = normalize(a[i]);
+    dist[i] = distance(a[i], b[i]);
+}
+kernel void deg(global const double *x, global double *o) {
+    size_t i = get_global_id(0);
+    o[2 * i] = degrees(x[i]);
+    o[2 * i + 1] = radians(x[i]);
+}
+"#;
+
+#[test]
+fn geometric_functions_without_overflow() {
+    let cl = Cl::new();
+    let big = 2f32.powi(64);
+    let tiny = 2f32.powi(-80);
+    let a: Vec<f32> = vec![
+        1.0,
+        2.0,
+        3.0,
+        9.0, // ordinary
+        big,
+        0.0,
+        0.0,
+        0.0, // squares overflow
+        tiny,
+        tiny,
+        0.0,
+        0.0, // squares underflow
+        f32::INFINITY,
+        1.0,
+        0.0,
+        0.0, // infinite component
+        0.0,
+        0.0,
+        0.0,
+        0.0, // zero vector
+    ];
+    let b: Vec<f32> = vec![
+        4.0, 5.0, 6.0, 7.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+        0.0, 0.0,
+    ];
+    let n = a.len() / 4;
+    let (da, db) = (cl.buffer_from(&a), cl.buffer_from(&b));
+    let (c, l, nm, d) = (
+        cl.buffer::<f32>(4 * n),
+        cl.buffer::<f32>(n),
+        cl.buffer::<f32>(4 * n),
+        cl.buffer::<f32>(n),
+    );
+    let p = cl.build(GEOMETRY);
+    let k = p.kernel("geo");
+    k.arg(0, &da)
+        .arg(1, &db)
+        .arg(2, &c)
+        .arg(3, &l)
+        .arg(4, &nm)
+        .arg(5, &d);
+    cl.queue.run(&k, &[n], None);
+    // cross of 4-vectors: xyz cross product, w = 0.
+    assert_same("cross", &cl.queue.read(&c)[..4], &[-3.0f32, 6.0, -3.0, 0.0]);
+    let len = cl.queue.read(&l);
+    let rel = |g: f32, w: f32| ((g - w) / w).abs();
+    assert!(rel(len[0], 95f32.sqrt()) < 1e-6, "{}", len[0]);
+    assert_eq!(len[1], big);
+    assert!(rel(len[2], tiny * 2f32.sqrt()) < 1e-6, "{}", len[2]);
+    assert_eq!(len[3], f32::INFINITY);
+    assert_eq!(len[4], 0.0);
+    let norm = cl.queue.read(&nm);
+    assert_same("normalize big", &norm[4..8], &[1.0f32, 0.0, 0.0, 0.0]);
+    let h = 0.5f32.sqrt();
+    assert_close("normalize tiny", &norm[8..12], &[h, h, 0.0, 0.0], 1e-6);
+    assert_same("normalize inf", &norm[12..16], &[1.0f32, 0.0, 0.0, 0.0]);
+    assert_same("normalize zero", &norm[16..20], &[0.0f32; 4]);
+    let dist = cl.queue.read(&d);
+    assert_eq!(dist[1], big);
+
+    let x = cl.buffer_from(&[1.0f64, -90.0, 1e300]);
+    let o = cl.buffer::<f64>(6);
+    let k = p.kernel("deg");
+    k.arg(0, &x).arg(1, &o);
+    cl.queue.run(&k, &[3], None);
+    let got = cl.queue.read(&o);
+    let pi = std::f64::consts::PI;
+    let want = [1.0, -90.0, 1e300].map(|x: f64| [x * (180.0 / pi), x * (pi / 180.0)]);
+    for (g, w) in got.iter().zip(want.iter().flatten()) {
+        assert!(((g - w) / w).abs() < 1e-15, "{g} vs {w}");
+    }
+}

@@ -98,7 +98,7 @@ fn implementation(name: &str) -> Option<Impl> {
 }
 
 impl Lower<'_> {
-    fn glsl(&mut self, b: &mut Block, op: GLOp, ty: Word, args: &[Word]) -> Word {
+    pub(crate) fn glsl(&mut self, b: &mut Block, op: GLOp, ty: Word, args: &[Word]) -> Word {
         let set = self.out.glsl();
         let mut ops = vec![
             Operand::IdRef(set),
@@ -110,7 +110,7 @@ impl Lower<'_> {
 
     /// A constant of (scalar or vector) output type `ty`: every component
     /// `v` (float types take `f`).
-    fn splat(&mut self, ty: Word, v: u64, f: f64) -> Word {
+    pub(crate) fn splat(&mut self, ty: Word, v: u64, f: f64) -> Word {
         let e = self.out.elem(ty);
         let n = self.out.vec_len(ty);
         let w = self.out.scalar_width(e).unwrap_or(32);
@@ -137,7 +137,7 @@ impl Lower<'_> {
     }
 
     /// The integer type with the shape of `ty` and `width`-bit elements.
-    fn int_like(&mut self, ty: Word, width: u32) -> Word {
+    pub(crate) fn int_like(&mut self, ty: Word, width: u32) -> Word {
         let it = self.out.t_int(width);
         let n = self.out.vec_len(ty);
         if n == 1 {
@@ -147,7 +147,7 @@ impl Lower<'_> {
         }
     }
 
-    fn op2(&mut self, b: &mut Block, op: Op, ty: Word, x: Word, y: Word) -> Word {
+    pub(crate) fn op2(&mut self, b: &mut Block, op: Op, ty: Word, x: Word, y: Word) -> Word {
         self.emit(b, op, ty, ids(&[x, y]))
     }
 
@@ -236,6 +236,9 @@ impl Lower<'_> {
         arg_tys: &[Word],
         double: bool,
     ) -> Res<Word> {
+        if let Some(v) = self.lower_geometric(b, name, rt, a, arg_tys, double)? {
+            return Ok(v);
+        }
         Ok(match imp {
             Impl::Glsl(op) => self.glsl(b, op, rt, a),
             Impl::GlslNoDouble(op) => {

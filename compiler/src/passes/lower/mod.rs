@@ -49,6 +49,7 @@
 mod args;
 mod emit;
 mod ext_inst;
+mod geometric;
 mod memory;
 mod printf;
 mod wide;
