@@ -3,9 +3,10 @@
 //!
 //! * `length`, `distance`, `normalize`: GLSL's versions square the
 //!   components, which overflows (or underflows) long before the result
-//!   does. Here the vector is first scaled by its largest magnitude `m`:
-//!   `length(v) = m * sqrt(dot(v/m, v/m))`, `normalize(v) = s / sqrt(dot(s,
-//!   s))` with `s = v/m`; a zero vector gives 0 (length) or itself
+//!   does. Here the vector is first scaled by the power of two `2^k` of its
+//!   largest magnitude's binade (ldexp: exact, no division a driver may
+//!   approximate): `length(v) = 2^k * sqrt(dot(s, s))`, `normalize(v) = s /
+//!   sqrt(dot(s, s))` with `s = v * 2^-k`; a zero vector gives 0 (length) or itself
 //!   (normalize); a vector with infinite components gives +inf (length) or
 //!   the normalized vector of ±1 at the infinite components and ±0
 //!   elsewhere (normalize), as OpenCL C specifies.
@@ -116,8 +117,37 @@ impl Lower<'_> {
                 l.emit(b, Op::CompositeConstruct, t, ids(&vec![x; n as usize]))
             }
         };
-        let dv = splat(self, b, divisor, vt);
-        let mut s = self.op2(b, Op::FDiv, vt, v, dv);
+        // Scale by a power of two (exact, and no reciprocal of a huge m
+        // that a driver's fast division would flush to zero: NVIDIA gave
+        // length(0x1.fffffep+126) = 0 with v / m): s = ldexp(v, -k), where
+        // 2^k is m's binade, k from the exponent bits.
+        let (mant_bits, bias) = if w == 64 { (52u64, 1023u64) } else { (23, 127) };
+        let it = self.int_like(e, w);
+        let bits = self.emit(b, Op::Bitcast, it, ids(&[divisor]));
+        let shift = self.out.c_int(w, mant_bits);
+        let biased = self.op2(b, Op::ShiftRightLogical, it, bits, shift);
+        let mask = self.out.c_int(w, if w == 64 { 0x7ff } else { 0xff });
+        let biased = self.op2(b, Op::BitwiseAnd, it, biased, mask);
+        let i32t = self.out.t_int(32);
+        let biased = if w == 64 {
+            self.emit(b, Op::UConvert, i32t, ids(&[biased]))
+        } else {
+            biased
+        };
+        // A denormal m (exponent field 0) scales like the smallest normal.
+        let one_i = self.out.c_int(32, 1);
+        let biased = self.glsl(b, GLOp::UMax, i32t, &[biased, one_i]);
+        let bias_c = self.out.c_int(32, bias);
+        let k = self.op2(b, Op::ISub, i32t, biased, bias_c);
+        let zero_i = self.out.c_int(32, 0);
+        let neg_k = self.op2(b, Op::ISub, i32t, zero_i, k);
+        let ivt = if n == 1 {
+            i32t
+        } else {
+            self.out.t_vec(i32t, n)
+        };
+        let nk = splat(self, b, neg_k, ivt);
+        let mut s = self.glsl(b, GLOp::Ldexp, vt, &[v, nk]);
         let bvt = if n == 1 { bt } else { self.out.t_vec(bt, n) };
         if normalize {
             // Infinite components: ±1 there, ±0 elsewhere.
@@ -141,7 +171,7 @@ impl Lower<'_> {
             let cond = splat(self, b, m_zero, bvt);
             Ok(self.emit(b, Op::Select, vt, ids(&[cond, v, r])))
         } else {
-            let r = self.op2(b, Op::FMul, e, m, root);
+            let r = self.glsl(b, GLOp::Ldexp, e, &[root, k]);
             let inf = self.out.c_float(w, f64::INFINITY);
             let r = self.emit(b, Op::Select, e, ids(&[m_inf, inf, r]));
             Ok(self.emit(b, Op::Select, e, ids(&[m_zero, zero, r])))
