@@ -112,34 +112,17 @@ impl Constants<'_> {
             | Op::InBoundsAccessChain
             | Op::PtrAccessChain
             | Op::InBoundsPtrAccessChain => {
-                let (&base, mut rest) = s.args.split_first()?;
+                let (&base, rest) = s.args.split_first()?;
                 let (var, mut off) = self.pointer(base)?;
                 let base_ty = match self.globals.get(&base) {
                     Some(g) => g.result_type?,
                     None => self.spec_ops.get(&base)?.ty,
                 };
-                let Ty::Pointer(_, mut cur) = self.tys.get(base_ty).clone() else {
+                let Ty::Pointer(_, pointee) = self.tys.get(base_ty).clone() else {
                     return None;
                 };
-                if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
-                    let (&first, r) = rest.split_first()?;
-                    off += self.tys.const_index(first)? * self.tys.size_of(cur) as i64;
-                    rest = r;
-                }
-                for &idx in rest {
-                    let i = self.tys.const_index(idx)?;
-                    match self.tys.get(cur).clone() {
-                        Ty::Struct(members, _) => {
-                            off += self.tys.member_offset(cur, i as usize) as i64;
-                            cur = *members.get(i as usize)?;
-                        }
-                        Ty::Array(e, _) | Ty::Vector(e, _) => {
-                            off += i * self.tys.size_of(e) as i64;
-                            cur = e;
-                        }
-                        _ => return None,
-                    }
-                }
+                let ptr_chain = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
+                off += self.tys.const_chain_offset(pointee, ptr_chain, rest)?;
                 Some((var, off))
             }
             _ => None,

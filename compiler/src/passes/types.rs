@@ -183,6 +183,41 @@ impl TypeTable {
         (offsets, off)
     }
 
+    /// The constant byte offset an access chain adds to a pointer to
+    /// `pointee`: `indices` are its index operands, the first one stepping
+    /// over whole `pointee`s when `ptr_chain` (OpPtrAccessChain). None when
+    /// an index is not a constant or walks into a non-composite type.
+    pub fn const_chain_offset(
+        &self,
+        pointee: Word,
+        ptr_chain: bool,
+        indices: &[Word],
+    ) -> Option<i64> {
+        let mut cur = pointee;
+        let mut rest = indices;
+        let mut off = 0i64;
+        if ptr_chain {
+            let (&first, r) = rest.split_first()?;
+            off += self.const_index(first)? * self.size_of(cur) as i64;
+            rest = r;
+        }
+        for &idx in rest {
+            let i = self.const_index(idx)?;
+            match self.get(cur).clone() {
+                Ty::Struct(members, _) => {
+                    off += self.member_offset(cur, i as usize) as i64;
+                    cur = *members.get(i as usize)?;
+                }
+                Ty::Array(e, _) | Ty::Vector(e, _) => {
+                    off += i * self.size_of(e) as i64;
+                    cur = e;
+                }
+                _ => return None,
+            }
+        }
+        Some(off)
+    }
+
     pub fn member_offset(&self, id: Word, index: usize) -> u64 {
         self.struct_layout(id).0.get(index).copied().unwrap_or(0)
     }

@@ -52,33 +52,15 @@ impl Lower<'_> {
             | Op::InBoundsPtrAccessChain) => {
                 let base = arg(0)?;
                 let mut off = self.const_address(base)? as i64;
-                let Ty::Pointer(_, mut cur) = self.tys.get(self.ty_of(base)).clone() else {
+                let Ty::Pointer(_, pointee) = self.tys.get(self.ty_of(base)).clone() else {
                     return None;
                 };
                 let idx: Vec<Word> = d.operands[1..]
                     .iter()
                     .filter_map(|o| o.id_ref_any())
                     .collect();
-                let mut rest = idx.as_slice();
-                if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
-                    let (&first, r) = rest.split_first()?;
-                    off += self.tys.const_index(first)? * self.tys.size_of(cur) as i64;
-                    rest = r;
-                }
-                for &i in rest {
-                    let i = self.tys.const_index(i)?;
-                    match self.tys.get(cur).clone() {
-                        Ty::Struct(members, _) => {
-                            off += self.tys.member_offset(cur, i as usize) as i64;
-                            cur = *members.get(i as usize)?;
-                        }
-                        Ty::Array(e, _) | Ty::Vector(e, _) => {
-                            off += i * self.tys.size_of(e) as i64;
-                            cur = e;
-                        }
-                        _ => return None,
-                    }
-                }
+                let ptr_chain = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
+                off += self.tys.const_chain_offset(pointee, ptr_chain, &idx)?;
                 u64::try_from(off).ok()
             }
             _ => None,
