@@ -469,41 +469,17 @@ impl Lower<'_> {
                     self.spec_op(Op::ShiftRightLogical, end, two)
                 }
             };
-            let arr = self.out.id();
-            self.out.globals.push(Instruction::new(
-                Op::TypeArray,
-                None,
-                Some(arr),
-                ids(&[u32t, len]),
-            ));
-            let pt = self.out.t_ptr(StorageClass::Workgroup, arr);
-            self.out.globals.push(Instruction::new(
-                Op::Variable,
-                Some(pt),
-                Some(self.local_var),
-                vec![Operand::StorageClass(StorageClass::Workgroup)],
-            ));
-            interface.push(self.local_var);
+            let var = self.local_var;
+            self.word_array_var(StorageClass::Workgroup, len, var);
+            interface.push(var);
         }
         if self.uses_private {
             let n = self
                 .out
                 .c_u32((self.private_size.div_ceil(4)).max(1) as u32);
-            let arr = self.out.id();
-            self.out.globals.push(Instruction::new(
-                Op::TypeArray,
-                None,
-                Some(arr),
-                ids(&[u32t, n]),
-            ));
-            let pt = self.out.t_ptr(StorageClass::Private, arr);
-            self.out.globals.push(Instruction::new(
-                Op::Variable,
-                Some(pt),
-                Some(self.private_var),
-                vec![Operand::StorageClass(StorageClass::Private)],
-            ));
-            interface.push(self.private_var);
+            let var = self.private_var;
+            self.word_array_var(StorageClass::Private, n, var);
+            interface.push(var);
         }
         if self.uses_const {
             let words: Vec<u32> = self
@@ -533,5 +509,25 @@ impl Lower<'_> {
             interface.push(self.const_var);
         }
         interface
+    }
+
+    /// Declares `var` as a `sc` array of `len` (a constant or spec-constant
+    /// id) 32-bit words, with an array type of its own.
+    fn word_array_var(&mut self, sc: StorageClass, len: Word, var: Word) {
+        let u32t = self.out.t_u32();
+        let arr = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(arr),
+            ids(&[u32t, len]),
+        ));
+        let pt = self.out.t_ptr(sc, arr);
+        self.out.globals.push(Instruction::new(
+            Op::Variable,
+            Some(pt),
+            Some(var),
+            vec![Operand::StorageClass(sc)],
+        ));
     }
 }
