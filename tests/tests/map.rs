@@ -90,6 +90,20 @@ fn map_count(mem: cl_mem) -> cl_uint {
     v
 }
 
+/// Sets argument 0 of `k` to the raw buffer `mem`.
+fn set_mem_arg(k: &ferrocl_tests::Kernel, mem: cl_mem) {
+    // SAFETY: valid kernel, a cl_mem argument.
+    let s = unsafe {
+        clSetKernelArg(
+            k.raw(),
+            0,
+            std::mem::size_of::<cl_mem>(),
+            (&mem as *const cl_mem).cast(),
+        )
+    };
+    check(s, "clSetKernelArg");
+}
+
 /// # Safety
 /// `p` must point at `len` readable u32s.
 unsafe fn view<'a>(p: *mut u32, len: usize) -> &'a mut [u32] {
@@ -250,18 +264,7 @@ fn use_host_ptr_maps_into_the_application_memory() {
         "kernel void f(global uint* o) { o[get_global_id(0)] += 5u; }",
         "f",
     );
-    // SAFETY: valid kernel, a cl_mem argument.
-    check(
-        unsafe {
-            clSetKernelArg(
-                k.raw(),
-                0,
-                std::mem::size_of::<cl_mem>(),
-                (&mem as *const cl_mem).cast(),
-            )
-        },
-        "clSetKernelArg",
-    );
+    set_mem_arg(&k, mem);
     cl.queue.run(&k, &[n], None);
     let (p, _) = map(&cl, mem, true, CL_MAP_READ | CL_MAP_WRITE, 10, 100);
     // "If the buffer object is created with CL_MEM_USE_HOST_PTR [...] the
@@ -400,18 +403,7 @@ fn alloc_host_ptr_maps_into_a_persistent_mirror() {
         "kernel void f(global uint* o) { o[get_global_id(0)] ^= 0xFFu; }",
         "f",
     );
-    // SAFETY: valid kernel, a cl_mem argument.
-    check(
-        unsafe {
-            clSetKernelArg(
-                k.raw(),
-                0,
-                std::mem::size_of::<cl_mem>(),
-                (&sub as *const cl_mem).cast(),
-            )
-        },
-        "clSetKernelArg",
-    );
+    set_mem_arg(&k, sub);
     cl.queue.run(&k, &[1024], None);
     let (whole, _) = map(&cl, mem, true, CL_MAP_READ, 0, n);
     let (part, _) = map(&cl, sub, true, CL_MAP_READ, 0, 1024);
