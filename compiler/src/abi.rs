@@ -25,6 +25,18 @@
 //! device buffer per (program, device) (`GlobalVariables`); a kernel that
 //! touches them reads the buffer's address from two implicit fields.
 //!
+//! ## Images and samplers (descriptor sets)
+//!
+//! A kernel with image or sampler arguments also has one descriptor set,
+//! `Kernel::descriptor_set`, with one binding per image/sampler argument
+//! (binding = argument position, per the descriptor rules; the type is
+//! given by `ArgKind::Image::descriptor` / `ArgKind::Sampler`). Literal
+//! samplers (`const sampler_t s = CLK_...;` in the source) are
+//! VK_DESCRIPTOR_TYPE_SAMPLER bindings `i` of descriptor set 0, one per
+//! entry of `Kernel::literal_samplers` (the runtime bakes them into the set
+//! layout as immutable samplers); the argument set is then set 1. Images
+//! stay in VK_IMAGE_LAYOUT_GENERAL for their whole life.
+//!
 //! Specialization constants: SpecId 0,1,2 = the work-group size of this
 //! dispatch (what `get_local_size` returns); SpecId 3,4,5 = the enqueued
 //! local size (`get_enqueued_local_size`, equal to 0,1,2 except for the
@@ -68,6 +80,74 @@ pub enum ImplicitField {
     /// Word `n` (0: low, 1: high) of the device address of this launch's
     /// printf buffer (`PrintfCall`).
     PrintfBuffer(u8),
+    /// The `CL_*` channel order (e.g. `CL_RGBA` = 0x10B5) of the image bound
+    /// to argument `n`: `get_image_channel_order`, and the shader-side
+    /// swizzle of storage-image reads and writes (see [`ImageDescriptor`]).
+    ImageChannelOrder(u16),
+    /// The `CL_*` channel data type (e.g. `CL_UNORM_INT8` = 0x10D2) of the
+    /// image bound to argument `n` (`get_image_channel_data_type`).
+    ImageChannelDataType(u16),
+    /// The OpenCL C literal encoding ([`sampler_bits`]) of the sampler bound
+    /// to argument `n`: normalized coordinates, addressing and filter mode,
+    /// which the shader needs to emulate OpenCL's addressing rules.
+    SamplerValue(u16),
+}
+
+/// OpenCL C's `sampler_t` literal encoding (clang's opencl-c-base.h),
+/// used for literal samplers and [`ImplicitField::SamplerValue`]:
+/// `normalized | addressing | filter`.
+pub mod sampler_bits {
+    pub const NORMALIZED_COORDS_TRUE: u32 = 0x1;
+    pub const ADDRESS_MASK: u32 = 0xE;
+    pub const ADDRESS_NONE: u32 = 0x0;
+    pub const ADDRESS_CLAMP_TO_EDGE: u32 = 0x2;
+    pub const ADDRESS_CLAMP: u32 = 0x4;
+    pub const ADDRESS_REPEAT: u32 = 0x6;
+    pub const ADDRESS_MIRRORED_REPEAT: u32 = 0x8;
+    pub const FILTER_MASK: u32 = 0x30;
+    pub const FILTER_NEAREST: u32 = 0x10;
+    pub const FILTER_LINEAR: u32 = 0x20;
+}
+
+/// Geometry of an image argument (its OpenCL C type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDim {
+    /// `image1d_t`: VkImageViewType 1D.
+    D1,
+    /// `image1d_buffer_t`: a texel buffer (VkBufferView of the buffer).
+    D1Buffer,
+    /// `image1d_array_t`: 1D_ARRAY.
+    D1Array,
+    /// `image2d_t`: 2D.
+    D2,
+    /// `image2d_array_t`: 2D_ARRAY.
+    D2Array,
+    /// `image3d_t`: 3D.
+    D3,
+}
+
+/// The Vulkan descriptor an image argument is bound as (the descriptor
+/// rules: read_only → sampled, write_only and read_write → storage).
+///
+/// Views: a `Sampled` / `UniformTexel` view carries the format table's
+/// component mapping, so the shader sees OpenCL's (R, G, B, A) for every
+/// channel order. A `Storage` / `StorageTexel` view has the identity
+/// mapping (Vulkan requires it); for channel orders whose memory order is
+/// not the Vulkan format's (CL_BGRA on R8G8B8A8, CL_A, CL_INTENSITY,
+/// CL_LUMINANCE, CL_RA, CL_ARGB, CL_ABGR) the shader applies the swizzle
+/// itself from [`ImplicitField::ImageChannelOrder`]. Storage descriptors
+/// use `Unknown` format in the shader (StorageImageRead/WriteWithoutFormat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDescriptor {
+    /// VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE (read_only, not 1D-buffer).
+    Sampled,
+    /// VK_DESCRIPTOR_TYPE_STORAGE_IMAGE (write_only / read_write).
+    Storage,
+    /// VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER (read_only image1d_buffer_t).
+    UniformTexel,
+    /// VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER (write_only / read_write
+    /// image1d_buffer_t).
+    StorageTexel,
 }
 
 /// How the bytes of one printf argument are stored in a record.
@@ -185,10 +265,24 @@ pub enum ArgKind {
     LocalPointer { spec_id: u32 },
     /// Plain old data of `KernelArg::size` bytes, copied verbatim.
     Pod,
-    /// `sampler_t` (images issue).
-    Sampler,
-    /// An image (images issue).
-    Image,
+    /// `sampler_t`: a cl_sampler, bound as VK_DESCRIPTOR_TYPE_SAMPLER at
+    /// `binding` of `Kernel::descriptor_set`. The runtime creates its
+    /// VkSampler with normalized coordinates always, the cl_sampler's
+    /// filter, address mode NONE/CLAMP_TO_EDGE → CLAMP_TO_EDGE, CLAMP →
+    /// CLAMP_TO_BORDER (FLOAT_TRANSPARENT_BLACK; Vulkan's border replacement
+    /// then gives (0,0,0,1) for formats without alpha, as OpenCL wants),
+    /// REPEAT → REPEAT, MIRRORED_REPEAT → MIRRORED_REPEAT. The shader
+    /// emulates the rest (unnormalized coordinates, NEAREST addressing,
+    /// integer images) from `ImplicitField::SamplerValue`.
+    Sampler { binding: u32 },
+    /// An image (cl_mem of an image type matching `dim`), bound as
+    /// `descriptor` at `binding` of `Kernel::descriptor_set`. Occupies no
+    /// bytes of the argument block (`KernelArg::size` is 0).
+    Image {
+        dim: ImageDim,
+        descriptor: ImageDescriptor,
+        binding: u32,
+    },
 }
 
 /// One kernel argument, as reflected.

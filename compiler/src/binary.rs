@@ -23,12 +23,13 @@
 
 use crate::{
     AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgKind, DeviceCaps, GlobalVariables,
-    ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind, PrintfCall, Program,
+    ImageDescriptor, ImageDim, ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind,
+    PrintfCall, Program,
 };
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -184,6 +185,9 @@ impl Writer {
     fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
     fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
@@ -242,16 +246,19 @@ impl Writer {
         self.u32(k.implicit.len() as u32);
         for &(f, offset) in &k.implicit {
             let (tag, dim) = match f {
-                ImplicitField::GlobalOffset(d) => (0, d),
-                ImplicitField::GlobalSize(d) => (1, d),
-                ImplicitField::NumGroups(d) => (2, d),
-                ImplicitField::RegionGroupOffset(d) => (3, d),
+                ImplicitField::GlobalOffset(d) => (0, d.into()),
+                ImplicitField::GlobalSize(d) => (1, d.into()),
+                ImplicitField::NumGroups(d) => (2, d.into()),
+                ImplicitField::RegionGroupOffset(d) => (3, d.into()),
                 ImplicitField::WorkDim => (4, 0),
-                ImplicitField::GlobalVariables(w) => (5, w),
-                ImplicitField::PrintfBuffer(w) => (6, w),
+                ImplicitField::GlobalVariables(w) => (5, w.into()),
+                ImplicitField::PrintfBuffer(w) => (6, w.into()),
+                ImplicitField::ImageChannelOrder(n) => (7, n),
+                ImplicitField::ImageChannelDataType(n) => (8, n),
+                ImplicitField::SamplerValue(n) => (9, n),
             };
             self.u8(tag);
-            self.u8(dim);
+            self.u16(dim);
             self.u32(offset);
         }
         self.opt_dims(k.reqd_work_group_size);
@@ -282,6 +289,15 @@ impl Writer {
             }
         }
         self.bytes(&k.printf_strings);
+        match k.descriptor_set {
+            Some(set) => {
+                self.u8(1);
+                self.u32(set);
+            }
+            None => self.u8(0),
+        }
+        self.u32(k.literal_samplers.len() as u32);
+        k.literal_samplers.iter().for_each(|&v| self.u32(v));
     }
 
     fn arg(&mut self, a: &KernelArg) {
@@ -307,8 +323,32 @@ impl Writer {
                 self.u32(spec_id);
             }
             ArgKind::Pod => self.u8(2),
-            ArgKind::Sampler => self.u8(3),
-            ArgKind::Image => self.u8(4),
+            ArgKind::Sampler { binding } => {
+                self.u8(3);
+                self.u32(binding);
+            }
+            ArgKind::Image {
+                dim,
+                descriptor,
+                binding,
+            } => {
+                self.u8(4);
+                self.u8(match dim {
+                    ImageDim::D1 => 0,
+                    ImageDim::D1Buffer => 1,
+                    ImageDim::D1Array => 2,
+                    ImageDim::D2 => 3,
+                    ImageDim::D2Array => 4,
+                    ImageDim::D3 => 5,
+                });
+                self.u8(match descriptor {
+                    ImageDescriptor::Sampled => 0,
+                    ImageDescriptor::Storage => 1,
+                    ImageDescriptor::UniformTexel => 2,
+                    ImageDescriptor::StorageTexel => 3,
+                });
+                self.u32(binding);
+            }
         }
         self.u32(a.offset);
         self.u32(a.size);
@@ -346,6 +386,9 @@ impl<'a> Reader<'a> {
             1 => Ok(true),
             _ => Err(bad("flag")),
         }
+    }
+    fn u16(&mut self) -> Res<u16> {
+        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2")))
     }
     fn u32(&mut self) -> Res<u32> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
@@ -415,10 +458,12 @@ impl<'a> Reader<'a> {
         let n = self.count(6)?;
         let mut implicit = Vec::with_capacity(n);
         for _ in 0..n {
-            let (tag, dim) = (self.u8()?, self.u8()?);
-            if dim > 2 {
-                return Err(bad("dimension"));
-            }
+            let (tag, n) = (self.u8()?, self.u16()?);
+            let dim = match u8::try_from(n) {
+                Ok(d) if d <= 2 => d,
+                _ if tag >= 7 => 0,
+                _ => return Err(bad("dimension")),
+            };
             let f = match tag {
                 0 => ImplicitField::GlobalOffset(dim),
                 1 => ImplicitField::GlobalSize(dim),
@@ -427,6 +472,9 @@ impl<'a> Reader<'a> {
                 4 => ImplicitField::WorkDim,
                 5 if dim < 2 => ImplicitField::GlobalVariables(dim),
                 6 if dim < 2 => ImplicitField::PrintfBuffer(dim),
+                7 => ImplicitField::ImageChannelOrder(n),
+                8 => ImplicitField::ImageChannelDataType(n),
+                9 => ImplicitField::SamplerValue(n),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -454,6 +502,15 @@ impl<'a> Reader<'a> {
             private_size: self.u32()?,
             printf: self.printf_calls()?,
             printf_strings: self.bytes()?.to_vec(),
+            descriptor_set: if self.bool()? {
+                Some(self.u32()?)
+            } else {
+                None
+            },
+            literal_samplers: {
+                let n = self.count(4)?;
+                (0..n).map(|_| self.u32()).collect::<Res<Vec<_>>>()?
+            },
         })
     }
     fn printf_calls(&mut self) -> Res<Vec<PrintfCall>> {
@@ -507,8 +564,28 @@ impl<'a> Reader<'a> {
                     spec_id: self.u32()?,
                 },
                 2 => ArgKind::Pod,
-                3 => ArgKind::Sampler,
-                4 => ArgKind::Image,
+                3 => ArgKind::Sampler {
+                    binding: self.u32()?,
+                },
+                4 => ArgKind::Image {
+                    dim: match self.u8()? {
+                        0 => ImageDim::D1,
+                        1 => ImageDim::D1Buffer,
+                        2 => ImageDim::D1Array,
+                        3 => ImageDim::D2,
+                        4 => ImageDim::D2Array,
+                        5 => ImageDim::D3,
+                        _ => return Err(bad("image dimension")),
+                    },
+                    descriptor: match self.u8()? {
+                        0 => ImageDescriptor::Sampled,
+                        1 => ImageDescriptor::Storage,
+                        2 => ImageDescriptor::UniformTexel,
+                        3 => ImageDescriptor::StorageTexel,
+                        _ => return Err(bad("image descriptor")),
+                    },
+                    binding: self.u32()?,
+                },
                 _ => return Err(bad("argument kind")),
             },
             offset: self.u32()?,
@@ -559,6 +636,30 @@ mod tests {
                     offset: 0,
                     size: 0,
                 },
+                KernelArg {
+                    name: "img".into(),
+                    type_name: "image2d_array_t".into(),
+                    address_qualifier: AddressQualifier::Global,
+                    access_qualifier: AccessQualifier::WriteOnly,
+                    type_qualifier: 0,
+                    kind: ArgKind::Image {
+                        dim: ImageDim::D2Array,
+                        descriptor: ImageDescriptor::Storage,
+                        binding: 2,
+                    },
+                    offset: 0,
+                    size: 0,
+                },
+                KernelArg {
+                    name: "s".into(),
+                    type_name: "sampler_t".into(),
+                    address_qualifier: AddressQualifier::Private,
+                    access_qualifier: AccessQualifier::None,
+                    type_qualifier: 0,
+                    kind: ArgKind::Sampler { binding: 3 },
+                    offset: 0,
+                    size: 0,
+                },
             ],
             push_constant_size: 24,
             arg_buffer: Some(ArgBuffer {
@@ -569,6 +670,8 @@ mod tests {
                 (ImplicitField::GlobalOffset(1), 8),
                 (ImplicitField::WorkDim, 12),
                 (ImplicitField::GlobalVariables(1), 16),
+                (ImplicitField::ImageChannelOrder(2), 20),
+                (ImplicitField::SamplerValue(300), 24),
             ],
             reqd_work_group_size: Some([4, 2, 1]),
             work_group_size_hint: None,
@@ -592,6 +695,8 @@ mod tests {
                 ],
             }],
             printf_strings: b"hi\0".to_vec(),
+            descriptor_set: Some(1),
+            literal_samplers: vec![0x13],
         }
     }
 
@@ -630,6 +735,8 @@ mod tests {
         assert_eq!((k.static_local_size, k.private_size), (64, 16));
         assert_eq!(k.printf, e.printf);
         assert_eq!(k.printf_strings, e.printf_strings);
+        assert_eq!(k.descriptor_set, e.descriptor_set);
+        assert_eq!(k.literal_samplers, e.literal_samplers);
         assert_eq!(
             p.global_variables,
             GlobalVariables {

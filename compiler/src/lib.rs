@@ -94,6 +94,12 @@ pub struct Kernel {
     /// The kernel's `__constant` data, where printf `%s` arguments point
     /// (empty without printf).
     pub printf_strings: Vec<u8>,
+    /// The descriptor set of image/sampler arguments (`None` when the
+    /// kernel has none): 0, or 1 when `literal_samplers` is not empty.
+    pub descriptor_set: Option<u32>,
+    /// Literal samplers, in the `abi::sampler_bits` encoding: entry `i` is
+    /// VK_DESCRIPTOR_TYPE_SAMPLER at set 0, binding `i`.
+    pub literal_samplers: Vec<u32>,
 }
 
 /// The output of a successful build.

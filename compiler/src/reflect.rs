@@ -48,6 +48,9 @@ pub fn reflect_kernel(
         private_size: lowered.private_size,
         printf: lowered.printf.clone(),
         printf_strings: lowered.printf_strings.clone(),
+        // Images and samplers: the lowering rejects them for now.
+        descriptor_set: None,
+        literal_samplers: Vec::new(),
     }
 }
 

@@ -154,8 +154,8 @@ pub unsafe extern "C" fn clSetKernelArg(
                     unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec(),
                 )
             }
-            ArgKind::Sampler => return Err(CL_INVALID_SAMPLER),
-            ArgKind::Image => return Err(CL_INVALID_MEM_OBJECT),
+            ArgKind::Sampler { .. } => return Err(CL_INVALID_SAMPLER),
+            ArgKind::Image { .. } => return Err(CL_INVALID_MEM_OBJECT),
         };
         kern.set_arg(index as usize, v);
         Ok(())

@@ -385,6 +385,10 @@ pub fn enqueue_ndrange(
                 let addr = printf_buffer.as_ref().map_or(0, |b| b.address);
                 (addr >> (32 * u32::from(w))) as u32
             }
+            // Images and samplers (no image object exists yet).
+            ImplicitField::ImageChannelOrder(_)
+            | ImplicitField::ImageChannelDataType(_)
+            | ImplicitField::SamplerValue(_) => return Err(CL_INVALID_KERNEL_ARGS),
         };
         put(&mut push, *off, &v.to_le_bytes());
     }
