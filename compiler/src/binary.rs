@@ -223,6 +223,7 @@ impl Writer {
         self.u32(c.subgroup_size);
         self.u8(c.spirv_version.0);
         self.u8(c.spirv_version.1);
+        self.u8(c.images as u8);
     }
 
     fn kernel(&mut self, k: &Kernel) {
@@ -433,6 +434,7 @@ impl<'a> Reader<'a> {
             int64_atomics: self.bool()?,
             subgroup_size: self.u32()?,
             spirv_version: (self.u8()?, self.u8()?),
+            images: self.bool()?,
         })
     }
 
@@ -607,6 +609,7 @@ mod tests {
             int64_atomics: true,
             subgroup_size: 8,
             spirv_version: (1, 5),
+            images: false,
         }
     }
 

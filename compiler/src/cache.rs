@@ -225,6 +225,7 @@ mod tests {
             int64_atomics: true,
             subgroup_size: 8,
             spirv_version: (1, 5),
+            images: false,
         }
     }
 

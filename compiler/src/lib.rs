@@ -58,6 +58,11 @@ pub struct DeviceCaps {
     pub subgroup_size: u32,
     /// Highest SPIR-V version the Vulkan device accepts, as (major, minor).
     pub spirv_version: (u8, u8),
+    /// The device reports image support (CL_DEVICE_IMAGE_SUPPORT): image
+    /// and sampler arguments are lowered per `abi` (set by the runtime only
+    /// when it can back them: sampled/storage images, formatless storage
+    /// reads and writes).
+    pub images: bool,
 }
 
 /// One compiled kernel: a self-contained Vulkan SPIR-V module with a single

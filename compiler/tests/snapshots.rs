@@ -20,6 +20,7 @@ fn caps() -> DeviceCaps {
         int64_atomics: true,
         subgroup_size: 32,
         spirv_version: (1, 5),
+        images: false,
     }
 }
 

@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         int64_atomics: true,
         subgroup_size: 32,
         spirv_version: (1, 5),
+        images: false,
     };
     let quoted: Vec<String> = options
         .iter()

@@ -297,6 +297,8 @@ impl Device {
             int64_atomics: self.phys.features.shader_buffer_int64_atomics,
             subgroup_size: self.subgroup_size(),
             spirv_version: (1, 5),
+            // Set once the runtime backs images (images issue).
+            images: false,
         }
     }
 
