@@ -7,6 +7,7 @@ pub mod error;
 pub mod event;
 pub mod global_vars;
 pub mod hostcopy;
+pub mod image_format;
 pub mod kernel;
 pub mod memory;
 pub mod object;
