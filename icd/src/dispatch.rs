@@ -9,9 +9,10 @@ use std::ffi::c_void;
 use opencl_sys::cl_icd::cl_icd_dispatch;
 
 use crate::api::{
-    context::*, device::*, enqueue::*, event::*, kernel::*, mem::*, platform::*, program::*,
+    context::*, device::*, enqueue::*, event::*, image::*, kernel::*, mem::*, platform::*,
+    program::*,
 };
-use crate::api::{queue::*, timer::*, unsupported::*};
+use crate::api::{queue::*, sampler::*, timer::*, unsupported::*};
 
 // SAFETY: an all-None table (every field is an Option<fn>).
 const NONE: cl_icd_dispatch = unsafe { std::mem::zeroed() };

@@ -176,19 +176,20 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => Info::u32(d.mem_base_addr_align_bits()),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => Info::u32(128),
         CL_DEVICE_MAX_PARAMETER_SIZE => Info::usize(d.max_parameter_size()),
-        // Images: not supported yet (the images issue).
-        CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS
-        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
-        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => Info::u32(0),
-        CL_DEVICE_MAX_SAMPLERS => Info::u32(0),
-        CL_DEVICE_IMAGE2D_MAX_WIDTH
-        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        // Images (see runtime core::image_support).
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(d.image_support()),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS => Info::u32(d.max_read_image_args()),
+        CL_DEVICE_MAX_WRITE_IMAGE_ARGS => Info::u32(d.max_write_image_args()),
+        CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => Info::u32(d.max_read_write_image_args()),
+        CL_DEVICE_MAX_SAMPLERS => Info::u32(d.max_samplers()),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH => Info::usize(d.image2d_max_width()),
+        CL_DEVICE_IMAGE2D_MAX_HEIGHT => Info::usize(d.image2d_max_height()),
+        CL_DEVICE_IMAGE3D_MAX_WIDTH
         | CL_DEVICE_IMAGE3D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_DEPTH
-        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::usize(0),
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH => Info::usize(d.image3d_max_size()),
+        CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => Info::usize(d.image_max_buffer_size()),
+        CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::usize(d.image_max_array_size()),
+        // No cl_khr_image2d_from_buffer: "0 if [...] not supported".
         CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => Info::u32(0),
         CL_DEVICE_BUILT_IN_KERNELS => Info::str(""),
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info(Vec::new()),

@@ -19,8 +19,25 @@ use crate::entry::{code, object, return_event, wait_list};
 /// The checked queue, buffer and wait list of a buffer command.
 type Prologue = (Arc<Queue>, Arc<Mem>, Vec<Arc<Event>>);
 
-/// Common checks of a buffer command: queue, buffer, same context, wait list.
+/// Common checks of a buffer command: queue, buffer, same context, wait
+/// list ("CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object":
+/// an image is not).
 unsafe fn prologue(
+    q: cl_command_queue,
+    m: cl_mem,
+    n: cl_uint,
+    list: *const cl_event,
+) -> CLResult<Prologue> {
+    // SAFETY: caller contract.
+    let p = unsafe { mem_prologue(q, m, n, list) }?;
+    if !p.1.is_buffer() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    Ok(p)
+}
+
+/// [`prologue`] for any memory object (clEnqueueUnmapMemObject).
+unsafe fn mem_prologue(
     q: cl_command_queue,
     m: cl_mem,
     n: cl_uint,
@@ -59,7 +76,7 @@ fn check_region(mem: &Mem, offset: usize, size: usize) -> CLResult<()> {
 /// Blocking commands: "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the
 /// read and write operations are blocking and the execution status of any
 /// of the events in event_wait_list is a negative integer value."
-fn finish_blocking(blocking: cl_bool, e: &Arc<Event>) -> CLResult<()> {
+pub(crate) fn finish_blocking(blocking: cl_bool, e: &Arc<Event>) -> CLResult<()> {
     if blocking != CL_FALSE && e.wait() < 0 {
         return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     }
@@ -148,6 +165,9 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         // SAFETY: pointers from the application.
         let (queue, s, waits) = unsafe { prologue(q, src, n, list) }?;
         let d = mem_arc(dst)?;
+        if !d.is_buffer() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         if !Arc::ptr_eq(&queue.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
@@ -162,7 +182,7 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         }
         // "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
         // buffer or sub-buffer object and the source and destination regions overlap [...]"
-        if Arc::ptr_eq(&s.storage, &d.storage) {
+        if s.shares_storage(&d) {
             let (a, b) = (s.offset + src_offset, d.offset + dst_offset);
             if a < b + size && b < a + size {
                 return Err(CL_MEM_COPY_OVERLAP);
@@ -488,6 +508,7 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             size,
             flags,
             memory,
+            image: None,
         });
         mem.map_count
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -508,7 +529,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
+        let (queue, mem, waits) = unsafe { mem_prologue(q, m, n, list) }?;
         let map = {
             let mut maps = mem.maps.lock();
             // "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned
@@ -523,6 +544,12 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
             .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         let wrote = map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         let e = match (wrote, map.memory.clone()) {
+            (true, memory) if map.image.is_some() => {
+                let region = map.image.ok_or(CL_INVALID_VALUE)?;
+                ferrocl_runtime::core::image::enqueue_unmap_image(
+                    &queue, &mem, map.ptr, region, memory, waits,
+                )?
+            }
             (true, Some(memory)) => {
                 transfer::enqueue_write_from_map(&queue, &mem, map.offset, map.size, memory, waits)?
             }
@@ -554,7 +581,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
     })
 }
 
-unsafe fn read3(p: *const usize) -> CLResult<[usize; 3]> {
+pub(crate) unsafe fn read3(p: *const usize) -> CLResult<[usize; 3]> {
     if p.is_null() {
         return Err(CL_INVALID_VALUE);
     }
@@ -751,6 +778,9 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         // SAFETY: pointers from the application.
         let (queue, s, waits) = unsafe { prologue(q, src, n, list) }?;
         let d = mem_arc(dst)?;
+        if !d.is_buffer() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         if !Arc::ptr_eq(&queue.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }

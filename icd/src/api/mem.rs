@@ -1,5 +1,6 @@
-//! Memory-object entry points (buffers; images and samplers are reported
-//! as unsupported until the images issue lands).
+//! Memory-object entry points: buffers, and what buffers and images share
+//! (retain/release, clGetMemObjectInfo, destructor callbacks). Images are
+//! created in `super::image`.
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -132,7 +133,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
         // SAFETY: handle from the application.
         let parent = unsafe { get_arc::<Mem>(m) }?;
         // "CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer object."
-        if parent.parent.is_some() {
+        if !parent.is_buffer() || parent.parent.is_some() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
         check_flags(flags)?;
@@ -234,9 +235,12 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
                     .map(handle_of)
                     .unwrap_or(std::ptr::null_mut()),
             )),
-            CL_MEM_OFFSET => Ok(Info::usize(
-                mem.offset - mem.parent.as_ref().map_or(0, |p| p.offset),
-            )),
+            // "This returns 0 if memobj is not a sub-buffer object."
+            CL_MEM_OFFSET => Ok(Info::usize(if mem.is_buffer() {
+                mem.offset - mem.parent.as_ref().map_or(0, |p| p.offset)
+            } else {
+                0
+            })),
             CL_MEM_USES_SVM_POINTER => Ok(Info::bool(false)),
             CL_MEM_PROPERTIES => Ok(Info::raw(&mem.properties)),
             _ => Err(CL_INVALID_VALUE),
@@ -262,135 +266,4 @@ pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
 pub(crate) fn mem_arc(m: cl_mem) -> CLResult<Arc<Mem>> {
     // SAFETY: handle from the application.
     unsafe { get_arc::<Mem>(m) }
-}
-
-// ---- Images and samplers: CL_DEVICE_IMAGE_SUPPORT is false on every device.
-
-pub unsafe extern "C" fn clGetSupportedImageFormats(
-    c: cl_context,
-    flags: cl_mem_flags,
-    _t: cl_mem_object_type,
-    _n: cl_uint,
-    _formats: *mut cl_image_format,
-    num: *mut cl_uint,
-) -> cl_int {
-    code(|| {
-        ctx_arc(c)?;
-        check_flags(flags)?;
-        if !num.is_null() {
-            // SAFETY: valid pointer from the application.
-            unsafe { *num = 0 };
-        }
-        Ok(())
-    })
-}
-
-/// "CL_INVALID_OPERATION if there are no devices in context that support images."
-fn no_images(c: cl_context) -> CLResult<*mut c_void> {
-    ctx_arc(c)?;
-    Err(CL_INVALID_OPERATION)
-}
-
-pub unsafe extern "C" fn clCreateImage(
-    c: cl_context,
-    _f: cl_mem_flags,
-    _fmt: *const cl_image_format,
-    _d: *const cl_image_desc,
-    _p: *mut c_void,
-    errcode_ret: *mut cl_int,
-) -> cl_mem {
-    object(errcode_ret, || no_images(c))
-}
-
-pub unsafe extern "C" fn clCreateImageWithProperties(
-    c: cl_context,
-    _props: *const cl_mem_properties,
-    _f: cl_mem_flags,
-    _fmt: *const cl_image_format,
-    _d: *const cl_image_desc,
-    _p: *mut c_void,
-    errcode_ret: *mut cl_int,
-) -> cl_mem {
-    object(errcode_ret, || no_images(c))
-}
-
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn clCreateImage2D(
-    c: cl_context,
-    _f: cl_mem_flags,
-    _fmt: *const cl_image_format,
-    _w: usize,
-    _h: usize,
-    _rp: usize,
-    _p: *mut c_void,
-    errcode_ret: *mut cl_int,
-) -> cl_mem {
-    object(errcode_ret, || no_images(c))
-}
-
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn clCreateImage3D(
-    c: cl_context,
-    _f: cl_mem_flags,
-    _fmt: *const cl_image_format,
-    _w: usize,
-    _h: usize,
-    _d: usize,
-    _rp: usize,
-    _sp: usize,
-    _p: *mut c_void,
-    errcode_ret: *mut cl_int,
-) -> cl_mem {
-    object(errcode_ret, || no_images(c))
-}
-
-pub unsafe extern "C" fn clGetImageInfo(
-    m: cl_mem,
-    _param: cl_image_info,
-    _size: usize,
-    _value: *mut c_void,
-    _size_ret: *mut usize,
-) -> cl_int {
-    // No image object can exist: any handle is not a valid image.
-    code(|| {
-        // SAFETY: handle from the application.
-        unsafe { get::<Mem>(m) }?;
-        Err(CL_INVALID_MEM_OBJECT)
-    })
-}
-
-pub unsafe extern "C" fn clCreateSampler(
-    c: cl_context,
-    _n: cl_bool,
-    _a: cl_addressing_mode,
-    _f: cl_filter_mode,
-    errcode_ret: *mut cl_int,
-) -> cl_sampler {
-    object(errcode_ret, || no_images(c))
-}
-
-pub unsafe extern "C" fn clCreateSamplerWithProperties(
-    c: cl_context,
-    _p: *const cl_sampler_properties,
-    errcode_ret: *mut cl_int,
-) -> cl_sampler {
-    object(errcode_ret, || no_images(c))
-}
-
-pub unsafe extern "C" fn clRetainSampler(_s: cl_sampler) -> cl_int {
-    CL_INVALID_SAMPLER
-}
-
-pub unsafe extern "C" fn clReleaseSampler(_s: cl_sampler) -> cl_int {
-    CL_INVALID_SAMPLER
-}
-
-pub unsafe extern "C" fn clGetSamplerInfo(
-    _s: cl_sampler,
-    _p: cl_sampler_info,
-    _size: usize,
-    _v: *mut c_void,
-    _r: *mut usize,
-) -> cl_int {
-    CL_INVALID_SAMPLER
 }

@@ -1,5 +1,5 @@
-//! Entry points of features no ferrocl device reports yet (images, pipes,
-//! SVM, device-side queues). Each returns
+//! Entry points of features no ferrocl device reports yet (pipes, SVM,
+//! device-side queues). Each returns
 //! the error the specification gives for a device without the feature, so
 //! applications that check the device queries first never get here.
 
@@ -12,61 +12,6 @@ use opencl_sys::*;
 use super::context::ctx_arc;
 use super::queue::queue_arc;
 use crate::entry::{code, object};
-
-/// Image commands: no image object can exist, so the image argument is
-/// never valid: "CL_INVALID_MEM_OBJECT if image is not a valid image object".
-fn image_cmd(q: cl_command_queue) -> cl_int {
-    code(|| {
-        queue_arc(q)?;
-        Err(CL_INVALID_MEM_OBJECT)
-    })
-}
-
-macro_rules! image_commands {
-    ($($name:ident($($arg:ident: $t:ty),*);)*) => {$(
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "C" fn $name(q: cl_command_queue, $($arg: $t),*) -> cl_int {
-            $(let _ = $arg;)*
-            image_cmd(q)
-        }
-    )*};
-}
-
-image_commands! {
-    clEnqueueReadImage(i: cl_mem, b: cl_bool, o: *const usize, r: *const usize, rp: usize, sp: usize,
-        p: *mut c_void, n: cl_uint, l: *const cl_event, e: *mut cl_event);
-    clEnqueueWriteImage(i: cl_mem, b: cl_bool, o: *const usize, r: *const usize, rp: usize, sp: usize,
-        p: *const c_void, n: cl_uint, l: *const cl_event, e: *mut cl_event);
-    clEnqueueCopyImage(s: cl_mem, d: cl_mem, so: *const usize, dO: *const usize, r: *const usize,
-        n: cl_uint, l: *const cl_event, e: *mut cl_event);
-    clEnqueueCopyImageToBuffer(s: cl_mem, d: cl_mem, so: *const usize, r: *const usize, dO: usize,
-        n: cl_uint, l: *const cl_event, e: *mut cl_event);
-    clEnqueueCopyBufferToImage(s: cl_mem, d: cl_mem, so: usize, dO: *const usize, r: *const usize,
-        n: cl_uint, l: *const cl_event, e: *mut cl_event);
-    clEnqueueFillImage(i: cl_mem, c: *const c_void, o: *const usize, r: *const usize,
-        n: cl_uint, l: *const cl_event, e: *mut cl_event);
-}
-
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn clEnqueueMapImage(
-    q: cl_command_queue,
-    _i: cl_mem,
-    _b: cl_bool,
-    _f: cl_map_flags,
-    _o: *const usize,
-    _r: *const usize,
-    _rp: *mut usize,
-    _sp: *mut usize,
-    _n: cl_uint,
-    _l: *const cl_event,
-    _e: *mut cl_event,
-    errcode_ret: *mut cl_int,
-) -> *mut c_void {
-    object(errcode_ret, || {
-        queue_arc(q)?;
-        Err(CL_INVALID_MEM_OBJECT)
-    })
-}
 
 // ---- Pipes: CL_DEVICE_PIPE_SUPPORT is false.
 

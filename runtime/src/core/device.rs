@@ -23,6 +23,8 @@ pub struct Device {
     vk: OnceLock<CLResult<Arc<VkDevice>>>,
     /// A queue engine for the runtime's own transfers (initial buffer contents).
     internal: OnceLock<CLResult<QueueEngine>>,
+    /// CL_DEVICE_IMAGE_SUPPORT, decided on first query (`image_support`).
+    pub(super) image_support: OnceLock<bool>,
 }
 
 impl ClObject for Device {
@@ -46,6 +48,7 @@ impl Device {
             is_default,
             vk: OnceLock::new(),
             internal: OnceLock::new(),
+            image_support: OnceLock::new(),
         }
     }
 
@@ -59,28 +62,42 @@ impl Device {
     /// Copies `data` into `dst` at `offset` and waits until it is there.
     pub fn upload_sync(&self, dst: &Arc<Buffer>, offset: u64, data: &[u8]) -> CLResult<()> {
         let vkdev = self.vk()?;
+        let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
+        let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+        // SAFETY: the staging buffer is mapped, at least data.len() bytes, and unused.
+        unsafe { super::hostcopy::copy(data.as_ptr(), ptr, data.len()) };
+        let (src, dstb, len) = (staging.raw, dst.raw, data.len() as u64);
+        let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+            r.copy_buffer(src, 0, dstb, offset, len);
+            Ok(())
+        });
+        self.run_sync(record, Box::new((staging, dst.clone())))
+    }
+
+    /// Records `record` on the runtime's own queue and waits until the
+    /// device has executed it (object creation: initial contents, image
+    /// layouts); `hold` keeps what the device uses alive until then.
+    pub fn run_sync(
+        &self,
+        record: crate::vk::queue::RecordFn,
+        hold: Box<dyn Send>,
+    ) -> CLResult<()> {
+        let vkdev = self.vk()?;
         let engine = self
             .internal
             .get_or_init(|| QueueEngine::new(&vkdev, false))
             .as_ref()
             .map_err(|e| *e)?;
-        let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
-        let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-        // SAFETY: the staging buffer is mapped, at least data.len() bytes, and unused.
-        unsafe { super::hostcopy::copy(data.as_ptr(), ptr, data.len()) };
         let (tx, rx) = std::sync::mpsc::channel();
-        let (src, dstb, len) = (staging.clone(), dst.clone(), data.len() as u64);
         engine.enqueue(Command {
             wait: None,
             check: None,
             after_previous: true,
             before_next: false,
             progress: Arc::new(Untracked),
-            record: Some(Box::new(move |r| {
-                r.copy_buffer(src.raw, 0, dstb.raw, offset, len);
-                Ok(())
-            })),
+            record: Some(record),
             done: Box::new(move |res| {
+                drop(hold);
                 let _ = tx.send(res.map(|_| ()));
             }),
         });
@@ -229,6 +246,9 @@ impl Device {
         if self.phys.pci_bus.is_some() {
             e.push(("cl_khr_pci_bus_info", (1, 0, 0)));
         }
+        if self.image_3d_writes() {
+            e.push(("cl_khr_3d_image_writes", (1, 0, 0)));
+        }
         e
     }
 
@@ -240,6 +260,15 @@ impl Device {
         ];
         if self.fp64() {
             f.push(("__opencl_c_fp64", (3, 0, 0)));
+        }
+        if self.image_support() {
+            f.push(("__opencl_c_images", (3, 0, 0)));
+            if self.read_write_images() {
+                f.push(("__opencl_c_read_write_images", (3, 0, 0)));
+            }
+            if self.image_3d_writes() {
+                f.push(("__opencl_c_3d_image_writes", (3, 0, 0)));
+            }
         }
         f
     }
@@ -297,8 +326,7 @@ impl Device {
             int64_atomics: self.phys.features.shader_buffer_int64_atomics,
             subgroup_size: self.subgroup_size(),
             spirv_version: (1, 5),
-            // Set once the runtime backs images (images issue).
-            images: false,
+            images: self.image_support(),
         }
     }
 

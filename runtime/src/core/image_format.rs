@@ -105,6 +105,18 @@ pub fn is_valid(order: cl_channel_order, data_type: cl_channel_type) -> bool {
     total.is_power_of_two() || matches!(order, CL_sRGB)
 }
 
+/// Bytes per element of a valid descriptor (backed or not).
+pub fn element_size(order: cl_channel_order, data_type: cl_channel_type) -> Option<usize> {
+    if !is_valid(order, data_type) {
+        return None;
+    }
+    Some(match data_type {
+        CL_UNORM_SHORT_565 | CL_UNORM_SHORT_555 => 2,
+        CL_UNORM_INT_101010 | CL_UNORM_INT_101010_2 => 4,
+        t => channel_count(order)? * channel_bits(t)?.div_ceil(8),
+    })
+}
+
 /// Bits of one channel (packed types: of the whole element).
 fn channel_bits(data_type: cl_channel_type) -> Option<usize> {
     Some(match data_type {
@@ -523,6 +535,9 @@ mod tests {
 
     #[test]
     fn element_sizes_and_mappings() {
+        assert_eq!(element_size(CL_RGBA, CL_UNSIGNED_INT16), Some(8));
+        assert_eq!(element_size(CL_RGB, CL_UNORM_SHORT_555), Some(2));
+        assert_eq!(element_size(CL_RGB, CL_FLOAT), None);
         use vk::ComponentSwizzle as S;
         assert_eq!(format_info(CL_RGBA, CL_FLOAT).unwrap().element_size, 16);
         assert_eq!(format_info(CL_RG, CL_HALF_FLOAT).unwrap().element_size, 4);

@@ -4,7 +4,8 @@
 
 use std::sync::{Arc, Weak};
 
-use ferrocl_compiler::{self as compiler, ArgKind, ImplicitField};
+use ash::vk;
+use ferrocl_compiler::{self as compiler, ArgKind, ImageDescriptor, ImplicitField};
 use opencl_sys::*;
 use parking_lot::Mutex;
 
@@ -15,8 +16,9 @@ use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use super::program::Program;
 use super::queue::Queue;
+use super::sampler::Sampler;
 use crate::vk::buffer::{Buffer, BufferKind};
-use crate::vk::pipeline::KernelPipelines;
+use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
 
 #[derive(Clone)]
 pub enum ArgValue {
@@ -26,6 +28,114 @@ pub enum ArgValue {
     Buffer(Option<Weak<Mem>>),
     Local(usize),
     Pod(Vec<u8>),
+    /// An image (of the argument's type), not kept alive (as buffers).
+    Image(Weak<Mem>),
+    Sampler(Arc<Sampler>),
+}
+
+/// The Vulkan descriptor type of an image argument.
+pub fn descriptor_type(d: ImageDescriptor) -> vk::DescriptorType {
+    match d {
+        ImageDescriptor::Sampled => vk::DescriptorType::SAMPLED_IMAGE,
+        ImageDescriptor::Storage => vk::DescriptorType::STORAGE_IMAGE,
+        ImageDescriptor::UniformTexel => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+        ImageDescriptor::StorageTexel => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+    }
+}
+
+/// The descriptor sets of a kernel per the ABI: literal samplers (this
+/// device's VkSamplers for their encodings) and one binding per
+/// image/sampler argument.
+fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<DescriptorLayout> {
+    let vkdev = device.vk()?;
+    let literal_samplers = k
+        .literal_samplers
+        .iter()
+        .map(|&bits| vkdev.sampler(bits))
+        .collect::<CLResult<Vec<_>>>()?;
+    let bindings: Vec<(u32, vk::DescriptorType)> = k
+        .args
+        .iter()
+        .filter_map(|a| match a.kind {
+            ArgKind::Sampler { binding } => Some((binding, vk::DescriptorType::SAMPLER)),
+            ArgKind::Image {
+                descriptor,
+                binding,
+                ..
+            } => Some((binding, descriptor_type(descriptor))),
+            _ => None,
+        })
+        .collect();
+    let args = match k.descriptor_set {
+        Some(set) => Some((set, bindings)),
+        None if bindings.is_empty() => None,
+        None => return Err(CL_INVALID_PROGRAM_EXECUTABLE),
+    };
+    Ok(DescriptorLayout {
+        literal_samplers,
+        args,
+    })
+}
+
+/// One descriptor of a launch's argument set.
+enum Descriptor {
+    Image(u32, vk::DescriptorType, vk::ImageView),
+    Texel(u32, vk::DescriptorType, vk::BufferView),
+    Sampler(u32, vk::Sampler),
+}
+
+/// Writes `descriptors` into `set` (which no pending launch uses).
+fn write_descriptors(
+    device: &crate::vk::device::Device,
+    set: vk::DescriptorSet,
+    descriptors: &[Descriptor],
+) {
+    let images: Vec<[vk::DescriptorImageInfo; 1]> = descriptors
+        .iter()
+        .map(|d| {
+            let (view, sampler) = match d {
+                Descriptor::Image(_, _, v) => (*v, vk::Sampler::null()),
+                Descriptor::Sampler(_, s) => (vk::ImageView::null(), *s),
+                Descriptor::Texel(..) => (vk::ImageView::null(), vk::Sampler::null()),
+            };
+            [vk::DescriptorImageInfo {
+                sampler,
+                image_view: view,
+                image_layout: vk::ImageLayout::GENERAL,
+            }]
+        })
+        .collect();
+    let texels: Vec<[vk::BufferView; 1]> = descriptors
+        .iter()
+        .map(|d| match d {
+            Descriptor::Texel(_, _, v) => [*v],
+            _ => [vk::BufferView::null()],
+        })
+        .collect();
+    let writes: Vec<vk::WriteDescriptorSet> = descriptors
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let w = vk::WriteDescriptorSet::default().dst_set(set);
+            match d {
+                Descriptor::Image(b, ty, _) => w
+                    .dst_binding(*b)
+                    .descriptor_type(*ty)
+                    .image_info(&images[i]),
+                Descriptor::Sampler(b, _) => w
+                    .dst_binding(*b)
+                    .descriptor_type(vk::DescriptorType::SAMPLER)
+                    .image_info(&images[i]),
+                Descriptor::Texel(b, ty, _) => w
+                    .dst_binding(*b)
+                    .descriptor_type(*ty)
+                    .texel_buffer_view(&texels[i]),
+            }
+        })
+        .collect();
+    // SAFETY: the set is not used by any pending command; the views and
+    // samplers are alive (the launch holds their objects).
+    unsafe { device.raw.update_descriptor_sets(&writes, &[]) };
 }
 
 pub struct DeviceKernel {
@@ -81,8 +191,13 @@ impl Kernel {
                 return Err(CL_INVALID_KERNEL_NAME);
             };
             let vkdev = d.vk()?;
-            let pipelines =
-                KernelPipelines::new(&vkdev, &k.spirv, &k.entry_point, k.push_constant_size)?;
+            let pipelines = KernelPipelines::new(
+                &vkdev,
+                &k.spirv,
+                &k.entry_point,
+                k.push_constant_size,
+                &descriptor_layout(d, k)?,
+            )?;
             let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
@@ -310,16 +425,67 @@ pub fn enqueue_ndrange(
         .unwrap_or(push.len());
     let mut block = vec![0u8; block_size];
     let mut keep: Vec<Arc<Mem>> = Vec::new();
+    let mut samplers: Vec<Arc<Sampler>> = Vec::new();
+    let mut descriptors: Vec<Descriptor> = Vec::new();
     let mut spec: Vec<(u32, u32)> = Vec::new();
     for (a, v) in info.args.iter().zip(&args) {
         match (a.kind, v) {
+            (
+                ArgKind::Image {
+                    descriptor,
+                    binding,
+                    ..
+                },
+                ArgValue::Image(w),
+            ) => {
+                // An image released since clSetKernelArg is no valid argument.
+                let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
+                m.check_device(dev)?;
+                let img = m.image()?;
+                let ty = descriptor_type(descriptor);
+                // "CL_IMAGE_FORMAT_NOT_SUPPORTED if an image object is
+                // specified as an argument value and the image format is
+                // not supported by device associated with queue" (for this
+                // access: no view of that kind).
+                let d = match (&img.storage, descriptor) {
+                    (super::image::ImageStorage::Image(i), ImageDescriptor::Sampled) => {
+                        Descriptor::Image(binding, ty, i.sampled_view)
+                    }
+                    (super::image::ImageStorage::Image(i), ImageDescriptor::Storage) => {
+                        Descriptor::Image(binding, ty, i.storage_view)
+                    }
+                    (
+                        super::image::ImageStorage::TexelBuffer { read: Some(v), .. },
+                        ImageDescriptor::UniformTexel,
+                    )
+                    | (
+                        super::image::ImageStorage::TexelBuffer {
+                            storage: Some(v), ..
+                        },
+                        ImageDescriptor::StorageTexel,
+                    ) => Descriptor::Texel(binding, ty, v.raw),
+                    _ => return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+                };
+                if matches!(d, Descriptor::Image(_, _, v) if v == vk::ImageView::null()) {
+                    return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
+                }
+                descriptors.push(d);
+                keep.push(m);
+            }
+            (ArgKind::Sampler { binding }, ArgValue::Sampler(smp)) => {
+                descriptors.push(Descriptor::Sampler(binding, smp.vk_sampler(dev)?));
+                samplers.push(smp.clone());
+            }
             (ArgKind::Buffer, ArgValue::Buffer(m)) => {
                 // A buffer released since clSetKernelArg is no valid argument.
                 let m = match m {
                     Some(w) => Some(w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
                     None => None,
                 };
-                let addr = m.as_ref().map(|m| m.device_address()).unwrap_or(0);
+                let addr = match &m {
+                    Some(m) => m.device_address()?,
+                    None => 0,
+                };
                 if let Some(m) = m {
                     m.check_device(dev)?;
                     keep.push(m);
@@ -385,10 +551,22 @@ pub fn enqueue_ndrange(
                 let addr = printf_buffer.as_ref().map_or(0, |b| b.address);
                 (addr >> (32 * u32::from(w))) as u32
             }
-            // Images and samplers (no image object exists yet).
-            ImplicitField::ImageChannelOrder(_)
-            | ImplicitField::ImageChannelDataType(_)
-            | ImplicitField::SamplerValue(_) => return Err(CL_INVALID_KERNEL_ARGS),
+            ImplicitField::ImageChannelOrder(n) | ImplicitField::ImageChannelDataType(n) => {
+                let Some(ArgValue::Image(w)) = args.get(n as usize) else {
+                    return Err(CL_INVALID_KERNEL_ARGS);
+                };
+                let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
+                let f = m.image()?.format;
+                if matches!(field, ImplicitField::ImageChannelOrder(_)) {
+                    f.image_channel_order
+                } else {
+                    f.image_channel_data_type
+                }
+            }
+            ImplicitField::SamplerValue(n) => match args.get(n as usize) {
+                Some(ArgValue::Sampler(smp)) => smp.bits(),
+                _ => return Err(CL_INVALID_KERNEL_ARGS),
+            },
         };
         put(&mut push, *off, &v.to_le_bytes());
     }
@@ -416,8 +594,19 @@ pub fn enqueue_ndrange(
         }
         plan.push((p, pc, d.group_count));
     }
+    // The argument set: taken and written last, once nothing can fail.
+    let arg_set = if pipelines.has_arg_set() {
+        let set = pipelines.take_arg_set()?;
+        write_descriptors(&pipelines.device, set.raw, &descriptors);
+        Some(set)
+    } else {
+        None
+    };
+    let pl = pipelines.clone();
+    let bound_set = arg_set.map(|s| s.raw);
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         let raw = &r.device.raw;
+        pl.bind_sets(r, bound_set);
         for (p, pc, groups) in &plan {
             // SAFETY: pipeline, layout and every buffer the push constants
             // point at are kept alive by this closure until completion.
@@ -444,7 +633,10 @@ pub fn enqueue_ndrange(
                 super::printf::print(&text);
             }
         }
-        drop((keep, arg_buffer, pipelines, printf_buffer, dk));
+        if let Some(set) = arg_set {
+            pipelines.return_arg_set(set);
+        }
+        drop((keep, samplers, arg_buffer, pipelines, printf_buffer, dk));
     });
     Ok(queue.submit(
         CL_COMMAND_NDRANGE_KERNEL,

@@ -1,5 +1,7 @@
-//! cl_mem buffers. Storage is a device-local Vulkan buffer (DESIGN §3);
-//! a sub-buffer shares its parent's storage at an offset.
+//! cl_mem objects. A buffer's storage is a device-local Vulkan buffer
+//! (DESIGN §3); a sub-buffer shares its parent's storage at an offset. An
+//! image is the same object with an image part ([`super::image::ImagePart`]):
+//! a VkImage, or for a 1D image buffer the storage of its buffer.
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -24,9 +26,13 @@ pub struct Mem {
     /// The application's pointer for CL_MEM_USE_HOST_PTR (0 otherwise).
     pub host_ptr: usize,
     pub parent: Option<Arc<Mem>>,
-    /// Offset in `storage` (sub-buffers).
+    /// Offset in `storage` (sub-buffers, 1D image buffers).
     pub offset: usize,
-    pub storage: Arc<Buffer>,
+    /// The buffer memory (buffers and 1D image buffers; `None` for images
+    /// backed by a VkImage).
+    pub storage: Option<Arc<Buffer>>,
+    /// Set for images.
+    pub image: Option<super::image::ImagePart>,
     /// CL_MEM_ALLOC_HOST_PTR: host-visible memory as large as the buffer,
     /// allocated and touched at creation; maps point into it (root buffers
     /// only; a sub-buffer uses its parent's, see [`Mem::mirror`]).
@@ -48,6 +54,9 @@ pub struct Mapping {
     /// inside the USE_HOST_PTR memory). The map's read lands in it by DMA
     /// and the unmap's write leaves from it: no extra host copy.
     pub memory: Option<Arc<super::transfer::MapMemory>>,
+    /// For an image backed by a VkImage: the mapped region and the layout
+    /// of the mapped memory (`offset`/`size` are then unused).
+    pub image: Option<super::image::MappedRegion>,
 }
 
 impl ClObject for Mem {
@@ -94,13 +103,47 @@ impl Mem {
             host_ptr,
             parent: None,
             offset: 0,
-            storage,
+            storage: Some(storage),
+            image: None,
             host_mirror,
             properties,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
         }))
+    }
+
+    /// An image (see `super::image`): `storage`/`offset`/`parent` are the
+    /// buffer's for a 1D image buffer, `None`/0/`None` otherwise.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_image_object(
+        context: Arc<Context>,
+        mem_type: cl_mem_object_type,
+        flags: cl_mem_flags,
+        size: usize,
+        host_ptr: usize,
+        parent: Option<Arc<Mem>>,
+        storage: Option<Arc<Buffer>>,
+        image: super::image::ImagePart,
+        properties: Vec<cl_mem_properties>,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context,
+            mem_type,
+            flags,
+            size,
+            host_ptr,
+            offset: parent.as_ref().map_or(0, |p| p.offset),
+            parent,
+            storage,
+            image: Some(image),
+            host_mirror: None,
+            properties,
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+        })
     }
 
     pub fn new_sub_buffer(
@@ -123,6 +166,7 @@ impl Mem {
             parent: Some(parent.clone()),
             offset: parent.offset + origin,
             storage: parent.storage.clone(),
+            image: None,
             host_mirror: None,
             properties: Vec::new(),
             map_count: Default::default(),
@@ -140,18 +184,46 @@ impl Mem {
         }
     }
 
+    /// Whether this is a buffer (or sub-buffer), not an image.
+    pub fn is_buffer(&self) -> bool {
+        self.mem_type == CL_MEM_OBJECT_BUFFER
+    }
+
+    /// The buffer memory behind this object ("CL_INVALID_MEM_OBJECT if
+    /// [...] is not a valid buffer object" for an image backed by a VkImage).
+    pub fn buffer(&self) -> CLResult<&Arc<Buffer>> {
+        self.storage.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
+    }
+
     /// Device address of byte 0 of this buffer (what a kernel receives).
-    pub fn device_address(&self) -> u64 {
-        self.storage.address + self.offset as u64
+    pub fn device_address(&self) -> CLResult<u64> {
+        Ok(self.buffer()?.address + self.offset as u64)
+    }
+
+    /// The Vulkan device the memory lives on.
+    fn vk_device(&self) -> Option<&Arc<crate::vk::device::Device>> {
+        match (&self.storage, &self.image) {
+            (Some(b), _) => Some(&b.device),
+            (None, Some(i)) => i.vk_device(),
+            (None, None) => None,
+        }
     }
 
     /// Storage lives on the context's first device. Until per-device
     /// copies with migration exist (runtime issue), a command on another
     /// device of a multi-device context cannot use it.
     pub fn check_device(&self, dev: &super::device::Device) -> CLResult<()> {
-        match dev.vk() {
-            Ok(v) if Arc::ptr_eq(&v, &self.storage.device) => Ok(()),
+        match (dev.vk(), self.vk_device()) {
+            (Ok(v), Some(mine)) if Arc::ptr_eq(&v, mine) => Ok(()),
             _ => Err(CL_OUT_OF_RESOURCES),
+        }
+    }
+
+    /// Whether two memory objects share buffer storage.
+    pub fn shares_storage(&self, other: &Mem) -> bool {
+        match (&self.storage, &other.storage) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
         }
     }
 

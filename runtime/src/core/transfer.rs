@@ -139,6 +139,7 @@ pub unsafe fn enqueue_write_from(
         return enqueue_write(queue, mem, offset, data, wait_list);
     }
     let ring = Ring::new(queue, BufferKind::Upload)?;
+    let raw = mem.buffer()?.raw;
     let src = HostPtr(ptr as usize);
     let parts = chunks(size)
         .map(|(o, n)| {
@@ -162,7 +163,7 @@ pub unsafe fn enqueue_write_from(
                     r.copy_buffer(
                         slot.buffer().raw,
                         0,
-                        dst.storage.raw,
+                        raw,
                         (dst.offset + offset + o) as u64,
                         n as u64,
                     );
@@ -189,6 +190,7 @@ fn enqueue_read_streamed(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let ring = Ring::new(queue, BufferKind::Readback)?;
+    let raw = mem.buffer()?.raw;
     let dst = HostPtr(ptr as usize);
     let parts = chunks(size)
         .map(|(o, n)| {
@@ -204,7 +206,7 @@ fn enqueue_read_streamed(
                     let cell = c2.lock();
                     let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
                     r.copy_buffer(
-                        src.storage.raw,
+                        raw,
                         (src.offset + offset + o) as u64,
                         slot.buffer().raw,
                         0,
@@ -252,6 +254,7 @@ pub fn enqueue_write_as(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let vkdev = queue.device.vk()?;
+    let raw = mem.buffer()?.raw;
     let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
     let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     // SAFETY: mapped, large enough, not in use yet.
@@ -260,13 +263,7 @@ pub fn enqueue_write_as(
     let len = data.len() as u64;
     let s2 = staging.clone();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(
-            s2.raw,
-            0,
-            dst.storage.raw,
-            (dst.offset + offset) as u64,
-            len,
-        );
+        r.copy_buffer(s2.raw, 0, raw, (dst.offset + offset) as u64, len);
         Ok(())
     });
     let m2 = mem.clone();
@@ -310,17 +307,12 @@ pub fn enqueue_read_as(
         return enqueue_read_streamed(queue, mem, offset, size, ptr, command_type, wait_list);
     }
     let vkdev = queue.device.vk()?;
+    let raw = mem.buffer()?.raw;
     let staging = Arc::new(vkdev.staging(size as u64, BufferKind::Readback)?);
     let src = mem.clone();
     let s2 = staging.clone();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_buffer(
-            src.storage.raw,
-            (src.offset + offset) as u64,
-            s2.raw,
-            0,
-            size as u64,
-        );
+        r.copy_buffer(raw, (src.offset + offset) as u64, s2.raw, 0, size as u64);
         Ok(())
     });
     let dst = HostPtr(ptr as usize);
@@ -347,6 +339,23 @@ pub struct MapMemory {
     /// Host address of the mapped region.
     pub ptr: usize,
     _keep: Arc<dyn Send + Sync>,
+}
+
+impl MapMemory {
+    /// Map memory in staging taken for this map.
+    pub fn staging(staging: Arc<crate::vk::buffer::Staging>) -> CLResult<MapMemory> {
+        Ok(MapMemory {
+            raw: staging.raw,
+            offset: 0,
+            ptr: staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize,
+            _keep: staging,
+        })
+    }
+
+    /// The Vulkan buffer and byte offset of the mapped region.
+    pub fn side(&self) -> (ash::vk::Buffer, u64) {
+        (self.raw, self.offset)
+    }
 }
 
 /// Host-visible memory for a map of `size` bytes at `offset` of `mem`
@@ -416,8 +425,8 @@ fn enqueue_device_copy(
 }
 
 /// Where byte `offset` of `mem` lives on the device.
-fn side_of(mem: &Mem, offset: usize) -> Side {
-    (mem.storage.raw, (mem.offset + offset) as u64)
+fn side_of(mem: &Mem, offset: usize) -> CLResult<Side> {
+    Ok((mem.buffer()?.raw, (mem.offset + offset) as u64))
 }
 
 /// The map's read: a device-to-map-memory copy with no host copy after it
@@ -434,7 +443,7 @@ pub fn enqueue_read_to_map(
     Ok(enqueue_device_copy(
         queue,
         command_type,
-        side_of(mem, offset),
+        side_of(mem, offset)?,
         (target.raw, target.offset),
         size,
         Box::new((mem.clone(), target.clone())),
@@ -455,7 +464,7 @@ pub fn enqueue_write_from_map(
         queue,
         CL_COMMAND_UNMAP_MEM_OBJECT,
         (source.raw, source.offset),
-        side_of(mem, offset),
+        side_of(mem, offset)?,
         size,
         Box::new((mem.clone(), source)),
         wait_list,
@@ -475,8 +484,8 @@ pub fn enqueue_copy(
     Ok(enqueue_device_copy(
         queue,
         CL_COMMAND_COPY_BUFFER,
-        side_of(src, src_offset),
-        side_of(dst, dst_offset),
+        side_of(src, src_offset)?,
+        side_of(dst, dst_offset)?,
         size,
         Box::new((src.clone(), dst.clone())),
         wait_list,
@@ -572,9 +581,9 @@ pub fn enqueue_read_rect(
             size: w as u64,
         })
         .collect();
-    let (src, s2) = (mem.clone(), staging.clone());
+    let (raw, s2) = (mem.buffer()?.raw, staging.clone());
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_regions(src.storage.raw, s2.raw, &copies);
+        r.copy_regions(raw, s2.raw, &copies);
         Ok(())
     });
     let dst = HostPtr(ptr as usize);
@@ -632,9 +641,9 @@ pub unsafe fn enqueue_write_rect(
             size: w as u64,
         });
     }
-    let (dst, s2) = (mem.clone(), staging.clone());
+    let (raw, s2) = (mem.buffer()?.raw, staging.clone());
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_regions(s2.raw, dst.storage.raw, &copies);
+        r.copy_regions(s2.raw, raw, &copies);
         Ok(())
     });
     let m2 = mem.clone();
@@ -664,9 +673,9 @@ pub fn enqueue_copy_rect(
             size: region[0] as u64,
         })
         .collect();
-    let (a, b) = (src.clone(), dst.clone());
+    let (a, b) = (src.buffer()?.raw, dst.buffer()?.raw);
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.copy_regions(a.storage.raw, b.storage.raw, &copies);
+        r.copy_regions(a, b, &copies);
         Ok(())
     });
     let (a, b) = (src.clone(), dst.clone());

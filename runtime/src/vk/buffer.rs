@@ -45,10 +45,15 @@ impl Buffer {
         // Vulkan forbids zero-sized buffers; OpenCL sizes are > 0 but
         // staging requests may round to 0.
         let vk_size = size.max(4);
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        if kind == BufferKind::Storage {
+            // A cl_mem buffer may back 1D image buffers (texel-buffer views).
+            usage |= vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+                | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
+        }
         let info = vk::BufferCreateInfo::default()
             .size(vk_size)
             .usage(usage)

@@ -27,6 +27,10 @@ pub struct Device {
     pub timestamp_period: f32,
     /// Device timestamps → host clock, measured on first use (see `clock`).
     pub clock: std::sync::OnceLock<super::clock::Calibration>,
+    /// VkSamplers by OpenCL sampler encoding (see `image::Samplers`).
+    pub samplers: super::image::Samplers,
+    /// Descriptor pools for image/sampler kernel arguments.
+    pub descriptor_pools: super::descriptors::DescriptorPools,
 }
 
 impl Device {
@@ -41,6 +45,9 @@ impl Device {
             .shader_int64(true)
             .shader_int16(true)
             .shader_float64(f.shader_float64)
+            .shader_storage_image_write_without_format(f.shader_storage_image_write_without_format)
+            .shader_storage_image_read_without_format(f.shader_storage_image_read_without_format)
+            .shader_storage_image_extended_formats(f.shader_storage_image_extended_formats)
             .robust_buffer_access(false);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(true)
@@ -62,6 +69,11 @@ impl Device {
         let mut ext_names = Vec::new();
         if phys.ext.khr_portability_subset {
             ext_names.push(c"VK_KHR_portability_subset".as_ptr());
+        }
+        // Formatless storage reads of the formats that allow them
+        // (StorageImageReadWithoutFormat without the device-wide feature).
+        if phys.ext.khr_format_feature_flags2 && phys.properties.api_version < vk::API_VERSION_1_3 {
+            ext_names.push(c"VK_KHR_format_feature_flags2".as_ptr());
         }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
@@ -103,6 +115,8 @@ impl Device {
             pipeline_cache,
             staging_pool: Default::default(),
             clock: std::sync::OnceLock::new(),
+            samplers: Default::default(),
+            descriptor_pools: Default::default(),
         }))
     }
 
@@ -122,6 +136,8 @@ impl Drop for Device {
         // allocator must go before the device.
         unsafe {
             let _ = self.raw.device_wait_idle();
+            self.samplers.destroy(&self.raw);
+            self.descriptor_pools.destroy(&self.raw);
             ManuallyDrop::drop(&mut self.allocator);
             self.raw.destroy_pipeline_cache(self.pipeline_cache, None);
             self.raw.destroy_device(None);

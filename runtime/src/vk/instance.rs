@@ -49,6 +49,8 @@ pub struct PhysicalDevice {
     pub max_memory_allocation_size: u64,
     pub max_storage_buffer_range: u32,
     pub shader_fp_denorm_preserve_32: bool,
+    /// Format properties queried so far (see [`PhysicalDevice::format_features`]).
+    formats: parking_lot::Mutex<std::collections::HashMap<vk::Format, FormatFeatures>>,
 }
 
 // SAFETY: the raw Vulkan structs hold only plain data (their p_next pointers
@@ -77,6 +79,13 @@ pub struct Features {
     pub robust_buffer_access: bool,
     pub variable_pointers: bool,
     pub host_query_reset: bool,
+    /// Storage images written through `Unknown`-format image variables.
+    pub shader_storage_image_write_without_format: bool,
+    /// Storage images read through `Unknown`-format image variables (all
+    /// formats; per-format support may exist without it, see
+    /// [`PhysicalDevice::format_features`]).
+    pub shader_storage_image_read_without_format: bool,
+    pub shader_storage_image_extended_formats: bool,
 }
 
 /// Device extensions that change what ferrocl does (wgpu-hal style: one
@@ -91,6 +100,17 @@ pub struct Extensions {
     pub ext_external_memory_host: bool,
     /// VK_KHR_portability_subset must be enabled where present.
     pub khr_portability_subset: bool,
+    /// VK_KHR_format_feature_flags2 (core in Vulkan 1.3): per-format
+    /// STORAGE_READ/WRITE_WITHOUT_FORMAT bits.
+    pub khr_format_feature_flags2: bool,
+}
+
+/// What one format supports (VkFormatProperties3 bits where the device
+/// has them, else VkFormatProperties widened).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FormatFeatures {
+    pub optimal: vk::FormatFeatureFlags2,
+    pub buffer: vk::FormatFeatureFlags2,
 }
 
 #[derive(Debug)]
@@ -190,6 +210,7 @@ impl PhysicalDevice {
             ext_pci_bus_info: has(c"VK_EXT_pci_bus_info"),
             ext_external_memory_host: has(c"VK_EXT_external_memory_host"),
             khr_portability_subset: has(c"VK_KHR_portability_subset"),
+            khr_format_feature_flags2: has(c"VK_KHR_format_feature_flags2"),
         };
 
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
@@ -240,6 +261,11 @@ impl PhysicalDevice {
             robust_buffer_access: f.robust_buffer_access != 0,
             variable_pointers: f11.variable_pointers != 0,
             host_query_reset: f12.host_query_reset != 0,
+            shader_storage_image_write_without_format: f.shader_storage_image_write_without_format
+                != 0,
+            shader_storage_image_read_without_format: f.shader_storage_image_read_without_format
+                != 0,
+            shader_storage_image_extended_formats: f.shader_storage_image_extended_formats != 0,
         };
         let missing: Vec<&str> = [
             ("shaderInt64", features.shader_int64),
@@ -306,6 +332,7 @@ impl PhysicalDevice {
             max_memory_allocation_size: maint3.max_memory_allocation_size,
             max_storage_buffer_range: properties.limits.max_storage_buffer_range,
             shader_fp_denorm_preserve_32: fc.shader_denorm_preserve_float32 != 0,
+            formats: Default::default(),
         })
     }
 
@@ -321,6 +348,44 @@ impl PhysicalDevice {
             .map(|h| h.size)
             .max()
             .unwrap_or(0)
+    }
+
+    /// Whether VkFormatProperties3 (per-format formatless storage access)
+    /// can be queried: Vulkan 1.3 or VK_KHR_format_feature_flags2.
+    pub fn has_format_features2(&self) -> bool {
+        self.properties.api_version >= vk::API_VERSION_1_3 || self.ext.khr_format_feature_flags2
+    }
+
+    /// The features of `format` for optimal-tiling images and for buffers
+    /// (queried once per format).
+    pub fn format_features(&self, format: vk::Format) -> FormatFeatures {
+        if let Some(f) = self.formats.lock().get(&format) {
+            return *f;
+        }
+        let inst = &self.instance.raw;
+        let mut p3 = vk::FormatProperties3::default();
+        let mut p2 = vk::FormatProperties2::default();
+        let features = if self.has_format_features2() {
+            p2 = p2.push_next(&mut p3);
+            // SAFETY: raw comes from this instance; the chain lives for the call.
+            unsafe { inst.get_physical_device_format_properties2(self.raw, format, &mut p2) };
+            FormatFeatures {
+                optimal: p3.optimal_tiling_features,
+                buffer: p3.buffer_features,
+            }
+        } else {
+            // SAFETY: as above.
+            unsafe { inst.get_physical_device_format_properties2(self.raw, format, &mut p2) };
+            let p = p2.format_properties;
+            let widen =
+                |f: vk::FormatFeatureFlags| vk::FormatFeatureFlags2::from_raw(f.as_raw() as u64);
+            FormatFeatures {
+                optimal: widen(p.optimal_tiling_features),
+                buffer: widen(p.buffer_features),
+            }
+        };
+        self.formats.lock().insert(format, features);
+        features
     }
 
     pub fn is_cpu(&self) -> bool {

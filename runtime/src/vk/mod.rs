@@ -3,7 +3,9 @@
 
 pub mod buffer;
 pub mod clock;
+pub mod descriptors;
 pub mod device;
+pub mod image;
 pub mod instance;
 pub mod pipeline;
 pub mod pipeline_cache;

@@ -1,5 +1,8 @@
 //! Compute pipelines of one compiled kernel, cached per specialization
-//! constants (work-group size, enqueued local size, __local argument sizes).
+//! constants (work-group size, enqueued local size, __local argument sizes),
+//! and the descriptor sets of its image/sampler arguments (see
+//! `ferrocl_compiler::abi`: literal samplers as immutable samplers of set 0,
+//! arguments in one set with one binding each).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -7,9 +10,19 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
+use super::descriptors::DescriptorSet;
 use super::device::Device;
 use super::map_vk_err;
 use crate::core::error::CLResult;
+
+/// The descriptor sets a kernel uses.
+#[derive(Clone, Debug, Default)]
+pub struct DescriptorLayout {
+    /// Set 0's immutable samplers (literal samplers), binding `i` each.
+    pub literal_samplers: Vec<vk::Sampler>,
+    /// The argument set: its index and its (binding, type) pairs.
+    pub args: Option<(u32, Vec<(u32, vk::DescriptorType)>)>,
+}
 
 /// The shader module and layout of one kernel, plus its pipelines.
 pub struct KernelPipelines {
@@ -19,6 +32,15 @@ pub struct KernelPipelines {
     pub entry: std::ffi::CString,
     pub push_constant_size: u32,
     pipelines: Mutex<HashMap<Vec<(u32, u32)>, vk::Pipeline>>,
+    /// One layout per set index up to the highest the kernel uses.
+    set_layouts: Vec<vk::DescriptorSetLayout>,
+    /// Set 0 with the literal samplers (written once, bound every launch).
+    literal_set: Option<DescriptorSet>,
+    /// The argument set's index and the largest count of one descriptor
+    /// type in it.
+    arg_set: Option<(u32, u32)>,
+    /// Argument sets no launch is using, ready to be rewritten.
+    free_sets: Mutex<Vec<DescriptorSet>>,
 }
 
 impl KernelPipelines {
@@ -27,36 +49,144 @@ impl KernelPipelines {
         spirv: &[u32],
         entry: &str,
         push_constant_size: u32,
+        descriptors: &DescriptorLayout,
     ) -> CLResult<Self> {
+        let entry = std::ffi::CString::new(entry).map_err(|_| opencl_sys::CL_INVALID_KERNEL)?;
         let info = vk::ShaderModuleCreateInfo::default().code(spirv);
         // SAFETY: the compiler validated the module for the Vulkan environment.
         let module = unsafe { device.raw.create_shader_module(&info, None) }.map_err(map_vk_err)?;
+        // From here on, `Drop` releases whatever was created.
+        let mut kp = KernelPipelines {
+            device: device.clone(),
+            module,
+            layout: vk::PipelineLayout::null(),
+            entry,
+            push_constant_size,
+            pipelines: Mutex::new(HashMap::new()),
+            set_layouts: Vec::new(),
+            literal_set: None,
+            arg_set: None,
+            free_sets: Mutex::new(Vec::new()),
+        };
+        let literal = !descriptors.literal_samplers.is_empty();
+        let sets = match &descriptors.args {
+            Some((set, _)) => *set as usize + 1,
+            None => 0,
+        }
+        .max(literal as usize);
+        for set in 0..sets as u32 {
+            let mut bindings: Vec<vk::DescriptorSetLayoutBinding> = Vec::new();
+            if set == 0 && literal {
+                bindings.extend(
+                    descriptors
+                        .literal_samplers
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| {
+                            vk::DescriptorSetLayoutBinding::default()
+                                .binding(i as u32)
+                                .descriptor_type(vk::DescriptorType::SAMPLER)
+                                .descriptor_count(1)
+                                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                                .immutable_samplers(std::slice::from_ref(s))
+                        }),
+                );
+            }
+            if let Some((s, args)) = &descriptors.args {
+                if *s == set {
+                    if !bindings.is_empty() {
+                        // The ABI puts the arguments in set 1 when there
+                        // are literal samplers.
+                        return Err(opencl_sys::CL_INVALID_PROGRAM_EXECUTABLE);
+                    }
+                    bindings.extend(args.iter().map(|(b, ty)| {
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(*b)
+                            .descriptor_type(*ty)
+                            .descriptor_count(1)
+                            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                    }));
+                    let largest = [
+                        vk::DescriptorType::SAMPLER,
+                        vk::DescriptorType::SAMPLED_IMAGE,
+                        vk::DescriptorType::STORAGE_IMAGE,
+                        vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+                        vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                    ]
+                    .iter()
+                    .map(|t| args.iter().filter(|(_, ty)| ty == t).count() as u32)
+                    .max()
+                    .unwrap_or(0);
+                    kp.arg_set = Some((set, largest));
+                }
+            }
+            let li = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+            // SAFETY: valid device; immutable samplers live as long as the device.
+            let l = unsafe { device.raw.create_descriptor_set_layout(&li, None) }
+                .map_err(map_vk_err)?;
+            kp.set_layouts.push(l);
+        }
+        if literal {
+            kp.literal_set = Some(device.allocate_descriptor_set(
+                kp.set_layouts[0],
+                descriptors.literal_samplers.len() as u32,
+            )?);
+        }
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
             .size(push_constant_size.next_multiple_of(4))];
-        let li = if push_constant_size > 0 {
-            vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges)
-        } else {
-            vk::PipelineLayoutCreateInfo::default()
-        };
-        // SAFETY: valid device; no descriptor sets.
-        let layout = match unsafe { device.raw.create_pipeline_layout(&li, None) } {
-            Ok(l) => l,
-            Err(e) => {
-                // SAFETY: module unused.
-                unsafe { device.raw.destroy_shader_module(module, None) };
-                return Err(map_vk_err(e));
+        let mut li = vk::PipelineLayoutCreateInfo::default().set_layouts(&kp.set_layouts);
+        if push_constant_size > 0 {
+            li = li.push_constant_ranges(&ranges);
+        }
+        // SAFETY: valid device and set layouts.
+        kp.layout = unsafe { device.raw.create_pipeline_layout(&li, None) }.map_err(map_vk_err)?;
+        Ok(kp)
+    }
+
+    /// Whether launches need an argument set ([`Self::take_arg_set`]).
+    pub fn has_arg_set(&self) -> bool {
+        self.arg_set.is_some()
+    }
+
+    /// An argument set no pending launch uses (recycled or new).
+    pub fn take_arg_set(&self) -> CLResult<DescriptorSet> {
+        let (set, largest) = self.arg_set.ok_or(opencl_sys::CL_INVALID_KERNEL)?;
+        if let Some(s) = self.free_sets.lock().pop() {
+            return Ok(s);
+        }
+        self.device
+            .allocate_descriptor_set(self.set_layouts[set as usize], largest)
+    }
+
+    /// Gives back a set once the launch that used it has completed.
+    pub fn return_arg_set(&self, s: DescriptorSet) {
+        self.free_sets.lock().push(s);
+    }
+
+    /// Binds the literal-sampler set and `args` (the argument set).
+    pub fn bind_sets(&self, r: &super::queue::Recorder, args: Option<vk::DescriptorSet>) {
+        let bind = |index: u32, set: vk::DescriptorSet| {
+            // SAFETY: cb is recording; layout and set are alive until the
+            // launch completes (the launch holds this object).
+            unsafe {
+                r.device.raw.cmd_bind_descriptor_sets(
+                    r.cb,
+                    vk::PipelineBindPoint::COMPUTE,
+                    self.layout,
+                    index,
+                    &[set],
+                    &[],
+                )
             }
         };
-        Ok(KernelPipelines {
-            device: device.clone(),
-            module,
-            layout,
-            entry: std::ffi::CString::new(entry).map_err(|_| opencl_sys::CL_INVALID_KERNEL)?,
-            push_constant_size,
-            pipelines: Mutex::new(HashMap::new()),
-        })
+        if let Some(l) = &self.literal_set {
+            bind(0, l.raw);
+        }
+        if let (Some((index, _)), Some(set)) = (self.arg_set, args) {
+            bind(index, set);
+        }
     }
 
     /// The pipeline for these (SpecId, u32 value) pairs, created on first use.
@@ -106,13 +236,23 @@ impl Drop for KernelPipelines {
         if !self.pipelines.lock().is_empty() {
             self.device.save_pipeline_cache();
         }
+        // No launch uses the sets any more: back to their pools, before
+        // their layouts go.
+        let mut sets: Vec<DescriptorSet> = self.free_sets.get_mut().drain(..).collect();
+        sets.extend(self.literal_set.take());
+        self.device.free_descriptor_sets(&sets);
         // SAFETY: programs/kernels (and enqueued commands, through Arcs) are
         // gone, so no pipeline is in use.
         unsafe {
             for (_, p) in self.pipelines.lock().drain() {
                 self.device.raw.destroy_pipeline(p, None);
             }
-            self.device.raw.destroy_pipeline_layout(self.layout, None);
+            if self.layout != vk::PipelineLayout::null() {
+                self.device.raw.destroy_pipeline_layout(self.layout, None);
+            }
+            for l in self.set_layouts.drain(..) {
+                self.device.raw.destroy_descriptor_set_layout(l, None);
+            }
             self.device.raw.destroy_shader_module(self.module, None);
         }
     }

@@ -182,6 +182,99 @@ impl Recorder<'_> {
         unsafe { self.device.raw.cmd_copy_buffer(self.cb, src, dst, regions) };
     }
 
+    /// Moves a fresh image (UNDEFINED) to GENERAL, where it stays; later
+    /// commands are ordered after it.
+    pub fn to_general(&self, image: vk::Image, layers: u32) {
+        let ib = [vk::ImageMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::empty())
+            .dst_access_mask(
+                vk::AccessFlags::SHADER_READ
+                    | vk::AccessFlags::SHADER_WRITE
+                    | vk::AccessFlags::TRANSFER_READ
+                    | vk::AccessFlags::TRANSFER_WRITE,
+            )
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::GENERAL)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image)
+            .subresource_range(super::image::color_range(layers))];
+        // SAFETY: cb is recording; the image is kept alive by the command.
+        unsafe {
+            self.device.raw.cmd_pipeline_barrier(
+                self.cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &ib,
+            )
+        };
+    }
+
+    /// Buffer → image (GENERAL layout) copies.
+    pub fn copy_buffer_to_image(
+        &self,
+        src: vk::Buffer,
+        dst: vk::Image,
+        regions: &[vk::BufferImageCopy],
+    ) {
+        if regions.is_empty() {
+            return;
+        }
+        // SAFETY: both objects are kept alive by the command until completion.
+        unsafe {
+            self.device.raw.cmd_copy_buffer_to_image(
+                self.cb,
+                src,
+                dst,
+                vk::ImageLayout::GENERAL,
+                regions,
+            )
+        };
+    }
+
+    /// Image (GENERAL layout) → buffer copies.
+    pub fn copy_image_to_buffer(
+        &self,
+        src: vk::Image,
+        dst: vk::Buffer,
+        regions: &[vk::BufferImageCopy],
+    ) {
+        if regions.is_empty() {
+            return;
+        }
+        // SAFETY: as above.
+        unsafe {
+            self.device.raw.cmd_copy_image_to_buffer(
+                self.cb,
+                src,
+                vk::ImageLayout::GENERAL,
+                dst,
+                regions,
+            )
+        };
+    }
+
+    /// Image → image copies (both in GENERAL layout).
+    pub fn copy_image(&self, src: vk::Image, dst: vk::Image, regions: &[vk::ImageCopy]) {
+        if regions.is_empty() {
+            return;
+        }
+        // SAFETY: as above.
+        unsafe {
+            self.device.raw.cmd_copy_image(
+                self.cb,
+                src,
+                vk::ImageLayout::GENERAL,
+                dst,
+                vk::ImageLayout::GENERAL,
+                regions,
+            )
+        };
+    }
+
     pub fn copy_buffer(
         &self,
         src: vk::Buffer,

@@ -1,0 +1,250 @@
+//! Vulkan images behind cl_mem images: an OPTIMAL-tiling, device-local
+//! VkImage that stays in VK_IMAGE_LAYOUT_GENERAL for its whole life, with
+//! one sampled view (the format table's component mapping) and one storage
+//! view (identity mapping); texel-buffer views for 1D image buffers; and
+//! the device's VkSamplers.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+use parking_lot::Mutex;
+
+use super::device::Device;
+use super::map_vk_err;
+use crate::core::error::CLResult;
+
+/// What to create.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageSpec {
+    pub image_type: vk::ImageType,
+    pub view_type: vk::ImageViewType,
+    pub format: vk::Format,
+    pub extent: vk::Extent3D,
+    pub layers: u32,
+    /// SAMPLED and/or STORAGE (what the format allows) plus TRANSFER_SRC/DST.
+    pub usage: vk::ImageUsageFlags,
+    /// Component mapping of the sampled view.
+    pub sampled_mapping: vk::ComponentMapping,
+}
+
+pub struct Image {
+    pub device: Arc<Device>,
+    pub raw: vk::Image,
+    allocation: Mutex<Option<Allocation>>,
+    /// Null without SAMPLED usage.
+    pub sampled_view: vk::ImageView,
+    /// Null without STORAGE usage.
+    pub storage_view: vk::ImageView,
+}
+
+/// The single-mip, all-layers color subresource range.
+pub fn color_range(layers: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: layers,
+    }
+}
+
+impl Image {
+    /// Creates the image, binds device-local memory and makes its views.
+    /// The image starts in UNDEFINED layout: the caller records
+    /// [`super::queue::Recorder::to_general`] before any other use.
+    pub fn new(device: &Arc<Device>, spec: &ImageSpec) -> CLResult<Image> {
+        let info = vk::ImageCreateInfo::default()
+            .image_type(spec.image_type)
+            .format(spec.format)
+            .extent(spec.extent)
+            .mip_levels(1)
+            .array_layers(spec.layers)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(spec.usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid device and create info (the caller checked the
+        // format's features and the limits).
+        let raw = unsafe { device.raw.create_image(&info, None) }.map_err(map_vk_err)?;
+        let mut image = Image {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(None),
+            sampled_view: vk::ImageView::null(),
+            storage_view: vk::ImageView::null(),
+        };
+        // SAFETY: raw was just created on this device.
+        let requirements = unsafe { device.raw.get_image_memory_requirements(raw) };
+        let large = requirements.size >= 64 << 20;
+        let alloc = device
+            .allocator
+            .lock()
+            .allocate(&AllocationCreateDesc {
+                name: "ferrocl image",
+                requirements,
+                location: MemoryLocation::GpuOnly,
+                linear: false,
+                allocation_scheme: if large {
+                    AllocationScheme::DedicatedImage(raw)
+                } else {
+                    AllocationScheme::GpuAllocatorManaged
+                },
+            })
+            .map_err(|_| opencl_sys::CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
+        // SAFETY: memory/offset come from an allocation satisfying `requirements`.
+        let bound = unsafe {
+            device
+                .raw
+                .bind_image_memory(raw, alloc.memory(), alloc.offset())
+        };
+        *image.allocation.lock() = Some(alloc);
+        bound.map_err(map_vk_err)?;
+        if spec.usage.contains(vk::ImageUsageFlags::SAMPLED) {
+            image.sampled_view =
+                image.view(spec, spec.sampled_mapping, vk::ImageUsageFlags::SAMPLED)?;
+        }
+        if spec.usage.contains(vk::ImageUsageFlags::STORAGE) {
+            image.storage_view = image.view(
+                spec,
+                crate::core::image_format::IDENTITY,
+                vk::ImageUsageFlags::STORAGE,
+            )?;
+        }
+        Ok(image)
+    }
+
+    /// A view of the whole image restricted to `usage`.
+    fn view(
+        &self,
+        spec: &ImageSpec,
+        components: vk::ComponentMapping,
+        usage: vk::ImageUsageFlags,
+    ) -> CLResult<vk::ImageView> {
+        let mut u = vk::ImageViewUsageCreateInfo::default().usage(usage);
+        let info = vk::ImageViewCreateInfo::default()
+            .image(self.raw)
+            .view_type(spec.view_type)
+            .format(spec.format)
+            .components(components)
+            .subresource_range(color_range(spec.layers))
+            .push_next(&mut u);
+        // SAFETY: the image is alive with bound memory and this usage.
+        unsafe { self.device.raw.create_image_view(&info, None) }.map_err(map_vk_err)
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: the last user is gone (commands hold the cl_mem until
+        // they complete); null handles are skipped.
+        unsafe {
+            for v in [self.sampled_view, self.storage_view] {
+                if v != vk::ImageView::null() {
+                    self.device.raw.destroy_image_view(v, None);
+                }
+            }
+            self.device.raw.destroy_image(self.raw, None);
+        }
+        if let Some(a) = self.allocation.lock().take() {
+            let _ = self.device.allocator.lock().free(a);
+        }
+    }
+}
+
+/// A VkBufferView (1D image buffers).
+pub struct BufferView {
+    pub device: Arc<Device>,
+    pub raw: vk::BufferView,
+}
+
+impl BufferView {
+    /// A view of `range` bytes at `offset` of `buffer` as `format`.
+    pub fn new(
+        device: &Arc<Device>,
+        buffer: vk::Buffer,
+        format: vk::Format,
+        offset: u64,
+        range: u64,
+    ) -> CLResult<BufferView> {
+        let info = vk::BufferViewCreateInfo::default()
+            .buffer(buffer)
+            .format(format)
+            .offset(offset)
+            .range(range);
+        // SAFETY: the buffer has texel-buffer usage (every storage buffer
+        // does) and the caller checked format, alignment and size.
+        let raw = unsafe { device.raw.create_buffer_view(&info, None) }.map_err(map_vk_err)?;
+        Ok(BufferView {
+            device: device.clone(),
+            raw,
+        })
+    }
+}
+
+impl Drop for BufferView {
+    fn drop(&mut self) {
+        // SAFETY: no pending command uses the view (as for images).
+        unsafe { self.device.raw.destroy_buffer_view(self.raw, None) };
+    }
+}
+
+/// The VkSamplers of one device, one per OpenCL sampler encoding
+/// (`ferrocl_compiler::abi::sampler_bits`): created on first use, shared by
+/// cl_samplers and literal samplers, destroyed with the device.
+#[derive(Default)]
+pub struct Samplers {
+    map: Mutex<std::collections::HashMap<u32, vk::Sampler>>,
+}
+
+impl Samplers {
+    pub fn destroy(&self, device: &ash::Device) {
+        for (_, s) in self.map.lock().drain() {
+            // SAFETY: called when the device is being destroyed.
+            unsafe { device.destroy_sampler(s, None) };
+        }
+    }
+}
+
+impl Device {
+    /// The VkSampler for an OpenCL sampler encoding, as
+    /// `ferrocl_compiler::abi::ArgKind::Sampler` documents: normalized
+    /// coordinates always, the filter, NONE/CLAMP_TO_EDGE → CLAMP_TO_EDGE,
+    /// CLAMP → CLAMP_TO_BORDER with a transparent black border, REPEAT,
+    /// MIRRORED_REPEAT.
+    pub fn sampler(&self, bits: u32) -> CLResult<vk::Sampler> {
+        use ferrocl_compiler::abi::sampler_bits as sb;
+        let mut map = self.samplers.map.lock();
+        if let Some(s) = map.get(&bits) {
+            return Ok(*s);
+        }
+        let filter = if bits & sb::FILTER_MASK == sb::FILTER_LINEAR {
+            vk::Filter::LINEAR
+        } else {
+            vk::Filter::NEAREST
+        };
+        let address = match bits & sb::ADDRESS_MASK {
+            sb::ADDRESS_CLAMP => vk::SamplerAddressMode::CLAMP_TO_BORDER,
+            sb::ADDRESS_REPEAT => vk::SamplerAddressMode::REPEAT,
+            sb::ADDRESS_MIRRORED_REPEAT => vk::SamplerAddressMode::MIRRORED_REPEAT,
+            _ => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+        };
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(filter)
+            .min_filter(filter)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+            .address_mode_u(address)
+            .address_mode_v(address)
+            .address_mode_w(address)
+            .min_lod(0.0)
+            .max_lod(0.0)
+            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK)
+            .unnormalized_coordinates(false);
+        // SAFETY: valid device and create info.
+        let s = unsafe { self.raw.create_sampler(&info, None) }.map_err(map_vk_err)?;
+        map.insert(bits, s);
+        Ok(s)
+    }
+}
