@@ -120,6 +120,9 @@ enum InfoTarget {
     Device(cl_device_id),
     ProgramBuild(cl_program, cl_device_id),
     Kernel(cl_kernel),
+    Mem(cl_mem),
+    Image(cl_mem),
+    Sampler(cl_sampler),
 }
 
 impl Info {
@@ -154,6 +157,9 @@ impl Info {
                     clGetProgramBuildInfo(p, d, self.param, size, value, size_ret)
                 }
                 InfoTarget::Kernel(k) => clGetKernelInfo(k, self.param, size, value, size_ret),
+                InfoTarget::Mem(m) => clGetMemObjectInfo(m, self.param, size, value, size_ret),
+                InfoTarget::Image(m) => clGetImageInfo(m, self.param, size, value, size_ret),
+                InfoTarget::Sampler(s) => clGetSamplerInfo(s, self.param, size, value, size_ret),
             }
         }
     }
@@ -230,6 +236,30 @@ pub fn program_build_info(
 pub fn kernel_info(kernel: cl_kernel, param: cl_kernel_info) -> Info {
     Info {
         target: InfoTarget::Kernel(kernel),
+        param,
+    }
+}
+
+/// clGetMemObjectInfo(mem, param, ...).
+pub fn mem_info(mem: cl_mem, param: cl_mem_info) -> Info {
+    Info {
+        target: InfoTarget::Mem(mem),
+        param,
+    }
+}
+
+/// clGetImageInfo(image, param, ...).
+pub fn image_info(image: cl_mem, param: cl_image_info) -> Info {
+    Info {
+        target: InfoTarget::Image(image),
+        param,
+    }
+}
+
+/// clGetSamplerInfo(sampler, param, ...).
+pub fn sampler_info(sampler: cl_sampler, param: cl_sampler_info) -> Info {
+    Info {
+        target: InfoTarget::Sampler(sampler),
         param,
     }
 }

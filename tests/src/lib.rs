@@ -8,6 +8,7 @@
 //!   "ferrocl"), its first device, and the clGet*Info protocol.
 //! - [`objects`]: contexts, queues, programs, kernels and buffers that
 //!   release themselves; [`Cl`] bundles a context and a queue.
+//! - [`images`]: images and samplers, format lists, image reads/writes.
 //! - [`compare`]: element-wise checks against a CPU reference.
 //!
 //! To check the tests themselves against another implementation:
@@ -16,6 +17,7 @@
 pub mod compare;
 pub mod error;
 pub mod events;
+pub mod images;
 pub mod info;
 pub mod loader;
 pub mod objects;
@@ -23,6 +25,7 @@ pub mod pod;
 
 pub use compare::{assert_close, assert_same};
 pub use error::{check, cl_result, error_name, expect_error, ClError};
+pub use images::{Image, Sampler};
 pub use info::{
     device, device_string, device_value, platform, platform_string, platforms, testing_pocl,
 };

@@ -49,3 +49,6 @@ pub fn bytes_mut<T: Pod>(values: &mut [T]) -> &mut [u8] {
     // any bytes written leave valid `T`s (Pod).
     unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), len) }
 }
+
+// SAFETY: #[repr(C)] { u32, u32 }: integers only.
+unsafe impl Pod for opencl_sys::cl_image_format {}

@@ -477,7 +477,7 @@ impl Mem {
         let feature = |f: vk::Format, bit| vkdev.phys.format_features(f).buffer.contains(bit);
         // Views the kernels use; none where the format or the offset does
         // not allow them (the image then only serves host commands).
-        let aligned = offset % align == 0;
+        let aligned = offset.is_multiple_of(align);
         let read = match info.texel_read {
             Some(f) if aligned && feature(f, vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER) => {
                 Some(BufferView::new(
@@ -588,7 +588,7 @@ struct Copy {
 
 /// Whether Vulkan copies between images and buffers at this offset.
 fn image_copy_aligned(offset: u64, element: usize) -> bool {
-    offset % (element.max(4) as u64) == 0 && offset % element as u64 == 0
+    offset.is_multiple_of(element.max(4) as u64) && offset.is_multiple_of(element as u64)
 }
 
 impl Copy {
