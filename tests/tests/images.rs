@@ -1747,6 +1747,24 @@ fn image1d_buffer_shares_its_buffer() {
     let mut want = data.clone();
     want[40..60].copy_from_slice(&patch);
     assert_same("buffer after an image write", &cl.queue.read(&buf), &want);
+    // A row pitch is taken (the CTS passes one): one row, reported back.
+    let d = desc(
+        CL_MEM_OBJECT_IMAGE1D_BUFFER,
+        [60, 0, 0, 0],
+        (256, 0),
+        buf.raw(),
+    );
+    let pitched = cl.try_image(CL_MEM_READ_ONLY, &f, &d).unwrap();
+    assert_eq!(
+        query_value::<usize>(image_info(pitched.raw(), CL_IMAGE_ROW_PITCH)).unwrap(),
+        256
+    );
+    assert_same(
+        "pitched image over the buffer",
+        &cl.queue.read_image(&pitched, [0; 3], [60, 1, 1], 4),
+        &want[..240],
+    );
+    drop(pitched);
     // The buffer keeps working while the image exists, and outlives it.
     drop(img);
     assert_same(

@@ -191,7 +191,12 @@ unsafe fn create_image(
         ty,
         CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY | CL_MEM_OBJECT_IMAGE3D
     );
-    if host_ptr.is_null() && (d.image_row_pitch != 0 || (arrays_or_3d && d.image_slice_pitch != 0))
+    // (A 1D image buffer takes a row pitch without host memory, as images
+    // made from buffers do: its memory is the buffer's; its one row makes
+    // the value harmless. The CTS passes one.)
+    if host_ptr.is_null()
+        && buffer.is_none()
+        && (d.image_row_pitch != 0 || (arrays_or_3d && d.image_slice_pitch != 0))
     {
         return Err(pitch_error);
     }
@@ -281,6 +286,7 @@ unsafe fn create_image(
             flags,
             format,
             d.image_width,
+            row_pitch,
             props,
         )?));
     }

@@ -454,12 +454,14 @@ impl Mem {
         ))
     }
 
-    /// A 1D image buffer over `buffer` (its first `width` elements).
+    /// A 1D image buffer over `buffer` (its first `width` elements);
+    /// `row_pitch` is what CL_IMAGE_ROW_PITCH reports.
     pub fn new_image_buffer(
         buffer: &Arc<Mem>,
         flags: cl_mem_flags,
         format: cl_image_format,
         width: usize,
+        row_pitch: usize,
         properties: Vec<cl_mem_properties>,
     ) -> CLResult<Arc<Mem>> {
         let info = format_info(format.image_channel_order, format.image_channel_data_type)
@@ -510,7 +512,7 @@ impl Mem {
             height: 0,
             depth: 0,
             array_size: 0,
-            row_pitch: size,
+            row_pitch,
             slice_pitch: 0,
         };
         Ok(Mem::new_image_object(
