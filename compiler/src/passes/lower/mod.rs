@@ -52,6 +52,7 @@ mod ext_inst;
 mod geometric;
 mod memory;
 mod printf;
+mod shuffle;
 mod wide;
 mod workitem;
 
