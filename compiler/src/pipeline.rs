@@ -124,13 +124,13 @@ pub(crate) fn build_module(
         let name = ep.operands[2].unwrap_literal_string().to_string();
         let mut lowered = lower::lower_kernel(&module, i, caps, &global_offsets, &image_origins)
             .map_err(|e| {
-            let loc = match (source_name, e.line) {
-                (Some(f), Some(l)) => format!("{f}:{l}: "),
-                (None, Some(l)) => format!("line {l}: "),
-                _ => String::new(),
-            };
-            BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
-        })?;
+                let loc = match (source_name, e.line) {
+                    (Some(f), Some(l)) => format!("{f}:{l}: "),
+                    (None, Some(l)) => format!("line {l}: "),
+                    _ => String::new(),
+                };
+                BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
+            })?;
         srem_via_sdiv::srem_via_sdiv(&mut lowered.module);
         guard_int64_division::guard_int64_division(&mut lowered.module);
         let words = lowered.module.assemble();

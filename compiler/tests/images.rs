@@ -95,20 +95,48 @@ fn image_and_sampler_arguments_are_reflected() {
         binding,
     };
     let expect = [
-        ("a", "image2d_t", AccessQualifier::ReadOnly,
-         image(ImageDim::D2, ImageDescriptor::Sampled, 0)),
-        ("b", "image3d_t", AccessQualifier::WriteOnly,
-         image(ImageDim::D3, ImageDescriptor::Storage, 2)),
-        ("c", "image2d_array_t", AccessQualifier::ReadWrite,
-         image(ImageDim::D2Array, ImageDescriptor::Storage, 3)),
-        ("d", "image1d_buffer_t", AccessQualifier::ReadOnly,
-         image(ImageDim::D1Buffer, ImageDescriptor::UniformTexel, 4)),
-        ("e", "image1d_buffer_t", AccessQualifier::WriteOnly,
-         image(ImageDim::D1Buffer, ImageDescriptor::StorageTexel, 5)),
-        ("f", "image1d_array_t", AccessQualifier::ReadOnly,
-         image(ImageDim::D1Array, ImageDescriptor::Sampled, 8)),
-        ("g", "image1d_t", AccessQualifier::WriteOnly,
-         image(ImageDim::D1, ImageDescriptor::Storage, 9)),
+        (
+            "a",
+            "image2d_t",
+            AccessQualifier::ReadOnly,
+            image(ImageDim::D2, ImageDescriptor::Sampled, 0),
+        ),
+        (
+            "b",
+            "image3d_t",
+            AccessQualifier::WriteOnly,
+            image(ImageDim::D3, ImageDescriptor::Storage, 2),
+        ),
+        (
+            "c",
+            "image2d_array_t",
+            AccessQualifier::ReadWrite,
+            image(ImageDim::D2Array, ImageDescriptor::Storage, 3),
+        ),
+        (
+            "d",
+            "image1d_buffer_t",
+            AccessQualifier::ReadOnly,
+            image(ImageDim::D1Buffer, ImageDescriptor::UniformTexel, 4),
+        ),
+        (
+            "e",
+            "image1d_buffer_t",
+            AccessQualifier::WriteOnly,
+            image(ImageDim::D1Buffer, ImageDescriptor::StorageTexel, 5),
+        ),
+        (
+            "f",
+            "image1d_array_t",
+            AccessQualifier::ReadOnly,
+            image(ImageDim::D1Array, ImageDescriptor::Sampled, 8),
+        ),
+        (
+            "g",
+            "image1d_t",
+            AccessQualifier::WriteOnly,
+            image(ImageDim::D1, ImageDescriptor::Storage, 9),
+        ),
     ];
     for (name, ty, access, kind) in expect {
         let arg = a.iter().find(|x| x.name == name).unwrap();
@@ -129,7 +157,16 @@ fn image_and_sampler_arguments_are_reflected() {
     // Every used image/sampler argument is bound at (0, its position).
     assert_eq!(
         bindings(k),
-        [(0, 0), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 8), (0, 9)]
+        [
+            (0, 0),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (0, 6),
+            (0, 8),
+            (0, 9)
+        ]
     );
     assert!(k
         .implicit
@@ -295,7 +332,12 @@ fn one_image_read_as_float_and_int_is_an_error() {
                o[0] = read_imagef(img, (int2)(0, 0));\n\
                o[1] = convert_float4(read_imagei(img, (int2)(1, 0)));\n}\n";
     let e = build_source(src, "", &caps()).unwrap_err();
-    assert!(e.log.contains("image argument 'img' is accessed both as float"), "{}", e.log);
+    assert!(
+        e.log
+            .contains("image argument 'img' is accessed both as float"),
+        "{}",
+        e.log
+    );
     assert!(e.log.contains("input.cl:3"), "{}", e.log);
     let src = "kernel void k(read_only image2d_t img, global uint4 *o) {\n\
                o[0] = read_imageui(img, (int2)(0, 0));\n\
@@ -377,7 +419,10 @@ fn il_image_arguments_are_reflected_from_the_types() {
     let p = build_il(&spv, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
     let k = &p.kernels[0];
     let a = &k.args;
-    assert_eq!((a[0].name.as_str(), a[0].type_name.as_str()), ("src", "image2d_t"));
+    assert_eq!(
+        (a[0].name.as_str(), a[0].type_name.as_str()),
+        ("src", "image2d_t")
+    );
     assert_eq!(a[0].access_qualifier, AccessQualifier::ReadOnly);
     assert_eq!(a[0].address_qualifier, AddressQualifier::Global);
     assert_eq!(a[1].access_qualifier, AccessQualifier::WriteOnly);

@@ -334,13 +334,23 @@ impl Lower<'_> {
         let rt = inst.result_type.unwrap_or(0);
         match inst.class.opcode {
             Op::ImageSampleExplicitLod => {
-                format!("read_image{} with a sampler", suffix(rt, image_operands(inst, 2)))
+                format!(
+                    "read_image{} with a sampler",
+                    suffix(rt, image_operands(inst, 2))
+                )
             }
             Op::SampledImage => "read_image with a sampler".into(),
             Op::ImageRead => format!("read_image{}", suffix(rt, image_operands(inst, 2))),
             Op::ImageWrite => {
-                let t = inst.operands.get(2).and_then(|o| o.id_ref_any()).unwrap_or(0);
-                format!("write_image{}", suffix(self.ty_of(t), image_operands(inst, 3)))
+                let t = inst
+                    .operands
+                    .get(2)
+                    .and_then(|o| o.id_ref_any())
+                    .unwrap_or(0);
+                format!(
+                    "write_image{}",
+                    suffix(self.ty_of(t), image_operands(inst, 3))
+                )
             }
             Op::ImageQuerySizeLod | Op::ImageQuerySize => {
                 "get_image_width/height/depth/array_size/dim".into()
@@ -476,7 +486,11 @@ impl Lower<'_> {
         };
         let arg = self.image_arg(image)?;
         let name = self.arg_name(arg);
-        let a = self.images.args.get_mut(&arg).ok_or("not an image argument")?;
+        let a = self
+            .images
+            .args
+            .get_mut(&arg)
+            .ok_or("not an image argument")?;
         a.texel = Some(match (a.texel, used) {
             (None, u) => u,
             (Some(t), u) if t == u => t,
@@ -748,7 +762,10 @@ impl Lower<'_> {
                 let (field, base) = if inst.class.opcode == Op::ImageQueryOrder {
                     (ImplicitField::ImageChannelOrder(arg as u16), order::R)
                 } else {
-                    (ImplicitField::ImageChannelDataType(arg as u16), CL_SNORM_INT8)
+                    (
+                        ImplicitField::ImageChannelDataType(arg as u16),
+                        CL_SNORM_INT8,
+                    )
                 };
                 let x = self.implicit_field(b, field);
                 let u32t = self.out.t_u32();
@@ -775,7 +792,11 @@ impl Lower<'_> {
         let lod = a.descriptor() == ImageDescriptor::Sampled;
         self.add_cap(Capability::ImageQuery);
         let u32t = self.out.t_u32();
-        let qt = if n == 1 { u32t } else { self.out.t_vec(u32t, n) };
+        let qt = if n == 1 {
+            u32t
+        } else {
+            self.out.t_vec(u32t, n)
+        };
         let q = if lod {
             let zero = self.out.c_u32(0);
             self.emit(b, Op::ImageQuerySizeLod, qt, ids(&[img, zero]))
@@ -970,7 +991,12 @@ impl Lower<'_> {
         };
         let alpha = self.emit(b, Op::Select, st, ids(&[has_alpha, zero, one]));
         let v4 = self.texel_vec4(texel);
-        self.emit(b, Op::CompositeConstruct, v4, ids(&[zero, zero, zero, alpha]))
+        self.emit(
+            b,
+            Op::CompositeConstruct,
+            v4,
+            ids(&[zero, zero, zero, alpha]),
+        )
     }
 
     /// Declares the descriptor bindings once the kernel is lowered: image

@@ -428,9 +428,7 @@ impl<'a> Lower<'a> {
             Ty::RuntimeArray(_) => return Err("runtime arrays are not supported".into()),
             Ty::Opaque(op) => {
                 return Err(match op {
-                    Op::TypeImage | Op::TypeSampledImage | Op::TypeSampler
-                        if !self.caps.images =>
-                    {
+                    Op::TypeImage | Op::TypeSampledImage | Op::TypeSampler if !self.caps.images => {
                         "images are not supported by the device".into()
                     }
                     Op::TypeImage | Op::TypeSampledImage => {
@@ -1220,7 +1218,10 @@ impl<'a> Lower<'a> {
                     .iter()
                     .enumerate()
                     .filter(|&(k, o)| {
-                        k == 0 || !o.id_ref_any().is_some_and(|a| self.is_opaque(self.ty_of(a)))
+                        k == 0
+                            || !o
+                                .id_ref_any()
+                                .is_some_and(|a| self.is_opaque(self.ty_of(a)))
                     })
                     .map(|(_, o)| o.clone())
                     .collect();

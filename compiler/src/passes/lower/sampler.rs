@@ -25,6 +25,7 @@
 //!   - REPEAT: `u = (s - floor(s))·w; i = floor(u); if i > w-1: i -= w`;
 //!   - MIRRORED_REPEAT: `s' = |s - 2·rint(s/2)|; i = min(floor(s'·w), w-1)`;
 //!   - array layer: `clamp(rint(layer), 0, layers-1)`.
+//!
 //!   REPEAT and MIRRORED_REPEAT take the coordinates as normalized (OpenCL
 //!   leaves them undefined otherwise); NaN coordinates give texel 0.
 
@@ -62,7 +63,11 @@ struct Coords<'c> {
 enum Addressing {
     Const(u32),
     /// Run-time mode: whether it is REPEAT, MIRRORED_REPEAT, CLAMP.
-    Dynamic { repeat: Word, mirrored: Word, clamp: Word },
+    Dynamic {
+        repeat: Word,
+        mirrored: Word,
+        clamp: Word,
+    },
 }
 
 impl Lower<'_> {
@@ -87,7 +92,10 @@ impl Lower<'_> {
             (a.dim, a.descriptor(), a.texel())
         };
         if desc != ImageDescriptor::Sampled {
-            return Err("read_image with a sampler needs a read_only image (not an image1d_buffer_t)".into());
+            return Err(
+                "read_image with a sampler needs a read_only image (not an image1d_buffer_t)"
+                    .into(),
+            );
         }
         let mode = match src {
             SamplerSrc::Literal(bits) => Mode::Const(bits),
