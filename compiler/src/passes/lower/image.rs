@@ -199,15 +199,21 @@ mod order {
     pub const INTENSITY: u32 = 0x10B8;
     pub const LUMINANCE: u32 = 0x10B9;
     pub const ABGR: u32 = 0x10C3;
-    /// Bit `order - R` is set for the orders with an alpha channel: CL_A,
-    /// CL_RA, CL_RGBA, CL_BGRA, CL_ARGB, CL_INTENSITY, CL_sRGBA, CL_sBGRA,
-    /// CL_ABGR.
-    pub const WITH_ALPHA: u32 = (1 << 1)
+    /// Bit `order - R` is set for the orders whose CLK_ADDRESS_CLAMP
+    /// border colour is (0,0,0,0) (OpenCL C, "Determining the border
+    /// color"): CL_A, CL_RA, CL_RGBA, CL_BGRA, CL_ARGB, CL_INTENSITY,
+    /// CL_Rx, CL_RGx, CL_RGBx, CL_sRGBx, CL_sRGBA, CL_sBGRA, CL_ABGR. The
+    /// others (CL_R, CL_RG, CL_RGB, CL_LUMINANCE, CL_sRGB) give (0,0,0,1).
+    pub const TRANSPARENT_BORDER: u32 = (1 << 1)
         | (1 << 3)
         | (1 << 5)
         | (1 << 6)
         | (1 << 7)
         | (1 << 8)
+        | (1 << 0xA)
+        | (1 << 0xB)
+        | (1 << 0xC)
+        | (1 << 0x10)
         | (1 << 0x11)
         | (1 << 0x12)
         | (1 << 0x13);
@@ -962,8 +968,9 @@ impl Lower<'_> {
         self.emit(b, Op::CompositeConstruct, v4, ids(&parts))
     }
 
-    /// (0,0,0,0) for channel orders with alpha, else (0,0,0,1): OpenCL's
-    /// border colour for CLK_ADDRESS_CLAMP, of image `arg`.
+    /// OpenCL's border colour for CLK_ADDRESS_CLAMP of image `arg`:
+    /// (0,0,0,0) or (0,0,0,1) by its channel order
+    /// (`order::TRANSPARENT_BORDER`).
     pub(crate) fn border_color(&mut self, b: &mut Block, arg: u32, texel: Texel) -> Word {
         let order = self.implicit_field(b, ImplicitField::ImageChannelOrder(arg as u16));
         let u32t = self.out.t_u32();
@@ -972,12 +979,12 @@ impl Lower<'_> {
         let rel = self.emit(b, Op::ISub, u32t, ids(&[order, base]));
         let c31 = self.out.c_u32(31);
         let sh = self.emit(b, Op::BitwiseAnd, u32t, ids(&[rel, c31]));
-        let mask = self.out.c_u32(order::WITH_ALPHA);
+        let mask = self.out.c_u32(order::TRANSPARENT_BORDER);
         let m = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[mask, sh]));
         let one = self.out.c_u32(1);
         let bit = self.emit(b, Op::BitwiseAnd, u32t, ids(&[m, one]));
         let zero_u = self.out.c_u32(0);
-        let has_alpha = self.emit(b, Op::INotEqual, bt, ids(&[bit, zero_u]));
+        let transparent = self.emit(b, Op::INotEqual, bt, ids(&[bit, zero_u]));
         let st = self.texel_scalar(texel);
         let (zero, one) = match texel {
             Texel::Float => (self.out.c_float(32, 0.0), self.out.c_float(32, 1.0)),
@@ -989,7 +996,7 @@ impl Lower<'_> {
                     .cached(Op::Constant, Some(st), vec![Operand::LiteralBit32(1)]),
             ),
         };
-        let alpha = self.emit(b, Op::Select, st, ids(&[has_alpha, zero, one]));
+        let alpha = self.emit(b, Op::Select, st, ids(&[transparent, zero, one]));
         let v4 = self.texel_vec4(texel);
         self.emit(
             b,

@@ -19,9 +19,9 @@
 //!   Filtering"), then OpImageFetch:
 //!   - CLAMP_TO_EDGE / NONE: `i = clamp(floor(u), 0, w-1)`, where `u` is
 //!     `s·w` for normalized coordinates;
-//!   - CLAMP: the same, and the border colour ((0,0,0,0) for channel
-//!     orders with alpha, else (0,0,0,1)) where `floor(u)` is outside
-//!     [0, w-1] in any dimension;
+//!   - CLAMP: the same, and the border colour ((0,0,0,0), or (0,0,0,1)
+//!     for CL_R, CL_RG, CL_RGB, CL_LUMINANCE, CL_sRGB) where `floor(u)` is
+//!     outside [0, w-1] in any dimension;
 //!   - REPEAT: `u = (s - floor(s))·w; i = floor(u); if i > w-1: i -= w`;
 //!   - MIRRORED_REPEAT: `s' = |s - 2·rint(s/2)|; i = min(floor(s'·w), w-1)`;
 //!   - array layer: `clamp(rint(layer), 0, layers-1)`.
