@@ -20,9 +20,10 @@
 //!   (storage texel buffers) of `Unknown` format.
 //! * Samplerless reads: OpImageFetch on sampled images and uniform texel
 //!   buffers, OpImageRead on storage ones. Writes: OpImageWrite.
-//! * Storage views have the identity component mapping, so reads and
-//!   writes of storage images permute components by the image's channel
-//!   order (`ImplicitField::ImageChannelOrder`, `storage_swizzle`).
+//! * Storage views have the identity component mapping and texel buffers
+//!   none, so their reads and writes permute components by the image's
+//!   channel order (`ImplicitField::ImageChannelOrder`, `storage_swizzle`);
+//!   sampled views swizzle themselves.
 //! * Queries: OpImageQuerySizeLod (Lod 0) on sampled images, OpImageQuerySize
 //!   on storage images and texel buffers; channel order / data type from
 //!   the implicit fields.
@@ -95,6 +96,12 @@ impl ImageArg {
             self.descriptor(),
             ImageDescriptor::Storage | ImageDescriptor::StorageTexel
         )
+    }
+
+    /// Whether the view has no component mapping (storage images, texel
+    /// buffers): the shader swizzles by the channel order.
+    fn swizzles(&self) -> bool {
+        self.descriptor() != ImageDescriptor::Sampled
     }
 }
 
@@ -228,9 +235,9 @@ const fn perm(a: u32, b: u32, c: u32, d: u32) -> u32 {
 }
 const IDENTITY: u32 = perm(0, 1, 2, 3);
 
-/// Storage-image writes: OpenCL (r,g,b,a) → the stored components of the
-/// format the runtime backs each channel order with (memory order = the
-/// CL order).
+/// Storage-image and texel-buffer writes: OpenCL (r,g,b,a) → the stored
+/// components of the format the runtime backs each channel order with
+/// (memory order = the CL order).
 const WRITE_SWIZZLES: [(u32, u32); 5] = [
     (order::BGRA, perm(2, 1, 0, 3)),
     (order::ARGB, perm(3, 0, 1, 2)),
@@ -238,7 +245,7 @@ const WRITE_SWIZZLES: [(u32, u32); 5] = [
     (order::A, perm(3, 1, 2, 3)),
     (order::RA, perm(0, 3, 2, 1)),
 ];
-/// Storage-image reads: stored components (a single-channel format reads
+/// Storage-image and texel-buffer reads: stored components (a single-channel format reads
 /// as (x,0,0,1), two channels as (x,y,0,1)) → OpenCL (r,g,b,a).
 const READ_SWIZZLES: [(u32, u32); 7] = [
     (order::BGRA, perm(2, 1, 0, 3)),
@@ -646,14 +653,9 @@ impl Lower<'_> {
                 let v = self.uniform_constant_var(ty);
                 let a = self.images.args.get_mut(&arg).expect("image argument");
                 a.var = Some(v);
-                match a.access {
-                    AccessQualifier::WriteOnly => self
-                        .out
-                        .decorate(v, vec![Operand::Decoration(Decoration::NonReadable)]),
-                    AccessQualifier::ReadOnly if a.is_storage() => self
-                        .out
-                        .decorate(v, vec![Operand::Decoration(Decoration::NonWritable)]),
-                    _ => {}
+                if a.access == AccessQualifier::WriteOnly {
+                    self.out
+                        .decorate(v, vec![Operand::Decoration(Decoration::NonReadable)]);
                 }
                 v
             }
@@ -884,7 +886,10 @@ impl Lower<'_> {
                     ],
                 )
             }
-            ImageDescriptor::UniformTexel => self.emit(b, Op::ImageFetch, v4, ids(&[img, coord])),
+            ImageDescriptor::UniformTexel => {
+                let v = self.emit(b, Op::ImageFetch, v4, ids(&[img, coord]));
+                self.storage_swizzle(b, arg, v, texel, &READ_SWIZZLES)
+            }
             ImageDescriptor::Storage | ImageDescriptor::StorageTexel => {
                 self.add_cap(Capability::StorageImageReadWithoutFormat);
                 let v = self.emit(b, Op::ImageRead, v4, ids(&[img, coord]));
@@ -926,10 +931,9 @@ impl Lower<'_> {
         }
     }
 
-    /// Permutes the components of texel `v` of a storage image by its
-    /// channel order (`swizzles`: order → permutation; others keep the
-    /// identity). No code for sampled images and texel buffers, whose views
-    /// swizzle.
+    /// Permutes the components of texel `v` of a storage image or texel
+    /// buffer by its channel order (`swizzles`: order → permutation; others
+    /// keep the identity). No code for sampled images, whose views swizzle.
     fn storage_swizzle(
         &mut self,
         b: &mut Block,
@@ -938,7 +942,7 @@ impl Lower<'_> {
         texel: Texel,
         swizzles: &[(u32, u32)],
     ) -> Word {
-        if !self.images.args[&arg].is_storage() {
+        if !self.images.args[&arg].swizzles() {
             return v;
         }
         let order = self.implicit_field(b, ImplicitField::ImageChannelOrder(arg as u16));

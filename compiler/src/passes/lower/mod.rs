@@ -34,6 +34,11 @@
 //!   one computes its address from the buffer's address (two implicit
 //!   push-constant fields) at its top. printf writes records into the
 //!   launch's printf buffer (`printf`).
+//! * Images and samplers (`image`, `sampler`): descriptor variables per
+//!   the ABI's descriptor sets; each image/sampler value is resolved to
+//!   its kernel argument or literal sampler (`passes::image_args`), so
+//!   functions take none; OpenCL's addressing and filter modes are emulated
+//!   where Vulkan's differ.
 //! * Kernel arguments come from push constants (`args`), OpenCL builtin
 //!   variables from Vulkan builtins, spec constants and implicit
 //!   push-constant fields (`workitem`), OpenCL.std from GLSL.std.450 or
