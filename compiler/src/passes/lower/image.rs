@@ -428,27 +428,25 @@ impl Lower<'_> {
                 ));
             }
         }
-        let src = self.src;
         for &f in order {
-            for inst in src.functions.iter().filter(|x| x.def_id() == Some(f)) {
-                for inst in inst.blocks.iter().flat_map(|b| &b.instructions) {
-                    if inst.class.opcode == Op::Line {
-                        if let Some(Operand::LiteralBit32(l)) = inst.operands.get(1) {
-                            self.line = Some(*l);
-                        }
-                        continue;
+            let func = self.funcs[&f];
+            for inst in func.blocks.iter().flat_map(|b| &b.instructions) {
+                if inst.class.opcode == Op::Line {
+                    if let Some(Operand::LiteralBit32(l)) = inst.operands.get(1) {
+                        self.line = Some(*l);
                     }
-                    if !self.is_image_inst(inst) {
-                        continue;
-                    }
-                    if !self.caps.images {
-                        return Err(format!(
-                            "images are not supported by the device ({})",
-                            self.image_builtin_name(inst)
-                        ));
-                    }
-                    self.scan_image_use(inst)?;
+                    continue;
                 }
+                if !self.is_image_inst(inst) {
+                    continue;
+                }
+                if !self.caps.images {
+                    return Err(format!(
+                        "images are not supported by the device ({})",
+                        self.image_builtin_name(inst)
+                    ));
+                }
+                self.scan_image_use(inst)?;
             }
         }
         self.line = None;

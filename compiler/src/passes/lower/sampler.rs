@@ -13,9 +13,12 @@
 //!   coordinates are divided by the image size (the array layer stays as
 //!   it is: Vulkan rounds and clamps it as OpenCL does), then
 //!   OpImageSampleExplicitLod at Lod 0 does the filtering and addressing.
-//! * NEAREST, integer images and integer coordinates (which OpenCL only
-//!   defines with unnormalized NEAREST samplers; converted to float):
-//!   OpenCL's rules exactly (OpenCL 3.0 API spec, "Image Addressing and
+//! * Integer coordinates (which OpenCL only defines with unnormalized
+//!   NEAREST samplers addressing CLAMP_TO_EDGE, CLAMP or NONE): the
+//!   coordinates clamped to the image, the border colour outside it for
+//!   CLAMP, then OpImageFetch.
+//! * NEAREST and integer images with float coordinates: OpenCL's rules
+//!   exactly (OpenCL 3.0 API spec, "Image Addressing and
 //!   Filtering"), then OpImageFetch:
 //!   - CLAMP_TO_EDGE / NONE: `i = clamp(floor(u), 0, w-1)`, where `u` is
 //!     `s·w` for normalized coordinates;
@@ -103,7 +106,7 @@ impl Lower<'_> {
                 Mode::Dynamic(self.implicit_field(b, ImplicitField::SamplerValue(k as u16)))
             }
         };
-        // Coordinates as floats, one per component.
+        // One coordinate per component.
         let coord = id_op(1);
         let cty = self.ty_of(coord);
         let float_coords = match self.tys.get(cty) {
@@ -116,10 +119,9 @@ impl Lower<'_> {
         let lty = self.lower_ty(cty)?;
         let cv = self.v(coord);
         let len = self.out.vec_len(lty);
-        let f32t = self.out.t_float(32);
         let mut comps = Vec::new();
         for k in 0..n {
-            let c = if len == 1 {
+            comps.push(if len == 1 {
                 cv
             } else {
                 let e = self.out.elem(lty);
@@ -129,12 +131,12 @@ impl Lower<'_> {
                     e,
                     vec![Operand::IdRef(cv), Operand::LiteralBit32(k)],
                 )
-            };
-            comps.push(if float_coords {
-                c
-            } else {
-                self.emit(b, Op::ConvertSToF, f32t, ids(&[c]))
             });
+        }
+        if !float_coords {
+            let (img, _) = self.load_image(b, arg);
+            let v = self.fetch_nearest_int(b, arg, mode, texel, img, &comps);
+            return self.texel_to_cl(b, v, texel, inst.result_type.unwrap_or(0));
         }
         let layer = arrayed(dim).then(|| comps[ns as usize]);
         comps.truncate(ns as usize);
@@ -353,6 +355,74 @@ impl Lower<'_> {
             }
             None => v,
         }
+    }
+
+    /// Integer coordinates: OpenCL defines them only with unnormalized
+    /// NEAREST samplers addressing CLAMP_TO_EDGE, CLAMP or NONE, where
+    /// the texel is the coordinate clamped to the image (or the border
+    /// colour outside it, for CLAMP); the layer is clamped likewise.
+    fn fetch_nearest_int(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        mode: Mode,
+        texel: Texel,
+        img: Word,
+        coords: &[Word],
+    ) -> Word {
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let size = self.image_size(b, arg, img);
+        let ns = spatial_dims(self.images.args[&arg].dim) as usize;
+        let clamp = match mode {
+            Mode::Const(m) => (m & sb::ADDRESS_MASK == sb::ADDRESS_CLAMP).then_some(None),
+            Mode::Dynamic(m) => {
+                let mask = self.out.c_u32(sb::ADDRESS_MASK);
+                let a = self.emit(b, Op::BitwiseAnd, u32t, ids(&[m, mask]));
+                let c = self.out.c_u32(sb::ADDRESS_CLAMP);
+                Some(Some(self.emit(b, Op::IEqual, bt, ids(&[a, c]))))
+            }
+        };
+        let zero = self.out.c_u32(0);
+        let one = self.out.c_u32(1);
+        let mut clamped = Vec::new();
+        let mut outside = None;
+        for (k, &c) in coords.iter().enumerate() {
+            let top = self.emit(b, Op::ISub, u32t, ids(&[size[k], one]));
+            let i = self.glsl(b, GLOp::SClamp, u32t, &[c, zero, top]);
+            if k < ns && clamp.is_some() {
+                let out = self.emit(b, Op::INotEqual, bt, ids(&[c, i]));
+                outside = Some(self.or(b, outside, out));
+            }
+            clamped.push(i);
+        }
+        let coord = if clamped.len() == 1 {
+            clamped[0]
+        } else {
+            let t = self.out.t_vec(u32t, clamped.len() as u32);
+            self.emit(b, Op::CompositeConstruct, t, ids(&clamped))
+        };
+        let v4 = self.texel_vec4(texel);
+        let v = self.emit(
+            b,
+            Op::ImageFetch,
+            v4,
+            vec![
+                Operand::IdRef(img),
+                Operand::IdRef(coord),
+                Operand::ImageOperands(ImageOperands::LOD),
+                Operand::IdRef(zero),
+            ],
+        );
+        let out = match (outside, clamp) {
+            (Some(o), Some(Some(is_clamp))) => {
+                self.emit(b, Op::LogicalAnd, bt, ids(&[is_clamp, o]))
+            }
+            (Some(o), _) => o,
+            (None, _) => return v,
+        };
+        let border = self.border_color(b, arg, texel);
+        self.emit(b, Op::Select, v4, ids(&[out, border, v]))
     }
 
     fn or(&mut self, b: &mut Block, a: Option<Word>, c: Word) -> Word {
