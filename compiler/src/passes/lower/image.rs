@@ -651,9 +651,16 @@ impl Lower<'_> {
                 let v = self.uniform_constant_var(ty);
                 let a = self.images.args.get_mut(&arg).expect("image argument");
                 a.var = Some(v);
-                if a.access == AccessQualifier::WriteOnly {
-                    self.out
-                        .decorate(v, vec![Operand::Decoration(Decoration::NonReadable)]);
+                // read_write: writes become visible to the work-group's
+                // other work-items at a barrier with CLK_IMAGE_MEM_FENCE
+                // (GLSL450's model wants Coherent for that).
+                let decoration = match a.access {
+                    AccessQualifier::WriteOnly => Some(Decoration::NonReadable),
+                    AccessQualifier::ReadWrite => Some(Decoration::Coherent),
+                    _ => None,
+                };
+                if let Some(d) = decoration {
+                    self.out.decorate(v, vec![Operand::Decoration(d)]);
                 }
                 v
             }
