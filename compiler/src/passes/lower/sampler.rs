@@ -143,7 +143,6 @@ impl Lower<'_> {
 
         let filter_linear = |m: u32| m & sb::FILTER_MASK == sb::FILTER_LINEAR;
         let may_be_linear = texel == Texel::Float
-            && float_coords
             && match mode {
                 Mode::Const(m) => filter_linear(m),
                 Mode::Dynamic(_) => true,
