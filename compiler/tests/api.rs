@@ -16,6 +16,7 @@ fn caps() -> DeviceCaps {
         subgroup_size: 32,
         spirv_version: (1, 5),
         images: false,
+        read_write_images: false,
     }
 }
 

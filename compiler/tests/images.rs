@@ -20,6 +20,7 @@ fn caps() -> DeviceCaps {
         subgroup_size: 32,
         spirv_version: (1, 5),
         images: true,
+        read_write_images: true,
     }
 }
 
@@ -359,6 +360,10 @@ fn image_feature_macros_follow_the_device() {
         build_source(src, std, &caps()).unwrap_or_else(|e| panic!("{std}: {}", e.log));
     }
     let mut c = caps();
+    c.read_write_images = false;
+    let e = build_source(src, "-cl-std=CL3.0", &c).unwrap_err();
+    assert!(e.log.contains("image feature macro missing"), "{}", e.log);
+    build_source(src, "-cl-std=CL1.2", &c).unwrap_or_else(|e| panic!("{}", e.log));
     c.images = false;
     let e = build_source(src, "-cl-std=CL3.0", &c).unwrap_err();
     assert!(e.log.contains("no __IMAGE_SUPPORT__"), "{}", e.log);

@@ -21,6 +21,7 @@ fn caps() -> DeviceCaps {
         subgroup_size: 32,
         spirv_version: (1, 5),
         images: true,
+        read_write_images: true,
     }
 }
 

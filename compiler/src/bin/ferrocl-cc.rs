@@ -57,6 +57,7 @@ fn main() -> ExitCode {
         subgroup_size: 32,
         spirv_version: (1, 5),
         images: true,
+        read_write_images: true,
     };
     let quoted: Vec<String> = options
         .iter()

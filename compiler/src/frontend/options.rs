@@ -171,11 +171,11 @@ pub fn parse_build_options(
         // (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES), work-group collectives,
         // integer dot products.
         if !caps.images {
-            out.undef_macros.extend([
-                "__opencl_c_images",
-                "__opencl_c_3d_image_writes",
-                "__opencl_c_read_write_images",
-            ]);
+            out.undef_macros
+                .extend(["__opencl_c_images", "__opencl_c_3d_image_writes"]);
+        }
+        if !caps.images || !caps.read_write_images {
+            out.undef_macros.push("__opencl_c_read_write_images");
         }
         out.undef_macros.extend([
             "__opencl_c_atomic_order_acq_rel",

@@ -298,6 +298,7 @@ impl Device {
             spirv_version: (1, 5),
             // Set once the runtime backs images (images issue).
             images: false,
+            read_write_images: false,
         }
     }
 
