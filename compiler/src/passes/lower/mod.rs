@@ -1124,7 +1124,8 @@ impl<'a> Lower<'a> {
             | Op::PtrCastToGeneric
             | Op::GenericCastToPtr
             | Op::GenericCastToPtrExplicit
-            | Op::CopyObject => {
+            | Op::CopyObject
+            | Op::CopyLogical => {
                 let src = id_op(0);
                 let to = self.lower_ty(inst.result_type.unwrap_or(0))?;
                 let from_ty = self.ty_of(src);
@@ -1132,7 +1133,12 @@ impl<'a> Lower<'a> {
                 let v = self.v(src);
                 let id = inst.result_id.unwrap_or(0);
                 if to == from {
+                    // OpCopyLogical between two input types that lower to
+                    // one type (the lowering drops their layout
+                    // decorations) is a plain copy.
                     self.alias.insert(id, v);
+                } else if op == Op::CopyLogical {
+                    b.push(Op::CopyLogical, Some(to), Some(id), vec![Operand::IdRef(v)]);
                 } else if op == Op::Bitcast
                     && !matches!(self.tys.get(from_ty), Ty::Pointer(..))
                     && !matches!(self.tys.get(inst.result_type.unwrap_or(0)), Ty::Pointer(..))
