@@ -82,7 +82,8 @@ pub enum ImplicitField {
     PrintfBuffer(u8),
     /// The `CL_*` channel order (e.g. `CL_RGBA` = 0x10B5) of the image bound
     /// to argument `n`: `get_image_channel_order`, and the shader-side
-    /// swizzle of storage-image reads and writes (see [`ImageDescriptor`]).
+    /// swizzle of storage-image and texel-buffer reads and writes (see
+    /// [`ImageDescriptor`]).
     ImageChannelOrder(u16),
     /// The `CL_*` channel data type (e.g. `CL_UNORM_INT8` = 0x10D2) of the
     /// image bound to argument `n` (`get_image_channel_data_type`).
@@ -129,13 +130,15 @@ pub enum ImageDim {
 /// The Vulkan descriptor an image argument is bound as (the descriptor
 /// rules: read_only → sampled, write_only and read_write → storage).
 ///
-/// Views: a `Sampled` / `UniformTexel` view carries the format table's
-/// component mapping, so the shader sees OpenCL's (R, G, B, A) for every
-/// channel order. A `Storage` / `StorageTexel` view has the identity
-/// mapping (Vulkan requires it); for channel orders whose memory order is
+/// Views: a `Sampled` view carries the format table's component mapping,
+/// so the shader sees OpenCL's (R, G, B, A) for every channel order. A
+/// `Storage` view has the identity mapping (Vulkan requires it), and a
+/// texel buffer (`UniformTexel`, `StorageTexel`) has none (VkBufferView
+/// has no component mapping); for channel orders whose memory order is
 /// not the Vulkan format's (CL_BGRA on R8G8B8A8, CL_A, CL_INTENSITY,
 /// CL_LUMINANCE, CL_RA, CL_ARGB, CL_ABGR) the shader applies the swizzle
-/// itself from [`ImplicitField::ImageChannelOrder`]. Storage descriptors
+/// itself from [`ImplicitField::ImageChannelOrder`], so texel buffers use
+/// the same memory-order formats as storage images. Storage descriptors
 /// use `Unknown` format in the shader (StorageImageRead/WriteWithoutFormat).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImageDescriptor {

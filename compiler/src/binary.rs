@@ -224,6 +224,7 @@ impl Writer {
         self.u8(c.spirv_version.0);
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
+        self.u8(c.read_write_images as u8);
     }
 
     fn kernel(&mut self, k: &Kernel) {
@@ -435,6 +436,7 @@ impl<'a> Reader<'a> {
             subgroup_size: self.u32()?,
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
+            read_write_images: self.bool()?,
         })
     }
 
@@ -610,6 +612,7 @@ mod tests {
             subgroup_size: 8,
             spirv_version: (1, 5),
             images: false,
+            read_write_images: false,
         }
     }
 

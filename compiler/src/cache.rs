@@ -226,6 +226,7 @@ mod tests {
             subgroup_size: 8,
             spirv_version: (1, 5),
             images: false,
+            read_write_images: false,
         }
     }
 

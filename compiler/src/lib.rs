@@ -63,6 +63,9 @@ pub struct DeviceCaps {
     /// when it can back them: sampled/storage images, formatless storage
     /// reads and writes).
     pub images: bool,
+    /// read_write images (`__opencl_c_read_write_images`): storage-image
+    /// reads without a format (shaderStorageImageReadWithoutFormat).
+    pub read_write_images: bool,
 }
 
 /// One compiled kernel: a self-contained Vulkan SPIR-V module with a single

@@ -9,8 +9,8 @@ use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::{
-    async_copy, global_vars, guard_int64_division, lower, specialize, srem_via_sdiv, structurize,
-    validate,
+    async_copy, global_vars, guard_int64_division, image_args, lower, specialize, srem_via_sdiv,
+    structurize, validate,
 };
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
@@ -101,6 +101,9 @@ pub(crate) fn build_module(
     let mut module = rspirv::dr::load_words(&words)
         .map_err(|e| BuildError::failure(format!("cannot parse the SPIR-V module: {e}")))?;
     specialize::specialize_address_spaces(&mut module, caps);
+    if caps.images {
+        image_args::specialize_image_calls(&mut module);
+    }
     if !module.capabilities.iter().any(|c| {
         c.operands.first()
             == Some(&rspirv::dr::Operand::Capability(
@@ -112,20 +115,22 @@ pub(crate) fn build_module(
         ));
     }
     let global_offsets = global_vars::global_offsets(&module);
+    let image_origins = image_args::opaque_origins(&module);
     let mut kernels = Vec::new();
     for (i, ep) in module.entry_points.iter().enumerate() {
         if ep.class.opcode != Op::EntryPoint {
             continue;
         }
         let name = ep.operands[2].unwrap_literal_string().to_string();
-        let mut lowered = lower::lower_kernel(&module, i, caps, &global_offsets).map_err(|e| {
-            let loc = match (source_name, e.line) {
-                (Some(f), Some(l)) => format!("{f}:{l}: "),
-                (None, Some(l)) => format!("line {l}: "),
-                _ => String::new(),
-            };
-            BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
-        })?;
+        let mut lowered = lower::lower_kernel(&module, i, caps, &global_offsets, &image_origins)
+            .map_err(|e| {
+                let loc = match (source_name, e.line) {
+                    (Some(f), Some(l)) => format!("{f}:{l}: "),
+                    (None, Some(l)) => format!("line {l}: "),
+                    _ => String::new(),
+                };
+                BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
+            })?;
         srem_via_sdiv::srem_via_sdiv(&mut lowered.module);
         guard_int64_division::guard_int64_division(&mut lowered.module);
         let words = lowered.module.assemble();

@@ -48,9 +48,8 @@ pub fn reflect_kernel(
         private_size: lowered.private_size,
         printf: lowered.printf.clone(),
         printf_strings: lowered.printf_strings.clone(),
-        // Images and samplers: the lowering rejects them for now.
-        descriptor_set: None,
-        literal_samplers: Vec::new(),
+        descriptor_set: lowered.descriptor_set,
+        literal_samplers: lowered.literal_samplers.clone(),
     }
 }
 
@@ -71,7 +70,8 @@ fn reflect_arg(a: &ArgLayout, md: Option<&ArgMetadata>) -> KernelArg {
         Some("read_only") => AccessQualifier::ReadOnly,
         Some("write_only") => AccessQualifier::WriteOnly,
         Some("read_write") => AccessQualifier::ReadWrite,
-        _ => AccessQualifier::None,
+        Some(_) => AccessQualifier::None,
+        None => a.access,
     };
     let mut type_qualifier = 0;
     if let Some(m) = md {

@@ -27,6 +27,10 @@ pub const LLVM_LINK: Tool = Tool {
     default: "/usr/bin/llvm-link-15",
     env: "FERROCL_LLVM_LINK",
 };
+pub const OPT: Tool = Tool {
+    default: "/usr/bin/opt-15",
+    env: "FERROCL_OPT",
+};
 pub const SPIRV_VAL: Tool = Tool {
     default: "/usr/bin/spirv-val",
     env: "FERROCL_SPIRV_VAL",

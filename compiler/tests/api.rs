@@ -16,6 +16,7 @@ fn caps() -> DeviceCaps {
         subgroup_size: 32,
         spirv_version: (1, 5),
         images: false,
+        read_write_images: false,
     }
 }
 
@@ -319,8 +320,6 @@ fn feature_macros_match_the_reported_features() {
 fn il_with_decoration_groups_builds() {
     // A kernel whose parameters are decorated through a decoration group
     // (deprecated, but found in SPIR-V that applications load).
-    let dir = std::env::temp_dir().join(format!("ferrocl-decogroup-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let asm = r#"
                OpCapability Addresses
                OpCapability Kernel
@@ -346,16 +345,56 @@ fn il_with_decoration_groups_builds() {
                OpReturn
                OpFunctionEnd
 "#;
+    let spv = assemble("decogroup", asm, "spv1.0");
+    let p = build_il(&spv, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
+    assert_eq!(p.kernels[0].args.len(), 2);
+}
+
+/// `asm` assembled by spirv-as for `env` (e.g. "spv1.4").
+fn assemble(name: &str, asm: &str, env: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("ferrocl-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("k.spvasm"), asm).unwrap();
     let ok = std::process::Command::new("spirv-as")
-        .args(["--target-env", "spv1.0", "k.spvasm", "-o", "k.spv"])
+        .args(["--target-env", env, "k.spvasm", "-o", "k.spv"])
         .current_dir(&dir)
         .status()
         .expect("spirv-as")
         .success();
-    assert!(ok);
+    assert!(ok, "spirv-as failed on {name}");
     let spv = std::fs::read(dir.join("k.spv")).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    spv
+}
+
+#[test]
+fn il_copy_logical_between_twin_structs_builds() {
+    // SPIR-V 1.4's OpCopyLogical between two distinct but identical struct
+    // types, which the lowering maps to one type: a plain copy then
+    // (spirv-val rejects OpCopyLogical from a type to itself).
+    let asm = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %uint = OpTypeInt 32 0
+       %void = OpTypeVoid
+       %pair = OpTypeStruct %uint %uint
+      %twin = OpTypeStruct %uint %uint
+     %p_pair = OpTypePointer CrossWorkgroup %pair
+     %p_twin = OpTypePointer CrossWorkgroup %twin
+         %fn = OpTypeFunction %void %p_pair %p_twin
+          %k = OpFunction %void None %fn
+        %src = OpFunctionParameter %p_pair
+        %dst = OpFunctionParameter %p_twin
+      %entry = OpLabel
+          %v = OpLoad %pair %src Aligned 4
+          %c = OpCopyLogical %twin %v
+               OpStore %dst %c Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+    let spv = assemble("copylogical", asm, "spv1.4");
     let p = build_il(&spv, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
     assert_eq!(p.kernels[0].args.len(), 2);
 }

@@ -20,7 +20,8 @@ fn caps() -> DeviceCaps {
         int64_atomics: true,
         subgroup_size: 32,
         spirv_version: (1, 5),
-        images: false,
+        images: true,
+        read_write_images: true,
     }
 }
 
@@ -104,6 +105,14 @@ fn reflection(k: &Kernel) -> String {
         k.private_size
     )
     .unwrap();
+    if k.descriptor_set.is_some() || !k.literal_samplers.is_empty() {
+        writeln!(
+            s,
+            ";   descriptor_set {:?} literal_samplers {:#x?}",
+            k.descriptor_set, k.literal_samplers
+        )
+        .unwrap();
+    }
     s
 }
 

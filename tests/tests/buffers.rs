@@ -5,7 +5,7 @@
 use std::ptr;
 
 use ferrocl_tests::sys::*;
-use ferrocl_tests::{assert_same, check, expect_error, Cl};
+use ferrocl_tests::{assert_same, check, device_value, expect_error, Cl};
 
 fn pattern(n: usize, seed: u32) -> Vec<u32> {
     (0..n as u32)
@@ -210,5 +210,38 @@ fn map_respects_host_access_flags() {
                 &format!("map {map:#x} of a {what} with host flags {host:#x}"),
             );
         }
+    }
+}
+
+/// Every buffer starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, and kernels see it
+/// through pointer-to-integer casts (CTS vec_align_struct_arr checks that a
+/// double16 member of a buffer's struct is 128-byte aligned). Small buffers
+/// are sub-allocated from one block, so their starts must be aligned up.
+#[test]
+fn buffers_start_at_the_base_address_alignment() {
+    let cl = Cl::new();
+    let bits: cl_uint = device_value(cl.context.device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+    let align = bits / 8;
+    assert!(align >= 128, "CL_DEVICE_MEM_BASE_ADDR_ALIGN {bits} bits");
+    let kernel = cl.kernel(
+        "kernel void low(global const uchar* p, global uint* out, uint i) {
+             out[i] = (uint)(ulong)p;
+         }",
+        "low",
+    );
+    let sizes = [4usize, 12, 100, 1000, 4, 36, 260, 8];
+    let buffers: Vec<_> = sizes.iter().map(|&n| cl.buffer::<u8>(n)).collect();
+    let out = cl.buffer_from(&vec![1u32; sizes.len()]);
+    for (i, b) in buffers.iter().enumerate() {
+        kernel.arg(0, b).arg(1, &out).arg(2, &(i as u32));
+        cl.queue.run(&kernel, &[1], None);
+    }
+    for (i, low) in cl.queue.read(&out).iter().enumerate() {
+        assert_eq!(
+            low % align,
+            0,
+            "buffer {i} ({} bytes) starts at ..{low:#x}",
+            sizes[i]
+        );
     }
 }

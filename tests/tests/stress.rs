@@ -191,3 +191,50 @@ fn threads_share_a_context_and_queue() {
         assert_eq!(got, &want, "thread {t}'s buffer");
     }
 }
+
+/// The CTS vectors pattern: threads sharing one in-order queue each build
+/// their own program, then write (blocking), launch and read (blocking).
+/// A thread must read its own kernel's results, whatever the others do
+/// meanwhile (builds, enqueues, reads).
+#[test]
+fn threads_build_and_run_their_own_programs_on_a_shared_queue() {
+    const THREADS: u32 = 8;
+    const ROUNDS: u32 = 6;
+    const ITEMS: usize = 4096;
+    let cl = Cl::new();
+    // Unique sources defeat the on-disk compile cache, so builds take
+    // real time while the other threads' commands run.
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            let cl = &cl;
+            s.spawn(move || {
+                for r in 0..ROUNDS {
+                    let k = t * 100 + r + 1;
+                    let source = format!(
+                        "// {nonce}\n\
+                         kernel void f(global const uint* in, global uint* out) {{\n\
+                             size_t i = get_global_id(0);\n\
+                             out[i] = in[i] * {k}u + {t}u;\n\
+                         }}"
+                    );
+                    let kernel = cl.kernel(&source, "f");
+                    let input: Vec<u32> = (0..ITEMS as u32).map(|i| i ^ k).collect();
+                    let din = cl.buffer::<u32>(ITEMS);
+                    let dout = cl.buffer::<u32>(ITEMS);
+                    cl.queue.write(&din, 0, &input);
+                    kernel.arg(0, &din).arg(1, &dout);
+                    // No clFinish: the blocking read orders after the launch.
+                    cl.queue
+                        .try_enqueue(&kernel, None, &[ITEMS], None)
+                        .expect("clEnqueueNDRangeKernel");
+                    let want: Vec<u32> = input.iter().map(|x| x.wrapping_mul(k) + t).collect();
+                    assert_eq!(cl.queue.read(&dout), want, "thread {t} round {r}");
+                }
+            });
+        }
+    });
+}

@@ -161,3 +161,60 @@ fn geometric_functions_without_overflow() {
         assert!(((g - w) / w).abs() < 1e-15, "{g} vs {w}");
     }
 }
+
+/// shuffle and shuffle2 with runtime masks, 2- to 16-wide, the mask's
+/// high bits ignored (only log2(k) low bits count, k = input lanes).
+#[test]
+fn shuffle_and_shuffle2_with_runtime_masks() {
+    let cl = Cl::new();
+    let source = r#"
+        kernel void sh(global const uchar* x, global const uchar* y, global const uchar* m,
+                       global uchar* o16, global uchar* o2, global int* o4) {
+            uchar16 a = vload16(0, x), c = vload16(0, y);
+            uchar16 mask = vload16(0, m);
+            vstore16(shuffle2(a, c, mask), 0, o16);
+            vstore2(shuffle(a.s3456, mask.s01), 0, o2);
+            int8 wide = (int8)(10, 11, 12, 13, 14, 15, 16, 17);
+            uint4 im = convert_uint4(mask.s89ab);
+            vstore4(shuffle(wide, im), 0, o4);
+        }
+    "#;
+    let x: Vec<u8> = (0..16).map(|i| i * 3).collect();
+    let y: Vec<u8> = (0..16).map(|i| 200 + i).collect();
+    let m: Vec<u8> = vec![
+        0,
+        17,
+        31,
+        5,
+        16,
+        255,
+        64 + 3,
+        15,
+        7,
+        9,
+        130,
+        3,
+        1,
+        2,
+        33,
+        20,
+    ];
+    let kernel = cl.kernel(source, "sh");
+    let (dx, dy, dm) = (cl.buffer_from(&x), cl.buffer_from(&y), cl.buffer_from(&m));
+    let (o16, o2, o4) = (cl.buffer::<u8>(16), cl.buffer::<u8>(2), cl.buffer::<i32>(4));
+    kernel
+        .arg(0, &dx)
+        .arg(1, &dy)
+        .arg(2, &dm)
+        .arg(3, &o16)
+        .arg(4, &o2)
+        .arg(5, &o4);
+    cl.queue.run(&kernel, &[1], None);
+    let both: Vec<u8> = x.iter().chain(&y).copied().collect();
+    let want16: Vec<u8> = m.iter().map(|&k| both[(k & 31) as usize]).collect();
+    assert_same("shuffle2 uchar16", &cl.queue.read(&o16), &want16);
+    let want2: Vec<u8> = m[..2].iter().map(|&k| x[3 + (k & 3) as usize]).collect();
+    assert_same("shuffle uchar4 -> uchar2", &cl.queue.read(&o2), &want2);
+    let want4: Vec<i32> = m[8..12].iter().map(|&k| 10 + (k & 7) as i32).collect();
+    assert_same("shuffle int8 -> int4", &cl.queue.read(&o4), &want4);
+}

@@ -56,7 +56,8 @@ fn main() -> ExitCode {
         int64_atomics: true,
         subgroup_size: 32,
         spirv_version: (1, 5),
-        images: false,
+        images: true,
+        read_write_images: true,
     };
     let quoted: Vec<String> = options
         .iter()
@@ -88,6 +89,12 @@ fn main() -> ExitCode {
         eprintln!(
             "  arg {} {} {:?} offset {} size {}",
             a.type_name, a.name, a.kind, a.offset, a.size
+        );
+    }
+    if k.descriptor_set.is_some() || !k.literal_samplers.is_empty() {
+        eprintln!(
+            "  descriptor set {:?}, literal samplers {:x?}",
+            k.descriptor_set, k.literal_samplers
         );
     }
     let out = output.unwrap_or_else(|| format!("{}.spv", k.name));

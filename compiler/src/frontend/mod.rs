@@ -107,6 +107,10 @@ pub fn compile_to_bitcode(
     .map(|s| s.to_string())
     .collect();
     args.push(if opts.opt_disable { "-O0" } else { "-O2" }.to_string());
+    if opts.opt_disable {
+        // Lets `promote_sampler_locals` run mem2reg.
+        args.push("-disable-O0-optnone".into());
+    }
     for a in &opts.clang_args {
         match (a.strip_prefix("-I"), &cwd) {
             (Some(dir), Some(cwd)) if !std::path::Path::new(dir).is_absolute() => {
@@ -148,7 +152,11 @@ pub fn compile_to_bitcode(
     let ll = remove_freeze(&ll);
     std::fs::write(scratch.file("input.ll"), &ll)
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-    ir_to_bitcode(scratch, "input.ll", "input.bc")?;
+    if opts.opt_disable && ll.contains("@__translate_sampler_initializer") {
+        promote_sampler_locals(scratch, "input.ll", "input.bc")?;
+    } else {
+        ir_to_bitcode(scratch, "input.ll", "input.bc")?;
+    }
     Ok((ll, log))
 }
 
@@ -194,6 +202,28 @@ pub fn ir_to_bitcode(scratch: &ScratchDir, input: &str, output: &str) -> Result<
     if !out.success {
         return Err(BuildError::internal(format!(
             "IR to bitcode failed: {}",
+            out.stderr
+        )));
+    }
+    Ok(())
+}
+
+/// `opt-15 -passes=mem2reg`: textual IR `input` → bitcode `output`, both
+/// in `scratch`. At -O0 a function-scope literal sampler
+/// (`const sampler_t s = CLK_...;`) lives in an alloca, whose store
+/// llvm-spirv-15 cannot translate (an assertion fails); promoting allocas
+/// to values is the least optimization that avoids it.
+fn promote_sampler_locals(
+    scratch: &ScratchDir,
+    input: &str,
+    output: &str,
+) -> Result<(), BuildError> {
+    let args = ["-passes=mem2reg", input, "-o", output];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::OPT, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "opt (mem2reg) failed: {}",
             out.stderr
         )));
     }

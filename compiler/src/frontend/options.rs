@@ -154,22 +154,30 @@ pub fn parse_build_options(
         }
     }
     out.clang_args.push(format!("-cl-std={std}"));
-    // clang defines __IMAGE_SUPPORT__ for every SPIR target; no device of
-    // ours supports images (CL_DEVICE_IMAGE_SUPPORT is false).
-    out.clang_args.push("-U__IMAGE_SUPPORT__".into());
+    // clang defines __IMAGE_SUPPORT__ for every SPIR target: keep it only
+    // where the device supports images (CL_DEVICE_IMAGE_SUPPORT).
+    if !caps.images {
+        out.clang_args.push("-U__IMAGE_SUPPORT__".into());
+    }
     // Nor __OPENCL_VERSION__ (the SPIR spec leaves it to the vendor): the
     // devices' CL_DEVICE_VERSION is 3.0.
     out.clang_args.push("-D__OPENCL_VERSION__=300".into());
     let mut ext = Vec::new();
     if std == "CL3.0" {
         // OpenCL C 3.0 optional features the devices do not report
-        // (CL_DEVICE_OPENCL_C_FEATURES): images, atomics beyond relaxed /
-        // work-group scope (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES),
-        // work-group collectives, integer dot products.
+        // (CL_DEVICE_OPENCL_C_FEATURES): images where the device has none
+        // (with images: 2D/3D, read-write and 3D writes — Vulkan storage
+        // images do all), atomics beyond relaxed / work-group scope
+        // (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES), work-group collectives,
+        // integer dot products.
+        if !caps.images {
+            out.undef_macros
+                .extend(["__opencl_c_images", "__opencl_c_3d_image_writes"]);
+        }
+        if !caps.images || !caps.read_write_images {
+            out.undef_macros.push("__opencl_c_read_write_images");
+        }
         out.undef_macros.extend([
-            "__opencl_c_images",
-            "__opencl_c_3d_image_writes",
-            "__opencl_c_read_write_images",
             "__opencl_c_atomic_order_acq_rel",
             "__opencl_c_atomic_order_seq_cst",
             "__opencl_c_atomic_scope_device",

@@ -98,7 +98,7 @@ pub fn specialize_address_spaces(module: &mut dr::Module, caps: &DeviceCaps) {
 
 /// Copies function `id` with fresh ids (its decorations and names too);
 /// returns the copy's id.
-fn clone_function(module: &mut dr::Module, id: Word) -> Word {
+pub(crate) fn clone_function(module: &mut dr::Module, id: Word) -> Word {
     let Some(orig) = module
         .functions
         .iter()

@@ -304,8 +304,7 @@ impl Device {
 
     /// Minimum alignment of a buffer's base address, in bits.
     pub fn mem_base_addr_align_bits(&self) -> u32 {
-        let a = self.limits().min_storage_buffer_offset_alignment.max(128);
-        (a as u32) * 8
+        (self.phys.base_addr_align() as u32) * 8
     }
 
     pub fn global_mem_cacheline_size(&self) -> u32 {
@@ -327,6 +326,7 @@ impl Device {
             subgroup_size: self.subgroup_size(),
             spirv_version: (1, 5),
             images: self.image_support(),
+            read_write_images: self.read_write_images(),
         }
     }
 

@@ -480,17 +480,19 @@ impl Mem {
         // Views the kernels use; none where the format or the offset does
         // not allow them (the image then only serves host commands).
         let aligned = offset.is_multiple_of(align);
-        let read = match info.texel_read {
-            Some(f) if aligned && feature(f, vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER) => {
-                Some(BufferView::new(
-                    &vkdev,
-                    storage.raw,
-                    f,
-                    offset,
-                    size as u64,
-                )?)
-            }
-            _ => None,
+        let read = if aligned
+            && !info.alpha_by_view
+            && feature(info.vk, vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER)
+        {
+            Some(BufferView::new(
+                &vkdev,
+                storage.raw,
+                info.vk,
+                offset,
+                size as u64,
+            )?)
+        } else {
+            None
         };
         let write = if aligned
             && !info.srgb

@@ -16,9 +16,10 @@
 //! order (`ferrocl_compiler::abi::ImageDescriptor`).
 //!
 //! Texel buffers (CL_MEM_OBJECT_IMAGE1D_BUFFER) have no component mapping
-//! at all: a read-only 1D image buffer is backed by a format whose native
-//! order is the OpenCL order ([`FormatInfo::texel_read`]), which exists for
-//! the identity orders and CL_BGRA only.
+//! at all: their views use the same format, and the shader swizzles as for
+//! storage images. The packed RGB formats whose unused bits land in
+//! Vulkan's alpha ([`FormatInfo::alpha_by_view`]) therefore read correctly
+//! only through sampled views.
 
 // OpenCL's own constant names (CL_sRGBA, CL_Rx) are kept as written.
 #![allow(non_upper_case_globals)]
@@ -40,9 +41,10 @@ pub struct FormatInfo {
     /// Component mapping of the sampled view: what the shader sees as
     /// (R, G, B, A) for the OpenCL channel order.
     pub mapping: vk::ComponentMapping,
-    /// Format of a uniform texel buffer view that reads the OpenCL order
-    /// natively (buffer views cannot swizzle); `None` when Vulkan has none.
-    pub texel_read: Option<vk::Format>,
+    /// Only the sampled view's mapping makes alpha 1 (CL_RGB with
+    /// CL_UNORM_SHORT_555 / CL_UNORM_INT_101010: the undefined bits are
+    /// Vulkan's alpha): storage and texel-buffer reads would return them.
+    pub alpha_by_view: bool,
     /// Bytes per image element.
     pub element_size: usize,
     /// sRGB: read-only (sampled) use only; the sampler converts to linear.
@@ -195,18 +197,6 @@ pub const IDENTITY: vk::ComponentMapping = vk::ComponentMapping {
     a: vk::ComponentSwizzle::IDENTITY,
 };
 
-/// The B8G8R8A8 format of an 8-bit data type (native CL_BGRA order).
-fn bgra_format(data_type: cl_channel_type) -> Option<vk::Format> {
-    use vk::Format as F;
-    Some(match data_type {
-        CL_UNORM_INT8 => F::B8G8R8A8_UNORM,
-        CL_SNORM_INT8 => F::B8G8R8A8_SNORM,
-        CL_UNSIGNED_INT8 => F::B8G8R8A8_UINT,
-        CL_SIGNED_INT8 => F::B8G8R8A8_SINT,
-        _ => return None,
-    })
-}
-
 /// How (order, data_type) is backed, or `None` when ferrocl has no Vulkan
 /// format for it (valid descriptors only: see [`is_valid`]).
 pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Option<FormatInfo> {
@@ -215,11 +205,11 @@ pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Optio
     if !is_valid(order, data_type) {
         return None;
     }
-    let info = |vk, mapping, texel_read, element_size, srgb| {
+    let info = |vk, mapping, alpha_by_view, element_size, srgb| {
         Some(FormatInfo {
             vk,
             mapping,
-            texel_read,
+            alpha_by_view,
             element_size,
             srgb,
         })
@@ -228,61 +218,49 @@ pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Optio
         // Packed RGB formats: the CL bit layouts are the Vulkan ones (first
         // channel in the high bits); the unused bits land in Vulkan's alpha,
         // which the view forces to one.
-        (CL_RGB, CL_UNORM_SHORT_565) => info(
-            F::R5G6B5_UNORM_PACK16,
-            IDENTITY,
-            Some(F::R5G6B5_UNORM_PACK16),
-            2,
-            false,
-        ),
+        (CL_RGB, CL_UNORM_SHORT_565) => info(F::R5G6B5_UNORM_PACK16, IDENTITY, false, 2, false),
         (CL_RGB, CL_UNORM_SHORT_555) => info(
             F::A1R5G5B5_UNORM_PACK16,
             mapping(S::IDENTITY, S::IDENTITY, S::IDENTITY, S::ONE),
-            None,
+            true,
             2,
             false,
         ),
         (CL_RGB, CL_UNORM_INT_101010) => info(
             F::A2R10G10B10_UNORM_PACK32,
             mapping(S::IDENTITY, S::IDENTITY, S::IDENTITY, S::ONE),
-            None,
+            true,
             4,
             false,
         ),
-        (CL_sRGBA, CL_UNORM_INT8) => {
-            info(F::R8G8B8A8_SRGB, IDENTITY, Some(F::R8G8B8A8_SRGB), 4, true)
-        }
+        (CL_sRGBA, CL_UNORM_INT8) => info(F::R8G8B8A8_SRGB, IDENTITY, false, 4, true),
         (CL_sBGRA, CL_UNORM_INT8) => info(
             F::R8G8B8A8_SRGB,
             mapping(S::B, S::G, S::R, S::A),
-            Some(F::B8G8R8A8_SRGB),
+            false,
             4,
             true,
         ),
         _ => {
             let [one, two, four] = channel_formats(data_type)?;
             let bytes = channel_bits(data_type)? / 8;
-            let (vk, mapping, texel_read) = match order {
-                CL_R => (one, IDENTITY, Some(one)),
-                CL_A => (one, mapping(S::ZERO, S::ZERO, S::ZERO, S::R), None),
-                CL_INTENSITY => (one, mapping(S::R, S::R, S::R, S::R), None),
-                CL_LUMINANCE => (one, mapping(S::R, S::R, S::R, S::ONE), None),
-                CL_RG => (two, IDENTITY, Some(two)),
-                CL_RA => (two, mapping(S::R, S::ZERO, S::ZERO, S::G), None),
-                CL_RGBA => (four, IDENTITY, Some(four)),
-                CL_BGRA => (
-                    four,
-                    mapping(S::B, S::G, S::R, S::A),
-                    bgra_format(data_type),
-                ),
+            let (vk, mapping) = match order {
+                CL_R => (one, IDENTITY),
+                CL_A => (one, mapping(S::ZERO, S::ZERO, S::ZERO, S::R)),
+                CL_INTENSITY => (one, mapping(S::R, S::R, S::R, S::R)),
+                CL_LUMINANCE => (one, mapping(S::R, S::R, S::R, S::ONE)),
+                CL_RG => (two, IDENTITY),
+                CL_RA => (two, mapping(S::R, S::ZERO, S::ZERO, S::G)),
+                CL_RGBA => (four, IDENTITY),
+                CL_BGRA => (four, mapping(S::B, S::G, S::R, S::A)),
                 // Memory A, R, G, B: Vulkan's R holds A, G holds R, ...
-                CL_ARGB => (four, mapping(S::G, S::B, S::A, S::R), None),
+                CL_ARGB => (four, mapping(S::G, S::B, S::A, S::R)),
                 // Memory A, B, G, R.
-                CL_ABGR => (four, mapping(S::A, S::B, S::G, S::R), None),
+                CL_ABGR => (four, mapping(S::A, S::B, S::G, S::R)),
                 _ => return None,
             };
             let channels = channel_count(order)?;
-            info(vk, mapping, texel_read, channels * bytes, false)
+            info(vk, mapping, false, channels * bytes, false)
         }
     }
 }
@@ -529,7 +507,12 @@ mod tests {
         }
         let bgra = format_info(CL_BGRA, CL_UNORM_INT8).unwrap();
         assert_eq!(bgra.vk, vk::Format::R8G8B8A8_UNORM);
-        assert_eq!(bgra.texel_read, Some(vk::Format::B8G8R8A8_UNORM));
+        assert!(!bgra.alpha_by_view);
+        assert!(
+            format_info(CL_RGB, CL_UNORM_SHORT_555)
+                .unwrap()
+                .alpha_by_view
+        );
         assert_eq!(bgra.element_size, 4);
     }
 
@@ -549,7 +532,6 @@ mod tests {
         );
         let a = format_info(CL_A, CL_UNORM_INT8).unwrap();
         assert_eq!((a.mapping.r, a.mapping.a), (S::ZERO, S::R));
-        assert_eq!(a.texel_read, None);
         let l = format_info(CL_LUMINANCE, CL_FLOAT).unwrap();
         assert_eq!((l.mapping.g, l.mapping.a), (S::R, S::ONE));
         let argb = format_info(CL_ARGB, CL_UNORM_INT8).unwrap();

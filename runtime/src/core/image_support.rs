@@ -156,20 +156,17 @@ impl Device {
                 || ff.contains(vk::FormatFeatureFlags2::STORAGE_READ_WITHOUT_FORMAT)
         };
         let Some(ty) = vk_image_type(image_type) else {
-            // 1D image buffer: texel-buffer views of the buffer.
+            // 1D image buffer: texel-buffer views of the buffer, in the
+            // image's format (the shader swizzles, as for storage images).
             let ff = self.phys.format_features(info.vk).buffer;
             let storage = !info.srgb
                 && ff.contains(vk::FormatFeatureFlags2::STORAGE_TEXEL_BUFFER)
                 && write_wo(ff);
-            let read = info.texel_read.is_some_and(|t| {
-                self.phys
-                    .format_features(t)
-                    .buffer
-                    .contains(vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER)
-            });
+            let read =
+                !info.alpha_by_view && ff.contains(vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER);
             return (!use_.read || read)
                 && (!use_.write || storage)
-                && (!use_.read_write || (storage && read_wo(ff)));
+                && (!use_.read_write || (storage && read && read_wo(ff)));
         };
         let ff = self.phys.format_features(info.vk).optimal;
         let transfers =
@@ -184,7 +181,7 @@ impl Device {
         let storage = usage.contains(vk::ImageUsageFlags::STORAGE) && write_wo(ff);
         (!use_.read || usage.contains(vk::ImageUsageFlags::SAMPLED))
             && (!use_.write || storage)
-            && (!use_.read_write || (storage && read_wo(ff)))
+            && (!use_.read_write || (storage && !info.alpha_by_view && read_wo(ff)))
     }
 
     /// Whether the device backs (order, type) images of `image_type` for `use_`.

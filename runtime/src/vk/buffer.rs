@@ -61,7 +61,11 @@ impl Buffer {
         // SAFETY: valid device and create info.
         let raw = unsafe { device.raw.create_buffer(&info, None) }.map_err(map_vk_err)?;
         // SAFETY: raw was just created on this device.
-        let requirements = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        let mut requirements = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        // Every buffer starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least
+        // 128 bytes, the alignment of double16), which kernels may observe
+        // through pointer-to-integer casts (CTS vec_align_*).
+        requirements.alignment = requirements.alignment.max(device.phys.base_addr_align());
         let location = match kind {
             BufferKind::Storage => MemoryLocation::GpuOnly,
             BufferKind::Upload => MemoryLocation::CpuToGpu,

@@ -190,6 +190,16 @@ fn cstr_field(bytes: &[std::ffi::c_char]) -> String {
 }
 
 impl PhysicalDevice {
+    /// Byte alignment of every buffer's start (CL_DEVICE_MEM_BASE_ADDR_ALIGN
+    /// / 8): the storage-buffer offset alignment, and at least 128 (the
+    /// size of the largest OpenCL C type, double16/long16).
+    pub fn base_addr_align(&self) -> u64 {
+        self.properties
+            .limits
+            .min_storage_buffer_offset_alignment
+            .max(128)
+    }
+
     fn probe(instance: &Arc<Instance>, raw: vk::PhysicalDevice) -> Result<PhysicalDevice, String> {
         let inst = &instance.raw;
         // SAFETY: raw comes from this instance.

@@ -27,8 +27,12 @@ pub fn store(phys: &PhysicalDevice, data: &[u8]) {
         if let Some(dir) = f.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        // Write then rename so concurrent processes never read a torn file.
-        let tmp = f.with_extension(format!("tmp{}", std::process::id()));
+        // Write then rename so concurrent writers (processes, and threads
+        // of one process: every released kernel saves) never leave a torn
+        // file: each writes its own temporary file.
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = f.with_extension(format!("tmp{}-{n}", std::process::id()));
         if std::fs::write(&tmp, data).is_ok() {
             let _ = std::fs::rename(&tmp, &f);
         }

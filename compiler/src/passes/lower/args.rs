@@ -16,7 +16,7 @@ use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass,
 use super::emit::{ids, Block};
 use super::{rep_width, Lower, Res, Space};
 use crate::passes::types::Ty;
-use crate::{ArgBuffer, ArgKind, ImplicitField};
+use crate::{AccessQualifier, ArgBuffer, ArgKind, ImplicitField};
 
 /// Where one kernel argument went.
 #[derive(Clone, Debug)]
@@ -30,6 +30,8 @@ pub struct ArgLayout {
     pub type_name: String,
     /// OpName of the parameter (reflection fallback).
     pub name: String,
+    /// Access qualifier of an image (reflection fallback).
+    pub access: AccessQualifier,
 }
 
 pub struct ArgInfo {
@@ -203,8 +205,25 @@ impl Lower<'_> {
             } else {
                 name
             };
-            let type_name = self.tys.c_name(pty);
+            let mut type_name = self.tys.c_name(pty);
+            let mut access = AccessQualifier::None;
             let (kind, size, align, sc) = match self.tys.get(pty).clone() {
+                // Images and samplers: descriptors, no argument-block bytes.
+                Ty::Opaque(Op::TypeImage) if self.images.args.contains_key(&(i as u32)) => {
+                    let a = &self.images.args[&(i as u32)];
+                    type_name = super::image::image_type_name(a.dim).into();
+                    access = a.access;
+                    let kind = ArgKind::Image {
+                        dim: a.dim,
+                        descriptor: a.descriptor(),
+                        binding: i as u32,
+                    };
+                    (kind, 0, 1, Some(StorageClass::CrossWorkgroup))
+                }
+                Ty::Opaque(Op::TypeSampler) if self.caps.images => {
+                    type_name = "sampler_t".into();
+                    (ArgKind::Sampler { binding: i as u32 }, 0, 1, None)
+                }
                 Ty::Pointer(StorageClass::Workgroup, _) => (
                     ArgKind::LocalPointer {
                         spec_id: LOCAL_ARG_SPEC_ID_BASE + i as u32,
@@ -261,6 +280,7 @@ impl Lower<'_> {
                     _ => type_name,
                 },
                 name,
+                access,
             });
         }
         let args_size = cur.next_multiple_of(4) as u32;
@@ -328,6 +348,8 @@ impl Lower<'_> {
                         self.read_arg(&mut b, &src, pty, layout.offset)?
                     }
                 }
+                // Not passed: uses load their descriptor variable.
+                ArgKind::Image { .. } | ArgKind::Sampler { .. } => continue,
                 _ => self.read_arg(&mut b, &src, pty, layout.offset)?,
             };
             call_args.push(v);

@@ -172,6 +172,9 @@ impl Lower<'_> {
         if name == "printf" {
             return self.lower_printf(b, id, rty_orig, &raw);
         }
+        if name == "shuffle" || name == "shuffle2" {
+            return self.lower_shuffle(b, id, rty_orig, &raw);
+        }
         let imp = implementation(&name)
             .ok_or_else(|| format!("builtin '{name}' is not supported yet"))?;
         if matches!(name.as_str(), "vloadn" | "vstoren" | "prefetch") {

@@ -34,6 +34,11 @@
 //!   one computes its address from the buffer's address (two implicit
 //!   push-constant fields) at its top. printf writes records into the
 //!   launch's printf buffer (`printf`).
+//! * Images and samplers (`image`, `sampler`): descriptor variables per
+//!   the ABI's descriptor sets; each image/sampler value is resolved to
+//!   its kernel argument or literal sampler (`passes::image_args`), so
+//!   functions take none; OpenCL's addressing and filter modes are emulated
+//!   where Vulkan's differ.
 //! * Kernel arguments come from push constants (`args`), OpenCL builtin
 //!   variables from Vulkan builtins, spec constants and implicit
 //!   push-constant fields (`workitem`), OpenCL.std from GLSL.std.450 or
@@ -41,8 +46,8 @@
 //!
 //! # Gaps
 //!
-//! Images, samplers, sub-groups, pipes and device enqueue are reported as
-//! unsupported; 8/16-wide vectors, structs
+//! Sub-groups, pipes and device enqueue are reported as unsupported
+//! (images and samplers: see `image`); 8/16-wide vectors, structs
 //! passed by value, dynamic-size memcpy and generic pointers whose address
 //! space cannot be inferred statically too.
 
@@ -50,8 +55,11 @@ mod args;
 mod emit;
 mod ext_inst;
 mod geometric;
+mod image;
 mod memory;
 mod printf;
+mod sampler;
+mod shuffle;
 mod wide;
 mod workitem;
 
@@ -61,6 +69,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 
 use super::global_vars::Constants;
+use super::image_args::Origin;
 use super::types::{Ty, TypeTable};
 use crate::{ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
 use emit::{ids, Block, Out};
@@ -96,6 +105,10 @@ pub struct LoweredKernel {
     pub private_size: u32,
     pub printf: Vec<PrintfCall>,
     pub printf_strings: Vec<u8>,
+    /// Descriptor set of the image/sampler arguments (`Kernel::descriptor_set`).
+    pub descriptor_set: Option<u32>,
+    /// `Kernel::literal_samplers`.
+    pub literal_samplers: Vec<u32>,
 }
 
 /// A lowering failure: the message, and the source line it concerns.
@@ -108,14 +121,17 @@ type Res<T> = Result<T, String>;
 
 /// Lowers the kernel whose OpEntryPoint is `entry` (an index into
 /// `module.entry_points`) to a self-contained Vulkan compute module.
+/// `image_origins`: `image_args::opaque_origins` of `module`.
 pub fn lower_kernel(
     module: &dr::Module,
     entry: usize,
     caps: &DeviceCaps,
     global_offsets: &HashMap<Word, u64>,
+    image_origins: &HashMap<Word, Origin>,
 ) -> Result<LoweredKernel, LowerError> {
     let mut l = Lower::new(module, caps);
     l.global_offsets = global_offsets.clone();
+    l.images.origins = image_origins.clone();
     let r = l.run(entry);
     r.map_err(|message| LowerError {
         message,
@@ -210,6 +226,8 @@ pub(crate) struct Lower<'a> {
     defs: HashMap<Word, &'a Instruction>,
     /// The kernel's printf calls (`printf`).
     printf_calls: Vec<PrintfCall>,
+    /// Image and sampler arguments, literal samplers (`image`).
+    images: image::Images,
 }
 
 fn rep_width(sc: StorageClass) -> u32 {
@@ -295,6 +313,7 @@ impl<'a> Lower<'a> {
             const_offsets: HashMap::new(),
             defs: HashMap::new(),
             printf_calls: Vec::new(),
+            images: image::Images::default(),
         };
         for a in &src.annotations {
             if let Some(Operand::IdRef(t)) = a.operands.first() {
@@ -404,6 +423,10 @@ impl<'a> Lower<'a> {
                 let r = self.lower_ty(r)?;
                 let mut ps = Vec::new();
                 for x in p {
+                    // Images and samplers are not passed (`image`).
+                    if self.caps.images && self.is_opaque(x) {
+                        continue;
+                    }
                     ps.push(self.lower_ty(x)?);
                 }
                 self.out.t_fn(r, &ps)
@@ -411,8 +434,13 @@ impl<'a> Lower<'a> {
             Ty::RuntimeArray(_) => return Err("runtime arrays are not supported".into()),
             Ty::Opaque(op) => {
                 return Err(match op {
-                    Op::TypeImage | Op::TypeSampledImage => "images are not supported yet".into(),
-                    Op::TypeSampler => "samplers are not supported yet".into(),
+                    Op::TypeImage | Op::TypeSampledImage | Op::TypeSampler if !self.caps.images => {
+                        "images are not supported by the device".into()
+                    }
+                    Op::TypeImage | Op::TypeSampledImage => {
+                        "an image value used in an unsupported way".into()
+                    }
+                    Op::TypeSampler => "a sampler value used in an unsupported way".into(),
                     Op::TypeEvent => "events (async_work_group_copy) are not supported yet".into(),
                     Op::TypePipe => "pipes are not supported".into(),
                     _ => format!("type {op:?} is not supported"),
@@ -490,6 +518,7 @@ impl<'a> Lower<'a> {
             }
         }
         let order = self.call_graph(entry_fn)?;
+        self.scan_images(entry_fn, &order)?;
         self.lower_constants();
         self.classify_globals(&order)?;
         self.assign_frames(&order)?;
@@ -504,7 +533,7 @@ impl<'a> Lower<'a> {
         self.line = None;
         let main = self.out.id();
         let arg_info = self.build_entry(main, entry_fn, &mut functions)?;
-        let module = self.assemble(main, &name, functions)?;
+        let (module, bindings) = self.assemble(main, &name, functions)?;
         Ok(LoweredKernel {
             module,
             args: arg_info.args,
@@ -522,6 +551,8 @@ impl<'a> Lower<'a> {
                 self.const_data.clone()
             },
             printf: std::mem::take(&mut self.printf_calls),
+            descriptor_set: bindings.descriptor_set,
+            literal_samplers: bindings.literal_samplers,
         })
     }
 
@@ -691,6 +722,10 @@ impl<'a> Lower<'a> {
                 else {
                     continue;
                 };
+                if self.is_opaque(pointee) {
+                    // Holds an image or sampler (-O0): resolved statically.
+                    continue;
+                }
                 let align = self.tys.align_of(pointee).max(4);
                 let off = self.private_size.next_multiple_of(align);
                 self.private_size = off + self.tys.size_of(pointee).max(1);
@@ -863,6 +898,9 @@ impl<'a> Lower<'a> {
         ));
         out.end = Some(Instruction::new(Op::FunctionEnd, None, None, vec![]));
         for p in &f.parameters {
+            if self.caps.images && self.is_opaque(p.result_type.unwrap_or(0)) {
+                continue;
+            }
             let t = self.lower_ty(p.result_type.unwrap_or(0))?;
             out.parameters.push(Instruction::new(
                 Op::FunctionParameter,
@@ -995,6 +1033,9 @@ impl<'a> Lower<'a> {
 
     fn lower_inst(&mut self, b: &mut Block, inst: &'a Instruction) -> Res<()> {
         let op = inst.class.opcode;
+        if self.is_image_inst(inst) {
+            return self.lower_image_inst(b, inst);
+        }
         if self.involves_wide(inst) && self.lower_wide(b, inst)? {
             return Ok(());
         }
@@ -1083,7 +1124,8 @@ impl<'a> Lower<'a> {
             | Op::PtrCastToGeneric
             | Op::GenericCastToPtr
             | Op::GenericCastToPtrExplicit
-            | Op::CopyObject => {
+            | Op::CopyObject
+            | Op::CopyLogical => {
                 let src = id_op(0);
                 let to = self.lower_ty(inst.result_type.unwrap_or(0))?;
                 let from_ty = self.ty_of(src);
@@ -1091,7 +1133,12 @@ impl<'a> Lower<'a> {
                 let v = self.v(src);
                 let id = inst.result_id.unwrap_or(0);
                 if to == from {
+                    // OpCopyLogical between two input types that lower to
+                    // one type (the lowering drops their layout
+                    // decorations) is a plain copy.
                     self.alias.insert(id, v);
+                } else if op == Op::CopyLogical {
+                    b.push(Op::CopyLogical, Some(to), Some(id), vec![Operand::IdRef(v)]);
                 } else if op == Op::Bitcast
                     && !matches!(self.tys.get(from_ty), Ty::Pointer(..))
                     && !matches!(self.tys.get(inst.result_type.unwrap_or(0)), Ty::Pointer(..))
@@ -1175,6 +1222,23 @@ impl<'a> Lower<'a> {
                 let r = self.popcount(b, rt, x);
                 self.alias.insert(inst.result_id.unwrap_or(0), r);
             }
+            Op::FunctionCall => {
+                // Image and sampler arguments are not passed (`image`).
+                let mut call = inst.clone();
+                call.operands = inst
+                    .operands
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, o)| {
+                        k == 0
+                            || !o
+                                .id_ref_any()
+                                .is_some_and(|a| self.is_opaque(self.ty_of(a)))
+                    })
+                    .map(|(_, o)| o.clone())
+                    .collect();
+                self.pass_through(b, &call)?;
+            }
             Op::Return
             | Op::ReturnValue
             | Op::Branch
@@ -1183,7 +1247,6 @@ impl<'a> Lower<'a> {
             | Op::Unreachable
             | Op::Phi
             | Op::Select
-            | Op::FunctionCall
             | Op::Undef => self.pass_through(b, inst)?,
             _ if format!("{op:?}").starts_with("Atomic") => self.lower_atomic(b, inst)?,
             _ => {
@@ -1385,9 +1448,11 @@ impl<'a> Lower<'a> {
         main: Word,
         name: &str,
         functions: Vec<dr::Function>,
-    ) -> Res<dr::Module> {
+    ) -> Res<(dr::Module, image::ImageBindings)> {
         let mut m = dr::Module::new();
-        let interface = self.finish_globals();
+        let mut interface = self.finish_globals();
+        let bindings = self.finish_images();
+        interface.extend(&bindings.interface);
         // Names: keep those of values that still exist.
         let mut defined: HashSet<Word> = HashSet::new();
         for g in &self.out.globals {
@@ -1444,6 +1509,7 @@ impl<'a> Lower<'a> {
         if self.uses_int64_atomics {
             caps.push(Capability::Int64Atomics);
         }
+        caps.extend(&bindings.caps);
         caps.sort_by_key(|c| *c as u32);
         caps.dedup();
         m.capabilities = caps
@@ -1494,7 +1560,7 @@ impl<'a> Lower<'a> {
         let mut header = dr::ModuleHeader::new(self.out.bound);
         header.set_version(1, 5);
         m.header = Some(header);
-        Ok(m)
+        Ok((m, bindings))
     }
 }
 
