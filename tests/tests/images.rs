@@ -2300,3 +2300,260 @@ fn sampler_errors() {
         "short value",
     );
 }
+
+const KERNELS: &str = r#"
+kernel void fetch2d(read_only image2d_t img, sampler_t s, global float4 *out, global int *info) {
+    int i = get_global_id(0);
+    out[i] = read_imagef(img, s, (int2)(i, 0));
+    if (i == 0) {
+        info[0] = get_image_channel_order(img);
+        info[1] = get_image_channel_data_type(img);
+    }
+}
+
+kernel void fetch1d_buffer(read_only image1d_buffer_t img, global float4 *out) {
+    int i = get_global_id(0);
+    out[i] = read_imagef(img, i);
+}
+
+kernel void copy_u(read_only image2d_t src, sampler_t s, global uint4 *out, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    out[y * w + x] = read_imageui(src, s, (int2)(x, y));
+}
+
+kernel void fill_u(write_only image2d_t dst, uint4 v) {
+    write_imageui(dst, (int2)(get_global_id(0), get_global_id(1)), v);
+}
+"#;
+
+/// A cl_mem (image) or cl_sampler kernel argument from a raw handle.
+struct Handle<T>(T);
+
+impl<T: Copy + 'static> ferrocl_tests::KernelArg for Handle<T> {
+    fn arg_size(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+    fn arg_value(&self) -> *const c_void {
+        (&self.0 as *const T).cast()
+    }
+}
+
+#[test]
+fn set_kernel_arg_checks_images_and_samplers() {
+    // (PoCL checks neither the image type nor the access: the errors are
+    // checked elsewhere.)
+    let cl = Cl::new();
+    let k = cl.kernel(KERNELS, "fetch2d");
+    let f = format(CL_RGBA, CL_UNORM_INT8);
+    let img = cl.image(CL_MEM_READ_ONLY, &f, CL_MEM_OBJECT_IMAGE2D, [4, 1, 0, 0]);
+    let wo = cl.image(CL_MEM_WRITE_ONLY, &f, CL_MEM_OBJECT_IMAGE2D, [4, 1, 0, 0]);
+    let img3 = cl.image(CL_MEM_READ_ONLY, &f, CL_MEM_OBJECT_IMAGE3D, [4, 2, 2, 0]);
+    let buf = cl.buffer::<u8>(64);
+    let s = cl
+        .try_sampler(false, CL_ADDRESS_NONE, CL_FILTER_NEAREST)
+        .unwrap();
+    let code = |r: Result<(), ClError>| r.err().map(|e| e.0).unwrap_or(CL_SUCCESS);
+    check(code(k.try_arg(0, &Handle(img.raw()))), "a 2D image");
+    check(code(k.try_arg(1, &Handle(s.raw()))), "a sampler");
+    expect_error_except_pocl(
+        code(k.try_arg(0, &Handle(img3.raw()))),
+        CL_INVALID_MEM_OBJECT,
+        "a 3D image for image2d_t",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(0, &Handle(buf.raw()))),
+        CL_INVALID_MEM_OBJECT,
+        "a buffer for image2d_t",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(0, &Handle(ptr::null_mut::<c_void>()))),
+        CL_INVALID_MEM_OBJECT,
+        "NULL for image2d_t",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(0, &Handle(wo.raw()))),
+        CL_INVALID_ARG_VALUE,
+        "a WRITE_ONLY image for read_only",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(0, &Handle(0u32))),
+        CL_INVALID_ARG_SIZE,
+        "4 bytes for an image",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(1, &Handle(img.raw()))),
+        CL_INVALID_SAMPLER,
+        "an image for sampler_t",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(1, &Handle(ptr::null_mut::<c_void>()))),
+        CL_INVALID_SAMPLER,
+        "NULL for sampler_t",
+    );
+    expect_error_except_pocl(
+        code(k.try_arg(1, &Handle(0u32))),
+        CL_INVALID_ARG_SIZE,
+        "4 bytes for a sampler",
+    );
+    // SAFETY: a NULL arg_value is what is tested.
+    unsafe {
+        expect_error_except_pocl(
+            clSetKernelArg(k.raw(), 0, std::mem::size_of::<cl_mem>(), ptr::null()),
+            CL_INVALID_MEM_OBJECT,
+            "NULL arg_value for an image",
+        );
+        expect_error_except_pocl(
+            clSetKernelArg(k.raw(), 1, std::mem::size_of::<cl_sampler>(), ptr::null()),
+            CL_INVALID_SAMPLER,
+            "NULL arg_value for a sampler",
+        );
+    }
+    // write_only arguments refuse READ_ONLY images; 1D image buffers only.
+    let fill = cl.kernel(KERNELS, "fill_u");
+    let ui = format(CL_RGBA, CL_UNSIGNED_INT8);
+    let ro = cl.image(CL_MEM_READ_ONLY, &ui, CL_MEM_OBJECT_IMAGE2D, [4, 1, 0, 0]);
+    expect_error_except_pocl(
+        code(fill.try_arg(0, &Handle(ro.raw()))),
+        CL_INVALID_ARG_VALUE,
+        "a READ_ONLY image for write_only",
+    );
+    let tb = cl.kernel(KERNELS, "fetch1d_buffer");
+    let one_d = cl.image(CL_MEM_READ_ONLY, &f, CL_MEM_OBJECT_IMAGE1D, [4, 0, 0, 0]);
+    expect_error_except_pocl(
+        code(tb.try_arg(0, &Handle(one_d.raw()))),
+        CL_INVALID_MEM_OBJECT,
+        "a 1D image for image1d_buffer_t",
+    );
+}
+
+/// (order, memory bytes of one texel, what read_imagef returns ×255).
+fn order_cases() -> Vec<(cl_channel_order, Vec<u8>, [f32; 4])> {
+    vec![
+        (CL_RGBA, vec![10, 20, 30, 40], [10.0, 20.0, 30.0, 40.0]),
+        (CL_BGRA, vec![30, 20, 10, 40], [10.0, 20.0, 30.0, 40.0]),
+        (CL_ARGB, vec![40, 10, 20, 30], [10.0, 20.0, 30.0, 40.0]),
+        (CL_ABGR, vec![40, 30, 20, 10], [10.0, 20.0, 30.0, 40.0]),
+        (CL_R, vec![10], [10.0, 0.0, 0.0, 255.0]),
+        (CL_A, vec![40], [0.0, 0.0, 0.0, 40.0]),
+        (CL_RG, vec![10, 20], [10.0, 20.0, 0.0, 255.0]),
+        (CL_RA, vec![10, 40], [10.0, 0.0, 0.0, 40.0]),
+        (CL_INTENSITY, vec![50], [50.0, 50.0, 50.0, 50.0]),
+        (CL_LUMINANCE, vec![50], [50.0, 50.0, 50.0, 255.0]),
+    ]
+}
+
+#[test]
+fn kernels_read_every_channel_order_as_rgba() {
+    let cl = Cl::new();
+    let k2 = cl.kernel(KERNELS, "fetch2d");
+    let kb = cl.kernel(KERNELS, "fetch1d_buffer");
+    let s = cl
+        .try_sampler(false, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST)
+        .unwrap();
+    let read2d = cl.image_formats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D);
+    let read_tb = cl.image_formats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE1D_BUFFER);
+    let mut tested = 0;
+    for (order, texel, want) in order_cases() {
+        let f = format(order, CL_UNORM_INT8);
+        let want: Vec<f32> = want.iter().map(|v| v / 255.0).collect();
+        let data: Vec<u8> = texel.repeat(4);
+        if contains(&read2d, &f) {
+            let img = cl.image(CL_MEM_READ_ONLY, &f, CL_MEM_OBJECT_IMAGE2D, [4, 1, 0, 0]);
+            cl.queue.write_image(&img, [0; 3], [4, 1, 1], &data);
+            let out = cl.buffer::<[f32; 4]>(4);
+            let info = cl.buffer::<i32>(2);
+            k2.arg(0, &Handle(img.raw()))
+                .arg(1, &Handle(s.raw()))
+                .arg(2, &out)
+                .arg(3, &info);
+            cl.queue.run(&k2, &[4], None);
+            for (i, v) in cl.queue.read(&out).iter().enumerate() {
+                ferrocl_tests::assert_close(
+                    &format!("2D order {order:#x} texel {i}"),
+                    v,
+                    &want,
+                    1e-6,
+                );
+            }
+            assert_eq!(cl.queue.read(&info), [order as i32, CL_UNORM_INT8 as i32]);
+            tested += 1;
+        }
+        if contains(&read_tb, &f) {
+            let buf = cl.buffer_from(&data);
+            let d = desc(
+                CL_MEM_OBJECT_IMAGE1D_BUFFER,
+                [4, 0, 0, 0],
+                (0, 0),
+                buf.raw(),
+            );
+            let img = cl.try_image(CL_MEM_READ_ONLY, &f, &d).unwrap();
+            let out = cl.buffer::<[f32; 4]>(4);
+            kb.arg(0, &Handle(img.raw())).arg(1, &out);
+            cl.queue.run(&kb, &[4], None);
+            for (i, v) in cl.queue.read(&out).iter().enumerate() {
+                ferrocl_tests::assert_close(
+                    &format!("1D buffer order {order:#x} texel {i}"),
+                    v,
+                    &want,
+                    1e-6,
+                );
+            }
+        }
+    }
+    assert!(tested >= 2, "RGBA and BGRA at least");
+}
+
+#[test]
+fn launches_in_flight_keep_their_own_images_and_samplers() {
+    let cl = Cl::new();
+    let k = cl.kernel(KERNELS, "copy_u");
+    let f = format(CL_RGBA, CL_UNSIGNED_INT32);
+    let (w, h) = (8usize, 4usize);
+    let modes = [CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE, CL_ADDRESS_CLAMP];
+    let samplers: Vec<_> = modes
+        .iter()
+        .map(|&a| cl.try_sampler(false, a, CL_FILTER_NEAREST).unwrap())
+        .collect();
+    let n = 24;
+    let mut images = Vec::new();
+    let mut outs = Vec::new();
+    let mut wants = Vec::new();
+    for i in 0..n {
+        let data: Vec<u32> = (0..w * h * 4).map(|j| (i * 1000 + j) as u32).collect();
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let img = cl.image(CL_MEM_READ_ONLY, &f, CL_MEM_OBJECT_IMAGE2D, [w, h, 0, 0]);
+        cl.queue.write_image(&img, [0; 3], [w, h, 1], &bytes);
+        images.push(img);
+        outs.push(cl.buffer::<u32>(w * h * 4));
+        wants.push(data);
+    }
+    // Every launch is enqueued before any is waited for: each keeps the
+    // images and sampler it was given, whatever the kernel's arguments
+    // become afterwards.
+    for i in 0..n {
+        k.arg(0, &Handle(images[i].raw()))
+            .arg(1, &Handle(samplers[i % samplers.len()].raw()))
+            .arg(2, &outs[i])
+            .arg(3, &(w as i32));
+        cl.queue.try_enqueue(&k, None, &[w, h], None).unwrap();
+    }
+    cl.queue.finish();
+    for i in 0..n {
+        assert_same(&format!("launch {i}"), &cl.queue.read(&outs[i]), &wants[i]);
+    }
+    // The same kernel again and again on one image (sets recycled).
+    for round in 0..8u32 {
+        let fill = cl.kernel(KERNELS, "fill_u");
+        let dst = cl.image(CL_MEM_WRITE_ONLY, &f, CL_MEM_OBJECT_IMAGE2D, [w, h, 0, 0]);
+        fill.arg(0, &Handle(dst.raw()))
+            .arg(1, &[round, 2 * round, 3, 4]);
+        cl.queue.run(&fill, &[w, h], None);
+        let got = cl.queue.read_image(&dst, [0; 3], [w, h, 1], 16);
+        let want: Vec<u8> = [round, 2 * round, 3, 4]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>()
+            .repeat(w * h);
+        assert_same(&format!("fill round {round}"), &got, &want);
+    }
+}
