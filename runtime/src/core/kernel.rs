@@ -77,6 +77,19 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
     })
 }
 
+/// A launch's argument set: back to its kernel when the launch is done
+/// (completed, or dropped unrun after a failure).
+struct ArgSet {
+    pipelines: Arc<KernelPipelines>,
+    set: crate::vk::descriptors::DescriptorSet,
+}
+
+impl Drop for ArgSet {
+    fn drop(&mut self) {
+        self.pipelines.return_arg_set(self.set);
+    }
+}
+
 /// One descriptor of a launch's argument set.
 enum Descriptor {
     Image(u32, vk::DescriptorType, vk::ImageView),
@@ -598,12 +611,15 @@ pub fn enqueue_ndrange(
     let arg_set = if pipelines.has_arg_set() {
         let set = pipelines.take_arg_set()?;
         write_descriptors(&pipelines.device, set.raw, &descriptors);
-        Some(set)
+        Some(ArgSet {
+            pipelines: pipelines.clone(),
+            set,
+        })
     } else {
         None
     };
     let pl = pipelines.clone();
-    let bound_set = arg_set.map(|s| s.raw);
+    let bound_set = arg_set.as_ref().map(|s| s.set.raw);
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         let raw = &r.device.raw;
         pl.bind_sets(r, bound_set);
@@ -633,10 +649,7 @@ pub fn enqueue_ndrange(
                 super::printf::print(&text);
             }
         }
-        if let Some(set) = arg_set {
-            pipelines.return_arg_set(set);
-        }
-        drop((keep, samplers, arg_buffer, pipelines, printf_buffer, dk));
+        drop((keep, samplers, arg_set, arg_buffer, pipelines, printf_buffer, dk));
     });
     Ok(queue.submit(
         CL_COMMAND_NDRANGE_KERNEL,
