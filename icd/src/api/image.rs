@@ -265,8 +265,10 @@ unsafe fn create_image(
         None => flags,
     };
     // "CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context
-    // that support image_format" (for the kernel access the flags ask).
-    let use_ = ImageUse::from_flags(flags);
+    // that support image_format" (for the kernel access the flags ask;
+    // CL_MEM_KERNEL_READ_AND_WRITE "is only used by
+    // clGetSupportedImageFormats" and asks nothing of an image).
+    let use_ = ImageUse::from_flags(flags & !CL_MEM_KERNEL_READ_AND_WRITE);
     if !ctx
         .devices
         .iter()
