@@ -649,7 +649,15 @@ pub fn enqueue_ndrange(
                 super::printf::print(&text);
             }
         }
-        drop((keep, samplers, arg_set, arg_buffer, pipelines, printf_buffer, dk));
+        drop((
+            keep,
+            samplers,
+            arg_set,
+            arg_buffer,
+            pipelines,
+            printf_buffer,
+            dk,
+        ));
     });
     Ok(queue.submit(
         CL_COMMAND_NDRANGE_KERNEL,
