@@ -481,7 +481,7 @@ impl Mem {
         // not allow them (the image then only serves host commands).
         let aligned = offset.is_multiple_of(align);
         let read = if aligned
-            && !info.alpha_by_view
+            && !info.view_only
             && feature(info.vk, vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER)
         {
             Some(BufferView::new(

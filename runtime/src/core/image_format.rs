@@ -17,9 +17,9 @@
 //!
 //! Texel buffers (CL_MEM_OBJECT_IMAGE1D_BUFFER) have no component mapping
 //! at all: their views use the same format, and the shader swizzles as for
-//! storage images. The packed RGB formats whose unused bits land in
-//! Vulkan's alpha ([`FormatInfo::alpha_by_view`]) therefore read correctly
-//! only through sampled views.
+//! storage images. Formats whose order only the sampled view's mapping
+//! gets right ([`FormatInfo::view_only`]) therefore read correctly only
+//! through sampled views.
 
 // OpenCL's own constant names (CL_sRGBA, CL_Rx) are kept as written.
 #![allow(non_upper_case_globals)]
@@ -41,10 +41,13 @@ pub struct FormatInfo {
     /// Component mapping of the sampled view: what the shader sees as
     /// (R, G, B, A) for the OpenCL channel order.
     pub mapping: vk::ComponentMapping,
-    /// Only the sampled view's mapping makes alpha 1 (CL_RGB with
-    /// CL_UNORM_SHORT_555 / CL_UNORM_INT_101010: the undefined bits are
-    /// Vulkan's alpha): storage and texel-buffer reads would return them.
-    pub alpha_by_view: bool,
+    /// Only the sampled view's mapping reads this format right: CL_RGB
+    /// with CL_UNORM_SHORT_555 / CL_UNORM_INT_101010 (the undefined bits
+    /// are Vulkan's alpha, which only the view forces to 1) and CL_sBGRA
+    /// (the shader-side swizzles of storage images and texel buffers cover
+    /// CL_BGRA, not CL_sBGRA). Storage and texel-buffer reads of them are
+    /// not offered.
+    pub view_only: bool,
     /// Bytes per image element.
     pub element_size: usize,
     /// sRGB: read-only (sampled) use only; the sampler converts to linear.
@@ -205,11 +208,11 @@ pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Optio
     if !is_valid(order, data_type) {
         return None;
     }
-    let info = |vk, mapping, alpha_by_view, element_size, srgb| {
+    let info = |vk, mapping, view_only, element_size, srgb| {
         Some(FormatInfo {
             vk,
             mapping,
-            alpha_by_view,
+            view_only,
             element_size,
             srgb,
         })
@@ -237,7 +240,7 @@ pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Optio
         (CL_sBGRA, CL_UNORM_INT8) => info(
             F::R8G8B8A8_SRGB,
             mapping(S::B, S::G, S::R, S::A),
-            false,
+            true,
             4,
             true,
         ),
@@ -507,12 +510,9 @@ mod tests {
         }
         let bgra = format_info(CL_BGRA, CL_UNORM_INT8).unwrap();
         assert_eq!(bgra.vk, vk::Format::R8G8B8A8_UNORM);
-        assert!(!bgra.alpha_by_view);
-        assert!(
-            format_info(CL_RGB, CL_UNORM_SHORT_555)
-                .unwrap()
-                .alpha_by_view
-        );
+        assert!(!bgra.view_only);
+        assert!(format_info(CL_sBGRA, CL_UNORM_INT8).unwrap().view_only);
+        assert!(format_info(CL_RGB, CL_UNORM_SHORT_555).unwrap().view_only);
         assert_eq!(bgra.element_size, 4);
     }
 

@@ -163,7 +163,7 @@ impl Device {
                 && ff.contains(vk::FormatFeatureFlags2::STORAGE_TEXEL_BUFFER)
                 && write_wo(ff);
             let read =
-                !info.alpha_by_view && ff.contains(vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER);
+                !info.view_only && ff.contains(vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER);
             return (!use_.read || read)
                 && (!use_.write || storage)
                 && (!use_.read_write || (storage && read && read_wo(ff)));
@@ -181,7 +181,7 @@ impl Device {
         let storage = usage.contains(vk::ImageUsageFlags::STORAGE) && write_wo(ff);
         (!use_.read || usage.contains(vk::ImageUsageFlags::SAMPLED))
             && (!use_.write || storage)
-            && (!use_.read_write || (storage && !info.alpha_by_view && read_wo(ff)))
+            && (!use_.read_write || (storage && !info.view_only && read_wo(ff)))
     }
 
     /// Whether the device backs (order, type) images of `image_type` for `use_`.
