@@ -192,8 +192,23 @@ impl Device {
         use_: ImageUse,
     ) -> bool {
         self.image_support()
+            && !self.inexact_packed_format(format)
             && format_info(format.image_channel_order, format.image_channel_data_type)
                 .is_some_and(|info| self.format_allows(&info, image_type, use_))
+    }
+
+    /// NVIDIA's driver reads R5G6B5 / A1R5G5B5 texels through 8-bit
+    /// channels (21/31 comes back as 173/255; measured with CTS
+    /// test_image_streams on the H100), beyond OpenCL's precision for
+    /// CL_UNORM_SHORT_565/555, so those optional formats are not offered
+    /// there.
+    fn inexact_packed_format(&self, format: &cl_image_format) -> bool {
+        const NVIDIA: u32 = 0x10DE;
+        self.phys.properties.vendor_id == NVIDIA
+            && matches!(
+                format.image_channel_data_type,
+                CL_UNORM_SHORT_565 | CL_UNORM_SHORT_555
+            )
     }
 
     /// clGetSupportedImageFormats for this device.
