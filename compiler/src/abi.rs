@@ -274,9 +274,11 @@ pub enum ArgKind {
     /// filter, address mode NONE/CLAMP_TO_EDGE → CLAMP_TO_EDGE, CLAMP →
     /// CLAMP_TO_BORDER (FLOAT_TRANSPARENT_BLACK; Vulkan's border replacement
     /// then gives (0,0,0,1) for formats without alpha, as OpenCL wants),
-    /// REPEAT → REPEAT, MIRRORED_REPEAT → MIRRORED_REPEAT. The shader
-    /// emulates the rest (unnormalized coordinates, NEAREST addressing,
-    /// integer images) from `ImplicitField::SamplerValue`.
+    /// REPEAT → REPEAT, MIRRORED_REPEAT → MIRRORED_REPEAT. Today's
+    /// shaders emulate every mode (addressing, NEAREST and LINEAR
+    /// filtering with OpImageFetch) from `ImplicitField::SamplerValue`
+    /// and declare no sampler variable; the binding is kept so a shader
+    /// may sample in hardware again.
     Sampler { binding: u32 },
     /// An image (cl_mem of an image type matching `dim`), bound as
     /// `descriptor` at `binding` of `Kernel::descriptor_set`. Occupies no

@@ -6,8 +6,8 @@
 use std::process::Command;
 
 use ferrocl_compiler::{
-    build_il, build_source, sampler_bits as sb, AccessQualifier, AddressQualifier, Addressing,
-    ArgKind, DeviceCaps, ImageDescriptor, ImageDim, ImplicitField, Kernel,
+    build_il, build_source, AccessQualifier, AddressQualifier, Addressing, ArgKind, DeviceCaps,
+    ImageDescriptor, ImageDim, ImplicitField, Kernel,
 };
 
 fn caps() -> DeviceCaps {
@@ -155,19 +155,11 @@ fn image_and_sampler_arguments_are_reflected() {
     assert_eq!((a[7].kind, a[7].offset, a[7].size), (ArgKind::Pod, 8, 4));
     assert_eq!(k.descriptor_set, Some(0));
     assert!(k.literal_samplers.is_empty());
-    // Every used image/sampler argument is bound at (0, its position).
+    // Every used image argument is bound at (0, its position); samplers
+    // are emulated from their SamplerValue, so the shader declares none.
     assert_eq!(
         bindings(k),
-        [
-            (0, 0),
-            (0, 2),
-            (0, 3),
-            (0, 4),
-            (0, 5),
-            (0, 6),
-            (0, 8),
-            (0, 9)
-        ]
+        [(0, 0), (0, 2), (0, 3), (0, 4), (0, 5), (0, 8), (0, 9)]
     );
     assert!(k
         .implicit
@@ -176,7 +168,10 @@ fn image_and_sampler_arguments_are_reflected() {
 }
 
 #[test]
-fn literal_samplers_take_set_zero() {
+fn literal_samplers_need_no_descriptor() {
+    // Filtering and addressing are emulated (OpImageFetch), so literal
+    // samplers, LINEAR ones included, need no Vulkan sampler: no set 0 of
+    // literal samplers, the arguments stay in set 0.
     let src = "const sampler_t lin = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
         kernel void k(global float4 *out, read_only image2d_t img) {
             const sampler_t edge = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;
@@ -185,34 +180,13 @@ fn literal_samplers_take_set_zero() {
                                   + read_imagef(img, lin, p * 2);
         }";
     let k = &build(src, "")[0];
-    assert_eq!(
-        k.literal_samplers,
-        [
-            sb::NORMALIZED_COORDS_TRUE | sb::ADDRESS_REPEAT | sb::FILTER_LINEAR,
-            sb::ADDRESS_CLAMP_TO_EDGE | sb::FILTER_LINEAR,
-        ]
-    );
-    // The arguments move to set 1; literal sampler i is (0, i).
-    assert_eq!(k.descriptor_set, Some(1));
-    assert_eq!(bindings(k), [(0, 0), (0, 1), (1, 1)]);
-    assert_eq!(
-        k.args[1].kind,
-        ArgKind::Image {
-            dim: ImageDim::D2,
-            descriptor: ImageDescriptor::Sampled,
-            binding: 1
-        }
-    );
-    // Constant modes: no SamplerValue, and no border colour (no CLAMP).
-    assert!(k.implicit.iter().all(|&(f, _)| !matches!(
-        f,
-        ImplicitField::SamplerValue(_) | ImplicitField::ImageChannelOrder(_)
-    )));
-    // Unnormalized LINEAR divides by the size.
+    assert!(k.literal_samplers.is_empty());
+    assert_eq!(k.descriptor_set, Some(0));
+    assert_eq!(bindings(k), [(0, 1)]);
     let text = disassemble(k);
-    assert!(text.contains("OpImageQuerySizeLod"), "{text}");
-    assert_eq!(text.matches("OpImageSampleExplicitLod").count(), 3);
-    assert!(!text.contains("OpImageFetch"));
+    assert!(text.contains("OpImageFetch"));
+    assert!(!text.contains("OpImageSampleExplicitLod"));
+    assert!(!text.contains("OpTypeSampler"));
 }
 
 #[test]
@@ -284,10 +258,10 @@ fn images_passed_to_functions_at_every_optimization_level() {
         let ks = build(src, options);
         let k = ks.iter().find(|k| k.name == "k").unwrap();
         assert_eq!(k.descriptor_set, Some(0), "{options}");
-        assert_eq!(bindings(k), [(0, 0), (0, 1), (0, 2), (0, 3)], "{options}");
+        assert_eq!(bindings(k), [(0, 0), (0, 1), (0, 3)], "{options}");
         let other = ks.iter().find(|k| k.name == "other").unwrap();
-        assert_eq!(other.literal_samplers, [0x27], "{options}");
-        assert_eq!(other.descriptor_set, Some(1), "{options}");
+        assert!(other.literal_samplers.is_empty(), "{options}");
+        assert_eq!(other.descriptor_set, Some(0), "{options}");
     }
 }
 
@@ -439,9 +413,6 @@ fn il_image_arguments_are_reflected_from_the_types() {
             binding: 1
         }
     );
-    assert_eq!(
-        k.literal_samplers,
-        [sb::NORMALIZED_COORDS_TRUE | sb::ADDRESS_CLAMP_TO_EDGE | sb::FILTER_LINEAR]
-    );
-    assert_eq!(k.descriptor_set, Some(1));
+    assert!(k.literal_samplers.is_empty());
+    assert_eq!(k.descriptor_set, Some(0));
 }

@@ -1,5 +1,5 @@
-// Reads with literal samplers: LINEAR (Vulkan filtering, normalized
-// coordinates) and NEAREST + CLAMP with unnormalized coordinates
+// Reads with literal samplers: LINEAR (emulated: four OpImageFetch, f32 weights)
+// and NEAREST + CLAMP with unnormalized coordinates
 // (OpenCL's addressing emulated, border colour from the channel order).
 const sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
 

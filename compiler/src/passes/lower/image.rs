@@ -668,32 +668,6 @@ impl Lower<'_> {
         (self.emit(b, Op::Load, ty, ids(&[var])), ty)
     }
 
-    /// Loads a sampler from its variable.
-    pub(crate) fn load_sampler(&mut self, b: &mut Block, src: SamplerSrc) -> Word {
-        let ty = self.out.cached(Op::TypeSampler, None, vec![]);
-        let var = match src {
-            SamplerSrc::Arg(i) => match self.images.sampler_args.get(&i).copied().flatten() {
-                Some(v) => v,
-                None => {
-                    let v = self.uniform_constant_var(ty);
-                    self.images.sampler_args.insert(i, Some(v));
-                    v
-                }
-            },
-            SamplerSrc::Literal(bits) => {
-                match self.images.literal.iter().find(|(b, _)| *b == bits) {
-                    Some(&(_, v)) => v,
-                    None => {
-                        let v = self.uniform_constant_var(ty);
-                        self.images.literal.push((bits, v));
-                        v
-                    }
-                }
-            }
-        };
-        self.emit(b, Op::Load, ty, ids(&[var]))
-    }
-
     /// Lowers an image/sampler instruction (`is_image_inst`).
     pub(crate) fn lower_image_inst(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let id_op = |k: usize| {

@@ -9,10 +9,14 @@
 //! sampler arguments (every path is computed, the result selected on the
 //! mode's bits: no new control flow).
 //!
-//! * LINEAR (float images with float coordinates only): unnormalized
-//!   coordinates are divided by the image size (the array layer stays as
-//!   it is: Vulkan rounds and clamps it as OpenCL does), then
-//!   OpImageSampleExplicitLod at Lod 0 does the filtering and addressing.
+//! * LINEAR (float images with float coordinates only): OpenCL's
+//!   filtering formulas exactly (`fetch_linear`): the 2/4/8 texels around
+//!   the coordinate by OpImageFetch, weights in f32. Hardware filtering
+//!   was not exact enough (NVIDIA rounds the weights and filters SNORM8
+//!   and sRGB texels at low precision: CTS image_streams), and it cannot
+//!   do OpenCL's CLAMP border per channel order or unnormalized
+//!   coordinates on arrays. So no Vulkan sampler is read at all: the
+//!   sampler only contributes its mode.
 //! * Integer coordinates (which OpenCL only defines with unnormalized
 //!   NEAREST samplers addressing CLAMP_TO_EDGE, CLAMP or NONE): the
 //!   coordinates clamped to the image, the border colour outside it for
@@ -148,13 +152,9 @@ impl Lower<'_> {
                 Mode::Dynamic(_) => true,
             };
         let may_be_nearest = !(may_be_linear && matches!(mode, Mode::Const(_)));
-        let (img, img_ty) = self.load_image(b, arg);
+        let (img, _) = self.load_image(b, arg);
         let unnormalized = self.unnormalized(b, mode);
-        let size = if may_be_nearest || unnormalized.is_some() {
-            self.image_size(b, arg, img)
-        } else {
-            Vec::new()
-        };
+        let size = self.image_size(b, arg, img);
         let at = Coords {
             spatial: &comps,
             layer,
@@ -162,7 +162,7 @@ impl Lower<'_> {
             unnormalized,
         };
         let linear = if may_be_linear {
-            Some(self.sample_linear(b, src, img, img_ty, &at))
+            Some(self.fetch_linear(b, arg, mode, img, &at))
         } else {
             None
         };
@@ -204,52 +204,208 @@ impl Lower<'_> {
         }
     }
 
-    /// LINEAR: Vulkan's filtering, with normalized coordinates.
-    fn sample_linear(
+    /// The addressing mode of `mode` (constant, or the run-time tests).
+    fn addressing(&mut self, b: &mut Block, mode: Mode) -> Addressing {
+        match mode {
+            Mode::Const(m) => Addressing::Const(m & sb::ADDRESS_MASK),
+            Mode::Dynamic(m) => {
+                let u32t = self.out.t_u32();
+                let bt = self.out.t_bool();
+                let mask = self.out.c_u32(sb::ADDRESS_MASK);
+                let a = self.emit(b, Op::BitwiseAnd, u32t, ids(&[m, mask]));
+                let mut is = |m: u32| {
+                    let c = self.out.c_u32(m);
+                    self.emit(b, Op::IEqual, bt, ids(&[a, c]))
+                };
+                Addressing::Dynamic {
+                    repeat: is(sb::ADDRESS_REPEAT),
+                    mirrored: is(sb::ADDRESS_MIRRORED_REPEAT),
+                    clamp: is(sb::ADDRESS_CLAMP),
+                }
+            }
+        }
+    }
+
+    /// LINEAR: OpenCL's filtering rules exactly, with OpImageFetch of the
+    /// 2, 4 or 8 texels around the coordinate and the weights in f32 (the
+    /// spec's formulas, "Image Addressing and Filtering"; hardware
+    /// filtering rounds the weights to a few bits, and sRGB texels are
+    /// converted to linear before filtering, as OpenCL wants). Per
+    /// dimension, with `t = u - 0.5`, `i0 = floor(t)`, `i1 = i0 + 1`,
+    /// `a = t - floor(t)`:
+    /// - CLAMP_TO_EDGE / NONE: `u` = `s·w` (normalized) or `s`, both
+    ///   indices clamped to [0, w-1];
+    /// - CLAMP: the same, and each texel outside the image is the border
+    ///   colour;
+    /// - REPEAT: `u = (s - floor(s))·w`, `i0 += w` if negative, `i1 -= w`
+    ///   if past the end;
+    /// - MIRRORED_REPEAT: `u = |s - 2·rint(s/2)|·w`, `i0 = max(i0, 0)`,
+    ///   `i1 = min(i1, w-1)`.
+    fn fetch_linear(
         &mut self,
         b: &mut Block,
-        src: SamplerSrc,
+        arg: u32,
+        mode: Mode,
         img: Word,
-        img_ty: Word,
         at: &Coords,
     ) -> Word {
         let f32t = self.out.t_float(32);
-        let mut cs = at.spatial.to_vec();
-        if let Some(cond) = at.unnormalized {
-            for (k, c) in cs.iter_mut().enumerate() {
-                let w = self.emit(b, Op::ConvertUToF, f32t, ids(&[at.size[k]]));
-                let d = self.emit(b, Op::FDiv, f32t, ids(&[*c, w]));
-                *c = match cond {
-                    None => d,
-                    Some(cond) => self.emit(b, Op::Select, f32t, ids(&[cond, d, *c])),
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let addressing = self.addressing(b, mode);
+        let zero = self.out.c_float(32, 0.0);
+        let one = self.out.c_float(32, 1.0);
+        let half = self.out.c_float(32, 0.5);
+        let two = self.out.c_float(32, 2.0);
+        // Per dimension: (i0, i1) as u32, the weight of i1, and whether
+        // each index is outside the image (CLAMP only).
+        let mut dims: Vec<([Word; 2], Word, [Option<Word>; 2])> = Vec::new();
+        for (k, &s) in at.spatial.iter().enumerate() {
+            let wf = self.emit(b, Op::ConvertUToF, f32t, ids(&[at.size[k]]));
+            let wm1 = self.emit(b, Op::FSub, f32t, ids(&[wf, one]));
+            // `u` → (floor(u - 0.5), frac(u - 0.5)).
+            let split = |l: &mut Self, b: &mut Block, u: Word| {
+                let t = l.emit(b, Op::FSub, f32t, ids(&[u, half]));
+                let f = l.glsl(b, GLOp::Floor, f32t, &[t]);
+                let a = l.emit(b, Op::FSub, f32t, ids(&[t, f]));
+                let i1 = l.emit(b, Op::FAdd, f32t, ids(&[f, one]));
+                (f, i1, a)
+            };
+            // CLAMP_TO_EDGE / CLAMP / NONE.
+            let u = match at.unnormalized {
+                Some(None) => s,
+                None => self.emit(b, Op::FMul, f32t, ids(&[s, wf])),
+                Some(Some(cond)) => {
+                    let scaled = self.emit(b, Op::FMul, f32t, ids(&[s, wf]));
+                    self.emit(b, Op::Select, f32t, ids(&[cond, s, scaled]))
+                }
+            };
+            let (c0, c1, ca) = split(self, b, u);
+            let outside = |l: &mut Self, b: &mut Block, i: Word| {
+                let lo = l.emit(b, Op::FOrdLessThan, bt, ids(&[i, zero]));
+                let hi = l.emit(b, Op::FOrdGreaterThan, bt, ids(&[i, wm1]));
+                l.emit(b, Op::LogicalOr, bt, ids(&[lo, hi]))
+            };
+            let (o0, o1) = (outside(self, b, c0), outside(self, b, c1));
+            let need = |m: u32| match addressing {
+                Addressing::Const(a) => a == m,
+                Addressing::Dynamic { .. } => true,
+            };
+            let (mut i0, mut i1, mut a) = (c0, c1, ca);
+            let mut out = [None, None];
+            if need(sb::ADDRESS_CLAMP) {
+                let (x0, x1) = match addressing {
+                    Addressing::Dynamic { clamp, .. } => (
+                        self.emit(b, Op::LogicalAnd, bt, ids(&[clamp, o0])),
+                        self.emit(b, Op::LogicalAnd, bt, ids(&[clamp, o1])),
+                    ),
+                    Addressing::Const(_) => (o0, o1),
+                };
+                out = [Some(x0), Some(x1)];
+            }
+            if need(sb::ADDRESS_REPEAT) {
+                let fl = self.glsl(b, GLOp::Floor, f32t, &[s]);
+                let t = self.emit(b, Op::FSub, f32t, ids(&[s, fl]));
+                let u = self.emit(b, Op::FMul, f32t, ids(&[t, wf]));
+                let (r0, r1, ra) = split(self, b, u);
+                let neg = self.emit(b, Op::FOrdLessThan, bt, ids(&[r0, zero]));
+                let up = self.emit(b, Op::FAdd, f32t, ids(&[r0, wf]));
+                let r0 = self.emit(b, Op::Select, f32t, ids(&[neg, up, r0]));
+                let past = self.emit(b, Op::FOrdGreaterThan, bt, ids(&[r1, wm1]));
+                let down = self.emit(b, Op::FSub, f32t, ids(&[r1, wf]));
+                let r1 = self.emit(b, Op::Select, f32t, ids(&[past, down, r1]));
+                (i0, i1, a) = match addressing {
+                    Addressing::Dynamic { repeat, .. } => (
+                        self.emit(b, Op::Select, f32t, ids(&[repeat, r0, i0])),
+                        self.emit(b, Op::Select, f32t, ids(&[repeat, r1, i1])),
+                        self.emit(b, Op::Select, f32t, ids(&[repeat, ra, a])),
+                    ),
+                    Addressing::Const(_) => (r0, r1, ra),
                 };
             }
+            if need(sb::ADDRESS_MIRRORED_REPEAT) {
+                let h = self.emit(b, Op::FMul, f32t, ids(&[s, half]));
+                let r = self.glsl(b, GLOp::RoundEven, f32t, &[h]);
+                let r2 = self.emit(b, Op::FMul, f32t, ids(&[r, two]));
+                let d = self.emit(b, Op::FSub, f32t, ids(&[s, r2]));
+                let m = self.glsl(b, GLOp::FAbs, f32t, &[d]);
+                let u = self.emit(b, Op::FMul, f32t, ids(&[m, wf]));
+                let (m0, m1, ma) = split(self, b, u);
+                let m0 = self.glsl(b, GLOp::NMax, f32t, &[m0, zero]);
+                let m1 = self.glsl(b, GLOp::NMin, f32t, &[m1, wm1]);
+                (i0, i1, a) = match addressing {
+                    Addressing::Dynamic { mirrored, .. } => (
+                        self.emit(b, Op::Select, f32t, ids(&[mirrored, m0, i0])),
+                        self.emit(b, Op::Select, f32t, ids(&[mirrored, m1, i1])),
+                        self.emit(b, Op::Select, f32t, ids(&[mirrored, ma, a])),
+                    ),
+                    Addressing::Const(_) => (m0, m1, ma),
+                };
+            }
+            // Indices into the image (NaN → 0), as u32.
+            let idx = |l: &mut Self, b: &mut Block, i: Word| {
+                let c = l.glsl(b, GLOp::NClamp, f32t, &[i, zero, wm1]);
+                l.emit(b, Op::ConvertFToS, u32t, ids(&[c]))
+            };
+            let (j0, j1) = (idx(self, b, i0), idx(self, b, i1));
+            dims.push(([j0, j1], a, out));
         }
-        cs.extend(at.layer);
-        let coord = if cs.len() == 1 {
-            cs[0]
-        } else {
-            let t = self.out.t_vec(f32t, cs.len() as u32);
-            self.emit(b, Op::CompositeConstruct, t, ids(&cs))
-        };
-        let smp = self.load_sampler(b, src);
-        let sit = self
-            .out
-            .cached(Op::TypeSampledImage, None, vec![Operand::IdRef(img_ty)]);
-        let si = self.emit(b, Op::SampledImage, sit, ids(&[img, smp]));
+        let layer = at.layer.map(|z| {
+            let n = at.size[at.spatial.len()];
+            let nf = self.emit(b, Op::ConvertUToF, f32t, ids(&[n]));
+            let top = self.emit(b, Op::FSub, f32t, ids(&[nf, one]));
+            let r = self.glsl(b, GLOp::RoundEven, f32t, &[z]);
+            let r = self.glsl(b, GLOp::NClamp, f32t, &[r, zero, top]);
+            self.emit(b, Op::ConvertFToS, u32t, ids(&[r]))
+        });
         let v4 = self.texel_vec4(Texel::Float);
-        let zero = self.out.c_float(32, 0.0);
-        self.emit(
-            b,
-            Op::ImageSampleExplicitLod,
-            v4,
-            vec![
-                Operand::IdRef(si),
-                Operand::IdRef(coord),
-                Operand::ImageOperands(ImageOperands::LOD),
-                Operand::IdRef(zero),
-            ],
-        )
+        let any_clamp = dims.iter().any(|d| d.2[0].is_some());
+        let border = any_clamp.then(|| self.border_color(b, arg, Texel::Float));
+        // Every corner: bit k of `corner` picks i1 in dimension k.
+        let n = dims.len();
+        let mut texels = Vec::with_capacity(1 << n);
+        for corner in 0..(1usize << n) {
+            let mut coords: Vec<Word> = (0..n).map(|k| dims[k].0[(corner >> k) & 1]).collect();
+            coords.extend(layer);
+            let coord = if coords.len() == 1 {
+                coords[0]
+            } else {
+                let t = self.out.t_vec(u32t, coords.len() as u32);
+                self.emit(b, Op::CompositeConstruct, t, ids(&coords))
+            };
+            let lod = self.out.c_u32(0);
+            let mut v = self.emit(
+                b,
+                Op::ImageFetch,
+                v4,
+                vec![
+                    Operand::IdRef(img),
+                    Operand::IdRef(coord),
+                    Operand::ImageOperands(ImageOperands::LOD),
+                    Operand::IdRef(lod),
+                ],
+            );
+            let mut out = None;
+            for (k, d) in dims.iter().enumerate() {
+                if let Some(o) = d.2[(corner >> k) & 1] {
+                    out = Some(self.or(b, out, o));
+                }
+            }
+            if let (Some(o), Some(border)) = (out, border) {
+                v = self.emit(b, Op::Select, v4, ids(&[o, border, v]));
+            }
+            texels.push(v);
+        }
+        // Lerp dimension by dimension: (1 - a)·T(i0) + a·T(i1).
+        for d in &dims {
+            let a = d.1;
+            let av = self.emit(b, Op::CompositeConstruct, v4, ids(&[a, a, a, a]));
+            texels = texels
+                .chunks(2)
+                .map(|p| self.glsl(b, GLOp::FMix, v4, &[p[0], p[1], av]))
+                .collect();
+        }
+        texels[0]
     }
 
     /// NEAREST: OpenCL's addressing rules, then OpImageFetch.
