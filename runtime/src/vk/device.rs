@@ -96,15 +96,23 @@ impl Device {
             allocation_sizes: Default::default(),
         })
         .map_err(|_| opencl_sys::CL_OUT_OF_RESOURCES)?;
-        let cache_data = super::pipeline_cache::load(&phys);
-        let cache_info = vk::PipelineCacheCreateInfo::default().initial_data(&cache_data);
-        // SAFETY: valid device; invalid initial data is ignored by the driver per spec.
-        let pipeline_cache = unsafe { raw.create_pipeline_cache(&cache_info, None) }
-            .or_else(|_| {
-                // SAFETY: as above, with no initial data.
-                unsafe { raw.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
-            })
-            .map_err(map_vk_err)?;
+        // `FERROCL_NO_PIPELINE_CACHE=1` (debug switch): pipelines are
+        // created without a VkPipelineCache, nothing is loaded or saved.
+        let pipeline_cache = if std::env::var_os("FERROCL_NO_PIPELINE_CACHE").is_some() {
+            vk::PipelineCache::null()
+        } else {
+            let cache_data = super::pipeline_cache::load(&phys);
+            let cache_info = vk::PipelineCacheCreateInfo::default().initial_data(&cache_data);
+            // SAFETY: valid device; invalid initial data is ignored by the driver per spec.
+            unsafe { raw.create_pipeline_cache(&cache_info, None) }
+                .or_else(|_| {
+                    // SAFETY: as above, with no initial data.
+                    unsafe {
+                        raw.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None)
+                    }
+                })
+                .map_err(map_vk_err)?
+        };
         Ok(Arc::new(Device {
             timestamp_period: phys.properties.limits.timestamp_period,
             queue_family: phys.queue_family,
@@ -122,6 +130,9 @@ impl Device {
 
     /// Writes the pipeline cache to disk (best effort).
     pub fn save_pipeline_cache(&self) {
+        if self.pipeline_cache == vk::PipelineCache::null() {
+            return;
+        }
         // SAFETY: the cache belongs to this device.
         if let Ok(data) = unsafe { self.raw.get_pipeline_cache_data(self.pipeline_cache) } {
             super::pipeline_cache::store(&self.phys, &data);
