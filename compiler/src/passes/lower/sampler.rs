@@ -421,22 +421,7 @@ impl Lower<'_> {
         let f32t = self.out.t_float(32);
         let u32t = self.out.t_u32();
         let bt = self.out.t_bool();
-        let addressing = match mode {
-            Mode::Const(m) => Addressing::Const(m & sb::ADDRESS_MASK),
-            Mode::Dynamic(m) => {
-                let mask = self.out.c_u32(sb::ADDRESS_MASK);
-                let a = self.emit(b, Op::BitwiseAnd, u32t, ids(&[m, mask]));
-                let mut is = |m: u32| {
-                    let c = self.out.c_u32(m);
-                    self.emit(b, Op::IEqual, bt, ids(&[a, c]))
-                };
-                Addressing::Dynamic {
-                    repeat: is(sb::ADDRESS_REPEAT),
-                    mirrored: is(sb::ADDRESS_MIRRORED_REPEAT),
-                    clamp: is(sb::ADDRESS_CLAMP),
-                }
-            }
-        };
+        let addressing = self.addressing(b, mode);
         let (size, unnormalized) = (at.size, at.unnormalized);
         let mut coords = Vec::new();
         let mut outside: Option<Word> = None;
