@@ -31,7 +31,10 @@ fn build(src: &str, options: &str) -> Vec<Kernel> {
 }
 
 fn scratch(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ferrocl-images-{}-{tag}", std::process::id()));
+    // Tests run in parallel and kernels share names: one directory per call.
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ferrocl-images-{}-{tag}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
