@@ -99,9 +99,18 @@ fn cycles(cl: &Cl, program: &ferrocl_tests::Program, count: &ferrocl_tests::Buff
     }
 }
 
+/// The tests of this file run one at a time: the resident-set measurement
+/// must not see the other tests' threads building programs.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs `n` cycles after a warm-up and checks that the resident set grew
 /// by less than `max_growth_kib` and that every launch ran.
 fn bounded_rss(n: usize, max_growth_kib: u64) {
+    let _one_at_a_time = serial();
     let cl = Cl::new();
     let program = cl.build(SOURCE);
     let count = cl.buffer_from(&[0u32]);
@@ -140,6 +149,7 @@ fn create_enqueue_release_100k_cycles_keep_memory_bounded() {
 /// and kernels. Every buffer must end with exactly its own launches' sum.
 #[test]
 fn threads_share_a_context_and_queue() {
+    let _one_at_a_time = serial();
     const THREADS: usize = 8;
     const ROUNDS: u32 = 40;
     const ITEMS: usize = 256;
@@ -198,6 +208,7 @@ fn threads_share_a_context_and_queue() {
 /// meanwhile (builds, enqueues, reads).
 #[test]
 fn threads_build_and_run_their_own_programs_on_a_shared_queue() {
+    let _one_at_a_time = serial();
     const THREADS: u32 = 8;
     const ROUNDS: u32 = 6;
     const ITEMS: usize = 4096;
