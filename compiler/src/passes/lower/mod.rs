@@ -25,14 +25,15 @@
 //!   addressed through pointers (allocas) lives in one per-invocation
 //!   Private `u32` array, one static frame per function (OpenCL forbids
 //!   recursion). Program-scope `__constant` data is a Private `u32` array
-//!   with an initializer. Accesses to these are assembled from word
+//!   with an initializer, except large tables, which live in the program's
+//!   buffer like `__global` variables (`global_vars`). Accesses to these are assembled from word
 //!   accesses (shift/mask/bitcast); sub-word stores to `__local` use two
 //!   atomics (and/or) so neighbouring bytes written by other work-items
 //!   are never lost.
-//! * Program-scope `__global` variables live in the program's
-//!   global-variable buffer (`passes::global_vars`): a function that uses
-//!   one computes its address from the buffer's address (two implicit
-//!   push-constant fields) at its top. printf writes records into the
+//! * Program-scope `__global` variables (and large `__constant` tables)
+//!   live in the program's global-variable buffer (`passes::global_vars`):
+//!   a function that uses one computes its address from the buffer's
+//!   address (two implicit push-constant fields) at its top. printf writes records into the
 //!   launch's printf buffer (`printf`).
 //! * Images and samplers (`image`, `sampler`): descriptor variables per
 //!   the ABI's descriptor sets; each image/sampler value is resolved to
@@ -144,6 +145,7 @@ pub fn lower_kernel(
 /// reject anyway give an empty map.
 pub fn infer_program_spaces(module: &dr::Module, caps: &DeviceCaps) -> HashMap<Word, Space> {
     let mut l = Lower::new(module, caps);
+    l.global_offsets = super::global_vars::global_offsets(module);
     for ep in &module.entry_points {
         let entry_fn = ep.operands[1].unwrap_id_ref();
         let Ok(order) = l.call_graph(entry_fn) else {
@@ -659,6 +661,8 @@ impl<'a> Lower<'a> {
                     self.uses_local = true;
                     self.define_offset(var, off as u32, 32);
                 }
+                // A large table in the program's buffer (`global_vars`).
+                StorageClass::UniformConstant if self.global_offsets.contains_key(&var) => {}
                 StorageClass::UniformConstant => {
                     let init = g.operands.get(1).and_then(|o| o.id_ref_any());
                     let align = self.tys.align_of(pointee).max(4) as usize;
@@ -744,6 +748,9 @@ impl<'a> Lower<'a> {
             if let Some(Ty::Pointer(sc, _)) = g.result_type.map(|t| self.tys.get(t)) {
                 if g.class.opcode == Op::Variable {
                     let s = match sc {
+                        StorageClass::UniformConstant if self.global_offsets.contains_key(&id) => {
+                            Some(Space::Global)
+                        }
                         StorageClass::UniformConstant => Some(Space::Const),
                         sc => space_of_class(*sc),
                     };

@@ -1,0 +1,581 @@
+//! Double-precision math from libclc (DESIGN §4 stage 2):
+//! `link_double_math`.
+//!
+//! # Algorithm
+//!
+//! Vulkan has no double-precision transcendentals (GLSL.std.450 defines
+//! `sin`, `exp`, ... for 16/32-bit floats only), so the double (and double
+//! vector) overloads of the builtins in [`DOUBLE_BUILTINS`] come from
+//! libclc's SPIR-V library (libclc-15, `spirv64-mesa3d-.spv`, vendor.json),
+//! linked into the program's LLVM IR before llvm-spirv, only what is used:
+//!
+//! 1. The program's IR declares the builtins it calls: the `_Z`-mangled
+//!    declarations of a [`DOUBLE_BUILTINS`] name whose first parameter is a
+//!    double or a double vector are the ones needed.
+//! 2. libclc's library is translated to LLVM bitcode once per machine
+//!    (`llvm-spirv -r`, stored in the compile-cache directory, else the
+//!    temporary directory, under a name made of the library's size and
+//!    modification time; once per process after that).
+//! 3. `llvm-extract --recursive` takes the needed functions, every
+//!    function they call and, in a second round, the constant tables they
+//!    read (libclc's argument-reduction and polynomial tables).
+//! 4. Every symbol libclc defines is renamed `ferrocl.clc.<name>` in the
+//!    extracted module, and the needed builtins' calls in the program's IR
+//!    with them: llvm-spirv would otherwise turn calls to builtin names
+//!    back into OpenCL.std instructions, and a program may define names
+//!    such as `EXP_TBL` itself. The tables become `internal`. The builtins
+//!    libclc itself only declares (`fma`, `mad`, `fabs`, `sqrt`, `ldexp`
+//!    ...) stay OpenCL.std instructions, which the lowering maps to exact
+//!    GLSL.std.450 or core instructions.
+//! 5. An overload with a generic-address-space pointer (`sincos` and
+//!    `lgamma_r` under `-cl-std=CL2.0`), which libclc does not have,
+//!    becomes a small wrapper around the private-pointer overload: it
+//!    writes through a private temporary, then copies the value.
+//! 6. The extracted module is optimized alone (`clang -cc1 -x ir -O2`:
+//!    llvm-spirv's output is unoptimized) and cached per process by the
+//!    set of needed builtins; `llvm-link` joins it to the program.
+//!
+//! The tables are program-scope `__constant` data of the program: large
+//! ones live in the program's global-variable buffer, not in each
+//! work-item's private memory (`passes::global_vars`).
+//!
+//! # Precision
+//!
+//! libclc's double algorithms (AMD's libm) compute exact products and
+//! remainders with `fma`, so they meet OpenCL's ULP bounds only where
+//! `fma` is fused: the lowering emits GLSL.std.450 `Fma`, which lavapipe
+//! (LLVM `llvm.fmuladd` on a CPU with FMA) and NVIDIA (the DFMA
+//! instruction) execute fused. `tests/tests/double_math.rs` measures the
+//! bounds on the device.
+//!
+//! # Gaps
+//!
+//! Single-precision (and half) functions keep GLSL.std.450's precision.
+//! Programs created from SPIR-V (clCreateProgramWithIL) do not go through
+//! LLVM: double transcendentals there remain build errors in the lowering.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use crate::tools::{self, run_tool, ScratchDir};
+use crate::BuildError;
+
+/// The builtins whose double overloads come from libclc.
+pub const DOUBLE_BUILTINS: &[&str] = &[
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
+    "atanpi", "cbrt", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp10", "exp2", "expm1",
+    "hypot", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr", "rootn",
+    "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma",
+];
+
+/// The prefix of every symbol taken from libclc.
+const PREFIX: &str = "ferrocl.clc.";
+
+/// spir64's data layout with the native integer widths: without them,
+/// InstCombine narrows switch conditions to types such as `i2`, which
+/// llvm-spirv-15 refuses ("Invalid bit width").
+const OPT_DATALAYOUT: &str = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256\
+                              -v512:512-v1024:1024-n8:16:32:64";
+
+/// Mangled-name part of a generic (`addrspace(4)`) pointer parameter.
+const GENERIC_PTR: &str = "PU3AS4";
+
+/// One builtin the program declares and libclc provides.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Needed {
+    /// The mangled name the program calls.
+    name: String,
+    /// The `declare` line (for the generic-pointer wrappers).
+    declaration: String,
+}
+
+/// `_Z<len><name><params>` → (`name`, `params`).
+fn demangle_base(mangled: &str) -> Option<(&str, &str)> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    let base = rest.get(digits..digits + len)?;
+    Some((base, &rest[digits + len..]))
+}
+
+/// Whether a mangled parameter list starts with a double or a double
+/// vector (`d`, `Dv<n>_d`).
+fn first_param_is_double(params: &str) -> bool {
+    if params.starts_with('d') {
+        return true;
+    }
+    params
+        .strip_prefix("Dv")
+        .and_then(|p| p.split_once('_'))
+        .is_some_and(|(n, e)| n.chars().all(|c| c.is_ascii_digit()) && e.starts_with('d'))
+}
+
+/// The name a `declare`/`define` line gives its function.
+fn declared_name(line: &str) -> Option<&str> {
+    let rest = &line[line.find('@')? + 1..];
+    Some(&rest[..rest.find('(')?])
+}
+
+/// The double overloads of [`DOUBLE_BUILTINS`] that `ll` declares.
+fn needed(ll: &str) -> Vec<Needed> {
+    let mut out: Vec<Needed> = ll
+        .lines()
+        .filter(|l| l.starts_with("declare "))
+        .filter_map(|line| {
+            let name = declared_name(line)?;
+            let (base, params) = demangle_base(name)?;
+            (DOUBLE_BUILTINS.contains(&base) && first_param_is_double(params)).then(|| Needed {
+                name: name.to_string(),
+                declaration: line.to_string(),
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether `c` may appear in an unquoted LLVM identifier.
+fn ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-')
+}
+
+/// Renames every global symbol `@name` of `text` found in `map`
+/// (whole identifiers only: `@LOG_INV_TBL` is not part of
+/// `@LOG_INV_TBL_EP`).
+fn rename_symbols(text: &str, map: &HashMap<String, String>) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut last = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'@' {
+            let start = i + 1;
+            let mut end = start;
+            while end < bytes.len() && ident_char(bytes[end]) {
+                end += 1;
+            }
+            if let Some(new) = map.get(&text[start..end]) {
+                out.push_str(&text[last..start]);
+                out.push_str(new);
+                last = end;
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The symbols (functions and global variables) `ll` defines.
+fn defined_symbols(ll: &str) -> Vec<String> {
+    ll.lines()
+        .filter_map(|l| {
+            if l.starts_with("define ") {
+                declared_name(l).map(str::to_string)
+            } else if let Some(rest) = l.strip_prefix('@') {
+                let name = &rest[..rest.find(' ')?];
+                (!l.contains(" = external ")).then(|| name.to_string())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The global variables `ll` declares without defining them.
+fn external_globals(ll: &str) -> Vec<String> {
+    ll.lines()
+        .filter(|l| l.starts_with('@') && l.contains(" = external "))
+        .filter_map(|l| l[1..].split(' ').next().map(str::to_string))
+        .collect()
+}
+
+/// The type at the start of a parameter of a `declare` line (`double
+/// noundef` → `double`, `<2 x double> addrspace(4)* noundef` →
+/// `<2 x double> addrspace(4)*`).
+fn param_type(param: &str) -> &str {
+    let p = param.trim();
+    let mut end = if p.starts_with('<') {
+        p.find('>').map_or(p.len(), |e| e + 1)
+    } else {
+        p.find(' ').unwrap_or(p.len())
+    };
+    loop {
+        let rest = &p[end..];
+        let trimmed = rest.trim_start();
+        let skipped = rest.len() - trimmed.len();
+        if trimmed.starts_with('*') {
+            end += skipped + 1;
+        } else if trimmed.starts_with("addrspace(") {
+            match trimmed.find(')') {
+                Some(c) => end += skipped + c + 1,
+                None => break,
+            }
+        } else {
+            break;
+        }
+    }
+    &p[..end]
+}
+
+/// The return type and parameter types of a `declare` line.
+fn signature(declaration: &str) -> Option<(String, Vec<String>)> {
+    let at = declaration.find('@')?;
+    let head = declaration[..at].trim_end();
+    let ret = if head.ends_with('>') {
+        &head[head.rfind('<')?..]
+    } else {
+        head.rsplit(' ').next()?
+    };
+    let ret = ret.to_string();
+    let open = declaration[at..].find('(')? + at;
+    let mut depth = 0;
+    let close = declaration[open..].find(|c| {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        depth == 0
+    })? + open;
+    let params = declaration[open + 1..close]
+        .split(',')
+        .map(|p| param_type(p).to_string())
+        .collect();
+    Some((ret, params))
+}
+
+/// For a builtin with a generic pointer parameter: the private-pointer
+/// overload libclc defines, and the IR of a wrapper with the generic
+/// signature that calls it through a private temporary (module doc,
+/// step 5).
+fn generic_wrapper(n: &Needed) -> Result<(String, String), BuildError> {
+    let bad = || {
+        BuildError::internal(format!(
+            "unexpected declaration of a libclc builtin: {}",
+            n.declaration
+        ))
+    };
+    let private = n.name.replacen(GENERIC_PTR, "P", 1);
+    let (ret, params) = signature(&n.declaration).ok_or_else(bad)?;
+    let [x, ptr] = params.as_slice() else {
+        return Err(bad());
+    };
+    let pointee = ptr
+        .strip_suffix(" addrspace(4)*")
+        .ok_or_else(bad)?
+        .to_string();
+    let ir = format!(
+        "define spir_func {ret} @{PREFIX}{name}({x} %x, {ptr} %p) {{\n\
+         \x20 %t = alloca {pointee}\n\
+         \x20 %r = call spir_func {ret} @{PREFIX}{private}({x} %x, {pointee}* %t)\n\
+         \x20 %v = load {pointee}, {pointee}* %t\n\
+         \x20 store {pointee} %v, {ptr} %p\n\
+         \x20 ret {ret} %r\n\
+         }}\n",
+        name = n.name,
+    );
+    Ok((private, ir))
+}
+
+/// `ll` with its `target datalayout` line replaced by `layout` (or the
+/// line removed when `layout` is None).
+fn set_datalayout(ll: &str, layout: Option<&str>) -> String {
+    let mut out = String::with_capacity(ll.len());
+    for line in ll.lines() {
+        if line.starts_with("target datalayout = ") {
+            if let Some(l) = layout {
+                out.push_str(&format!("target datalayout = \"{l}\"\n"));
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The `target datalayout` of `ll`.
+fn datalayout(ll: &str) -> Option<&str> {
+    ll.lines()
+        .find_map(|l| l.strip_prefix("target datalayout = \""))
+        .and_then(|l| l.strip_suffix('"'))
+}
+
+/// The modification time of `path` in seconds (0 when unknown).
+fn mtime(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
+}
+
+/// libclc's library as LLVM bitcode (module doc, step 2).
+fn library_bitcode() -> Result<PathBuf, String> {
+    static BITCODE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BITCODE
+        .get_or_init(|| {
+            let spv = tools::LIBCLC.path();
+            let meta = std::fs::metadata(&spv).map_err(|e| {
+                format!(
+                    "libclc's library {} is missing ({e}); install libclc-15 or set {}",
+                    spv.display(),
+                    tools::LIBCLC.env
+                )
+            })?;
+            let name = format!("libclc-{}-{}.bc", meta.len(), mtime(&meta));
+            let dirs = crate::cache::cache_dir()
+                .into_iter()
+                .chain([std::env::temp_dir().join("ferrocl-libclc")]);
+            let mut last_error = String::new();
+            for dir in dirs {
+                let bc = dir.join(&name);
+                if std::fs::metadata(&bc).is_ok_and(|m| m.len() > 0) {
+                    return Ok(bc);
+                }
+                if let Err(e) = std::fs::create_dir_all(&dir) {
+                    last_error = format!("cannot create {}: {e}", dir.display());
+                    continue;
+                }
+                // Translate to a file of this process, then rename:
+                // concurrent processes never read a partial file.
+                let tmp = dir.join(format!("{name}.tmp{}", std::process::id()));
+                let args = [
+                    OsStr::new("-r"),
+                    spv.as_os_str(),
+                    OsStr::new("-o"),
+                    tmp.as_os_str(),
+                ];
+                let out = run_tool(tools::LLVM_SPIRV, &args, &dir).map_err(|e| e.log)?;
+                if !out.success {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(format!(
+                        "cannot translate libclc's library: {}",
+                        out.stderr.trim()
+                    ));
+                }
+                match std::fs::rename(&tmp, &bc) {
+                    Ok(()) => return Ok(bc),
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        last_error = format!("cannot store {}: {e}", bc.display());
+                    }
+                }
+            }
+            Err(last_error)
+        })
+        .clone()
+}
+
+/// The optimized libclc module (textual IR) defining `ferrocl.clc.<name>`
+/// for every needed builtin (module doc, steps 3 to 6), cached per process.
+fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, BuildError> {
+    static MODULES: OnceLock<Mutex<HashMap<Vec<String>, String>>> = OnceLock::new();
+    let key: Vec<String> = needed.iter().map(|n| n.name.clone()).collect();
+    let modules = MODULES.get_or_init(Default::default);
+    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(&key) {
+        return Ok(m.clone());
+    }
+    let lib = library_bitcode().map_err(BuildError::failure)?;
+    let mut wrappers = String::new();
+    let mut funcs: BTreeSet<String> = BTreeSet::new();
+    for n in needed {
+        if n.name.contains(GENERIC_PTR) {
+            let (private, ir) = generic_wrapper(n)?;
+            wrappers.push_str(&ir);
+            funcs.insert(private);
+        } else {
+            funcs.insert(n.name.clone());
+        }
+    }
+    // Extract the functions, then again with the tables they read.
+    let mut globals: BTreeSet<String> = BTreeSet::new();
+    let extracted = loop {
+        let mut args: Vec<String> = vec!["--recursive".into(), "-S".into()];
+        args.extend(funcs.iter().map(|f| format!("--func={f}")));
+        args.extend(globals.iter().map(|g| format!("--glob={g}")));
+        args.extend([lib.display().to_string(), "-o".into(), "clc.ll".into()]);
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::LLVM_EXTRACT, &os, &scratch.path)?;
+        if !out.success {
+            let missing = funcs
+                .iter()
+                .find(|f| out.stderr.contains(f.as_str()))
+                .map(|f| {
+                    let base = demangle_base(f).map_or(f.as_str(), |(b, _)| b);
+                    format!("double-precision '{base}' ({f}) is not in libclc's library")
+                });
+            return Err(match missing {
+                Some(m) => BuildError::failure(format!("error: {m}")),
+                None => BuildError::internal(format!(
+                    "extracting libclc functions failed: {}",
+                    out.stderr.trim()
+                )),
+            });
+        }
+        let text = std::fs::read_to_string(scratch.file("clc.ll"))
+            .map_err(|e| BuildError::internal(format!("llvm-extract wrote nothing: {e}")))?;
+        let missing: Vec<String> = external_globals(&text)
+            .into_iter()
+            .filter(|g| !globals.contains(g))
+            .collect();
+        if missing.is_empty() {
+            break text;
+        }
+        globals.extend(missing);
+    };
+    let map: HashMap<String, String> = defined_symbols(&extracted)
+        .into_iter()
+        .map(|s| (s.clone(), format!("{PREFIX}{s}")))
+        .collect();
+    let mut module = String::new();
+    let renamed = rename_symbols(&extracted, &map);
+    for line in set_datalayout(&renamed, Some(OPT_DATALAYOUT)).lines() {
+        // The tables: internal (the program cannot see them).
+        if line.starts_with(&format!("@{PREFIX}")) {
+            if let Some((lhs, rhs)) = line.split_once(" = ") {
+                module.push_str(&format!("{lhs} = internal {rhs}\n"));
+                continue;
+            }
+        }
+        module.push_str(line);
+        module.push('\n');
+    }
+    module.push_str(&wrappers);
+    std::fs::write(scratch.file("clc.ll"), &module)
+        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+    let optimize = [
+        "-cc1",
+        "-triple",
+        "spir64",
+        "-no-opaque-pointers",
+        "-x",
+        "ir",
+        "clc.ll",
+        "-O2",
+        "-emit-llvm",
+        "-o",
+        "clc-opt.ll",
+    ];
+    let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "optimizing libclc's functions failed: {}",
+            out.stderr.trim()
+        )));
+    }
+    let optimized = std::fs::read_to_string(scratch.file("clc-opt.ll"))
+        .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+    let optimized = super::remove_freeze(&optimized);
+    modules
+        .lock()
+        .map_err(|_| poisoned())?
+        .insert(key, optimized.clone());
+    Ok(optimized)
+}
+
+fn poisoned() -> BuildError {
+    BuildError::internal("libclc module cache poisoned")
+}
+
+/// Links the libclc functions the program `ll` (textual IR) needs into
+/// it: the linked textual IR, or None when it needs none (module doc).
+pub fn link_double_math(ll: &str, scratch: &ScratchDir) -> Result<Option<String>, BuildError> {
+    let needed = needed(ll);
+    if needed.is_empty() {
+        return Ok(None);
+    }
+    let clc = library_module(&needed, scratch)?;
+    let calls: HashMap<String, String> = needed
+        .iter()
+        .map(|n| (n.name.clone(), format!("{PREFIX}{}", n.name)))
+        .collect();
+    let write = |name: &str, text: &str| {
+        std::fs::write(scratch.file(name), text)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+    };
+    // The program's layout: llvm-link warns about different ones.
+    write("clc-opt.ll", &set_datalayout(&clc, datalayout(ll)))?;
+    write("program.ll", &rename_symbols(ll, &calls))?;
+    let args = [
+        "-opaque-pointers=0",
+        "-S",
+        "program.ll",
+        "clc-opt.ll",
+        "-o",
+        "linked.ll",
+    ];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "linking libclc's functions failed: {}",
+            out.stderr.trim()
+        )));
+    }
+    let linked = std::fs::read_to_string(scratch.file("linked.ll"))
+        .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))?;
+    tools::dump("0-libclc-linked.ll", linked.as_bytes());
+    Ok(Some(linked))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_double_overloads() {
+        let ll = "declare spir_func double @_Z3sind(double noundef)\n\
+                  declare spir_func float @_Z3sinf(float)\n\
+                  declare spir_func <4 x double> @_Z6acospiDv4_d(<4 x double>)\n\
+                  declare spir_func double @_Z4fabsd(double)\n\
+                  declare spir_func <2 x double> @_Z4pownDv2_dDv2_i(<2 x double>, <2 x i32>)\n\
+                  declare spir_func double @_Z6sincosdPU3AS4d(double, double addrspace(4)*)\n";
+        let n: Vec<String> = needed(ll).into_iter().map(|n| n.name).collect();
+        assert_eq!(
+            n,
+            [
+                "_Z3sind",
+                "_Z4pownDv2_dDv2_i",
+                "_Z6acospiDv4_d",
+                "_Z6sincosdPU3AS4d"
+            ]
+        );
+    }
+
+    #[test]
+    fn renames_whole_identifiers() {
+        let map = HashMap::from([("LOG_INV_TBL".to_string(), "x.LOG_INV_TBL".to_string())]);
+        assert_eq!(
+            rename_symbols("@LOG_INV_TBL, @LOG_INV_TBL_EP @LOG_INV_TBL)", &map),
+            "@x.LOG_INV_TBL, @LOG_INV_TBL_EP @x.LOG_INV_TBL)"
+        );
+    }
+
+    #[test]
+    fn generic_pointer_wrapper() {
+        let n = Needed {
+            name: "_Z6sincosDv2_dPU3AS4S_".into(),
+            declaration: "declare spir_func <2 x double> @_Z6sincosDv2_dPU3AS4S_(<2 x double> \
+                          noundef, <2 x double> addrspace(4)* noundef) local_unnamed_addr #3"
+                .into(),
+        };
+        let (private, ir) = generic_wrapper(&n).unwrap();
+        assert_eq!(private, "_Z6sincosDv2_dPS_");
+        assert!(ir.starts_with(
+            "define spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPU3AS4S_(<2 x double> %x, \
+             <2 x double> addrspace(4)* %p) {"
+        ));
+        assert!(ir.contains("%t = alloca <2 x double>\n"));
+        assert!(ir.contains(
+            "call spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPS_(<2 x double> %x, \
+             <2 x double>* %t)"
+        ));
+    }
+}
