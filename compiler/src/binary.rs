@@ -229,6 +229,7 @@ impl Writer {
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
+        self.u8(c.fused_fma64 as u8);
     }
 
     fn kernel(&mut self, k: &Kernel) {
@@ -441,6 +442,7 @@ impl<'a> Reader<'a> {
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
             read_write_images: self.bool()?,
+            fused_fma64: self.bool()?,
         })
     }
 
@@ -617,6 +619,7 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            fused_fma64: true,
         }
     }
 

@@ -234,6 +234,7 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            fused_fma64: true,
         }
     }
 

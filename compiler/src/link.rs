@@ -205,7 +205,8 @@ pub fn link_objects(
         tools::dump("0-linked.ll", ll.as_bytes());
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
         let ll = frontend::remove_freeze(&ll);
-        let ll = frontend::libclc::link_double_math(&ll, &scratch)?.unwrap_or(ll);
+        let soft_fma64 = caps.fp64 && !caps.fused_fma64;
+        let ll = frontend::libclc::link_double_math(&ll, &scratch, soft_fma64)?.unwrap_or(ll);
         std::fs::write(scratch.file("input.ll"), &ll)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
         frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;

@@ -9,6 +9,8 @@
 //! - [`objects`]: contexts, queues, programs, kernels and buffers that
 //!   release themselves; [`Cl`] bundles a context and a queue.
 //! - [`compare`]: element-wise checks against a CPU reference.
+//! - [`mathref`]: long double references for double-precision math, and
+//!   errors in ulps.
 //!
 //! To check the tests themselves against another implementation:
 //! `OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FERROCL_TEST_PLATFORM=Portable cargo test -p ferrocl-tests`.
@@ -18,6 +20,7 @@ pub mod error;
 pub mod events;
 pub mod info;
 pub mod loader;
+pub mod mathref;
 pub mod objects;
 pub mod pod;
 

@@ -30,7 +30,9 @@
 //! 5. An overload with a generic-address-space pointer (`sincos` and
 //!    `lgamma_r` under `-cl-std=CL2.0`), which libclc does not have,
 //!    becomes a small wrapper around the private-pointer overload: it
-//!    writes through a private temporary, then copies the value.
+//!    writes through a private temporary, then copies the value. The odd
+//!    functions ([`ODD`]) get a wrapper that returns ±0 for ±0, which
+//!    libclc-15 does not always do.
 //! 6. The extracted module is optimized alone (`clang -cc1 -x ir -O2`:
 //!    llvm-spirv's output is unoptimized) and cached per process by the
 //!    set of needed builtins; `llvm-link` joins it to the program.
@@ -72,6 +74,18 @@ pub const DOUBLE_BUILTINS: &[&str] = &[
 
 /// The prefix of every symbol taken from libclc.
 const PREFIX: &str = "ferrocl.clc.";
+
+/// The odd builtins: f(±0) is ±0 (OpenCL C §7.5.1). libclc-15 returns +0
+/// for -0 in some of them (`sin`, `atan`, ...), so the program calls a
+/// wrapper (`ferrocl.zero.<name>`, `zero_sign_wrapper`) that returns a
+/// zero argument itself.
+const ODD: &[&str] = &[
+    "asin", "asinh", "asinpi", "atan", "atanh", "atanpi", "cbrt", "erf", "expm1", "log1p", "sin",
+    "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi",
+];
+
+/// The prefix of the zero-sign wrappers of [`ODD`] builtins.
+const ZERO_PREFIX: &str = "ferrocl.zero.";
 
 /// spir64's data layout with the native integer widths: without them,
 /// InstCombine narrows switch conditions to types such as `i2`, which
@@ -307,6 +321,46 @@ fn datalayout(ll: &str) -> Option<&str> {
         .and_then(|l| l.strip_suffix('"'))
 }
 
+/// The name the program's calls to `n` get: the zero-sign wrapper for the
+/// [`ODD`] builtins, else libclc's (renamed) function.
+fn call_target(n: &Needed) -> String {
+    let odd = demangle_base(&n.name).is_some_and(|(base, _)| ODD.contains(&base));
+    let prefix = if odd { ZERO_PREFIX } else { PREFIX };
+    format!("{prefix}{}", n.name)
+}
+
+/// For an [`ODD`] builtin: a wrapper that returns its first argument when
+/// that is ±0 and calls libclc's function otherwise (component-wise on
+/// vectors; any other arguments passed through).
+fn zero_sign_wrapper(n: &Needed) -> Result<String, BuildError> {
+    let (ret, params) = signature(&n.declaration).ok_or_else(|| {
+        BuildError::internal(format!(
+            "unexpected declaration of a libclc builtin: {}",
+            n.declaration
+        ))
+    })?;
+    // The same list declares the parameters and passes them on.
+    let args = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} %a{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let name = &n.name;
+    Ok(format!(
+        "define spir_func {ret} @{ZERO_PREFIX}{name}({args}) {{\n\
+         \x20 %r = call spir_func {ret} @{PREFIX}{name}({args})\n\
+         \x20 %z = fcmp oeq {ret} %a0, zeroinitializer\n\
+         \x20 %s = select {cond} %z, {ret} %a0, {ret} %r\n\
+         \x20 ret {ret} %s\n\
+         }}\n",
+        cond = match ret.strip_prefix('<').and_then(|r| r.split_once(" x ")) {
+            Some((n, _)) => format!("<{n} x i1>"),
+            None => "i1".to_string(),
+        },
+    ))
+}
+
 /// The modification time of `path` in seconds (0 when unknown).
 fn mtime(meta: &std::fs::Metadata) -> u64 {
     meta.modified()
@@ -385,6 +439,9 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
     let mut wrappers = String::new();
     let mut funcs: BTreeSet<String> = BTreeSet::new();
     for n in needed {
+        if call_target(n).starts_with(ZERO_PREFIX) {
+            wrappers.push_str(&zero_sign_wrapper(n)?);
+        }
         if n.name.contains(GENERIC_PTR) {
             let (private, ir) = generic_wrapper(n)?;
             wrappers.push_str(&ir);
@@ -484,45 +541,139 @@ fn poisoned() -> BuildError {
     BuildError::internal("libclc module cache poisoned")
 }
 
-/// Links the libclc functions the program `ll` (textual IR) needs into
-/// it: the linked textual IR, or None when it needs none (module doc).
-pub fn link_double_math(ll: &str, scratch: &ScratchDir) -> Result<Option<String>, BuildError> {
-    let needed = needed(ll);
-    if needed.is_empty() {
-        return Ok(None);
+/// The software fma (`fma64.cl`) compiled to textual IR, once per process:
+/// `__ferrocl_fma` for double and every double vector.
+fn fma64_module(scratch: &ScratchDir) -> Result<String, BuildError> {
+    static MODULE: OnceLock<Result<String, String>> = OnceLock::new();
+    MODULE
+        .get_or_init(|| {
+            std::fs::write(scratch.file("fma64.cl"), include_str!("fma64.cl"))
+                .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+            let args = [
+                "-cc1",
+                "-triple",
+                "spir64",
+                "-no-opaque-pointers",
+                "-finclude-default-header",
+                "-fdeclare-opencl-builtins",
+                "-cl-std=CL1.2",
+                "-fno-builtin",
+                "-O2",
+                "-emit-llvm",
+                "-o",
+                "fma64.ll",
+                "fma64.cl",
+            ];
+            let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+            let out = run_tool(tools::CLANG, &os, &scratch.path).map_err(|e| e.log)?;
+            if !out.success {
+                return Err(format!("compiling the software fma failed: {}", out.stderr));
+            }
+            let ll = std::fs::read_to_string(scratch.file("fma64.ll"))
+                .map_err(|e| format!("clang wrote no IR: {e}"))?;
+            Ok(super::remove_freeze(&ll))
+        })
+        .clone()
+        .map_err(BuildError::internal)
+}
+
+/// The double overloads of `fma` that `ll` declares, each with the name of
+/// its software version (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
+fn double_fmas(ll: &str) -> HashMap<String, String> {
+    ll.lines()
+        .filter(|l| l.starts_with("declare "))
+        .filter_map(declared_name)
+        .filter_map(|name| {
+            let (base, params) = demangle_base(name)?;
+            (base == "fma" && first_param_is_double(params))
+                .then(|| (name.to_string(), format!("_Z13__ferrocl_fma{params}")))
+        })
+        .collect()
+}
+
+/// `llvm-link -S first --only-needed second -o out` in `scratch`: the
+/// definitions of `second` that `first` uses, added to `first`.
+fn link_needed(
+    scratch: &ScratchDir,
+    first: &str,
+    second: &str,
+    out: &str,
+) -> Result<String, BuildError> {
+    let args = [
+        "-opaque-pointers=0",
+        "-S",
+        first,
+        "--only-needed",
+        second,
+        "-o",
+        out,
+    ];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let result = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+    if !result.success {
+        return Err(BuildError::internal(format!(
+            "linking {second} failed: {}",
+            result.stderr.trim()
+        )));
     }
-    let clc = library_module(&needed, scratch)?;
-    let calls: HashMap<String, String> = needed
-        .iter()
-        .map(|n| (n.name.clone(), format!("{PREFIX}{}", n.name)))
-        .collect();
+    std::fs::read_to_string(scratch.file(out))
+        .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))
+}
+
+/// Links what the program `ll` (textual IR) needs of double-precision math
+/// into it: libclc's functions, and the software fma where `soft_fma64`
+/// (`DeviceCaps::fused_fma64` false; module doc). The linked textual IR,
+/// or None when it needs nothing.
+pub fn link_double_math(
+    ll: &str,
+    scratch: &ScratchDir,
+    soft_fma64: bool,
+) -> Result<Option<String>, BuildError> {
     let write = |name: &str, text: &str| {
         std::fs::write(scratch.file(name), text)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
     };
-    // The program's layout: llvm-link warns about different ones.
-    write("clc-opt.ll", &set_datalayout(&clc, datalayout(ll)))?;
-    write("program.ll", &rename_symbols(ll, &calls))?;
-    let args = [
-        "-opaque-pointers=0",
-        "-S",
-        "program.ll",
-        "clc-opt.ll",
-        "-o",
-        "linked.ll",
-    ];
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "linking libclc's functions failed: {}",
-            out.stderr.trim()
-        )));
+    let mut linked = None;
+    let needed = needed(ll);
+    if !needed.is_empty() {
+        let clc = library_module(&needed, scratch)?;
+        let calls: HashMap<String, String> = needed
+            .iter()
+            .map(|n| (n.name.clone(), call_target(n)))
+            .collect();
+        // The program's layout: llvm-link warns about different ones.
+        write("clc-opt.ll", &set_datalayout(&clc, datalayout(ll)))?;
+        write("program.ll", &rename_symbols(ll, &calls))?;
+        linked = Some(link_needed(
+            scratch,
+            "program.ll",
+            "clc-opt.ll",
+            "linked.ll",
+        )?);
     }
-    let linked = std::fs::read_to_string(scratch.file("linked.ll"))
-        .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))?;
-    tools::dump("0-libclc-linked.ll", linked.as_bytes());
-    Ok(Some(linked))
+    let fmas = if soft_fma64 {
+        double_fmas(linked.as_deref().unwrap_or(ll))
+    } else {
+        HashMap::new()
+    };
+    if !fmas.is_empty() {
+        let fma = fma64_module(scratch)?;
+        write("fma64-opt.ll", &set_datalayout(&fma, datalayout(ll)))?;
+        write(
+            "program-fma.ll",
+            &rename_symbols(linked.as_deref().unwrap_or(ll), &fmas),
+        )?;
+        linked = Some(link_needed(
+            scratch,
+            "program-fma.ll",
+            "fma64-opt.ll",
+            "linked-fma.ll",
+        )?);
+    }
+    if let Some(l) = &linked {
+        tools::dump("0-libclc-linked.ll", l.as_bytes());
+    }
+    Ok(linked)
 }
 
 #[cfg(test)]

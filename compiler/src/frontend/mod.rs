@@ -57,7 +57,7 @@ pub fn compile_opencl_c(
     let (ll, log) = compile_to_bitcode(source, opts, &[], scratch)?;
     let arg_metadata = read_kernel_arg_metadata(&ll);
     let unsigned_vec_hints = read_unsigned_vec_type_hints(&ll);
-    if let Some(linked) = libclc::link_double_math(&ll, scratch)? {
+    if let Some(linked) = libclc::link_double_math(&ll, scratch, opts.soft_fma64)? {
         write_bitcode(scratch, &linked, opts)?;
     }
     let spirv = translate_bitcode(scratch)?;

@@ -1402,20 +1402,12 @@ impl<'a> Lower<'a> {
                     _ => None,
                 };
                 if let Some(r) = r {
-                    let g = self.out.glsl();
-                    x = self.emit(
-                        b,
-                        Op::ExtInst,
-                        st,
-                        vec![
-                            Operand::IdRef(g),
-                            Operand::LiteralExtInstInteger(r as u32),
-                            Operand::IdRef(x),
-                        ],
-                    );
+                    x = self.glsl_round(b, r, st, x);
                 }
                 if saturate {
                     x = self.saturate_float_to_int(b, x, st, t, op == Op::ConvertFToS);
+                } else if self.out.scalar_width(self.out.elem(st)) == Some(64) {
+                    x = self.clamp_double_to_int(b, x, st, t, op == Op::ConvertFToS);
                 }
             }
             Op::SConvert | Op::UConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
@@ -1561,6 +1553,7 @@ impl<'a> Lower<'a> {
                 Operand::LiteralBit32(ls[2]),
             ],
         ));
+        self.decorate_exact_double_arithmetic(&functions);
         m.annotations = std::mem::take(&mut self.out.annotations);
         m.types_global_values = std::mem::take(&mut self.out.globals);
         m.functions = functions;
@@ -1568,6 +1561,49 @@ impl<'a> Lower<'a> {
         header.set_version(1, 5);
         m.header = Some(header);
         Ok((m, bindings))
+    }
+}
+
+impl Lower<'_> {
+    /// Decorates every double-precision add, subtract, multiply, divide,
+    /// remainder and negation of `functions` NoContraction. OpenCL rounds
+    /// each operation as written (OpenCL C §7.4: they are correctly
+    /// rounded), but Vulkan compilers may otherwise rewrite undecorated
+    /// arithmetic: Mesa's NIR applies its inexact-only algebraic rules
+    /// (reassociation, `a + b - a` → `b`), which destroys the exact error
+    /// terms of compensated sums that libclc's double-precision math is
+    /// made of (`frontend::libclc`).
+    fn decorate_exact_double_arithmetic(&mut self, functions: &[dr::Function]) {
+        let mut doubles: HashSet<Word> = HashSet::new();
+        for g in &self.out.globals {
+            let is_double = match g.class.opcode {
+                Op::TypeFloat => g.operands.first() == Some(&Operand::LiteralBit32(64)),
+                Op::TypeVector => g
+                    .operands
+                    .first()
+                    .and_then(|o| o.id_ref_any())
+                    .is_some_and(|e| doubles.contains(&e)),
+                _ => false,
+            };
+            if is_double {
+                doubles.extend(g.result_id);
+            }
+        }
+        if doubles.is_empty() {
+            return;
+        }
+        for inst in functions.iter().flat_map(|f| f.all_inst_iter()) {
+            let arithmetic = matches!(
+                inst.class.opcode,
+                Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+            );
+            if arithmetic && inst.result_type.is_some_and(|t| doubles.contains(&t)) {
+                if let Some(id) = inst.result_id {
+                    self.out
+                        .decorate(id, vec![Operand::Decoration(Decoration::NoContraction)]);
+                }
+            }
+        }
     }
 }
 
