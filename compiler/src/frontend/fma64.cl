@@ -1,20 +1,37 @@
-// A correctly rounded double-precision fma from integer arithmetic, for
-// devices whose GLSL.std.450 Fma on doubles is not fused (`libclc.rs`):
-// the exact product of the two 53-bit significands (106 bits) and the
-// addend are aligned in a 128-bit accumulator, added, normalized and
-// rounded once to nearest even, subnormal results and overflow included.
+// A correctly rounded double-precision fma from correctly rounded double
+// additions and multiplications, for devices whose GLSL.std.450 Fma on
+// doubles is not fused (`libclc.rs`). The lowering decorates double
+// arithmetic NoContraction, so every operation below rounds once, as
+// written.
 //
-// Also compiles as C (the unit test in `libclc.rs` checks it against the C
-// library's fma): FMA64_C selects the few spellings that differ.
+// Algorithm (Boldo and Melquiond, "Emulation of FMA and correctly rounded
+// sums: proved algorithms using rounding to odd", IEEE TC 2008), made safe
+// over the whole range by scaling:
+//
+// 1. a = as * 2^ea, b = bs * 2^eb with as, bs in [1, 2) (subnormals are
+//    first multiplied by 2^64); c is scaled by 2^-(ea+eb) too, its exponent
+//    clamped: more than 2^60 above the product c is the result, more than
+//    2^-300 below only its sign matters (as a sticky bit).
+// 2. as * bs = p + e exactly (Dekker's product), c + p = th + tl exactly
+//    (TwoSum), v = tl + e rounded to odd (TwoSum, then the last bit), and
+//    th + v rounded to nearest is the correctly rounded scaled result.
+// 3. Scaled back on the exponent field when the result is normal; a
+//    subnormal result is rounded again from th + v, exactly, to the
+//    subnormals' quantum (a magic addend, the tie broken by the exact
+//    remainder), so it is rounded once.
+//
+// Branch-free: Vulkan drivers inline every call, and libclc's functions
+// call fma dozens of times (lavapipe compiles a 128-bit integer version
+// several times slower).
+//
+// Also compiles as C (compiler/tests/double_math.rs checks it against the
+// C library's fma): FMA64_C selects the few spellings that differ.
 
 #ifndef FMA64_C
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 #define FMA64_BITS(x) as_ulong(x)
 #define FMA64_DOUBLE(u) as_double(u)
-#define FMA64_CLZ(u) ((int)clz(u))
-#define FMA64_MULHI(a, b) mul_hi(a, b)
-#define FMA64_STATIC static
 #define FMA64_OVERLOAD __attribute__((overloadable))
 #else
 #include <stdint.h>
@@ -24,187 +41,104 @@ static ulong fma64_bits(double x) { ulong u; memcpy(&u, &x, 8); return u; }
 static double fma64_double(ulong u) { double x; memcpy(&x, &u, 8); return x; }
 #define FMA64_BITS(x) fma64_bits(x)
 #define FMA64_DOUBLE(u) fma64_double(u)
-#define FMA64_CLZ(u) ((u) ? __builtin_clzll(u) : 64)
-#define FMA64_MULHI(a, b) ((ulong)(((unsigned __int128)(a) * (b)) >> 64))
-#define FMA64_STATIC static
 #define FMA64_OVERLOAD
 #endif
 
-// A 128-bit unsigned number.
-typedef struct {
-    ulong hi, lo;
-} u128;
+#define FMA64_FIELD(u) ((int)(((u) >> 52) & 0x7ff))
+#define FMA64_SIGN 0x8000000000000000UL
 
-// x >> n, any bit shifted out ORed into bit 0 ("jamming"): the result is
-// inexact exactly when x was not a multiple of 2^n, which is all that
-// rounding needs to know of the lost bits.
-FMA64_STATIC u128 shr_jam(u128 x, int n)
+// x * 2^64 for a subnormal x (exact), else x; the exponent field of x as if
+// it were normal.
+static double scale_up(double x, int *field)
 {
-    u128 r;
-    if (n <= 0) {
-        return x;
-    } else if (n < 64) {
-        r.lo = (x.lo >> n) | (x.hi << (64 - n)) | ((x.lo << (64 - n)) != 0);
-        r.hi = x.hi >> n;
-    } else if (n == 64) {
-        r.lo = x.hi | (x.lo != 0);
-        r.hi = 0;
-    } else if (n < 128) {
-        r.lo = (x.hi >> (n - 64)) | (((x.hi << (128 - n)) | x.lo) != 0);
-        r.hi = 0;
-    } else {
-        r.lo = (x.hi | x.lo) != 0;
-        r.hi = 0;
-    }
-    return r;
+    int f = FMA64_FIELD(FMA64_BITS(x));
+    double n = f == 0 ? x * 0x1p64 : x;
+    *field = FMA64_FIELD(FMA64_BITS(n)) - (f == 0 ? 64 : 0);
+    return n;
 }
 
-// x << n for 0 <= n < 128.
-FMA64_STATIC u128 shl(u128 x, int n)
+// The significand of normal x with x's sign, in [1, 2) in magnitude.
+static double fraction_of(double x)
 {
-    u128 r;
-    if (n == 0) {
-        return x;
-    } else if (n < 64) {
-        r.hi = (x.hi << n) | (x.lo >> (64 - n));
-        r.lo = x.lo << n;
-    } else {
-        r.hi = x.lo << (n - 64);
-        r.lo = 0;
-    }
-    return r;
+    return FMA64_DOUBLE((FMA64_BITS(x) & 0x800fffffffffffffUL) | 0x3ff0000000000000UL);
 }
 
-// Bits [n, n + 64) of x, for 0 < n < 128.
-FMA64_STATIC ulong bits_from(u128 x, int n)
+// 2^k for -1022 <= k <= 1023.
+static double pow2(int k)
 {
-    if (n < 64)
-        return (x.lo >> n) | (x.hi << (64 - n));
-    return x.hi >> (n - 64);
+    return FMA64_DOUBLE((ulong)(k + 1023) << 52);
 }
 
-// Whether any of the bits below bit n (0 < n <= 128) of x is set.
-FMA64_STATIC int any_below(u128 x, int n)
-{
-    if (n < 64)
-        return (x.lo << (64 - n)) != 0;
-    if (n == 64)
-        return x.lo != 0;
-    if (n == 128)
-        return (x.hi | x.lo) != 0;
-    return ((x.hi << (128 - n)) | x.lo) != 0;
-}
-
-FMA64_STATIC int bit_at(u128 x, int n)
-{
-    return (int)((n < 64 ? x.lo >> n : x.hi >> (n - 64)) & 1);
-}
-
-// The significand of finite nonzero x with its leading bit at bit 52, and
-// its exponent: |x| = m * 2^(e - 1075).
-FMA64_STATIC ulong unpack(ulong u, int *e)
-{
-    ulong m = u & 0x000fffffffffffffUL;
-    int be = (int)((u >> 52) & 0x7ff);
-    if (be != 0) {
-        *e = be;
-        return m | 0x0010000000000000UL;
-    }
-    int s = FMA64_CLZ(m) - 11;
-    *e = 1 - s;
-    return m << s;
-}
-
-FMA64_STATIC double fma64(double a, double b, double c)
+static double fma64(double a, double b, double c)
 {
     ulong ua = FMA64_BITS(a), ub = FMA64_BITS(b), uc = FMA64_BITS(c);
-    int sa = (int)((ua >> 52) & 0x7ff), sb = (int)((ub >> 52) & 0x7ff);
-    int sc = (int)((uc >> 52) & 0x7ff);
-    // Infinite or NaN operands, and zero factors: the IEEE expression is
+    int ea, eb, ec;
+    double as = fraction_of(scale_up(a, &ea));
+    double bs = fraction_of(scale_up(b, &eb));
+    double cs = fraction_of(scale_up(c, &ec));
+    // 1. a * b = as * bs * 2^s; c scaled by 2^-s: exponent kc.
+    int s = ea + eb - 2046;
+    int kc = ec - 1023 - s;
+    int c_zero = (uc << 1) == 0;
+    int kc_clamped = kc > 60 ? 60 : kc < -300 ? -300 : kc;
+    double c1 = c_zero ? c : FMA64_DOUBLE(FMA64_BITS(cs) + ((ulong)(long)kc_clamped << 52));
+    // 2. Dekker's exact product (as, bs < 2: no overflow, e exact).
+    double p = as * bs;
+    double ah = as * 134217729.0;
+    ah = ah - (ah - as);
+    double al = as - ah;
+    double bh = bs * 134217729.0;
+    bh = bh - (bh - bs);
+    double bl = bs - bh;
+    double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    // th + tl = c1 + p.
+    double th = c1 + p;
+    double z1 = th - c1;
+    double tl = (c1 - (th - z1)) + (p - z1);
+    // v = tl + e rounded to odd: rounded to nearest, then moved one ulp
+    // towards the exact sum when inexact and even.
+    double sum = tl + e;
+    double z2 = sum - tl;
+    double err = (tl - (sum - z2)) + (e - z2);
+    ulong us = FMA64_BITS(sum);
+    ulong towards = (err > 0) == (sum > 0) ? 1 : (ulong)-1;
+    double v = err != 0 && (us & 1) == 0 ? FMA64_DOUBLE(us + towards) : sum;
+    double z = th + v;
+    ulong uz = FMA64_BITS(z);
+    // 3. The result's exponent field, if normal.
+    int ez = FMA64_FIELD(uz) + s;
+    ulong normal = uz + ((ulong)(long)s << 52);
+    ulong inf = (uz & FMA64_SIGN) | 0x7ff0000000000000UL;
+    // Subnormal: th + v = s2 + t2 exactly; r = s2 rounded to a multiple of
+    // the quantum 2^k (k = -1074 - s, between -105 and 121 when used) by
+    // adding and subtracting ±2^(k+52); the remainder decides ties.
+    int k = -1074 - s;
+    k = k < -200 ? -200 : k > 200 ? 200 : k;
+    double q = pow2(k);
+    double s2 = th + v;
+    double z3 = s2 - th;
+    double t2 = (th - (s2 - z3)) + (v - z3);
+    double magic = s2 < 0 ? -q * 0x1p52 : q * 0x1p52;
+    double r = (s2 + magic) - magic;
+    double rem = s2 - r;
+    double midpoint = q * 0.5;
+    double adj = rem == midpoint && t2 > 0 ? q : rem == -midpoint && t2 < 0 ? -q : 0.0;
+    // The count of 2^-1074 quanta: the subnormal's bits.
+    double n = (r + adj) * pow2(-k);
+    n = n < 0 ? -n : n;
+    ulong sub = (FMA64_BITS(s2) & FMA64_SIGN) | (ulong)(n < 0x1p53 ? n : 0.0);
+    ulong bits = ez > 2046 ? inf : ez >= 1 ? normal : ez >= -60 ? sub : uz & FMA64_SIGN;
+    // Exact cancellation: +0 when rounding to nearest.
+    bits = z == 0 ? 0 : bits;
+    // c more than 2^60 above a * b: the product is below half its ulp.
+    bits = kc > 60 && !c_zero ? uc : bits;
+    // Infinite or NaN operands and zero factors: the IEEE expression is
     // exact (a zero or infinite product), except that a finite product
     // must not overflow against an infinite addend.
-    if (sa == 0x7ff || sb == 0x7ff)
-        return a * b + c;
-    if (sc == 0x7ff)
-        return c;
-    if ((ua << 1) == 0 || (ub << 1) == 0)
-        return a * b + c;
-
-    int ea, eb, ec = 0;
-    ulong ma = unpack(ua, &ea), mb = unpack(ub, &eb);
-    ulong sign_p = (ua ^ ub) >> 63, sign_c = uc >> 63;
-    // The product's significand in [2^104, 2^106), shifted to [2^124,
-    // 2^126): |a*b| = p * 2^ep.
-    u128 p;
-    p.hi = FMA64_MULHI(ma, mb);
-    p.lo = ma * mb;
-    p = shl(p, 20);
-    int ep = ea + eb - 2170;
-    // The addend in [2^124, 2^125): |c| = q * 2^eq.
-    u128 q;
-    q.hi = 0;
-    q.lo = 0;
-    int eq = ep;
-    if ((uc << 1) != 0) {
-        q.lo = unpack(uc, &ec);
-        q = shl(q, 72);
-        eq = ec - 1147;
-    }
-    // Align to the larger exponent (the larger magnitude, up to a factor of
-    // 4); the smaller operand keeps at least 20 exact low bits within two
-    // positions of the other, so jamming only happens far below the
-    // rounding position.
-    int e;
-    if (ep >= eq) {
-        q = shr_jam(q, ep - eq);
-        e = ep;
-    } else {
-        p = shr_jam(p, eq - ep);
-        e = eq;
-    }
-    u128 s;
-    ulong sign;
-    if (sign_p == sign_c) {
-        s.lo = p.lo + q.lo;
-        s.hi = p.hi + q.hi + (s.lo < p.lo);
-        sign = sign_p;
-    } else if (p.hi > q.hi || (p.hi == q.hi && p.lo >= q.lo)) {
-        s.lo = p.lo - q.lo;
-        s.hi = p.hi - q.hi - (p.lo < q.lo);
-        sign = sign_p;
-    } else {
-        s.lo = q.lo - p.lo;
-        s.hi = q.hi - p.hi - (q.lo < p.lo);
-        sign = sign_c;
-    }
-    if ((s.hi | s.lo) == 0)
-        return 0.0; // exact cancellation: +0 when rounding to nearest
-    // |result| = s * 2^e, its leading bit at bit m of s.
-    int m = s.hi != 0 ? 127 - FMA64_CLZ(s.hi) : 63 - FMA64_CLZ(s.lo);
-    int biased = m + e + 1023; // the result's biased exponent, if normal
-    if (biased > 2046)
-        return FMA64_DOUBLE((sign << 63) | 0x7ff0000000000000UL);
-    // Bits kept: 53 below the leading one, or down to 2^-1074.
-    int sh = m - 52;
-    if (biased < 1)
-        sh = -1074 - e;
-    if (sh > m + 1) // below half the smallest subnormal
-        return FMA64_DOUBLE(sign << 63);
-    ulong kept;
-    ulong up = 0;
-    if (sh <= 0) {
-        kept = shl(s, -sh).lo;
-    } else {
-        kept = bits_from(s, sh);
-        int round = bit_at(s, sh - 1);
-        int rest = sh > 1 && any_below(s, sh - 1);
-        up = round && (rest || (kept & 1));
-    }
-    // A normal result's leading one adds 1 to the exponent field; a carry
-    // out of the significand (rounding up to a power of two, to the smallest
-    // normal, to infinity) carries into it.
-    ulong field = biased < 1 ? 0 : (ulong)(biased - 1);
-    return FMA64_DOUBLE((sign << 63) + (field << 52) + kept + up);
+    int fa = FMA64_FIELD(ua), fb = FMA64_FIELD(ub), fc = FMA64_FIELD(uc);
+    int ab_special = fa == 0x7ff || fb == 0x7ff || (ua << 1) == 0 || (ub << 1) == 0;
+    double plain = a * b + c;
+    return ab_special ? plain : fc == 0x7ff ? c : FMA64_DOUBLE(bits);
 }
 
 #ifndef FMA64_C
@@ -213,21 +147,28 @@ FMA64_OVERLOAD double __ferrocl_fma(double a, double b, double c)
     return fma64(a, b, c);
 }
 
-#define FMA64_VECTOR(n)                                                        \
-    FMA64_OVERLOAD double##n __ferrocl_fma(double##n a, double##n b,          \
-                                           double##n c)                        \
-    {                                                                          \
-        double x[n], y[n], z[n], r[n];                                         \
-        vstore##n(a, 0, x);                                                    \
-        vstore##n(b, 0, y);                                                    \
-        vstore##n(c, 0, z);                                                    \
-        for (int i = 0; i < n; i++)                                            \
-            r[i] = fma64(x[i], y[i], z[i]);                                    \
-        return vload##n(0, r);                                                 \
-    }
-FMA64_VECTOR(2)
-FMA64_VECTOR(3)
-FMA64_VECTOR(4)
-FMA64_VECTOR(8)
-FMA64_VECTOR(16)
+FMA64_OVERLOAD double2 __ferrocl_fma(double2 a, double2 b, double2 c)
+{
+    return (double2)(fma64(a.s0, b.s0, c.s0), fma64(a.s1, b.s1, c.s1));
+}
+
+FMA64_OVERLOAD double3 __ferrocl_fma(double3 a, double3 b, double3 c)
+{
+    return (double3)(__ferrocl_fma(a.s01, b.s01, c.s01), fma64(a.s2, b.s2, c.s2));
+}
+
+FMA64_OVERLOAD double4 __ferrocl_fma(double4 a, double4 b, double4 c)
+{
+    return (double4)(__ferrocl_fma(a.lo, b.lo, c.lo), __ferrocl_fma(a.hi, b.hi, c.hi));
+}
+
+FMA64_OVERLOAD double8 __ferrocl_fma(double8 a, double8 b, double8 c)
+{
+    return (double8)(__ferrocl_fma(a.lo, b.lo, c.lo), __ferrocl_fma(a.hi, b.hi, c.hi));
+}
+
+FMA64_OVERLOAD double16 __ferrocl_fma(double16 a, double16 b, double16 c)
+{
+    return (double16)(__ferrocl_fma(a.lo, b.lo, c.lo), __ferrocl_fma(a.hi, b.hi, c.hi));
+}
 #endif

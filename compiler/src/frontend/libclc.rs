@@ -30,9 +30,10 @@
 //! 5. An overload with a generic-address-space pointer (`sincos` and
 //!    `lgamma_r` under `-cl-std=CL2.0`), which libclc does not have,
 //!    becomes a small wrapper around the private-pointer overload: it
-//!    writes through a private temporary, then copies the value. The odd
-//!    functions ([`ODD`]) get a wrapper that returns ±0 for ±0, which
-//!    libclc-15 does not always do.
+//!    writes through a private temporary, then copies the value. Some
+//!    builtins get a wrapper that makes their zero results those of
+//!    OpenCL C §7.5.1, which libclc-15 does not always return
+//!    ([`ZeroFix`]).
 //! 6. The extracted module is optimized alone (`clang -cc1 -x ir -O2`:
 //!    llvm-spirv's output is unoptimized) and cached per process by the
 //!    set of needed builtins; `llvm-link` joins it to the program.
@@ -72,19 +73,47 @@ pub const DOUBLE_BUILTINS: &[&str] = &[
     "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma",
 ];
 
+/// Builtins whose libclc-15 double overloads miss OpenCL's error bound
+/// (§7.4), with the reason: a program that calls one fails to build,
+/// naming it, rather than run imprecisely.
+const REFUSED: &[(&str, &str)] = &[(
+    "tgamma",
+    "libclc-15 computes it as exp(lgamma(x)), which is off by up to 300 ulp \
+     (OpenCL allows 16)",
+)];
+
 /// The prefix of every symbol taken from libclc.
 const PREFIX: &str = "ferrocl.clc.";
 
-/// The odd builtins: f(±0) is ±0 (OpenCL C §7.5.1). libclc-15 returns +0
-/// for -0 in some of them (`sin`, `atan`, ...), so the program calls a
-/// wrapper (`ferrocl.zero.<name>`, `zero_sign_wrapper`) that returns a
-/// zero argument itself.
-const ODD: &[&str] = &[
-    "asin", "asinh", "asinpi", "atan", "atanh", "atanpi", "cbrt", "erf", "expm1", "log1p", "sin",
-    "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi",
-];
+/// How the zero results of a builtin are made those of OpenCL C §7.5.1,
+/// which libclc-15 does not always return (`zero_fix`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ZeroFix {
+    /// Odd functions: f(±0) is ±0 (libclc's `sin(-0)`, `atan(-0)`, ... are
+    /// +0). The argument is returned when it is a zero.
+    Odd,
+    /// `cospi`: zero results (at n + 1/2) are +0.
+    PositiveZero,
+    /// `sinpi`: zero results (at the integers) have the argument's sign.
+    SignOfArgument,
+    /// `tanpi`: zero results (at the integers n) are ±0 with the sign of n
+    /// for even n and of -n for odd n.
+    Tanpi,
+}
 
-/// The prefix of the zero-sign wrappers of [`ODD`] builtins.
+/// The builtins with a [`ZeroFix`].
+fn zero_fix_of(base: &str) -> Option<ZeroFix> {
+    Some(match base {
+        "asin" | "asinh" | "asinpi" | "atan" | "atanh" | "atanpi" | "cbrt" | "erf" | "expm1"
+        | "log1p" | "sin" | "sincos" | "sinh" | "tan" | "tanh" => ZeroFix::Odd,
+        "cospi" => ZeroFix::PositiveZero,
+        "sinpi" => ZeroFix::SignOfArgument,
+        "tanpi" => ZeroFix::Tanpi,
+        _ => return None,
+    })
+}
+
+/// The prefix of the wrappers that fix zero results (`zero_fix`).
 const ZERO_PREFIX: &str = "ferrocl.zero.";
 
 /// spir64's data layout with the native integer widths: without them,
@@ -314,6 +343,16 @@ fn set_datalayout(ll: &str, layout: Option<&str>) -> String {
     out
 }
 
+/// `ll` without the OpenCL version metadata (`!opencl.ocl.version`,
+/// `!opencl.spir.version`): a module linked into a program must not bring
+/// its own (llvm-spirv: "OCL version mismatch").
+fn strip_version_metadata(ll: &str) -> String {
+    ll.lines()
+        .filter(|l| !l.starts_with("!opencl.ocl.version") && !l.starts_with("!opencl.spir.version"))
+        .flat_map(|l| [l, "\n"])
+        .collect()
+}
+
 /// The `target datalayout` of `ll`.
 fn datalayout(ll: &str) -> Option<&str> {
     ll.lines()
@@ -321,24 +360,48 @@ fn datalayout(ll: &str) -> Option<&str> {
         .and_then(|l| l.strip_suffix('"'))
 }
 
-/// The name the program's calls to `n` get: the zero-sign wrapper for the
-/// [`ODD`] builtins, else libclc's (renamed) function.
+/// The [`ZeroFix`] of builtin `n`.
+fn zero_fix_of_builtin(n: &Needed) -> Option<ZeroFix> {
+    demangle_base(&n.name).and_then(|(base, _)| zero_fix_of(base))
+}
+
+/// The name the program's calls to `n` get: the zero wrapper for builtins
+/// with a [`ZeroFix`], else libclc's (renamed) function.
 fn call_target(n: &Needed) -> String {
-    let odd = demangle_base(&n.name).is_some_and(|(base, _)| ODD.contains(&base));
-    let prefix = if odd { ZERO_PREFIX } else { PREFIX };
+    let prefix = if zero_fix_of_builtin(n).is_some() {
+        ZERO_PREFIX
+    } else {
+        PREFIX
+    };
     format!("{prefix}{}", n.name)
 }
 
-/// For an [`ODD`] builtin: a wrapper that returns its first argument when
-/// that is ±0 and calls libclc's function otherwise (component-wise on
-/// vectors; any other arguments passed through).
-fn zero_sign_wrapper(n: &Needed) -> Result<String, BuildError> {
+/// `value` as a constant of the scalar or vector type `ty` (`<4 x i64>`:
+/// every component).
+fn splat(ty: &str, elem: &str, value: &str) -> String {
+    match ty.strip_prefix('<').and_then(|r| r.split_once(" x ")) {
+        Some((n, _)) => {
+            let n: usize = n.parse().unwrap_or(1);
+            let parts = vec![format!("{elem} {value}"); n].join(", ");
+            format!("<{parts}>")
+        }
+        None => value.to_string(),
+    }
+}
+
+/// The wrapper of a builtin with a [`ZeroFix`]: calls libclc's function
+/// and replaces its zero results (or, for the odd functions, returns a
+/// zero argument); component-wise on vectors, any other arguments passed
+/// through. Plain IR (bit operations, no intrinsics): it is appended to a
+/// module that may declare them already.
+fn zero_fix(n: &Needed) -> Result<String, BuildError> {
     let (ret, params) = signature(&n.declaration).ok_or_else(|| {
         BuildError::internal(format!(
             "unexpected declaration of a libclc builtin: {}",
             n.declaration
         ))
     })?;
+    let fix = zero_fix_of_builtin(n).ok_or_else(|| BuildError::internal("no zero fix"))?;
     // The same list declares the parameters and passes them on.
     let args = params
         .iter()
@@ -347,18 +410,153 @@ fn zero_sign_wrapper(n: &Needed) -> Result<String, BuildError> {
         .collect::<Vec<_>>()
         .join(", ");
     let name = &n.name;
+    let vector = ret.strip_prefix('<').and_then(|r| r.split_once(" x "));
+    let (cond, int) = match vector {
+        Some((n, _)) => (format!("<{n} x i1>"), format!("<{n} x i64>")),
+        None => ("i1".to_string(), "i64".to_string()),
+    };
+    let sign = splat(&ret, "i64", "-9223372036854775808");
+    let body = match fix {
+        ZeroFix::Odd => format!(
+            "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
+             %s = select {cond} %z, {ret} %a0, {ret} %r\n"
+        ),
+        ZeroFix::PositiveZero => format!(
+            "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
+             %s = select {cond} %z, {ret} zeroinitializer, {ret} %r\n"
+        ),
+        ZeroFix::SignOfArgument => format!(
+            "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
+             %xb = bitcast {ret} %a0 to {int}\n  \
+             %sb = and {int} %xb, {sign}\n  \
+             %sz = bitcast {int} %sb to {ret}\n  \
+             %s = select {cond} %z, {ret} %sz, {ret} %r\n"
+        ),
+        ZeroFix::Tanpi => {
+            // x is an integer where tanpi is zero: odd when x/2 is not
+            // an integer (every double from 2^53 on is even).
+            let half = splat(&ret, "double", "5.000000e-01");
+            let big = splat(&ret, "double", "0x4340000000000000");
+            let minus_big = splat(&ret, "double", "0xC340000000000000");
+            format!(
+                "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
+                 %h = fmul {ret} %a0, {half}\n  \
+                 %hi = fptosi {ret} %h to {int}\n  \
+                 %hb = sitofp {int} %hi to {ret}\n  \
+                 %frac = fcmp une {ret} %h, %hb\n  \
+                 %lt = fcmp olt {ret} %a0, {big}\n  \
+                 %gt = fcmp ogt {ret} %a0, {minus_big}\n  \
+                 %small = and {cond} %lt, %gt\n  \
+                 %odd = and {cond} %frac, %small\n  \
+                 %xb = bitcast {ret} %a0 to {int}\n  \
+                 %sb = and {int} %xb, {sign}\n  \
+                 %flip = select {cond} %odd, {int} {sign}, {int} zeroinitializer\n  \
+                 %nb = xor {int} %sb, %flip\n  \
+                 %sz = bitcast {int} %nb to {ret}\n  \
+                 %s = select {cond} %z, {ret} %sz, {ret} %r\n"
+            )
+        }
+    };
     Ok(format!(
-        "define spir_func {ret} @{ZERO_PREFIX}{name}({args}) {{\n\
-         \x20 %r = call spir_func {ret} @{PREFIX}{name}({args})\n\
-         \x20 %z = fcmp oeq {ret} %a0, zeroinitializer\n\
-         \x20 %s = select {cond} %z, {ret} %a0, {ret} %r\n\
-         \x20 ret {ret} %s\n\
-         }}\n",
-        cond = match ret.strip_prefix('<').and_then(|r| r.split_once(" x ")) {
-            Some((n, _)) => format!("<{n} x i1>"),
-            None => "i1".to_string(),
-        },
+        "define spir_func {ret} @{ZERO_PREFIX}{name}({args}) {{\n  \
+         %r = call spir_func {ret} @{PREFIX}{name}({args})\n\
+         {body}  ret {ret} %s\n\
+         }}\n"
     ))
+}
+
+/// For a vector overload: the scalar overload it applies (libclc's, with a
+/// private pointer where the vector one has a pointer) and the IR of a loop
+/// over the components that calls it, defining `ferrocl.clc.<vector
+/// name>`. libclc's own vector overloads repeat the scalar call per
+/// component, and Vulkan drivers inline every call: a `double4` `lgamma`
+/// compiled as four copies of the scalar code takes lavapipe minutes, as one
+/// copy in a loop a few seconds. None for a scalar overload.
+fn vector_loop(n: &Needed) -> Option<Result<(String, String), BuildError>> {
+    let (ret, params) = signature(&n.declaration)?;
+    let width: usize = ret.strip_prefix('<')?.split_once(" x ")?.0.parse().ok()?;
+    let bad = || {
+        BuildError::internal(format!(
+            "unexpected declaration of a libclc builtin: {}",
+            n.declaration
+        ))
+    };
+    let base = demangle_base(&n.name)?.0;
+    // (scalar type, mangled scalar type) of `<width x T>`.
+    let element = |t: &str| -> Option<(String, &'static str)> {
+        let e = t.strip_prefix(&format!("<{width} x "))?.strip_suffix('>')?;
+        Some(match e {
+            "double" => ("double".to_string(), "d"),
+            "i32" => ("i32".to_string(), "i"),
+            _ => return None,
+        })
+    };
+    let scalar_ret = element(&ret)?.0;
+    let mut mangled = format!("_Z{}{base}", base.len());
+    let mut scalar_args = Vec::new();
+    // Per pointer parameter: a private scalar temporary, a phi gathering
+    // the components, and a store after the loop. Per value parameter: the
+    // component.
+    let (mut temps, mut phis, mut extracts, mut gathers, mut stores) = (
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    );
+    for (i, p) in params.iter().enumerate() {
+        if let Some(pointee) = p.strip_suffix('*') {
+            let pointee = pointee.split(" addrspace(").next().unwrap_or(pointee);
+            let Some((t, m)) = element(pointee) else {
+                return Some(Err(bad()));
+            };
+            mangled.push('P');
+            mangled.push_str(m);
+            scalar_args.push(format!("{t}* %t{i}"));
+            temps.push_str(&format!("  %t{i} = alloca {t}\n"));
+            phis.push_str(&format!(
+                "  %o{i} = phi {pointee} [ undef, %entry ], [ %o{i}.next, %loop ]\n"
+            ));
+            gathers.push_str(&format!(
+                "  %v{i} = load {t}, {t}* %t{i}\n  \
+                 %o{i}.next = insertelement {pointee} %o{i}, {t} %v{i}, i32 %i\n"
+            ));
+            stores.push_str(&format!("  store {pointee} %o{i}.next, {p} %a{i}\n"));
+        } else {
+            let Some((t, m)) = element(p) else {
+                return Some(Err(bad()));
+            };
+            mangled.push_str(m);
+            scalar_args.push(format!("{t} %x{i}"));
+            extracts.push_str(&format!("  %x{i} = extractelement {p} %a{i}, i32 %i\n"));
+        }
+    }
+    let params_decl = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} %a{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (name, args) = (&n.name, scalar_args.join(", "));
+    let ir = format!(
+        "define spir_func {ret} @{PREFIX}{name}({params_decl}) {{\n\
+         entry:\n\
+         {temps}  br label %loop\n\
+         loop:\n  \
+         %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]\n  \
+         %r = phi {ret} [ undef, %entry ], [ %r.next, %loop ]\n\
+         {phis}{extracts}  \
+         %y = call spir_func {scalar_ret} @{PREFIX}{mangled}({args})\n\
+         {gathers}  \
+         %r.next = insertelement {ret} %r, {scalar_ret} %y, i32 %i\n  \
+         %i.next = add i32 %i, 1\n  \
+         %done = icmp eq i32 %i.next, {width}\n  \
+         br i1 %done, label %exit, label %loop\n\
+         exit:\n\
+         {stores}  ret {ret} %r.next\n\
+         }}\n"
+    );
+    Some(Ok((mangled, ir)))
 }
 
 /// The modification time of `path` in seconds (0 when unknown).
@@ -437,12 +635,17 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
     }
     let lib = library_bitcode().map_err(BuildError::failure)?;
     let mut wrappers = String::new();
+    let mut loops = String::new();
     let mut funcs: BTreeSet<String> = BTreeSet::new();
     for n in needed {
         if call_target(n).starts_with(ZERO_PREFIX) {
-            wrappers.push_str(&zero_sign_wrapper(n)?);
+            wrappers.push_str(&zero_fix(n)?);
         }
-        if n.name.contains(GENERIC_PTR) {
+        if let Some(l) = vector_loop(n) {
+            let (scalar, ir) = l?;
+            loops.push_str(&ir);
+            funcs.insert(scalar);
+        } else if n.name.contains(GENERIC_PTR) {
             let (private, ir) = generic_wrapper(n)?;
             wrappers.push_str(&ir);
             funcs.insert(private);
@@ -503,7 +706,6 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
         module.push_str(line);
         module.push('\n');
     }
-    module.push_str(&wrappers);
     std::fs::write(scratch.file("clc.ll"), &module)
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
     let optimize = [
@@ -529,7 +731,8 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
     }
     let optimized = std::fs::read_to_string(scratch.file("clc-opt.ll"))
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
-    let optimized = super::remove_freeze(&optimized);
+    // The wrappers after the optimizer, which would unroll the loops.
+    let optimized = strip_version_metadata(&super::remove_freeze(&optimized)) + &wrappers + &loops;
     modules
         .lock()
         .map_err(|_| poisoned())?
@@ -571,7 +774,7 @@ fn fma64_module(scratch: &ScratchDir) -> Result<String, BuildError> {
             }
             let ll = std::fs::read_to_string(scratch.file("fma64.ll"))
                 .map_err(|e| format!("clang wrote no IR: {e}"))?;
-            Ok(super::remove_freeze(&ll))
+            Ok(strip_version_metadata(&super::remove_freeze(&ll)))
         })
         .clone()
         .map_err(BuildError::internal)
@@ -635,6 +838,14 @@ pub fn link_double_math(
     };
     let mut linked = None;
     let needed = needed(ll);
+    for n in &needed {
+        let base = demangle_base(&n.name).map_or("", |(b, _)| b);
+        if let Some((_, why)) = REFUSED.iter().find(|(r, _)| *r == base) {
+            return Err(BuildError::failure(format!(
+                "error: double-precision '{base}' is not supported: {why}"
+            )));
+        }
+    }
     if !needed.is_empty() {
         let clc = library_module(&needed, scratch)?;
         let calls: HashMap<String, String> = needed

@@ -1592,12 +1592,34 @@ impl Lower<'_> {
         if doubles.is_empty() {
             return;
         }
+        let mut value_ty: HashMap<Word, Word> = HashMap::new();
+        for inst in functions.iter().flat_map(|f| f.all_inst_iter()) {
+            if let (Some(id), Some(t)) = (inst.result_id, inst.result_type) {
+                value_ty.insert(id, t);
+            }
+        }
+        let is_double = |id: Word| value_ty.get(&id).is_some_and(|t| doubles.contains(t));
         for inst in functions.iter().flat_map(|f| f.all_inst_iter()) {
             let arithmetic = matches!(
                 inst.class.opcode,
                 Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
             );
-            if arithmetic && inst.result_type.is_some_and(|t| doubles.contains(&t)) {
+            // Conversions from a double too: NIR otherwise turns
+            // (double)(long)x into trunc(x), which lavapipe gets wrong.
+            let conversion = matches!(
+                inst.class.opcode,
+                Op::ConvertFToS | Op::ConvertFToU | Op::FConvert
+            ) && inst
+                .operands
+                .first()
+                .and_then(|o| o.id_ref_any())
+                .is_some_and(is_double);
+            let to_double = matches!(
+                inst.class.opcode,
+                Op::ConvertSToF | Op::ConvertUToF | Op::FConvert
+            );
+            let result_double = inst.result_type.is_some_and(|t| doubles.contains(&t));
+            if (arithmetic || to_double) && result_double || conversion {
                 if let Some(id) = inst.result_id {
                     self.out
                         .decorate(id, vec![Operand::Decoration(Decoration::NoContraction)]);
