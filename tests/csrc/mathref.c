@@ -19,11 +19,13 @@ static const long double PI_L = 3.14159265358979323846264338327950288L;
 
 /* out[0] + out[1] = r; a finite r beyond DBL_MAX is +-DBL_MAX plus the
  * excess, with out[2] = 1 (a device may return the infinity or a finite
- * value within its error bound of r). */
-static void split(long double r, double out[3])
+ * value within its error bound of r); out[3] = 1 when r is exactly zero
+ * (not a tiny value that rounds to zero). */
+static void split(long double r, double out[4])
 {
     double hi = (double)r;
     out[2] = 0.0;
+    out[3] = r == 0.0L;
     if (isinf(hi) && isfinite(r)) {
         hi = copysign(DBL_MAX, (double)r);
         out[2] = 1.0;
@@ -127,9 +129,9 @@ static long double ref_powr(double x, double y)
 }
 
 /* The reference of builtin `name` at (x, y) or (x, n), as hi + lo in
- * out[0..2] and the overflow flag in out[2] (see split); lgamma_r's sign in
+ * out[0..2] and the flags in out[2..4] (see split); lgamma_r's sign in
  * *sign. Returns 0 for an unknown name. */
-int ferrocl_math_ref(const char *name, double x, double y, int n, double out[3], int *sign)
+int ferrocl_math_ref(const char *name, double x, double y, int n, double out[4], int *sign)
 {
     long double X = x, Y = y, r;
     *sign = 0;

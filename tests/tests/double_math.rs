@@ -470,21 +470,28 @@ ulp_tests! {
     lgamma_r: LgammaR, 16.0, absolute 2f64.powi(-50);
 }
 
-/// libclc-15's double tgamma is exp(lgamma(x)), hundreds of ulp off: a
-/// program calling it must fail to build and say why, not run imprecisely.
+/// tgamma (16 ulp) is either within its bound or refused at build time
+/// with the reason: ferrocl refuses it (libclc-15's is exp(lgamma(x)),
+/// hundreds of ulp off), never runs it imprecisely.
 #[test]
-fn imprecise_tgamma_is_refused() {
+fn tgamma() {
     let cl = Cl::new();
     require_fp64(&cl);
-    let e = match cl.try_build(&source("tgamma", Shape::Unary), "") {
-        Ok(_) => panic!("tgamma(double) built"),
-        Err(e) => e,
-    };
-    assert!(
-        e.log.contains("double-precision 'tgamma' is not supported"),
-        "{}",
-        e.log
-    );
+    match cl.try_build(&source("tgamma", Shape::Unary), "") {
+        Ok(_) => check_function(
+            "tgamma",
+            Shape::Unary,
+            Bound {
+                ulps: 16.0,
+                absolute: 0.0,
+            },
+        ),
+        Err(e) => assert!(
+            e.log.contains("double-precision 'tgamma' is not supported"),
+            "{}",
+            e.log
+        ),
+    }
 }
 
 /// sincos and lgamma_r write through generic pointers in OpenCL C 2.0

@@ -16,9 +16,10 @@
 //!    (`llvm-spirv -r`, stored in the compile-cache directory, else the
 //!    temporary directory, under a name made of the library's size and
 //!    modification time; once per process after that).
-//! 3. `llvm-extract --recursive` takes the needed functions, every
-//!    function they call and, in a second round, the constant tables they
-//!    read (libclc's argument-reduction and polynomial tables).
+//! 3. `llvm-extract --recursive` takes the needed functions (the scalar
+//!    ones for vector overloads, see 5), every function they call and, in
+//!    a second round, the constant tables they read (libclc's
+//!    argument-reduction and polynomial tables).
 //! 4. Every symbol libclc defines is renamed `ferrocl.clc.<name>` in the
 //!    extracted module, and the needed builtins' calls in the program's IR
 //!    with them: llvm-spirv would otherwise turn calls to builtin names
@@ -27,29 +28,36 @@
 //!    libclc itself only declares (`fma`, `mad`, `fabs`, `sqrt`, `ldexp`
 //!    ...) stay OpenCL.std instructions, which the lowering maps to exact
 //!    GLSL.std.450 or core instructions.
-//! 5. An overload with a generic-address-space pointer (`sincos` and
-//!    `lgamma_r` under `-cl-std=CL2.0`), which libclc does not have,
-//!    becomes a small wrapper around the private-pointer overload: it
-//!    writes through a private temporary, then copies the value. Some
-//!    builtins get a wrapper that makes their zero results those of
+//! 5. The extracted module is optimized alone (`clang -cc1 -x ir -O2`:
+//!    llvm-spirv's output is unoptimized), then gets small IR wrappers:
+//!    vector overloads loop over the components calling the scalar one
+//!    (`vector_loop`: drivers inline every call, and one copy of the
+//!    scalar code compiles much faster than one per component);
+//!    overloads with a generic-address-space pointer (`sincos`, `lgamma_r`
+//!    under `-cl-std=CL2.0`), which libclc lacks, write through a private
+//!    temporary; some builtins get their zero results fixed to those of
 //!    OpenCL C §7.5.1, which libclc-15 does not always return
-//!    ([`ZeroFix`]).
-//! 6. The extracted module is optimized alone (`clang -cc1 -x ir -O2`:
-//!    llvm-spirv's output is unoptimized) and cached per process by the
-//!    set of needed builtins; `llvm-link` joins it to the program.
+//!    ([`ZeroFix`]). The result is cached per process by the set of needed
+//!    builtins; `llvm-link --only-needed` joins it to the program.
 //!
 //! The tables are program-scope `__constant` data of the program: large
 //! ones live in the program's global-variable buffer, not in each
 //! work-item's private memory (`passes::global_vars`).
 //!
+//! Two builtins are ferrocl's own OpenCL C ([`OWN`]), compiled once per
+//! process and linked the same way: `tgamma` (libclc's is not precise
+//! enough; linked first, as it calls libclc's `sinpi`) and, on devices
+//! whose double `Fma` is not fused, `fma` (linked last: libclc's functions
+//! call it).
+//!
 //! # Precision
 //!
 //! libclc's double algorithms (AMD's libm) compute exact products and
-//! remainders with `fma`, so they meet OpenCL's ULP bounds only where
-//! `fma` is fused: the lowering emits GLSL.std.450 `Fma`, which lavapipe
-//! (LLVM `llvm.fmuladd` on a CPU with FMA) and NVIDIA (the DFMA
-//! instruction) execute fused. `tests/tests/double_math.rs` measures the
-//! bounds on the device.
+//! remainders with `fma` and compensated sums, so they need `fma` fused
+//! (`DeviceCaps::fused_fma64`, else the software one) and every double
+//! operation rounded as written (the lowering decorates them
+//! NoContraction). `tests/tests/double_math.rs` measures the bounds on the
+//! device.
 //!
 //! # Gaps
 //!
@@ -73,14 +81,14 @@ pub const DOUBLE_BUILTINS: &[&str] = &[
     "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma",
 ];
 
-/// Builtins whose libclc-15 double overloads miss OpenCL's error bound
-/// (§7.4), with the reason: a program that calls one fails to build,
-/// naming it, rather than run imprecisely.
-const REFUSED: &[(&str, &str)] = &[(
-    "tgamma",
-    "libclc-15 computes it as exp(lgamma(x)), which is off by up to 300 ulp \
-     (OpenCL allows 16)",
-)];
+/// The builtins ferrocl implements itself, in OpenCL C linked like
+/// libclc's functions: (OpenCL name, source, name of the overloads it
+/// defines). `fma` only where the device's is not fused; `tgamma` because
+/// libclc-15's, exp(lgamma(x)), is off by up to 300 ulp (OpenCL allows 16).
+const OWN: &[(&str, &str, &str)] = &[
+    ("fma", include_str!("fma64.cl"), "__ferrocl_fma"),
+    ("tgamma", include_str!("tgamma64.cl"), "__ferrocl_tgamma"),
+];
 
 /// The prefix of every symbol taken from libclc.
 const PREFIX: &str = "ferrocl.clc.";
@@ -169,7 +177,9 @@ fn needed(ll: &str) -> Vec<Needed> {
         .filter_map(|line| {
             let name = declared_name(line)?;
             let (base, params) = demangle_base(name)?;
-            (DOUBLE_BUILTINS.contains(&base) && first_param_is_double(params)).then(|| Needed {
+            let own = OWN.iter().any(|(o, _, _)| *o == base);
+            let wanted = DOUBLE_BUILTINS.contains(&base) && !own;
+            (wanted && first_param_is_double(params)).then(|| Needed {
                 name: name.to_string(),
                 declaration: line.to_string(),
             })
@@ -744,52 +754,60 @@ fn poisoned() -> BuildError {
     BuildError::internal("libclc module cache poisoned")
 }
 
-/// The software fma (`fma64.cl`) compiled to textual IR, once per process:
-/// `__ferrocl_fma` for double and every double vector.
-fn fma64_module(scratch: &ScratchDir) -> Result<String, BuildError> {
-    static MODULE: OnceLock<Result<String, String>> = OnceLock::new();
-    MODULE
-        .get_or_init(|| {
-            std::fs::write(scratch.file("fma64.cl"), include_str!("fma64.cl"))
-                .map_err(|e| format!("cannot write a temporary file: {e}"))?;
-            let args = [
-                "-cc1",
-                "-triple",
-                "spir64",
-                "-no-opaque-pointers",
-                "-finclude-default-header",
-                "-fdeclare-opencl-builtins",
-                "-cl-std=CL1.2",
-                "-fno-builtin",
-                "-O2",
-                "-emit-llvm",
-                "-o",
-                "fma64.ll",
-                "fma64.cl",
-            ];
-            let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-            let out = run_tool(tools::CLANG, &os, &scratch.path).map_err(|e| e.log)?;
-            if !out.success {
-                return Err(format!("compiling the software fma failed: {}", out.stderr));
-            }
-            let ll = std::fs::read_to_string(scratch.file("fma64.ll"))
-                .map_err(|e| format!("clang wrote no IR: {e}"))?;
-            Ok(strip_version_metadata(&super::remove_freeze(&ll)))
-        })
-        .clone()
-        .map_err(BuildError::internal)
+/// One of the [`OWN`] sources compiled to textual IR, once per process.
+fn own_module(name: &str, source: &str, scratch: &ScratchDir) -> Result<String, BuildError> {
+    static MODULES: OnceLock<Mutex<HashMap<String, Result<String, String>>>> = OnceLock::new();
+    let modules = MODULES.get_or_init(Default::default);
+    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(name) {
+        return m.clone().map_err(BuildError::internal);
+    }
+    let compile = || -> Result<String, String> {
+        let file = format!("{name}64.cl");
+        let out_file = format!("{name}64.ll");
+        std::fs::write(scratch.file(&file), source)
+            .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+        let args = [
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-fdeclare-opencl-builtins",
+            "-cl-std=CL1.2",
+            "-fno-builtin",
+            "-O2",
+            "-emit-llvm",
+            "-o",
+            &out_file,
+            &file,
+        ];
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::CLANG, &os, &scratch.path).map_err(|e| e.log)?;
+        if !out.success {
+            return Err(format!("compiling ferrocl's {name} failed: {}", out.stderr));
+        }
+        let ll = std::fs::read_to_string(scratch.file(&out_file))
+            .map_err(|e| format!("clang wrote no IR: {e}"))?;
+        Ok(strip_version_metadata(&super::remove_freeze(&ll)))
+    };
+    let m = compile();
+    modules
+        .lock()
+        .map_err(|_| poisoned())?
+        .insert(name.to_string(), m.clone());
+    m.map_err(BuildError::internal)
 }
 
-/// The double overloads of `fma` that `ll` declares, each with the name of
-/// its software version (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
-fn double_fmas(ll: &str) -> HashMap<String, String> {
+/// The double overloads of builtin `base` that `ll` declares, each with the
+/// name of ferrocl's version, `own` (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
+fn own_overloads(ll: &str, base: &str, own: &str) -> HashMap<String, String> {
     ll.lines()
         .filter(|l| l.starts_with("declare "))
         .filter_map(declared_name)
         .filter_map(|name| {
-            let (base, params) = demangle_base(name)?;
-            (base == "fma" && first_param_is_double(params))
-                .then(|| (name.to_string(), format!("_Z13__ferrocl_fma{params}")))
+            let (b, params) = demangle_base(name)?;
+            (b == base && first_param_is_double(params))
+                .then(|| (name.to_string(), format!("_Z{}{own}{params}", own.len())))
         })
         .collect()
 }
@@ -823,38 +841,59 @@ fn link_needed(
         .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))
 }
 
+/// Links ferrocl's version of builtin `base` ([`OWN`]) into the textual
+/// IR `ll` when it calls a double overload: the linked IR, or None.
+fn link_own(
+    ll: &str,
+    scratch: &ScratchDir,
+    (base, source, own): (&str, &str, &str),
+) -> Result<Option<String>, BuildError> {
+    let calls = own_overloads(ll, base, own);
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let module = own_module(base, source, scratch)?;
+    let write = |name: &str, text: &str| {
+        std::fs::write(scratch.file(name), text)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+    };
+    let (program, lib, out) = (
+        format!("program-{base}.ll"),
+        format!("{base}64-opt.ll"),
+        format!("linked-{base}.ll"),
+    );
+    write(&lib, &set_datalayout(&module, datalayout(ll)))?;
+    write(&program, &rename_symbols(ll, &calls))?;
+    link_needed(scratch, &program, &lib, &out).map(Some)
+}
+
 /// Links what the program `ll` (textual IR) needs of double-precision math
-/// into it: libclc's functions, and the software fma where `soft_fma64`
-/// (`DeviceCaps::fused_fma64` false; module doc). The linked textual IR,
-/// or None when it needs nothing.
+/// into it (module doc): ferrocl's tgamma (which calls libclc's sinpi and
+/// fma), then libclc's functions, then the software fma where `soft_fma64`
+/// (`DeviceCaps::fused_fma64` false). The linked textual IR, or None when
+/// it needs nothing.
 pub fn link_double_math(
     ll: &str,
     scratch: &ScratchDir,
     soft_fma64: bool,
 ) -> Result<Option<String>, BuildError> {
-    let write = |name: &str, text: &str| {
-        std::fs::write(scratch.file(name), text)
-            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
-    };
-    let mut linked = None;
-    let needed = needed(ll);
-    for n in &needed {
-        let base = demangle_base(&n.name).map_or("", |(b, _)| b);
-        if let Some((_, why)) = REFUSED.iter().find(|(r, _)| *r == base) {
-            return Err(BuildError::failure(format!(
-                "error: double-precision '{base}' is not supported: {why}"
-            )));
-        }
-    }
+    let [fma, tgamma] = [OWN[0], OWN[1]];
+    let mut linked = link_own(ll, scratch, tgamma)?;
+    let current = linked.clone().unwrap_or_else(|| ll.to_string());
+    let needed = needed(&current);
     if !needed.is_empty() {
         let clc = library_module(&needed, scratch)?;
         let calls: HashMap<String, String> = needed
             .iter()
             .map(|n| (n.name.clone(), call_target(n)))
             .collect();
+        let write = |name: &str, text: &str| {
+            std::fs::write(scratch.file(name), text)
+                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+        };
         // The program's layout: llvm-link warns about different ones.
         write("clc-opt.ll", &set_datalayout(&clc, datalayout(ll)))?;
-        write("program.ll", &rename_symbols(ll, &calls))?;
+        write("program.ll", &rename_symbols(&current, &calls))?;
         linked = Some(link_needed(
             scratch,
             "program.ll",
@@ -862,24 +901,11 @@ pub fn link_double_math(
             "linked.ll",
         )?);
     }
-    let fmas = if soft_fma64 {
-        double_fmas(linked.as_deref().unwrap_or(ll))
-    } else {
-        HashMap::new()
-    };
-    if !fmas.is_empty() {
-        let fma = fma64_module(scratch)?;
-        write("fma64-opt.ll", &set_datalayout(&fma, datalayout(ll)))?;
-        write(
-            "program-fma.ll",
-            &rename_symbols(linked.as_deref().unwrap_or(ll), &fmas),
-        )?;
-        linked = Some(link_needed(
-            scratch,
-            "program-fma.ll",
-            "fma64-opt.ll",
-            "linked-fma.ll",
-        )?);
+    if soft_fma64 {
+        let current = linked.clone().unwrap_or_else(|| ll.to_string());
+        if let Some(l) = link_own(&current, scratch, fma)? {
+            linked = Some(l);
+        }
     }
     if let Some(l) = &linked {
         tools::dump("0-libclc-linked.ll", l.as_bytes());

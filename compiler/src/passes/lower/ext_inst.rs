@@ -4,8 +4,11 @@
 //! Precision: the GLSL.std.450 transcendental functions (exp, log, pow,
 //! sin, ...) meet Vulkan's precision, not OpenCL's full-profile ULP
 //! bounds; they stand in until libclc's versions are linked (DESIGN §4
-//! stage 2). Vulkan only has them for 16/32-bit floats: their double
-//! versions are reported as unsupported for now.
+//! stage 2). Vulkan only has them for 16/32-bit floats: the double
+//! versions come from libclc in programs built from OpenCL C
+//! (`frontend::libclc`, linked before llvm-spirv, so they never reach this
+//! table); in SPIR-V programs (clCreateProgramWithIL) they are build
+//! errors (`no_double_here`).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};
@@ -95,6 +98,15 @@ fn implementation(name: &str) -> Option<Impl> {
         | "frexp" | "nextafter" => Inline,
         _ => return None,
     })
+}
+
+/// The error for a double-precision transcendental that reaches the
+/// lowering: only a SPIR-V program's can (see the module doc).
+fn no_double_here(name: &str) -> String {
+    format!(
+        "double-precision '{name}' is not supported in programs created from SPIR-V \
+         (ferrocl links libclc's double-precision math into programs built from OpenCL C only)"
+    )
 }
 
 impl Lower<'_> {
@@ -281,7 +293,7 @@ impl Lower<'_> {
             Impl::Glsl(op) => self.glsl(b, op, rt, a),
             Impl::GlslNoDouble(op) => {
                 if double {
-                    return Err(format!("double-precision '{name}' is not supported yet"));
+                    return Err(no_double_here(name));
                 }
                 self.glsl(b, op, rt, a)
             }
@@ -318,9 +330,12 @@ impl Lower<'_> {
                 | "acospi"
                 | "atanpi"
                 | "atan2pi"
+                | "pown"
+                | "rootn"
+                | "hypot"
         );
         if double && transcendental {
-            return Err(format!("double-precision '{name}' is not supported yet"));
+            return Err(no_double_here(name));
         }
         let r = match name {
             "mad" => {
@@ -1051,7 +1066,7 @@ impl Lower<'_> {
             }
             "sincos" => {
                 if double {
-                    return Err("double-precision 'sincos' is not supported yet".into());
+                    return Err(no_double_here("sincos"));
                 }
                 (
                     self.glsl(b, GLOp::Sin, rt, &[x]),
