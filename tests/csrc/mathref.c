@@ -11,6 +11,7 @@
  * its precision. Edge cases follow the specification's edge-case section.
  */
 #define _GNU_SOURCE
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -20,12 +21,13 @@ static const long double PI_L = 3.14159265358979323846264338327950288L;
 /* out[0] + out[1] = r; a finite r beyond DBL_MAX is +-DBL_MAX plus the
  * excess, with out[2] = 1 (a device may return the infinity or a finite
  * value within its error bound of r); out[3] = 1 when r is exactly zero
- * (not a tiny value that rounds to zero). */
+ * (not a tiny value that underflowed to zero, even in long double: the
+ * evaluation raised no underflow). */
 static void split(long double r, double out[4])
 {
     double hi = (double)r;
     out[2] = 0.0;
-    out[3] = r == 0.0L;
+    out[3] = r == 0.0L && !fetestexcept(FE_UNDERFLOW);
     if (isinf(hi) && isfinite(r)) {
         hi = copysign(DBL_MAX, (double)r);
         out[2] = 1.0;
@@ -135,6 +137,7 @@ int ferrocl_math_ref(const char *name, double x, double y, int n, double out[4],
 {
     long double X = x, Y = y, r;
     *sign = 0;
+    feclearexcept(FE_ALL_EXCEPT);
 #define F1(fname, expr)               \
     if (strcmp(name, fname) == 0) {   \
         r = (expr);                   \
