@@ -213,7 +213,8 @@ impl PrintfCall {
 }
 
 /// The program-scope `__global` variables of a program (OpenCL 2.0+),
-/// shared by all its kernels: the runtime allocates one device buffer of
+/// shared by all its kernels, then its large `__constant` tables
+/// (`passes::global_vars`): the runtime allocates one device buffer of
 /// `size` bytes per (program, device), fills it with `init` and, at each
 /// byte offset of `relocations`, adds the buffer's device address to the
 /// u64 stored there (pointer initializers such as `global int *p = &x;`
@@ -221,8 +222,11 @@ impl PrintfCall {
 /// through `ImplicitField::GlobalVariables`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GlobalVariables {
-    /// Total size in bytes (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE).
+    /// Total size in bytes: CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE is
+    /// `size - constant_size`.
     pub size: u64,
+    /// The bytes at the end that hold `__constant` tables, not variables.
+    pub constant_size: u64,
     /// Initial contents, `size` bytes.
     pub init: Vec<u8>,
     /// Byte offsets of the u64 pointers in `init` that are relative to the

@@ -12,7 +12,8 @@
 //! str options                      the build / compile / link options
 //! kind 1, 2: bytes                 LLVM bitcode
 //! kind 3:    str log, u32 n, n × kernel (SPIR-V words + reflection),
-//!            global variables (u64 size, bytes init, u32 n, n × u32 relocation)
+//!            global variables (u64 size, u64 constant size, bytes init,
+//!            u32 n, n × u32 relocation)
 //! u64 checksum                     FNV-1a 64 of every byte before it
 //! ```
 //!
@@ -29,7 +30,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -90,6 +91,7 @@ pub fn encode_binary(binary: &Binary, caps: &DeviceCaps) -> Vec<u8> {
             }
             let g = &p.global_variables;
             w.u64(g.size);
+            w.u64(g.constant_size);
             w.bytes(&g.init);
             w.u32(g.relocations.len() as u32);
             for &r in &g.relocations {
@@ -142,8 +144,9 @@ pub fn decode_binary(bytes: &[u8], caps: &DeviceCaps) -> Result<Binary, BinaryEr
                 kernels.push(r.kernel()?);
             }
             let size = r.u64()?;
+            let constant_size = r.u64()?;
             let init = r.bytes()?.to_vec();
-            if init.len() as u64 != size {
+            if init.len() as u64 != size || constant_size > size {
                 return Err(err("global variable data"));
             }
             let n = r.count(4)?;
@@ -160,6 +163,7 @@ pub fn decode_binary(bytes: &[u8], caps: &DeviceCaps) -> Result<Binary, BinaryEr
                 kernels,
                 global_variables: GlobalVariables {
                     size,
+                    constant_size,
                     init,
                     relocations,
                 },
@@ -225,6 +229,7 @@ impl Writer {
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
+        self.u8(c.fused_fma64 as u8);
     }
 
     fn kernel(&mut self, k: &Kernel) {
@@ -437,6 +442,7 @@ impl<'a> Reader<'a> {
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
             read_write_images: self.bool()?,
+            fused_fma64: self.bool()?,
         })
     }
 
@@ -613,6 +619,7 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            fused_fma64: true,
         }
     }
 
@@ -714,6 +721,7 @@ mod tests {
                 kernels: vec![kernel()],
                 global_variables: GlobalVariables {
                     size: 12,
+                    constant_size: 4,
                     init: vec![4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0],
                     relocations: vec![0],
                 },
@@ -747,6 +755,7 @@ mod tests {
             p.global_variables,
             GlobalVariables {
                 size: 12,
+                constant_size: 4,
                 init: vec![4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0],
                 relocations: vec![0],
             }

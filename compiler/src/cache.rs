@@ -8,7 +8,7 @@
 //!
 //! The key: the compiler's own source fingerprint (build.rs; any change
 //! to the compiler invalidates every entry), the identity (path, size,
-//! modification time) of each external tool, the device's `DeviceCaps`,
+//! modification time) of each external tool and of libclc's library, the device's `DeviceCaps`,
 //! the options, and the input (source text or IL). Not cached: builds that
 //! may read files the key does not cover (`#include`, `-I`), failed
 //! builds, and builds while `FERROCL_DUMP` asks for pass dumps.
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use crate::binary::{decode_binary, encode_binary, Binary, BinaryContent};
-use crate::tools::{CLANG, LLVM_LINK, LLVM_SPIRV, SPIRV_VAL};
+use crate::tools::{CLANG, LIBCLC, LLVM_EXTRACT, LLVM_LINK, LLVM_SPIRV, SPIRV_VAL};
 use crate::{DeviceCaps, Program};
 
 /// Above this many bytes of cached programs, trim to [`TRIM_TO`].
@@ -57,7 +57,14 @@ pub struct Entry {
 }
 
 fn tool_identity(out: &mut Vec<u8>) {
-    for tool in [CLANG, LLVM_SPIRV, LLVM_LINK, SPIRV_VAL] {
+    for tool in [
+        CLANG,
+        LLVM_SPIRV,
+        LLVM_LINK,
+        LLVM_EXTRACT,
+        LIBCLC,
+        SPIRV_VAL,
+    ] {
         let path = tool.path();
         out.extend_from_slice(path.to_string_lossy().as_bytes());
         if let Ok(m) = std::fs::metadata(&path) {
@@ -227,6 +234,7 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            fused_fma64: true,
         }
     }
 

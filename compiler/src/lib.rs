@@ -66,6 +66,10 @@ pub struct DeviceCaps {
     /// read_write images (`__opencl_c_read_write_images`): storage-image
     /// reads without a format (shaderStorageImageReadWithoutFormat).
     pub read_write_images: bool,
+    /// GLSL.std.450 `Fma` on doubles is fused (one rounding), as OpenCL's
+    /// `fma` must be. Vulkan does not promise it: where it is false, double
+    /// `fma` is computed in software (`frontend::libclc`).
+    pub fused_fma64: bool,
 }
 
 /// One compiled kernel: a self-contained Vulkan SPIR-V module with a single

@@ -12,7 +12,8 @@
 //!    across the former object boundaries, as a single-source build gets),
 //!    a check that every function called is defined (a call to a function
 //!    no object defines is a link error, not a lowering failure), then the
-//!    rest of the pipeline of `build_source` (llvm-spirv-15, lowering, ...).
+//!    rest of the pipeline of `build_source` (libclc's double math,
+//!    llvm-spirv-15, lowering, ...).
 //!
 //! Known gaps: link options other than `-create-library` are accepted and
 //! ignored (the objects are compiled already; the math options were the
@@ -204,6 +205,8 @@ pub fn link_objects(
         tools::dump("0-linked.ll", ll.as_bytes());
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
         let ll = frontend::remove_freeze(&ll);
+        let soft_fma64 = caps.fp64 && !caps.fused_fma64;
+        let ll = frontend::libclc::link_double_math(&ll, &scratch, soft_fma64)?.unwrap_or(ll);
         std::fs::write(scratch.file("input.ll"), &ll)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
         frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;

@@ -27,6 +27,15 @@ pub const LLVM_LINK: Tool = Tool {
     default: "/usr/bin/llvm-link-15",
     env: "FERROCL_LLVM_LINK",
 };
+pub const LLVM_EXTRACT: Tool = Tool {
+    default: "/usr/bin/llvm-extract-15",
+    env: "FERROCL_LLVM_EXTRACT",
+};
+/// libclc's SPIR-V library: a file, not a program (`frontend::libclc`).
+pub const LIBCLC: Tool = Tool {
+    default: "/usr/lib/clc/spirv64-mesa3d-.spv",
+    env: "FERROCL_LIBCLC",
+};
 pub const OPT: Tool = Tool {
     default: "/usr/bin/opt-15",
     env: "FERROCL_OPT",

@@ -17,6 +17,7 @@ fn caps() -> DeviceCaps {
         spirv_version: (1, 5),
         images: false,
         read_write_images: false,
+        fused_fma64: true,
     }
 }
 

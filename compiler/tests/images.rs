@@ -21,6 +21,7 @@ fn caps() -> DeviceCaps {
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,
+        fused_fma64: true,
     }
 }
 

@@ -10,6 +10,8 @@
 //!   release themselves; [`Cl`] bundles a context and a queue.
 //! - [`images`]: images and samplers, format lists, image reads/writes.
 //! - [`compare`]: element-wise checks against a CPU reference.
+//! - [`mathref`]: long double references for double-precision math, and
+//!   errors in ulps.
 //!
 //! To check the tests themselves against another implementation:
 //! `OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FERROCL_TEST_PLATFORM=Portable cargo test -p ferrocl-tests`.
@@ -20,6 +22,7 @@ pub mod events;
 pub mod images;
 pub mod info;
 pub mod loader;
+pub mod mathref;
 pub mod objects;
 pub mod pod;
 

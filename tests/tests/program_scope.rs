@@ -166,3 +166,58 @@ fn address_of_constant_data_in_an_initializer_is_a_build_error() {
         e.log
     );
 }
+
+/// Large program-scope `__constant` tables live in the program's buffer
+/// (not copied into each work-item's private memory): read with dynamic
+/// indices, directly and through a function that also reads a `__constant`
+/// kernel argument, next to a small table and a `__global` variable; they
+/// do not count as global variables.
+#[test]
+fn large_constant_tables_are_read_from_the_program_buffer() {
+    let cl = Cl::new();
+    let table: Vec<f64> = (0..64).map(|i| i as f64 * 1.5 - 7.0).collect();
+    let init = table
+        .iter()
+        .map(|v| format!("{v:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let src = format!(
+        "constant double table[64] = {{{init}}};\n\
+         constant float small[4] = {{0.5f, 1.5f, 2.5f, 3.5f}};\n\
+         int counter;\n\
+         double pick(constant double *t, int i) {{ return t[i]; }}\n\
+         kernel void k(global const int *idx, constant double *arg, global double *o) {{\n\
+             size_t i = get_global_id(0);\n\
+             int j = idx[i];\n\
+             o[3 * i] = table[j];\n\
+             o[3 * i + 1] = pick(table, j) + pick(arg, j);\n\
+             o[3 * i + 2] = small[j & 3];\n\
+             counter = j;\n\
+         }}\n"
+    );
+    let program = cl
+        .try_build(&src, "-cl-std=CL2.0")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let total: usize = query_value(program_build_info(
+        program.raw(),
+        cl.device(),
+        CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+    ))
+    .expect("clGetProgramBuildInfo");
+    assert_eq!(total, 4, "only `counter` is a global variable");
+    let idx: Vec<i32> = (0..64).map(|i| (i * 37 + 5) % 64).collect();
+    let arg: Vec<f64> = (0..64).map(|i| i as f64 * 1000.0).collect();
+    let (di, da) = (cl.buffer_from(&idx), cl.buffer_from(&arg));
+    let o = cl.buffer::<f64>(3 * 64);
+    let k = program.kernel("k");
+    k.arg(0, &di).arg(1, &da).arg(2, &o);
+    cl.queue.run(&k, &[64], None);
+    let want: Vec<f64> = idx
+        .iter()
+        .flat_map(|&j| {
+            let j = j as usize;
+            [table[j], table[j] + arg[j], 0.5 + (j & 3) as f64]
+        })
+        .collect();
+    assert_same("o", &cl.queue.read(&o), &want);
+}

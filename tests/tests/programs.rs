@@ -805,3 +805,70 @@ fn il_program_compiles_and_links_with_source() {
     check_link(&exe, cl.device(), status, "clLinkProgram(source + IL)");
     assert_eq!(run_apply(&cl, &exe), expected());
 }
+
+/// Double-precision math (linked from libclc when the executable is made)
+/// through clCompileProgram + clLinkProgram: the helper object calls
+/// cospi, the kernel exp2.
+#[test]
+fn double_math_through_compile_and_link() {
+    let cl = Cl::new();
+    let dev = cl.device();
+    let helper = with_source(
+        &cl,
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         double scaled(double x) { return cospi(x) * 2.0; }\n",
+    );
+    let main = with_source(
+        &cl,
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         double scaled(double x);\n\
+         kernel void apply(global double *o) {\n\
+             size_t i = get_global_id(0);\n\
+             o[i] = scaled(o[i]) + exp2(o[i]);\n\
+         }\n",
+    );
+    check(compile(&helper, dev, "", &[]), "clCompileProgram(helper)");
+    check(compile(&main, dev, "", &[]), "clCompileProgram(main)");
+    let (exe, status) = link(&cl, "", &[&main, &helper]);
+    check_link(&exe, dev, status, "clLinkProgram");
+    let x = [0.0f64, 0.25, 1.0 / 3.0, 2.5, -7.0];
+    let buf = cl.buffer_from(&x);
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = unsafe { clCreateKernel(exe.0, c"apply".as_ptr(), &mut status) };
+    check(status, "clCreateKernel(apply)");
+    let mem = buf.raw();
+    // SAFETY: a cl_mem argument.
+    check(
+        unsafe { clSetKernelArg(k, 0, size_of::<cl_mem>(), (&mem as *const cl_mem).cast()) },
+        "clSetKernelArg",
+    );
+    let global = x.len();
+    // SAFETY: one dimension.
+    check(
+        unsafe {
+            clEnqueueNDRangeKernel(
+                cl.queue.raw(),
+                k,
+                1,
+                ptr::null(),
+                &global,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        },
+        "clEnqueueNDRangeKernel",
+    );
+    let got = cl.queue.read(&buf);
+    // SAFETY: the kernel created above.
+    check(unsafe { clReleaseKernel(k) }, "clReleaseKernel");
+    for (g, x) in got.iter().zip(x) {
+        let want = (std::f64::consts::PI * x).cos() * 2.0 + x.exp2();
+        assert!(
+            (g - want).abs() <= 1e-14 * want.abs().max(1.0),
+            "x = {x}: got {g}, want {want}"
+        );
+    }
+}

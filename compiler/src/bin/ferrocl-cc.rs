@@ -1,8 +1,9 @@
 //! `ferrocl-cc`: compiles OpenCL C to a Vulkan SPIR-V module.
 //!
-//! `ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [OpenCL build options]`
-//! writes the module of the first kernel (or of NAME) and prints the
-//! reflection to stderr.
+//! `ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [OpenCL build
+//! options]` writes the module of the first kernel (or of NAME) and prints
+//! the reflection to stderr. `-soft-fma64`: compile for a device whose
+//! double Fma is not fused (`DeviceCaps::fused_fma64`).
 
 use std::process::ExitCode;
 
@@ -12,11 +13,14 @@ fn main() -> ExitCode {
     let mut input = None;
     let mut output = None;
     let mut kernel = None;
+    let mut fused_fma64 = true;
     let mut options = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "-o" {
             output = args.next();
+        } else if a == "-soft-fma64" {
+            fused_fma64 = false;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
             kernel = Some(k.to_string());
         } else if a.ends_with(".cl") && input.is_none() {
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,
+        fused_fma64,
     };
     let quoted: Vec<String> = options
         .iter()

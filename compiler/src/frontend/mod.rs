@@ -1,6 +1,7 @@
 //! Front end: OpenCL C → LLVM IR (clang-15) → Kernel-flavour SPIR-V
 //! (llvm-spirv-15), plus the kernel argument metadata clang records.
 
+pub mod libclc;
 mod metadata;
 mod options;
 
@@ -39,7 +40,8 @@ pub struct FrontendOutput {
 /// -cl-kernel-arg-info -O2 -debug-info-kind=line-tables-only -fno-builtin
 /// -emit-llvm`
 /// with the translated build options; the textual IR gives the kernel
-/// argument metadata. `clang -cc1 -x ir` turns it into bitcode and
+/// argument metadata. The double-precision math it calls is linked from
+/// libclc (`libclc::link_double_math`). `clang -cc1 -x ir` turns it into bitcode and
 /// llvm-spirv-15 into SPIR-V (OpLine instructions let later passes name
 /// source lines; they are stripped from the output).
 /// Typed pointers (`-no-opaque-pointers`) because llvm-spirv-15 cannot
@@ -55,6 +57,9 @@ pub fn compile_opencl_c(
     let (ll, log) = compile_to_bitcode(source, opts, &[], scratch)?;
     let arg_metadata = read_kernel_arg_metadata(&ll);
     let unsigned_vec_hints = read_unsigned_vec_type_hints(&ll);
+    if let Some(linked) = libclc::link_double_math(&ll, scratch, opts.soft_fma64)? {
+        write_bitcode(scratch, &linked, opts)?;
+    }
     let spirv = translate_bitcode(scratch)?;
     tools::dump("1-llvm-spirv.spv", &spirv);
     Ok(FrontendOutput {
@@ -150,14 +155,20 @@ pub fn compile_to_bitcode(
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
     tools::dump("0-frontend.ll", ll.as_bytes());
     let ll = remove_freeze(&ll);
-    std::fs::write(scratch.file("input.ll"), &ll)
+    write_bitcode(scratch, &ll, opts)?;
+    Ok((ll, log))
+}
+
+/// Writes textual IR `ll` as `input.ll` and its bitcode as `input.bc` in
+/// `scratch` (with `promote_sampler_locals` where -O0 needs it).
+fn write_bitcode(scratch: &ScratchDir, ll: &str, opts: &FrontendOptions) -> Result<(), BuildError> {
+    std::fs::write(scratch.file("input.ll"), ll)
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
     if opts.opt_disable && ll.contains("@__translate_sampler_initializer") {
-        promote_sampler_locals(scratch, "input.ll", "input.bc")?;
+        promote_sampler_locals(scratch, "input.ll", "input.bc")
     } else {
-        ir_to_bitcode(scratch, "input.ll", "input.bc")?;
+        ir_to_bitcode(scratch, "input.ll", "input.bc")
     }
-    Ok((ll, log))
 }
 
 /// Writes one embedded header as `scratch/<name>`.

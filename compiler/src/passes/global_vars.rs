@@ -1,5 +1,6 @@
 //! Program-scope `__global` variables (OpenCL 2.0+, including `static`
-//! variables declared inside functions): `prepare_global_variables`.
+//! variables declared inside functions) and large program-scope
+//! `__constant` tables: `prepare_global_variables`.
 //!
 //! # Algorithm
 //!
@@ -8,6 +9,14 @@
 //! per device, see `abi::GlobalVariables`): in module order, each at the
 //! next multiple of its type's OpenCL C alignment. Variables no kernel uses
 //! keep their place, so every kernel sees the same layout.
+//!
+//! After them come the UniformConstant variables of [`LARGE_CONSTANT`]
+//! bytes or more (lookup tables, such as libclc's for double-precision
+//! math): read through the buffer's address like `__global` data, they are
+//! not copied into every work-item's private memory, where the lowering
+//! keeps smaller `__constant` data (`lower`: an initialized Private array).
+//! Byte arrays stay there too: printf's `%s` reads its strings from that
+//! data, on the host. `GlobalVariables::constant_size` counts these bytes.
 //!
 //! Initializers are serialized with the OpenCL C memory layout
 //! (`Constants::serialize`). A pointer constant in an initializer (`&x`,
@@ -42,6 +51,10 @@ use super::types::{Ty, TypeTable};
 use crate::GlobalVariables;
 
 const MARK: &str = "ferrocl.global_offset=";
+
+/// UniformConstant variables of at least this many bytes live in the
+/// program's buffer (module doc).
+pub const LARGE_CONSTANT: u64 = 256;
 
 /// An OpSpecConstantOp of the input: its result type, opcode and the ids
 /// it names.
@@ -235,17 +248,23 @@ pub fn prepare_global_variables(words: &[u32]) -> Result<(Vec<u32>, GlobalVariab
         spec_ops: &spec_ops,
     };
 
-    // Layout.
+    // Layout: the variables, then the large constants.
     let mut offsets: Vec<(Word, u64, Word, Option<Word>)> = Vec::new();
     let mut end = 0u64;
-    for g in &module.types_global_values {
-        let Some(pointee) = global_pointee(&tys, g) else {
-            continue;
-        };
-        let off = end.next_multiple_of(tys.align_of(pointee).max(1));
-        end = off + tys.size_of(pointee);
-        let init = g.operands.get(1).and_then(|o| o.id_ref_any());
-        offsets.push((g.result_id.unwrap_or(0), off, pointee, init));
+    let mut variables_end = 0u64;
+    for constants in [false, true] {
+        for g in &module.types_global_values {
+            let Some(pointee) = buffer_pointee(&tys, g, constants) else {
+                continue;
+            };
+            let off = end.next_multiple_of(tys.align_of(pointee).max(1));
+            end = off + tys.size_of(pointee);
+            let init = g.operands.get(1).and_then(|o| o.id_ref_any());
+            offsets.push((g.result_id.unwrap_or(0), off, pointee, init));
+        }
+        if !constants {
+            variables_end = end;
+        }
     }
     let by_var: HashMap<Word, u64> = offsets.iter().map(|&(v, o, _, _)| (v, o)).collect();
     let mut init = vec![0u8; end as usize];
@@ -267,6 +286,7 @@ pub fn prepare_global_variables(words: &[u32]) -> Result<(Vec<u32>, GlobalVariab
         size: end,
         init,
         relocations,
+        constant_size: end - variables_end,
     };
 
     // Constants built from a constant expression or from the address of a
@@ -352,17 +372,33 @@ pub fn global_offsets(module: &dr::Module) -> HashMap<Word, u64> {
         .collect()
 }
 
-/// The pointee type of a program-scope CrossWorkgroup OpVariable.
-fn global_pointee(tys: &TypeTable, g: &Instruction) -> Option<Word> {
-    if g.class.opcode != Op::Variable
-        || g.operands.first() != Some(&Operand::StorageClass(StorageClass::CrossWorkgroup))
-    {
+/// The pointee type of a program-scope OpVariable that lives in the
+/// program's buffer: a CrossWorkgroup one (`constants` false) or a large
+/// initialized UniformConstant one that is not a byte array (`constants`
+/// true; module doc).
+fn buffer_pointee(tys: &TypeTable, g: &Instruction, constants: bool) -> Option<Word> {
+    if g.class.opcode != Op::Variable {
         return None;
     }
-    match tys.get(g.result_type?) {
-        Ty::Pointer(_, p) => Some(*p),
-        _ => None,
+    let Ty::Pointer(_, pointee) = tys.get(g.result_type?) else {
+        return None;
+    };
+    let class = if constants {
+        StorageClass::UniformConstant
+    } else {
+        StorageClass::CrossWorkgroup
+    };
+    if g.operands.first() != Some(&Operand::StorageClass(class)) {
+        return None;
     }
+    if constants {
+        let bytes = matches!(tys.get(*pointee), Ty::Array(e, _) if tys.get(*e) == &Ty::Int(8));
+        let initialized = g.operands.len() > 1;
+        if bytes || !initialized || tys.size_of(*pointee) < LARGE_CONSTANT {
+            return None;
+        }
+    }
+    Some(*pointee)
 }
 
 /// OpName of `id`, for messages.

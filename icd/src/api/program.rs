@@ -492,11 +492,12 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
             CL_PROGRAM_BUILD_OPTIONS => Ok(Info::str(&b.options)),
             CL_PROGRAM_BUILD_LOG => Ok(Info::str(&b.log)),
             CL_PROGRAM_BINARY_TYPE => Ok(Info::u32(b.binary_type)),
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(Info::usize(
-                b.output
-                    .as_ref()
-                    .map_or(0, |o| o.global_variables.size as usize),
-            )),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => {
+                Ok(Info::usize(b.output.as_ref().map_or(0, |o| {
+                    let g = &o.global_variables;
+                    (g.size - g.constant_size) as usize
+                })))
+            }
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.

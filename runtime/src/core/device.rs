@@ -327,7 +327,24 @@ impl Device {
             spirv_version: (1, 5),
             images: self.image_support(),
             read_write_images: self.read_write_images(),
+            fused_fma64: self.fused_fma64(),
         }
+    }
+
+    /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one
+    /// rounding (`DeviceCaps::fused_fma64`). Vulkan only promises the
+    /// precision of a multiply and an add, so only a driver known to emit
+    /// the GPU's fused double instruction says yes: NVIDIA's (DFMA; checked
+    /// on the device by tests/double_math.rs `fma_is_fused`). lavapipe 22.3
+    /// rounds the product first; other drivers get the exact software fma
+    /// until measured. `FERROCL_FUSED_FMA64=0|1` overrides the table.
+    pub fn fused_fma64(&self) -> bool {
+        match std::env::var("FERROCL_FUSED_FMA64").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
     }
 
     pub fn max_group_count(&self) -> [u32; 3] {

@@ -1,4 +1,5 @@
-//! The buffer of a program's program-scope `__global` variables: one per
+//! The buffer of a program's program-scope `__global` variables (and large
+//! `__constant` tables, `ferrocl_compiler::GlobalVariables`): one per
 //! (program executable, device), allocated and initialised when the first
 //! kernel of the executable is created, and shared by all its kernels
 //! (`ferrocl_compiler::GlobalVariables`). Its contents live as long as the
@@ -25,7 +26,8 @@ pub struct GlobalVarBuffers {
 
 impl GlobalVarBuffers {
     /// The global-variable buffer of executable `exe` on `device` (None when
-    /// the program has no program-scope `__global` variables).
+    /// the program has no program-scope `__global` variables or large
+    /// `__constant` tables).
     pub fn get(
         &self,
         device: &Device,
@@ -74,6 +76,7 @@ mod tests {
     fn relocations_add_the_base() {
         let vars = compiler::GlobalVariables {
             size: 20,
+            constant_size: 0,
             init: [
                 &[7u8, 0, 0, 0][..],
                 &16u64.to_le_bytes(),

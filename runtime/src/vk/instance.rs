@@ -30,6 +30,8 @@ pub struct PhysicalDevice {
     pub properties: vk::PhysicalDeviceProperties,
     pub driver_name: String,
     pub driver_info: String,
+    /// VkPhysicalDeviceDriverProperties::driverID.
+    pub driver_id: vk::DriverId,
     pub device_uuid: [u8; 16],
     pub driver_uuid: [u8; 16],
     pub subgroup_size: u32,
@@ -323,6 +325,7 @@ impl PhysicalDevice {
             properties,
             driver_name: cstr_field(&driver.driver_name),
             driver_info: cstr_field(&driver.driver_info),
+            driver_id: driver.driver_id,
             device_uuid: idp.device_uuid,
             driver_uuid: idp.driver_uuid,
             subgroup_size: subgroup.subgroup_size.max(1),

@@ -4,8 +4,11 @@
 //! Precision: the GLSL.std.450 transcendental functions (exp, log, pow,
 //! sin, ...) meet Vulkan's precision, not OpenCL's full-profile ULP
 //! bounds; they stand in until libclc's versions are linked (DESIGN §4
-//! stage 2). Vulkan only has them for 16/32-bit floats: their double
-//! versions are reported as unsupported for now.
+//! stage 2). Vulkan only has them for 16/32-bit floats: the double
+//! versions come from libclc in programs built from OpenCL C
+//! (`frontend::libclc`, linked before llvm-spirv, so they never reach this
+//! table); in SPIR-V programs (clCreateProgramWithIL) they are build
+//! errors (`no_double_here`).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};
@@ -97,6 +100,15 @@ fn implementation(name: &str) -> Option<Impl> {
     })
 }
 
+/// The error for a double-precision transcendental that reaches the
+/// lowering: only a SPIR-V program's can (see the module doc).
+fn no_double_here(name: &str) -> String {
+    format!(
+        "double-precision '{name}' is not supported in programs created from SPIR-V \
+         (ferrocl links libclc's double-precision math into programs built from OpenCL C only)"
+    )
+}
+
 impl Lower<'_> {
     pub(crate) fn glsl(&mut self, b: &mut Block, op: GLOp, ty: Word, args: &[Word]) -> Word {
         let set = self.out.glsl();
@@ -106,6 +118,40 @@ impl Lower<'_> {
         ];
         ops.extend(args.iter().map(|&a| Operand::IdRef(a)));
         self.emit(b, Op::ExtInst, ty, ops)
+    }
+
+    /// GLSL.std.450 rounding `op` (Trunc, RoundEven, Floor, Ceil) of `x`
+    /// (output type `ty`). On doubles, Trunc and RoundEven are built from
+    /// Floor, Ceil and exact additions: lavapipe (Mesa 22.3) returns large
+    /// arguments (from about 2^30) unrounded and loses the sign of zero
+    /// results, and OpenCL wants them exact (libclc's argument reductions
+    /// depend on it).
+    pub(crate) fn glsl_round(&mut self, b: &mut Block, op: GLOp, ty: Word, x: Word) -> Word {
+        let e = self.out.elem(ty);
+        let double = self.out.is_float(e) && self.out.scalar_width(e) == Some(64);
+        if !double || !matches!(op, GLOp::Trunc | GLOp::RoundEven) {
+            return self.glsl(b, op, ty, &[x]);
+        }
+        let bt = self.bool_ty(ty);
+        if op == GLOp::Trunc {
+            // Towards zero: ceil below zero, floor above (and for ±0, NaN).
+            let zero = self.splat(ty, 0, 0.0);
+            let neg = self.op2(b, Op::FOrdLessThan, bt, x, zero);
+            let up = self.glsl(b, GLOp::Ceil, ty, &[x]);
+            let down = self.glsl(b, GLOp::Floor, ty, &[x]);
+            return self.emit(b, Op::Select, ty, ids(&[neg, up, down]));
+        }
+        // Nearest, ties to even: below 2^52, (|x| + 2^52) - 2^52 rounds
+        // |x| to an integer in the adder (exact with NoContraction,
+        // `decorate_exact_double_arithmetic`); from 2^52 on (and for
+        // NaN/inf) every double is an integer. Then x's sign.
+        let ax = self.glsl(b, GLOp::FAbs, ty, &[x]);
+        let big = self.splat(ty, 0, 4503599627370496.0);
+        let s = self.op2(b, Op::FAdd, ty, ax, big);
+        let r = self.op2(b, Op::FSub, ty, s, big);
+        let small = self.op2(b, Op::FOrdLessThan, bt, ax, big);
+        let m = self.emit(b, Op::Select, ty, ids(&[small, r, ax]));
+        self.copysign(b, ty, m, x)
     }
 
     /// A constant of (scalar or vector) output type `ty`: every component
@@ -243,10 +289,11 @@ impl Lower<'_> {
             return Ok(v);
         }
         Ok(match imp {
+            Impl::Glsl(op @ (GLOp::Trunc | GLOp::RoundEven)) => self.glsl_round(b, op, rt, a[0]),
             Impl::Glsl(op) => self.glsl(b, op, rt, a),
             Impl::GlslNoDouble(op) => {
                 if double {
-                    return Err(format!("double-precision '{name}' is not supported yet"));
+                    return Err(no_double_here(name));
                 }
                 self.glsl(b, op, rt, a)
             }
@@ -283,9 +330,12 @@ impl Lower<'_> {
                 | "acospi"
                 | "atanpi"
                 | "atan2pi"
+                | "pown"
+                | "rootn"
+                | "hypot"
         );
         if double && transcendental {
-            return Err(format!("double-precision '{name}' is not supported yet"));
+            return Err(no_double_here(name));
         }
         let r = match name {
             "mad" => {
@@ -359,7 +409,7 @@ impl Lower<'_> {
             "round" => {
                 // Halfway cases away from zero: trunc(x + copysign(0.5 - ulp/2, x))
                 // is wrong near 0.5; use t = trunc(x), |x - t| >= 0.5 → t + sign(x).
-                let t = self.glsl(b, GLOp::Trunc, rt, &[a[0]]);
+                let t = self.glsl_round(b, GLOp::Trunc, rt, a[0]);
                 let d = self.op2(b, Op::FSub, rt, a[0], t);
                 let ad = self.glsl(b, GLOp::FAbs, rt, &[d]);
                 let half = self.splat(rt, 0, 0.5);
@@ -369,18 +419,7 @@ impl Lower<'_> {
                 let ts = self.op2(b, Op::FAdd, rt, t, s);
                 self.emit(b, Op::Select, rt, ids(&[c, ts, t]))
             }
-            "copysign" => {
-                let w = self.out.scalar_width(rt).unwrap_or(32);
-                let it = self.int_like(rt, w);
-                let x = self.emit(b, Op::Bitcast, it, ids(&[a[0]]));
-                let y = self.emit(b, Op::Bitcast, it, ids(&[a[1]]));
-                let sign = self.splat(it, 1u64 << (w - 1), 0.0);
-                let mag = self.splat(it, (1u64 << (w - 1)) - 1, 0.0);
-                let xm = self.op2(b, Op::BitwiseAnd, it, x, mag);
-                let ys = self.op2(b, Op::BitwiseAnd, it, y, sign);
-                let r = self.op2(b, Op::BitwiseOr, it, xm, ys);
-                self.emit(b, Op::Bitcast, rt, ids(&[r]))
-            }
+            "copysign" => self.copysign(b, rt, a[0], a[1]),
             "nextafter" => {
                 // On the bits: one step away from zero when moving towards
                 // y away from zero, else towards it; ±0 steps to the
@@ -627,7 +666,7 @@ impl Lower<'_> {
             }
             "remainder" => {
                 let q = self.op2(b, Op::FDiv, rt, a[0], a[1]);
-                let n = self.glsl(b, GLOp::RoundEven, rt, &[q]);
+                let n = self.glsl_round(b, GLOp::RoundEven, rt, q);
                 let m = self.op2(b, Op::FMul, rt, n, a[1]);
                 self.op2(b, Op::FSub, rt, a[0], m)
             }
@@ -1017,7 +1056,7 @@ impl Lower<'_> {
                 (self.glsl(b, GLOp::NMin, rt, &[d, c]), fl)
             }
             "modf" => {
-                let t = self.glsl(b, GLOp::Trunc, rt, &[x]);
+                let t = self.glsl_round(b, GLOp::Trunc, rt, x);
                 let d = self.op2(b, Op::FSub, rt, x, t);
                 // modf(±inf) = ±0: the sign of x on the difference.
                 (
@@ -1027,7 +1066,7 @@ impl Lower<'_> {
             }
             "sincos" => {
                 if double {
-                    return Err("double-precision 'sincos' is not supported yet".into());
+                    return Err(no_double_here("sincos"));
                 }
                 (
                     self.glsl(b, GLOp::Sin, rt, &[x]),
@@ -1076,6 +1115,39 @@ impl Lower<'_> {
             (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0)
         } else {
             (0.0, 2f64.powi(w) - 1.0)
+        };
+        let lo_c = self.splat(st, 0, lo);
+        let hi_c = self.splat(st, 0, hi);
+        let c = self.glsl(b, GLOp::NClamp, st, &[x, lo_c, hi_c]);
+        let bt = self.bool_ty(st);
+        let nan = self.emit(b, Op::IsNan, bt, ids(&[x]));
+        let z = self.splat(st, 0, 0.0);
+        self.emit(b, Op::Select, st, ids(&[nan, z, c]))
+    }
+
+    /// A double converted to an integer type without `_sat`: out-of-range
+    /// values and NaN have undefined results in OpenCL, so they get the
+    /// saturated ones (NaN → 0), as on GPUs whose conversion instructions
+    /// saturate. libclc's double-precision math turns arguments such as NaN
+    /// or infinity into table indices this way and discards the value
+    /// later: with x86's conversion (lavapipe: INT_MIN) the table read would
+    /// leave the buffer. `x` of output type `st` (double or double vector)
+    /// → the clamped double.
+    pub(crate) fn clamp_double_to_int(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        t: Word,
+        signed: bool,
+    ) -> Word {
+        let w = self.out.scalar_width(self.out.elem(t)).unwrap_or(32) as i32;
+        // The extreme doubles that convert in range.
+        let (lo, hi) = match (signed, w) {
+            (true, 64) => (-(2f64.powi(63)), 2f64.powi(63) - 1024.0),
+            (false, 64) => (0.0, 2f64.powi(64) - 2048.0),
+            (true, w) => (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0),
+            (false, w) => (0.0, 2f64.powi(w) - 1.0),
         };
         let lo_c = self.splat(st, 0, lo);
         let hi_c = self.splat(st, 0, hi);

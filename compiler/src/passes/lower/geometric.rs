@@ -179,7 +179,7 @@ impl Lower<'_> {
     }
 
     /// `copysign(x, y)` for float values of output type `ty`.
-    fn copysign(&mut self, b: &mut Block, ty: Word, x: Word, y: Word) -> Word {
+    pub(super) fn copysign(&mut self, b: &mut Block, ty: Word, x: Word, y: Word) -> Word {
         let w = self.out.scalar_width(self.out.elem(ty)).unwrap_or(32);
         let it = self.int_like(ty, w);
         let xi = self.emit(b, Op::Bitcast, it, ids(&[x]));

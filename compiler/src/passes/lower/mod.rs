@@ -25,14 +25,15 @@
 //!   addressed through pointers (allocas) lives in one per-invocation
 //!   Private `u32` array, one static frame per function (OpenCL forbids
 //!   recursion). Program-scope `__constant` data is a Private `u32` array
-//!   with an initializer. Accesses to these are assembled from word
+//!   with an initializer, except large tables, which live in the program's
+//!   buffer like `__global` variables (`global_vars`). Accesses to these are assembled from word
 //!   accesses (shift/mask/bitcast); sub-word stores to `__local` use two
 //!   atomics (and/or) so neighbouring bytes written by other work-items
 //!   are never lost.
-//! * Program-scope `__global` variables live in the program's
-//!   global-variable buffer (`passes::global_vars`): a function that uses
-//!   one computes its address from the buffer's address (two implicit
-//!   push-constant fields) at its top. printf writes records into the
+//! * Program-scope `__global` variables (and large `__constant` tables)
+//!   live in the program's global-variable buffer (`passes::global_vars`):
+//!   a function that uses one computes its address from the buffer's
+//!   address (two implicit push-constant fields) at its top. printf writes records into the
 //!   launch's printf buffer (`printf`).
 //! * Images and samplers (`image`, `sampler`): descriptor variables per
 //!   the ABI's descriptor sets; each image/sampler value is resolved to
@@ -144,6 +145,7 @@ pub fn lower_kernel(
 /// reject anyway give an empty map.
 pub fn infer_program_spaces(module: &dr::Module, caps: &DeviceCaps) -> HashMap<Word, Space> {
     let mut l = Lower::new(module, caps);
+    l.global_offsets = super::global_vars::global_offsets(module);
     for ep in &module.entry_points {
         let entry_fn = ep.operands[1].unwrap_id_ref();
         let Ok(order) = l.call_graph(entry_fn) else {
@@ -659,6 +661,8 @@ impl<'a> Lower<'a> {
                     self.uses_local = true;
                     self.define_offset(var, off as u32, 32);
                 }
+                // A large table in the program's buffer (`global_vars`).
+                StorageClass::UniformConstant if self.global_offsets.contains_key(&var) => {}
                 StorageClass::UniformConstant => {
                     let init = g.operands.get(1).and_then(|o| o.id_ref_any());
                     let align = self.tys.align_of(pointee).max(4) as usize;
@@ -744,6 +748,9 @@ impl<'a> Lower<'a> {
             if let Some(Ty::Pointer(sc, _)) = g.result_type.map(|t| self.tys.get(t)) {
                 if g.class.opcode == Op::Variable {
                     let s = match sc {
+                        StorageClass::UniformConstant if self.global_offsets.contains_key(&id) => {
+                            Some(Space::Global)
+                        }
                         StorageClass::UniformConstant => Some(Space::Const),
                         sc => space_of_class(*sc),
                     };
@@ -1395,20 +1402,12 @@ impl<'a> Lower<'a> {
                     _ => None,
                 };
                 if let Some(r) = r {
-                    let g = self.out.glsl();
-                    x = self.emit(
-                        b,
-                        Op::ExtInst,
-                        st,
-                        vec![
-                            Operand::IdRef(g),
-                            Operand::LiteralExtInstInteger(r as u32),
-                            Operand::IdRef(x),
-                        ],
-                    );
+                    x = self.glsl_round(b, r, st, x);
                 }
                 if saturate {
                     x = self.saturate_float_to_int(b, x, st, t, op == Op::ConvertFToS);
+                } else if self.out.scalar_width(self.out.elem(st)) == Some(64) {
+                    x = self.clamp_double_to_int(b, x, st, t, op == Op::ConvertFToS);
                 }
             }
             Op::SConvert | Op::UConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
@@ -1554,6 +1553,7 @@ impl<'a> Lower<'a> {
                 Operand::LiteralBit32(ls[2]),
             ],
         ));
+        self.decorate_exact_double_arithmetic(&functions);
         m.annotations = std::mem::take(&mut self.out.annotations);
         m.types_global_values = std::mem::take(&mut self.out.globals);
         m.functions = functions;
@@ -1561,6 +1561,71 @@ impl<'a> Lower<'a> {
         header.set_version(1, 5);
         m.header = Some(header);
         Ok((m, bindings))
+    }
+}
+
+impl Lower<'_> {
+    /// Decorates every double-precision add, subtract, multiply, divide,
+    /// remainder and negation of `functions` NoContraction. OpenCL rounds
+    /// each operation as written (OpenCL C §7.4: they are correctly
+    /// rounded), but Vulkan compilers may otherwise rewrite undecorated
+    /// arithmetic: Mesa's NIR applies its inexact-only algebraic rules
+    /// (reassociation, `a + b - a` → `b`), which destroys the exact error
+    /// terms of compensated sums that libclc's double-precision math is
+    /// made of (`frontend::libclc`).
+    fn decorate_exact_double_arithmetic(&mut self, functions: &[dr::Function]) {
+        let mut doubles: HashSet<Word> = HashSet::new();
+        for g in &self.out.globals {
+            let is_double = match g.class.opcode {
+                Op::TypeFloat => g.operands.first() == Some(&Operand::LiteralBit32(64)),
+                Op::TypeVector => g
+                    .operands
+                    .first()
+                    .and_then(|o| o.id_ref_any())
+                    .is_some_and(|e| doubles.contains(&e)),
+                _ => false,
+            };
+            if is_double {
+                doubles.extend(g.result_id);
+            }
+        }
+        if doubles.is_empty() {
+            return;
+        }
+        let mut value_ty: HashMap<Word, Word> = HashMap::new();
+        for inst in functions.iter().flat_map(|f| f.all_inst_iter()) {
+            if let (Some(id), Some(t)) = (inst.result_id, inst.result_type) {
+                value_ty.insert(id, t);
+            }
+        }
+        let is_double = |id: Word| value_ty.get(&id).is_some_and(|t| doubles.contains(t));
+        for inst in functions.iter().flat_map(|f| f.all_inst_iter()) {
+            let arithmetic = matches!(
+                inst.class.opcode,
+                Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+            );
+            // Conversions from a double too: NIR otherwise turns
+            // (double)(long)x into trunc(x), which lavapipe gets wrong.
+            let conversion = matches!(
+                inst.class.opcode,
+                Op::ConvertFToS | Op::ConvertFToU | Op::FConvert
+            ) && inst
+                .operands
+                .first()
+                .and_then(|o| o.id_ref_any())
+                .is_some_and(is_double);
+            let to_double = matches!(
+                inst.class.opcode,
+                Op::ConvertSToF | Op::ConvertUToF | Op::FConvert
+            );
+            let result_double = inst.result_type.is_some_and(|t| doubles.contains(&t));
+            if (arithmetic || to_double) && result_double || conversion {
+                if let Some(id) = inst.result_id {
+                    self.out
+                        .decorate(id, vec![Operand::Decoration(Decoration::NoContraction)]);
+                }
+            }
+        }
     }
 }
 

@@ -1,0 +1,969 @@
+//! Double-precision math from libclc (DESIGN §4 stage 2):
+//! `link_double_math`.
+//!
+//! # Algorithm
+//!
+//! Vulkan has no double-precision transcendentals (GLSL.std.450 defines
+//! `sin`, `exp`, ... for 16/32-bit floats only), so the double (and double
+//! vector) overloads of the builtins in [`DOUBLE_BUILTINS`] come from
+//! libclc's SPIR-V library (libclc-15, `spirv64-mesa3d-.spv`, vendor.json),
+//! linked into the program's LLVM IR before llvm-spirv, only what is used:
+//!
+//! 1. The program's IR declares the builtins it calls: the `_Z`-mangled
+//!    declarations of a [`DOUBLE_BUILTINS`] name whose first parameter is a
+//!    double or a double vector are the ones needed.
+//! 2. libclc's library is translated to LLVM bitcode once per machine
+//!    (`llvm-spirv -r`, stored in the compile-cache directory, else the
+//!    temporary directory, under a name made of the library's size and
+//!    modification time; once per process after that).
+//! 3. `llvm-extract --recursive` takes the needed functions (the scalar
+//!    ones for vector overloads, see 5), every function they call and, in
+//!    a second round, the constant tables they read (libclc's
+//!    argument-reduction and polynomial tables).
+//! 4. Every symbol libclc defines is renamed `ferrocl.clc.<name>` in the
+//!    extracted module, and the needed builtins' calls in the program's IR
+//!    with them: llvm-spirv would otherwise turn calls to builtin names
+//!    back into OpenCL.std instructions, and a program may define names
+//!    such as `EXP_TBL` itself. The tables become `internal`. The builtins
+//!    libclc itself only declares (`fma`, `mad`, `fabs`, `sqrt`, `ldexp`
+//!    ...) stay OpenCL.std instructions, which the lowering maps to exact
+//!    GLSL.std.450 or core instructions.
+//! 5. The extracted module is optimized alone (`clang -cc1 -x ir -O2`:
+//!    llvm-spirv's output is unoptimized), then gets small IR wrappers:
+//!    vector overloads loop over the components calling the scalar one
+//!    (`vector_loop`: drivers inline every call, and one copy of the
+//!    scalar code compiles much faster than one per component);
+//!    overloads with a generic-address-space pointer (`sincos`, `lgamma_r`
+//!    under `-cl-std=CL2.0`), which libclc lacks, write through a private
+//!    temporary; some builtins get their zero results fixed to those of
+//!    OpenCL C §7.5.1, which libclc-15 does not always return
+//!    ([`ZeroFix`]). The result is cached per process by the set of needed
+//!    builtins; `llvm-link --only-needed` joins it to the program.
+//!
+//! The tables are program-scope `__constant` data of the program: large
+//! ones live in the program's global-variable buffer, not in each
+//! work-item's private memory (`passes::global_vars`).
+//!
+//! Two builtins are ferrocl's own OpenCL C ([`OWN`]), compiled once per
+//! process and linked the same way: `tgamma` (libclc's is not precise
+//! enough; linked first, as it calls libclc's `sinpi`) and, on devices
+//! whose double `Fma` is not fused, `fma` (linked last: libclc's functions
+//! call it).
+//!
+//! # Precision
+//!
+//! libclc's double algorithms (AMD's libm) compute exact products and
+//! remainders with `fma` and compensated sums, so they need `fma` fused
+//! (`DeviceCaps::fused_fma64`, else the software one) and every double
+//! operation rounded as written (the lowering decorates them
+//! NoContraction). `tests/tests/double_math.rs` measures the bounds on the
+//! device.
+//!
+//! # Gaps
+//!
+//! Single-precision (and half) functions keep GLSL.std.450's precision.
+//! Programs created from SPIR-V (clCreateProgramWithIL) do not go through
+//! LLVM: double transcendentals there remain build errors in the lowering.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use crate::tools::{self, run_tool, ScratchDir};
+use crate::BuildError;
+
+/// The builtins whose double overloads come from libclc.
+pub const DOUBLE_BUILTINS: &[&str] = &[
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
+    "atanpi", "cbrt", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp10", "exp2", "expm1",
+    "hypot", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr", "rootn",
+    "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma",
+];
+
+/// The builtins ferrocl implements itself, in OpenCL C linked like
+/// libclc's functions: (OpenCL name, source, name of the overloads it
+/// defines). `fma` only where the device's is not fused; `tgamma` because
+/// libclc-15's, exp(lgamma(x)), is off by up to 300 ulp (OpenCL allows 16).
+const OWN: &[(&str, &str, &str)] = &[
+    ("fma", include_str!("fma64.cl"), "__ferrocl_fma"),
+    ("tgamma", include_str!("tgamma64.cl"), "__ferrocl_tgamma"),
+];
+
+/// The prefix of every symbol taken from libclc.
+const PREFIX: &str = "ferrocl.clc.";
+
+/// How the zero results of a builtin are made those of OpenCL C §7.5.1,
+/// which libclc-15 does not always return (`zero_fix`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ZeroFix {
+    /// Odd functions: f(±0) is ±0 (libclc's `sin(-0)`, `atan(-0)`, ... are
+    /// +0). The argument is returned when it is a zero.
+    Odd,
+    /// `cospi`: zero results (at n + 1/2) are +0.
+    PositiveZero,
+    /// `sinpi`: zero results (at the integers) have the argument's sign.
+    SignOfArgument,
+    /// `tanpi`: zero results (at the integers n) are ±0 with the sign of n
+    /// for even n and of -n for odd n.
+    Tanpi,
+}
+
+/// The builtins with a [`ZeroFix`].
+fn zero_fix_of(base: &str) -> Option<ZeroFix> {
+    Some(match base {
+        "asin" | "asinh" | "asinpi" | "atan" | "atanh" | "atanpi" | "cbrt" | "erf" | "expm1"
+        | "log1p" | "sin" | "sincos" | "sinh" | "tan" | "tanh" => ZeroFix::Odd,
+        "cospi" => ZeroFix::PositiveZero,
+        "sinpi" => ZeroFix::SignOfArgument,
+        "tanpi" => ZeroFix::Tanpi,
+        _ => return None,
+    })
+}
+
+/// The prefix of the wrappers that fix zero results (`zero_fix`).
+const ZERO_PREFIX: &str = "ferrocl.zero.";
+
+/// spir64's data layout with the native integer widths: without them,
+/// InstCombine narrows switch conditions to types such as `i2`, which
+/// llvm-spirv-15 refuses ("Invalid bit width").
+const OPT_DATALAYOUT: &str = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256\
+                              -v512:512-v1024:1024-n8:16:32:64";
+
+/// Mangled-name part of a generic (`addrspace(4)`) pointer parameter.
+const GENERIC_PTR: &str = "PU3AS4";
+
+/// One builtin the program declares and libclc provides.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Needed {
+    /// The mangled name the program calls.
+    name: String,
+    /// The `declare` line (for the generic-pointer wrappers).
+    declaration: String,
+}
+
+/// `_Z<len><name><params>` → (`name`, `params`).
+fn demangle_base(mangled: &str) -> Option<(&str, &str)> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    let base = rest.get(digits..digits + len)?;
+    Some((base, &rest[digits + len..]))
+}
+
+/// Whether a mangled parameter list starts with a double or a double
+/// vector (`d`, `Dv<n>_d`).
+fn first_param_is_double(params: &str) -> bool {
+    if params.starts_with('d') {
+        return true;
+    }
+    params
+        .strip_prefix("Dv")
+        .and_then(|p| p.split_once('_'))
+        .is_some_and(|(n, e)| n.chars().all(|c| c.is_ascii_digit()) && e.starts_with('d'))
+}
+
+/// The name a `declare`/`define` line gives its function.
+fn declared_name(line: &str) -> Option<&str> {
+    let rest = &line[line.find('@')? + 1..];
+    Some(&rest[..rest.find('(')?])
+}
+
+/// The double overloads of [`DOUBLE_BUILTINS`] that `ll` declares.
+fn needed(ll: &str) -> Vec<Needed> {
+    let mut out: Vec<Needed> = ll
+        .lines()
+        .filter(|l| l.starts_with("declare "))
+        .filter_map(|line| {
+            let name = declared_name(line)?;
+            let (base, params) = demangle_base(name)?;
+            let own = OWN.iter().any(|(o, _, _)| *o == base);
+            let wanted = DOUBLE_BUILTINS.contains(&base) && !own;
+            (wanted && first_param_is_double(params)).then(|| Needed {
+                name: name.to_string(),
+                declaration: line.to_string(),
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether `c` may appear in an unquoted LLVM identifier.
+fn ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-')
+}
+
+/// Renames every global symbol `@name` of `text` found in `map`
+/// (whole identifiers only: `@LOG_INV_TBL` is not part of
+/// `@LOG_INV_TBL_EP`).
+fn rename_symbols(text: &str, map: &HashMap<String, String>) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut last = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'@' {
+            let start = i + 1;
+            let mut end = start;
+            while end < bytes.len() && ident_char(bytes[end]) {
+                end += 1;
+            }
+            if let Some(new) = map.get(&text[start..end]) {
+                out.push_str(&text[last..start]);
+                out.push_str(new);
+                last = end;
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The symbols (functions and global variables) `ll` defines.
+fn defined_symbols(ll: &str) -> Vec<String> {
+    ll.lines()
+        .filter_map(|l| {
+            if l.starts_with("define ") {
+                declared_name(l).map(str::to_string)
+            } else if let Some(rest) = l.strip_prefix('@') {
+                let name = &rest[..rest.find(' ')?];
+                (!l.contains(" = external ")).then(|| name.to_string())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The global variables `ll` declares without defining them.
+fn external_globals(ll: &str) -> Vec<String> {
+    ll.lines()
+        .filter(|l| l.starts_with('@') && l.contains(" = external "))
+        .filter_map(|l| l[1..].split(' ').next().map(str::to_string))
+        .collect()
+}
+
+/// The type at the start of a parameter of a `declare` line (`double
+/// noundef` → `double`, `<2 x double> addrspace(4)* noundef` →
+/// `<2 x double> addrspace(4)*`).
+fn param_type(param: &str) -> &str {
+    let p = param.trim();
+    let mut end = if p.starts_with('<') {
+        p.find('>').map_or(p.len(), |e| e + 1)
+    } else {
+        p.find(' ').unwrap_or(p.len())
+    };
+    loop {
+        let rest = &p[end..];
+        let trimmed = rest.trim_start();
+        let skipped = rest.len() - trimmed.len();
+        if trimmed.starts_with('*') {
+            end += skipped + 1;
+        } else if trimmed.starts_with("addrspace(") {
+            match trimmed.find(')') {
+                Some(c) => end += skipped + c + 1,
+                None => break,
+            }
+        } else {
+            break;
+        }
+    }
+    &p[..end]
+}
+
+/// The return type and parameter types of a `declare` line.
+fn signature(declaration: &str) -> Option<(String, Vec<String>)> {
+    let at = declaration.find('@')?;
+    let head = declaration[..at].trim_end();
+    let ret = if head.ends_with('>') {
+        &head[head.rfind('<')?..]
+    } else {
+        head.rsplit(' ').next()?
+    };
+    let ret = ret.to_string();
+    let open = declaration[at..].find('(')? + at;
+    let mut depth = 0;
+    let close = declaration[open..].find(|c| {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        depth == 0
+    })? + open;
+    let params = declaration[open + 1..close]
+        .split(',')
+        .map(|p| param_type(p).to_string())
+        .collect();
+    Some((ret, params))
+}
+
+/// For a builtin with a generic pointer parameter: the private-pointer
+/// overload libclc defines, and the IR of a wrapper with the generic
+/// signature that calls it through a private temporary (module doc,
+/// step 5).
+fn generic_wrapper(n: &Needed) -> Result<(String, String), BuildError> {
+    let bad = || {
+        BuildError::internal(format!(
+            "unexpected declaration of a libclc builtin: {}",
+            n.declaration
+        ))
+    };
+    let private = n.name.replacen(GENERIC_PTR, "P", 1);
+    let (ret, params) = signature(&n.declaration).ok_or_else(bad)?;
+    let [x, ptr] = params.as_slice() else {
+        return Err(bad());
+    };
+    let pointee = ptr
+        .strip_suffix(" addrspace(4)*")
+        .ok_or_else(bad)?
+        .to_string();
+    let ir = format!(
+        "define spir_func {ret} @{PREFIX}{name}({x} %x, {ptr} %p) {{\n\
+         \x20 %t = alloca {pointee}\n\
+         \x20 %r = call spir_func {ret} @{PREFIX}{private}({x} %x, {pointee}* %t)\n\
+         \x20 %v = load {pointee}, {pointee}* %t\n\
+         \x20 store {pointee} %v, {ptr} %p\n\
+         \x20 ret {ret} %r\n\
+         }}\n",
+        name = n.name,
+    );
+    Ok((private, ir))
+}
+
+/// `ll` with its `target datalayout` line replaced by `layout` (or the
+/// line removed when `layout` is None).
+fn set_datalayout(ll: &str, layout: Option<&str>) -> String {
+    let mut out = String::with_capacity(ll.len());
+    for line in ll.lines() {
+        if line.starts_with("target datalayout = ") {
+            if let Some(l) = layout {
+                out.push_str(&format!("target datalayout = \"{l}\"\n"));
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// `ll` without the OpenCL version metadata (`!opencl.ocl.version`,
+/// `!opencl.spir.version`): a module linked into a program must not bring
+/// its own (llvm-spirv: "OCL version mismatch").
+fn strip_version_metadata(ll: &str) -> String {
+    ll.lines()
+        .filter(|l| !l.starts_with("!opencl.ocl.version") && !l.starts_with("!opencl.spir.version"))
+        .flat_map(|l| [l, "\n"])
+        .collect()
+}
+
+/// The `target datalayout` of `ll`.
+fn datalayout(ll: &str) -> Option<&str> {
+    ll.lines()
+        .find_map(|l| l.strip_prefix("target datalayout = \""))
+        .and_then(|l| l.strip_suffix('"'))
+}
+
+/// The [`ZeroFix`] of builtin `n`.
+fn zero_fix_of_builtin(n: &Needed) -> Option<ZeroFix> {
+    demangle_base(&n.name).and_then(|(base, _)| zero_fix_of(base))
+}
+
+/// The name the program's calls to `n` get: the zero wrapper for builtins
+/// with a [`ZeroFix`], else libclc's (renamed) function.
+fn call_target(n: &Needed) -> String {
+    let prefix = if zero_fix_of_builtin(n).is_some() {
+        ZERO_PREFIX
+    } else {
+        PREFIX
+    };
+    format!("{prefix}{}", n.name)
+}
+
+/// `value` as a constant of the scalar or vector type `ty` (`<4 x i64>`:
+/// every component).
+fn splat(ty: &str, elem: &str, value: &str) -> String {
+    match ty.strip_prefix('<').and_then(|r| r.split_once(" x ")) {
+        Some((n, _)) => {
+            let n: usize = n.parse().unwrap_or(1);
+            let parts = vec![format!("{elem} {value}"); n].join(", ");
+            format!("<{parts}>")
+        }
+        None => value.to_string(),
+    }
+}
+
+/// The wrapper of a builtin with a [`ZeroFix`]: calls libclc's function
+/// and replaces its zero results (or, for the odd functions, returns a
+/// zero argument); component-wise on vectors, any other arguments passed
+/// through. Plain IR (bit operations, no intrinsics): it is appended to a
+/// module that may declare them already.
+fn zero_fix(n: &Needed) -> Result<String, BuildError> {
+    let (ret, params) = signature(&n.declaration).ok_or_else(|| {
+        BuildError::internal(format!(
+            "unexpected declaration of a libclc builtin: {}",
+            n.declaration
+        ))
+    })?;
+    let fix = zero_fix_of_builtin(n).ok_or_else(|| BuildError::internal("no zero fix"))?;
+    // The same list declares the parameters and passes them on.
+    let args = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} %a{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let name = &n.name;
+    let vector = ret.strip_prefix('<').and_then(|r| r.split_once(" x "));
+    let (cond, int) = match vector {
+        Some((n, _)) => (format!("<{n} x i1>"), format!("<{n} x i64>")),
+        None => ("i1".to_string(), "i64".to_string()),
+    };
+    let sign = splat(&ret, "i64", "-9223372036854775808");
+    let body = match fix {
+        ZeroFix::Odd => format!(
+            "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
+             %s = select {cond} %z, {ret} %a0, {ret} %r\n"
+        ),
+        ZeroFix::PositiveZero => format!(
+            "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
+             %s = select {cond} %z, {ret} zeroinitializer, {ret} %r\n"
+        ),
+        ZeroFix::SignOfArgument => format!(
+            "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
+             %xb = bitcast {ret} %a0 to {int}\n  \
+             %sb = and {int} %xb, {sign}\n  \
+             %sz = bitcast {int} %sb to {ret}\n  \
+             %s = select {cond} %z, {ret} %sz, {ret} %r\n"
+        ),
+        ZeroFix::Tanpi => {
+            // x is an integer where tanpi is zero: odd when x/2 is not
+            // an integer (every double from 2^53 on is even).
+            let half = splat(&ret, "double", "5.000000e-01");
+            let big = splat(&ret, "double", "0x4340000000000000");
+            let minus_big = splat(&ret, "double", "0xC340000000000000");
+            format!(
+                "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
+                 %h = fmul {ret} %a0, {half}\n  \
+                 %hi = fptosi {ret} %h to {int}\n  \
+                 %hb = sitofp {int} %hi to {ret}\n  \
+                 %frac = fcmp une {ret} %h, %hb\n  \
+                 %lt = fcmp olt {ret} %a0, {big}\n  \
+                 %gt = fcmp ogt {ret} %a0, {minus_big}\n  \
+                 %small = and {cond} %lt, %gt\n  \
+                 %odd = and {cond} %frac, %small\n  \
+                 %xb = bitcast {ret} %a0 to {int}\n  \
+                 %sb = and {int} %xb, {sign}\n  \
+                 %flip = select {cond} %odd, {int} {sign}, {int} zeroinitializer\n  \
+                 %nb = xor {int} %sb, %flip\n  \
+                 %sz = bitcast {int} %nb to {ret}\n  \
+                 %s = select {cond} %z, {ret} %sz, {ret} %r\n"
+            )
+        }
+    };
+    Ok(format!(
+        "define spir_func {ret} @{ZERO_PREFIX}{name}({args}) {{\n  \
+         %r = call spir_func {ret} @{PREFIX}{name}({args})\n\
+         {body}  ret {ret} %s\n\
+         }}\n"
+    ))
+}
+
+/// For a vector overload: the scalar overload it applies (libclc's, with a
+/// private pointer where the vector one has a pointer) and the IR of a loop
+/// over the components that calls it, defining `ferrocl.clc.<vector
+/// name>`. libclc's own vector overloads repeat the scalar call per
+/// component, and Vulkan drivers inline every call: a `double4` `lgamma`
+/// compiled as four copies of the scalar code takes lavapipe minutes, as one
+/// copy in a loop a few seconds. None for a scalar overload.
+fn vector_loop(n: &Needed) -> Option<Result<(String, String), BuildError>> {
+    let (ret, params) = signature(&n.declaration)?;
+    let width: usize = ret.strip_prefix('<')?.split_once(" x ")?.0.parse().ok()?;
+    let bad = || {
+        BuildError::internal(format!(
+            "unexpected declaration of a libclc builtin: {}",
+            n.declaration
+        ))
+    };
+    let base = demangle_base(&n.name)?.0;
+    // (scalar type, mangled scalar type) of `<width x T>`.
+    let element = |t: &str| -> Option<(String, &'static str)> {
+        let e = t.strip_prefix(&format!("<{width} x "))?.strip_suffix('>')?;
+        Some(match e {
+            "double" => ("double".to_string(), "d"),
+            "i32" => ("i32".to_string(), "i"),
+            _ => return None,
+        })
+    };
+    let scalar_ret = element(&ret)?.0;
+    let mut mangled = format!("_Z{}{base}", base.len());
+    let mut scalar_args = Vec::new();
+    // Per pointer parameter: a private scalar temporary, a phi gathering
+    // the components, and a store after the loop. Per value parameter: the
+    // component.
+    let (mut temps, mut phis, mut extracts, mut gathers, mut stores) = (
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    );
+    for (i, p) in params.iter().enumerate() {
+        if let Some(pointee) = p.strip_suffix('*') {
+            let pointee = pointee.split(" addrspace(").next().unwrap_or(pointee);
+            let Some((t, m)) = element(pointee) else {
+                return Some(Err(bad()));
+            };
+            mangled.push('P');
+            mangled.push_str(m);
+            scalar_args.push(format!("{t}* %t{i}"));
+            temps.push_str(&format!("  %t{i} = alloca {t}\n"));
+            phis.push_str(&format!(
+                "  %o{i} = phi {pointee} [ undef, %entry ], [ %o{i}.next, %loop ]\n"
+            ));
+            gathers.push_str(&format!(
+                "  %v{i} = load {t}, {t}* %t{i}\n  \
+                 %o{i}.next = insertelement {pointee} %o{i}, {t} %v{i}, i32 %i\n"
+            ));
+            stores.push_str(&format!("  store {pointee} %o{i}.next, {p} %a{i}\n"));
+        } else {
+            let Some((t, m)) = element(p) else {
+                return Some(Err(bad()));
+            };
+            mangled.push_str(m);
+            scalar_args.push(format!("{t} %x{i}"));
+            extracts.push_str(&format!("  %x{i} = extractelement {p} %a{i}, i32 %i\n"));
+        }
+    }
+    let params_decl = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} %a{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (name, args) = (&n.name, scalar_args.join(", "));
+    let ir = format!(
+        "define spir_func {ret} @{PREFIX}{name}({params_decl}) {{\n\
+         entry:\n\
+         {temps}  br label %loop\n\
+         loop:\n  \
+         %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]\n  \
+         %r = phi {ret} [ undef, %entry ], [ %r.next, %loop ]\n\
+         {phis}{extracts}  \
+         %y = call spir_func {scalar_ret} @{PREFIX}{mangled}({args})\n\
+         {gathers}  \
+         %r.next = insertelement {ret} %r, {scalar_ret} %y, i32 %i\n  \
+         %i.next = add i32 %i, 1\n  \
+         %done = icmp eq i32 %i.next, {width}\n  \
+         br i1 %done, label %exit, label %loop\n\
+         exit:\n\
+         {stores}  ret {ret} %r.next\n\
+         }}\n"
+    );
+    Some(Ok((mangled, ir)))
+}
+
+/// The modification time of `path` in seconds (0 when unknown).
+fn mtime(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
+}
+
+/// libclc's library as LLVM bitcode (module doc, step 2).
+fn library_bitcode() -> Result<PathBuf, String> {
+    static BITCODE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BITCODE
+        .get_or_init(|| {
+            let spv = tools::LIBCLC.path();
+            let meta = std::fs::metadata(&spv).map_err(|e| {
+                format!(
+                    "libclc's library {} is missing ({e}); install libclc-15 or set {}",
+                    spv.display(),
+                    tools::LIBCLC.env
+                )
+            })?;
+            let name = format!("libclc-{}-{}.bc", meta.len(), mtime(&meta));
+            let dirs = crate::cache::cache_dir()
+                .into_iter()
+                .chain([std::env::temp_dir().join("ferrocl-libclc")]);
+            let mut last_error = String::new();
+            for dir in dirs {
+                let bc = dir.join(&name);
+                if std::fs::metadata(&bc).is_ok_and(|m| m.len() > 0) {
+                    return Ok(bc);
+                }
+                if let Err(e) = std::fs::create_dir_all(&dir) {
+                    last_error = format!("cannot create {}: {e}", dir.display());
+                    continue;
+                }
+                // Translate to a file of this process, then rename:
+                // concurrent processes never read a partial file.
+                let tmp = dir.join(format!("{name}.tmp{}", std::process::id()));
+                let args = [
+                    OsStr::new("-r"),
+                    spv.as_os_str(),
+                    OsStr::new("-o"),
+                    tmp.as_os_str(),
+                ];
+                let out = run_tool(tools::LLVM_SPIRV, &args, &dir).map_err(|e| e.log)?;
+                if !out.success {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(format!(
+                        "cannot translate libclc's library: {}",
+                        out.stderr.trim()
+                    ));
+                }
+                match std::fs::rename(&tmp, &bc) {
+                    Ok(()) => return Ok(bc),
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        last_error = format!("cannot store {}: {e}", bc.display());
+                    }
+                }
+            }
+            Err(last_error)
+        })
+        .clone()
+}
+
+/// The optimized libclc module (textual IR) defining `ferrocl.clc.<name>`
+/// for every needed builtin (module doc, steps 3 to 6), cached per process.
+fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, BuildError> {
+    static MODULES: OnceLock<Mutex<HashMap<Vec<String>, String>>> = OnceLock::new();
+    let key: Vec<String> = needed.iter().map(|n| n.name.clone()).collect();
+    let modules = MODULES.get_or_init(Default::default);
+    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(&key) {
+        return Ok(m.clone());
+    }
+    let lib = library_bitcode().map_err(BuildError::failure)?;
+    let mut wrappers = String::new();
+    let mut loops = String::new();
+    let mut funcs: BTreeSet<String> = BTreeSet::new();
+    for n in needed {
+        if call_target(n).starts_with(ZERO_PREFIX) {
+            wrappers.push_str(&zero_fix(n)?);
+        }
+        if let Some(l) = vector_loop(n) {
+            let (scalar, ir) = l?;
+            loops.push_str(&ir);
+            funcs.insert(scalar);
+        } else if n.name.contains(GENERIC_PTR) {
+            let (private, ir) = generic_wrapper(n)?;
+            wrappers.push_str(&ir);
+            funcs.insert(private);
+        } else {
+            funcs.insert(n.name.clone());
+        }
+    }
+    // Extract the functions, then again with the tables they read.
+    let mut globals: BTreeSet<String> = BTreeSet::new();
+    let extracted = loop {
+        let mut args: Vec<String> = vec!["--recursive".into(), "-S".into()];
+        args.extend(funcs.iter().map(|f| format!("--func={f}")));
+        args.extend(globals.iter().map(|g| format!("--glob={g}")));
+        args.extend([lib.display().to_string(), "-o".into(), "clc.ll".into()]);
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::LLVM_EXTRACT, &os, &scratch.path)?;
+        if !out.success {
+            let missing = funcs
+                .iter()
+                .find(|f| out.stderr.contains(f.as_str()))
+                .map(|f| {
+                    let base = demangle_base(f).map_or(f.as_str(), |(b, _)| b);
+                    format!("double-precision '{base}' ({f}) is not in libclc's library")
+                });
+            return Err(match missing {
+                Some(m) => BuildError::failure(format!("error: {m}")),
+                None => BuildError::internal(format!(
+                    "extracting libclc functions failed: {}",
+                    out.stderr.trim()
+                )),
+            });
+        }
+        let text = std::fs::read_to_string(scratch.file("clc.ll"))
+            .map_err(|e| BuildError::internal(format!("llvm-extract wrote nothing: {e}")))?;
+        let missing: Vec<String> = external_globals(&text)
+            .into_iter()
+            .filter(|g| !globals.contains(g))
+            .collect();
+        if missing.is_empty() {
+            break text;
+        }
+        globals.extend(missing);
+    };
+    let map: HashMap<String, String> = defined_symbols(&extracted)
+        .into_iter()
+        .map(|s| (s.clone(), format!("{PREFIX}{s}")))
+        .collect();
+    let mut module = String::new();
+    let renamed = rename_symbols(&extracted, &map);
+    for line in set_datalayout(&renamed, Some(OPT_DATALAYOUT)).lines() {
+        // The tables: internal (the program cannot see them).
+        if line.starts_with(&format!("@{PREFIX}")) {
+            if let Some((lhs, rhs)) = line.split_once(" = ") {
+                module.push_str(&format!("{lhs} = internal {rhs}\n"));
+                continue;
+            }
+        }
+        module.push_str(line);
+        module.push('\n');
+    }
+    std::fs::write(scratch.file("clc.ll"), &module)
+        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+    let optimize = [
+        "-cc1",
+        "-triple",
+        "spir64",
+        "-no-opaque-pointers",
+        "-x",
+        "ir",
+        "clc.ll",
+        "-O2",
+        "-emit-llvm",
+        "-o",
+        "clc-opt.ll",
+    ];
+    let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "optimizing libclc's functions failed: {}",
+            out.stderr.trim()
+        )));
+    }
+    let optimized = std::fs::read_to_string(scratch.file("clc-opt.ll"))
+        .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+    // The wrappers after the optimizer, which would unroll the loops.
+    let optimized = strip_version_metadata(&super::remove_freeze(&optimized)) + &wrappers + &loops;
+    modules
+        .lock()
+        .map_err(|_| poisoned())?
+        .insert(key, optimized.clone());
+    Ok(optimized)
+}
+
+fn poisoned() -> BuildError {
+    BuildError::internal("libclc module cache poisoned")
+}
+
+/// One of the [`OWN`] sources compiled to textual IR, once per process.
+fn own_module(name: &str, source: &str, scratch: &ScratchDir) -> Result<String, BuildError> {
+    static MODULES: OnceLock<Mutex<HashMap<String, Result<String, String>>>> = OnceLock::new();
+    let modules = MODULES.get_or_init(Default::default);
+    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(name) {
+        return m.clone().map_err(BuildError::internal);
+    }
+    let compile = || -> Result<String, String> {
+        let file = format!("{name}64.cl");
+        let out_file = format!("{name}64.ll");
+        std::fs::write(scratch.file(&file), source)
+            .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+        let args = [
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-fdeclare-opencl-builtins",
+            "-cl-std=CL1.2",
+            "-fno-builtin",
+            "-O2",
+            "-emit-llvm",
+            "-o",
+            &out_file,
+            &file,
+        ];
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::CLANG, &os, &scratch.path).map_err(|e| e.log)?;
+        if !out.success {
+            return Err(format!("compiling ferrocl's {name} failed: {}", out.stderr));
+        }
+        let ll = std::fs::read_to_string(scratch.file(&out_file))
+            .map_err(|e| format!("clang wrote no IR: {e}"))?;
+        Ok(strip_version_metadata(&super::remove_freeze(&ll)))
+    };
+    let m = compile();
+    modules
+        .lock()
+        .map_err(|_| poisoned())?
+        .insert(name.to_string(), m.clone());
+    m.map_err(BuildError::internal)
+}
+
+/// The double overloads of builtin `base` that `ll` declares, each with the
+/// name of ferrocl's version, `own` (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
+fn own_overloads(ll: &str, base: &str, own: &str) -> HashMap<String, String> {
+    ll.lines()
+        .filter(|l| l.starts_with("declare "))
+        .filter_map(declared_name)
+        .filter_map(|name| {
+            let (b, params) = demangle_base(name)?;
+            (b == base && first_param_is_double(params))
+                .then(|| (name.to_string(), format!("_Z{}{own}{params}", own.len())))
+        })
+        .collect()
+}
+
+/// `llvm-link -S first --only-needed second -o out` in `scratch`: the
+/// definitions of `second` that `first` uses, added to `first`.
+fn link_needed(
+    scratch: &ScratchDir,
+    first: &str,
+    second: &str,
+    out: &str,
+) -> Result<String, BuildError> {
+    let args = [
+        "-opaque-pointers=0",
+        "-S",
+        first,
+        "--only-needed",
+        second,
+        "-o",
+        out,
+    ];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let result = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+    if !result.success {
+        return Err(BuildError::internal(format!(
+            "linking {second} failed: {}",
+            result.stderr.trim()
+        )));
+    }
+    std::fs::read_to_string(scratch.file(out))
+        .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))
+}
+
+/// Links ferrocl's version of builtin `base` ([`OWN`]) into the textual
+/// IR `ll` when it calls a double overload: the linked IR, or None.
+fn link_own(
+    ll: &str,
+    scratch: &ScratchDir,
+    (base, source, own): (&str, &str, &str),
+) -> Result<Option<String>, BuildError> {
+    let calls = own_overloads(ll, base, own);
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let module = own_module(base, source, scratch)?;
+    let write = |name: &str, text: &str| {
+        std::fs::write(scratch.file(name), text)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+    };
+    let (program, lib, out) = (
+        format!("program-{base}.ll"),
+        format!("{base}64-opt.ll"),
+        format!("linked-{base}.ll"),
+    );
+    write(&lib, &set_datalayout(&module, datalayout(ll)))?;
+    write(&program, &rename_symbols(ll, &calls))?;
+    link_needed(scratch, &program, &lib, &out).map(Some)
+}
+
+/// Links what the program `ll` (textual IR) needs of double-precision math
+/// into it (module doc): ferrocl's tgamma (which calls libclc's sinpi and
+/// fma), then libclc's functions, then the software fma where `soft_fma64`
+/// (`DeviceCaps::fused_fma64` false). The linked textual IR, or None when
+/// it needs nothing.
+pub fn link_double_math(
+    ll: &str,
+    scratch: &ScratchDir,
+    soft_fma64: bool,
+) -> Result<Option<String>, BuildError> {
+    let [fma, tgamma] = [OWN[0], OWN[1]];
+    let mut linked = link_own(ll, scratch, tgamma)?;
+    let current = linked.clone().unwrap_or_else(|| ll.to_string());
+    let needed = needed(&current);
+    if !needed.is_empty() {
+        let clc = library_module(&needed, scratch)?;
+        let calls: HashMap<String, String> = needed
+            .iter()
+            .map(|n| (n.name.clone(), call_target(n)))
+            .collect();
+        let write = |name: &str, text: &str| {
+            std::fs::write(scratch.file(name), text)
+                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+        };
+        // The program's layout: llvm-link warns about different ones.
+        write("clc-opt.ll", &set_datalayout(&clc, datalayout(ll)))?;
+        write("program.ll", &rename_symbols(&current, &calls))?;
+        linked = Some(link_needed(
+            scratch,
+            "program.ll",
+            "clc-opt.ll",
+            "linked.ll",
+        )?);
+    }
+    if soft_fma64 {
+        let current = linked.clone().unwrap_or_else(|| ll.to_string());
+        if let Some(l) = link_own(&current, scratch, fma)? {
+            linked = Some(l);
+        }
+    }
+    if let Some(l) = &linked {
+        tools::dump("0-libclc-linked.ll", l.as_bytes());
+    }
+    Ok(linked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_double_overloads() {
+        let ll = "declare spir_func double @_Z3sind(double noundef)\n\
+                  declare spir_func float @_Z3sinf(float)\n\
+                  declare spir_func <4 x double> @_Z6acospiDv4_d(<4 x double>)\n\
+                  declare spir_func double @_Z4fabsd(double)\n\
+                  declare spir_func <2 x double> @_Z4pownDv2_dDv2_i(<2 x double>, <2 x i32>)\n\
+                  declare spir_func double @_Z6sincosdPU3AS4d(double, double addrspace(4)*)\n";
+        let n: Vec<String> = needed(ll).into_iter().map(|n| n.name).collect();
+        assert_eq!(
+            n,
+            [
+                "_Z3sind",
+                "_Z4pownDv2_dDv2_i",
+                "_Z6acospiDv4_d",
+                "_Z6sincosdPU3AS4d"
+            ]
+        );
+    }
+
+    #[test]
+    fn renames_whole_identifiers() {
+        let map = HashMap::from([("LOG_INV_TBL".to_string(), "x.LOG_INV_TBL".to_string())]);
+        assert_eq!(
+            rename_symbols("@LOG_INV_TBL, @LOG_INV_TBL_EP @LOG_INV_TBL)", &map),
+            "@x.LOG_INV_TBL, @LOG_INV_TBL_EP @x.LOG_INV_TBL)"
+        );
+    }
+
+    #[test]
+    fn generic_pointer_wrapper() {
+        let n = Needed {
+            name: "_Z6sincosDv2_dPU3AS4S_".into(),
+            declaration: "declare spir_func <2 x double> @_Z6sincosDv2_dPU3AS4S_(<2 x double> \
+                          noundef, <2 x double> addrspace(4)* noundef) local_unnamed_addr #3"
+                .into(),
+        };
+        let (private, ir) = generic_wrapper(&n).unwrap();
+        assert_eq!(private, "_Z6sincosDv2_dPS_");
+        assert!(ir.starts_with(
+            "define spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPU3AS4S_(<2 x double> %x, \
+             <2 x double> addrspace(4)* %p) {"
+        ));
+        assert!(ir.contains("%t = alloca <2 x double>\n"));
+        assert!(ir.contains(
+            "call spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPS_(<2 x double> %x, \
+             <2 x double>* %t)"
+        ));
+    }
+}
