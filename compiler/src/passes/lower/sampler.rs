@@ -256,7 +256,6 @@ impl Lower<'_> {
         let zero = self.out.c_float(32, 0.0);
         let one = self.out.c_float(32, 1.0);
         let half = self.out.c_float(32, 0.5);
-        let two = self.out.c_float(32, 2.0);
         // Per dimension: (i0, i1) as u32, the weight of i1, and whether
         // each index is outside the image (CLAMP only).
         let mut dims: Vec<([Word; 2], Word, [Option<Word>; 2])> = Vec::new();
@@ -324,12 +323,7 @@ impl Lower<'_> {
                 };
             }
             if need(sb::ADDRESS_MIRRORED_REPEAT) {
-                let h = self.emit(b, Op::FMul, f32t, ids(&[s, half]));
-                let r = self.glsl(b, GLOp::RoundEven, f32t, &[h]);
-                let r2 = self.emit(b, Op::FMul, f32t, ids(&[r, two]));
-                let d = self.emit(b, Op::FSub, f32t, ids(&[s, r2]));
-                let m = self.glsl(b, GLOp::FAbs, f32t, &[d]);
-                let u = self.emit(b, Op::FMul, f32t, ids(&[m, wf]));
+                let u = self.mirrored_coord(b, s, wf);
                 let (m0, m1, ma) = split(self, b, u);
                 let m0 = self.glsl(b, GLOp::NMax, f32t, &[m0, zero]);
                 let m1 = self.glsl(b, GLOp::NMin, f32t, &[m1, wm1]);
@@ -350,14 +344,9 @@ impl Lower<'_> {
             let (j0, j1) = (idx(self, b, i0), idx(self, b, i1));
             dims.push(([j0, j1], a, out));
         }
-        let layer = at.layer.map(|z| {
-            let n = at.size[at.spatial.len()];
-            let nf = self.emit(b, Op::ConvertUToF, f32t, ids(&[n]));
-            let top = self.emit(b, Op::FSub, f32t, ids(&[nf, one]));
-            let r = self.glsl(b, GLOp::RoundEven, f32t, &[z]);
-            let r = self.glsl(b, GLOp::NClamp, f32t, &[r, zero, top]);
-            self.emit(b, Op::ConvertFToS, u32t, ids(&[r]))
-        });
+        let layer = at
+            .layer
+            .map(|z| self.layer_index(b, z, at.size[at.spatial.len()]));
         let v4 = self.texel_vec4(Texel::Float);
         let any_clamp = dims.iter().any(|d| d.2[0].is_some());
         let border = any_clamp.then(|| self.border_color(b, arg, Texel::Float));
@@ -367,24 +356,7 @@ impl Lower<'_> {
         for corner in 0..(1usize << n) {
             let mut coords: Vec<Word> = (0..n).map(|k| dims[k].0[(corner >> k) & 1]).collect();
             coords.extend(layer);
-            let coord = if coords.len() == 1 {
-                coords[0]
-            } else {
-                let t = self.out.t_vec(u32t, coords.len() as u32);
-                self.emit(b, Op::CompositeConstruct, t, ids(&coords))
-            };
-            let lod = self.out.c_u32(0);
-            let mut v = self.emit(
-                b,
-                Op::ImageFetch,
-                v4,
-                vec![
-                    Operand::IdRef(img),
-                    Operand::IdRef(coord),
-                    Operand::ImageOperands(ImageOperands::LOD),
-                    Operand::IdRef(lod),
-                ],
-            );
+            let mut v = self.fetch_lod0(b, img, v4, &coords);
             let mut out = None;
             for (k, d) in dims.iter().enumerate() {
                 if let Some(o) = d.2[(corner >> k) & 1] {
@@ -460,34 +432,10 @@ impl Lower<'_> {
             coords.push(i);
         }
         if let Some(z) = at.layer {
-            let n = size[at.spatial.len()];
-            let nf = self.emit(b, Op::ConvertUToF, f32t, ids(&[n]));
-            let one = self.out.c_float(32, 1.0);
-            let top = self.emit(b, Op::FSub, f32t, ids(&[nf, one]));
-            let zero = self.out.c_float(32, 0.0);
-            let r = self.glsl(b, GLOp::RoundEven, f32t, &[z]);
-            let r = self.glsl(b, GLOp::NClamp, f32t, &[r, zero, top]);
-            coords.push(self.emit(b, Op::ConvertFToS, u32t, ids(&[r])));
+            coords.push(self.layer_index(b, z, size[at.spatial.len()]));
         }
-        let coord = if coords.len() == 1 {
-            coords[0]
-        } else {
-            let t = self.out.t_vec(u32t, coords.len() as u32);
-            self.emit(b, Op::CompositeConstruct, t, ids(&coords))
-        };
         let v4 = self.texel_vec4(texel);
-        let zero = self.out.c_u32(0);
-        let v = self.emit(
-            b,
-            Op::ImageFetch,
-            v4,
-            vec![
-                Operand::IdRef(img),
-                Operand::IdRef(coord),
-                Operand::ImageOperands(ImageOperands::LOD),
-                Operand::IdRef(zero),
-            ],
-        );
+        let v = self.fetch_lod0(b, img, v4, &coords);
         match outside {
             Some(out) => {
                 let border = self.border_color(b, arg, texel);
@@ -536,24 +484,8 @@ impl Lower<'_> {
             }
             clamped.push(i);
         }
-        let coord = if clamped.len() == 1 {
-            clamped[0]
-        } else {
-            let t = self.out.t_vec(u32t, clamped.len() as u32);
-            self.emit(b, Op::CompositeConstruct, t, ids(&clamped))
-        };
         let v4 = self.texel_vec4(texel);
-        let v = self.emit(
-            b,
-            Op::ImageFetch,
-            v4,
-            vec![
-                Operand::IdRef(img),
-                Operand::IdRef(coord),
-                Operand::ImageOperands(ImageOperands::LOD),
-                Operand::IdRef(zero),
-            ],
-        );
+        let v = self.fetch_lod0(b, img, v4, &clamped);
         let out = match (outside, clamp) {
             (Some(o), Some(Some(is_clamp))) => {
                 self.emit(b, Op::LogicalAnd, bt, ids(&[is_clamp, o]))
@@ -628,6 +560,55 @@ impl Lower<'_> {
     fn mirrored_index(&mut self, b: &mut Block, s: Word, wf: Word, wm1: Word) -> Word {
         let f32t = self.out.t_float(32);
         let u32t = self.out.t_u32();
+        let u = self.mirrored_coord(b, s, wf);
+        let fu = self.glsl(b, GLOp::Floor, f32t, &[u]);
+        let zero = self.out.c_float(32, 0.0);
+        let fu = self.glsl(b, GLOp::NClamp, f32t, &[fu, zero, wf]);
+        let i = self.emit(b, Op::ConvertFToS, u32t, ids(&[fu]));
+        self.glsl(b, GLOp::UMin, u32t, &[i, wm1])
+    }
+
+    /// OpImageFetch at Lod 0 of the texel at integer `coords` (one per
+    /// dimension, then the layer).
+    fn fetch_lod0(&mut self, b: &mut Block, img: Word, v4: Word, coords: &[Word]) -> Word {
+        let u32t = self.out.t_u32();
+        let coord = if coords.len() == 1 {
+            coords[0]
+        } else {
+            let t = self.out.t_vec(u32t, coords.len() as u32);
+            self.emit(b, Op::CompositeConstruct, t, ids(coords))
+        };
+        let zero = self.out.c_u32(0);
+        self.emit(
+            b,
+            Op::ImageFetch,
+            v4,
+            vec![
+                Operand::IdRef(img),
+                Operand::IdRef(coord),
+                Operand::ImageOperands(ImageOperands::LOD),
+                Operand::IdRef(zero),
+            ],
+        )
+    }
+
+    /// The array layer of float coordinate `z` among `n` (u32) layers:
+    /// `clamp(rint(z), 0, n-1)` (NaN: 0).
+    fn layer_index(&mut self, b: &mut Block, z: Word, n: Word) -> Word {
+        let f32t = self.out.t_float(32);
+        let u32t = self.out.t_u32();
+        let nf = self.emit(b, Op::ConvertUToF, f32t, ids(&[n]));
+        let one = self.out.c_float(32, 1.0);
+        let top = self.emit(b, Op::FSub, f32t, ids(&[nf, one]));
+        let zero = self.out.c_float(32, 0.0);
+        let r = self.glsl(b, GLOp::RoundEven, f32t, &[z]);
+        let r = self.glsl(b, GLOp::NClamp, f32t, &[r, zero, top]);
+        self.emit(b, Op::ConvertFToS, u32t, ids(&[r]))
+    }
+
+    /// MIRRORED_REPEAT's unnormalized coordinate `|s - 2·rint(s/2)|·w`.
+    fn mirrored_coord(&mut self, b: &mut Block, s: Word, wf: Word) -> Word {
+        let f32t = self.out.t_float(32);
         let half = self.out.c_float(32, 0.5);
         let two = self.out.c_float(32, 2.0);
         let h = self.emit(b, Op::FMul, f32t, ids(&[s, half]));
@@ -635,11 +616,6 @@ impl Lower<'_> {
         let r2 = self.emit(b, Op::FMul, f32t, ids(&[r, two]));
         let d = self.emit(b, Op::FSub, f32t, ids(&[s, r2]));
         let a = self.glsl(b, GLOp::FAbs, f32t, &[d]);
-        let u = self.emit(b, Op::FMul, f32t, ids(&[a, wf]));
-        let fu = self.glsl(b, GLOp::Floor, f32t, &[u]);
-        let zero = self.out.c_float(32, 0.0);
-        let fu = self.glsl(b, GLOp::NClamp, f32t, &[fu, zero, wf]);
-        let i = self.emit(b, Op::ConvertFToS, u32t, ids(&[fu]));
-        self.glsl(b, GLOp::UMin, u32t, &[i, wm1])
+        self.emit(b, Op::FMul, f32t, ids(&[a, wf]))
     }
 }
