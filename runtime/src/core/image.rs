@@ -788,8 +788,26 @@ pub unsafe fn enqueue_write_image(
     command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let img = mem.image()?;
-    let element = img.element_size();
+    let element = mem.image()?.element_size();
+    upload_region(queue, mem, origin, region, command_type, wait_list, |p| {
+        // SAFETY: caller contract; staging holds the region's tight bytes.
+        unsafe { pack_rows(mem.mem_type, region, element, pitches, ptr, p) }
+    })
+}
+
+/// Fills upload staging of the region's tight size with `fill` (given its
+/// host address) now, then copies it into `region` of image `mem`: the
+/// common part of write and fill.
+fn upload_region(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    origin: [usize; 3],
+    region: [usize; 3],
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+    fill: impl FnOnce(*mut u8),
+) -> CLResult<Arc<Event>> {
+    let element = mem.image()?.element_size();
     let size = tight_size(&region, element);
     let staging = Arc::new(
         queue
@@ -797,9 +815,7 @@ pub unsafe fn enqueue_write_image(
             .vk()?
             .staging(size as u64, BufferKind::Upload)?,
     );
-    let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-    // SAFETY: caller contract; staging holds `size` bytes.
-    unsafe { pack_rows(mem.mem_type, region, element, pitches, ptr, p) };
+    fill(staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?);
     let src = End::Buffer {
         raw: staging.raw,
         offset: 0,
@@ -827,31 +843,21 @@ pub fn enqueue_fill_image(
 ) -> CLResult<Arc<Event>> {
     let element = mem.image()?.element_size();
     let size = tight_size(&region, element);
-    let staging = Arc::new(
-        queue
-            .device
-            .vk()?
-            .staging(size as u64, BufferKind::Upload)?,
-    );
-    let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-    // SAFETY: staging holds `size` bytes, ours alone until submitted.
-    let dst = unsafe { std::slice::from_raw_parts_mut(p, size) };
-    for chunk in dst.chunks_exact_mut(element) {
-        chunk.copy_from_slice(texel);
-    }
-    let src = End::Buffer {
-        raw: staging.raw,
-        offset: 0,
-    };
-    let copy = Copy::new(queue, src, end_of(mem, origin)?, region, element)?;
-    Ok(submit_copy(
+    upload_region(
         queue,
+        mem,
+        origin,
+        region,
         CL_COMMAND_FILL_IMAGE,
-        copy,
-        Box::new((mem.clone(), staging)),
-        None,
         wait_list,
-    ))
+        |p| {
+            // SAFETY: staging holds `size` bytes, ours alone until submitted.
+            let dst = unsafe { std::slice::from_raw_parts_mut(p, size) };
+            for chunk in dst.chunks_exact_mut(element) {
+                chunk.copy_from_slice(texel);
+            }
+        },
+    )
 }
 
 /// clEnqueueCopyImage.
