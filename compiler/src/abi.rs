@@ -25,6 +25,46 @@
 //! device buffer per (program, device) (`GlobalVariables`); a kernel that
 //! touches them reads the buffer's address from two implicit fields.
 //!
+//! ## Descriptor addressing (`Addressing::Descriptor`)
+//!
+//! For devices (or builds) without buffer device addresses. Every kernel
+//! argument lives in descriptor set `Kernel::descriptor_set` (0, or 1 when
+//! literal samplers occupy set 0), per the descriptor rules:
+//!
+//! * a global/constant pointer argument is a VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+//!   at `KernelArg::descriptor` (binding = argument position). The runtime
+//!   binds the cl_mem's buffer with the cl_mem's offset and size (NULL: any
+//!   buffer, and the argument's bit set in `ImplicitField::NullBufferArgs`).
+//! * a POD argument is a storage buffer of its own (`DescriptorKind::Pod`,
+//!   offset 0), or a uniform buffer (`PodUbo`, `DescriptorOptions::pod_ubo`),
+//!   or, with `DescriptorOptions::cluster_pod_args`, all POD arguments share
+//!   one buffer at the binding after the other arguments' bindings, each at
+//!   `ArgDescriptor::offset` (OpenCL C layout; the non-POD arguments are
+//!   numbered as if the POD ones were not there). The runtime writes the
+//!   argument's bytes there. Uniform POD buffers are read as arrays of
+//!   16-byte elements: their size must be a multiple of 16 bytes.
+//! * images and samplers keep `ArgKind::Image::binding` / `Sampler::binding`.
+//! * program-scope `__global` variables and large `__constant` tables: a
+//!   storage buffer at `Kernel::global_variables_binding` (the program's
+//!   `GlobalVariables` buffer); its relocations add
+//!   `GLOBAL_VARIABLES_SLOT << 32` instead of a device address.
+//! * `__local` pointers, specialization constants and the implicit fields in
+//!   push constants are as in physical addressing; the argument block is
+//!   empty (`Kernel::push_constant_size` holds the implicit fields only).
+//!
+//! A global pointer *value* is `slot << 32 | byte offset` (u64): argument
+//! `i`'s buffer is slot `i + 1`, the global-variable buffer slot
+//! [`GLOBAL_VARIABLES_SLOT`], and NULL is 0 (no buffer has slot 0), so NULL
+//! stays distinct from every valid pointer and pointer↔integer casts keep
+//! the encoded value. Pointer arithmetic changes the offset only. An access
+//! goes through a typed view of the slot's binding (one aliased variable
+//! per accessed element type); when the compiler cannot tell which argument
+//! a pointer comes from (a pointer loaded from memory, made from an
+//! integer) it selects among the kernel's buffers by the slot at run time
+//! (VariablePointersStorageBuffer: the device must enable
+//! `variablePointersStorageBuffer`). printf needs buffer device addresses
+//! and is refused in this format.
+//!
 //! ## Images and samplers (descriptor sets)
 //!
 //! A kernel with image or sampler arguments also has one descriptor set,
@@ -57,8 +97,50 @@ pub enum Addressing {
     /// A pointer is a 64-bit buffer device address (PhysicalStorageBuffer64).
     Physical,
     /// A pointer is `slot << 32 | byte offset` into the argument's own
-    /// storage-buffer binding.
+    /// storage-buffer binding (see the module doc).
     Descriptor,
+}
+
+/// Slot of the program's global-variable buffer in descriptor addressing
+/// (a pointer into it is `GLOBAL_VARIABLES_SLOT << 32 | offset`).
+pub const GLOBAL_VARIABLES_SLOT: u32 = 0xFFFF;
+
+/// Options of the descriptor address format (`Addressing::Descriptor`);
+/// ignored with physical addressing. Part of the build's cache key.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DescriptorOptions {
+    /// `-pod-ubo`: POD arguments in uniform buffers rather than storage
+    /// buffers.
+    pub pod_ubo: bool,
+    /// `-cluster-pod-kernel-args`: all POD arguments in one buffer.
+    pub cluster_pod_args: bool,
+    /// A sampler map (`-samplermap`): literal sampler values
+    /// ([`sampler_bits`]); entry `i` is the sampler at set 0, binding `i`,
+    /// and every kernel's arguments move to set 1. Each literal sampler of
+    /// the source must be one of these.
+    pub sampler_map: Vec<u32>,
+}
+
+/// What a descriptor-addressed argument is bound as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DescriptorKind {
+    /// A cl_mem: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER (descriptor map `buffer`).
+    Buffer,
+    /// POD bytes in a VK_DESCRIPTOR_TYPE_STORAGE_BUFFER (`pod`).
+    Pod,
+    /// POD bytes in a VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER (`pod_ubo`).
+    PodUbo,
+}
+
+/// Where a descriptor-addressed buffer or POD argument is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArgDescriptor {
+    pub set: u32,
+    pub binding: u32,
+    /// Byte offset of the argument's value in a POD buffer (0 unless POD
+    /// arguments are clustered).
+    pub offset: u32,
+    pub kind: DescriptorKind,
 }
 
 /// The implicit values a kernel may read, each a `u32` in push constants.
@@ -80,6 +162,10 @@ pub enum ImplicitField {
     /// Word `n` (0: low, 1: high) of the device address of this launch's
     /// printf buffer (`PrintfCall`).
     PrintfBuffer(u8),
+    /// Word `n` of the NULL mask of buffer arguments (descriptor
+    /// addressing): bit `i % 32` of word `i / 32` is set when argument `i`
+    /// is a NULL buffer.
+    NullBufferArgs(u8),
     /// The `CL_*` channel order (e.g. `CL_RGBA` = 0x10B5) of the image bound
     /// to argument `n`: `get_image_channel_order`, and the shader-side
     /// swizzle of storage-image and texel-buffer reads and writes (see
@@ -310,4 +396,7 @@ pub struct KernelArg {
     /// Bytes the argument occupies in the argument block; for POD the exact
     /// `sizeof` the application must pass to clSetKernelArg.
     pub size: u32,
+    /// Descriptor addressing: the binding of a buffer or POD argument
+    /// (`None` otherwise; `offset` is then unused for buffers).
+    pub descriptor: Option<ArgDescriptor>,
 }

@@ -8,6 +8,7 @@
 //! u32 format version               FORMAT_VERSION
 //! str fingerprint                  compiler version + external tools
 //! caps                             the DeviceCaps it was compiled for
+//!                                  (with its DescriptorOptions)
 //! u32 kind                         1 compiled object, 2 library, 3 executable
 //! str options                      the build / compile / link options
 //! kind 1, 2: bytes                 LLVM bitcode
@@ -23,14 +24,14 @@
 //! binary is refused (CL_INVALID_BINARY) rather than handed to the driver.
 
 use crate::{
-    AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgKind, DeviceCaps, GlobalVariables,
-    ImageDescriptor, ImageDim, ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind,
-    PrintfCall, Program,
+    AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgDescriptor, ArgKind,
+    DescriptorKind, DescriptorOptions, DeviceCaps, GlobalVariables, ImageDescriptor, ImageDim,
+    ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind, PrintfCall, Program,
 };
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -230,6 +231,10 @@ impl Writer {
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
         self.u8(c.fused_fma64 as u8);
+        self.u8(c.descriptor.pod_ubo as u8);
+        self.u8(c.descriptor.cluster_pod_args as u8);
+        self.u32(c.descriptor.sampler_map.len() as u32);
+        c.descriptor.sampler_map.iter().for_each(|&v| self.u32(v));
     }
 
     fn kernel(&mut self, k: &Kernel) {
@@ -263,6 +268,7 @@ impl Writer {
                 ImplicitField::ImageChannelOrder(n) => (7, n),
                 ImplicitField::ImageChannelDataType(n) => (8, n),
                 ImplicitField::SamplerValue(n) => (9, n),
+                ImplicitField::NullBufferArgs(w) => (10, w.into()),
             };
             self.u8(tag);
             self.u16(dim);
@@ -305,6 +311,17 @@ impl Writer {
         }
         self.u32(k.literal_samplers.len() as u32);
         k.literal_samplers.iter().for_each(|&v| self.u32(v));
+        self.u8(match k.addressing {
+            Addressing::Physical => 0,
+            Addressing::Descriptor => 1,
+        });
+        match k.global_variables_binding {
+            Some(b) => {
+                self.u8(1);
+                self.u32(b);
+            }
+            None => self.u8(0),
+        }
     }
 
     fn arg(&mut self, a: &KernelArg) {
@@ -359,6 +376,20 @@ impl Writer {
         }
         self.u32(a.offset);
         self.u32(a.size);
+        match a.descriptor {
+            Some(d) => {
+                self.u8(1);
+                self.u32(d.set);
+                self.u32(d.binding);
+                self.u32(d.offset);
+                self.u8(match d.kind {
+                    DescriptorKind::Buffer => 0,
+                    DescriptorKind::Pod => 1,
+                    DescriptorKind::PodUbo => 2,
+                });
+            }
+            None => self.u8(0),
+        }
     }
 }
 
@@ -443,6 +474,7 @@ impl<'a> Reader<'a> {
             images: self.bool()?,
             read_write_images: self.bool()?,
             fused_fma64: self.bool()?,
+            descriptor: self.descriptor_options()?,
         })
     }
 
@@ -485,6 +517,9 @@ impl<'a> Reader<'a> {
                 7 => ImplicitField::ImageChannelOrder(n),
                 8 => ImplicitField::ImageChannelDataType(n),
                 9 => ImplicitField::SamplerValue(n),
+                10 => ImplicitField::NullBufferArgs(
+                    u8::try_from(n).map_err(|_| bad("NULL mask word"))?,
+                ),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -520,6 +555,16 @@ impl<'a> Reader<'a> {
             literal_samplers: {
                 let n = self.count(4)?;
                 (0..n).map(|_| self.u32()).collect::<Res<Vec<_>>>()?
+            },
+            addressing: match self.u8()? {
+                0 => Addressing::Physical,
+                1 => Addressing::Descriptor,
+                _ => return Err(bad("addressing")),
+            },
+            global_variables_binding: if self.bool()? {
+                Some(self.u32()?)
+            } else {
+                None
             },
         })
     }
@@ -600,6 +645,33 @@ impl<'a> Reader<'a> {
             },
             offset: self.u32()?,
             size: self.u32()?,
+            descriptor: if self.bool()? {
+                Some(ArgDescriptor {
+                    set: self.u32()?,
+                    binding: self.u32()?,
+                    offset: self.u32()?,
+                    kind: match self.u8()? {
+                        0 => DescriptorKind::Buffer,
+                        1 => DescriptorKind::Pod,
+                        2 => DescriptorKind::PodUbo,
+                        _ => return Err(bad("descriptor kind")),
+                    },
+                })
+            } else {
+                None
+            },
+        })
+    }
+
+    fn descriptor_options(&mut self) -> Res<DescriptorOptions> {
+        let pod_ubo = self.bool()?;
+        let cluster_pod_args = self.bool()?;
+        let n = self.count(4)?;
+        let sampler_map = (0..n).map(|_| self.u32()).collect::<Res<Vec<u32>>>()?;
+        Ok(DescriptorOptions {
+            pod_ubo,
+            cluster_pod_args,
+            sampler_map,
         })
     }
 }
@@ -620,6 +692,7 @@ mod tests {
             images: false,
             read_write_images: false,
             fused_fma64: true,
+            descriptor: Default::default(),
         }
     }
 
@@ -638,6 +711,7 @@ mod tests {
                     kind: ArgKind::Buffer,
                     offset: 0,
                     size: 8,
+                    descriptor: None,
                 },
                 KernelArg {
                     name: "l".into(),
@@ -648,6 +722,7 @@ mod tests {
                     kind: ArgKind::LocalPointer { spec_id: 6 },
                     offset: 0,
                     size: 0,
+                    descriptor: None,
                 },
                 KernelArg {
                     name: "img".into(),
@@ -662,6 +737,7 @@ mod tests {
                     },
                     offset: 0,
                     size: 0,
+                    descriptor: None,
                 },
                 KernelArg {
                     name: "s".into(),
@@ -672,6 +748,7 @@ mod tests {
                     kind: ArgKind::Sampler { binding: 3 },
                     offset: 0,
                     size: 0,
+                    descriptor: None,
                 },
             ],
             push_constant_size: 24,
@@ -710,6 +787,8 @@ mod tests {
             printf_strings: b"hi\0".to_vec(),
             descriptor_set: Some(1),
             literal_samplers: vec![0x13],
+            addressing: Addressing::Physical,
+            global_variables_binding: None,
         }
     }
 
@@ -726,6 +805,73 @@ mod tests {
                     relocations: vec![0],
                 },
             }),
+        }
+    }
+
+    /// A descriptor-addressed kernel and caps with descriptor options
+    /// survive encoding, and other descriptor options refuse the binary.
+    #[test]
+    fn round_trip_descriptor() {
+        let mut c = caps();
+        c.addressing = Addressing::Descriptor;
+        c.descriptor = DescriptorOptions {
+            pod_ubo: true,
+            cluster_pod_args: true,
+            sampler_map: vec![0x12, 0x23],
+        };
+        let mut k = kernel();
+        k.addressing = Addressing::Descriptor;
+        k.global_variables_binding = Some(7);
+        k.implicit.push((ImplicitField::NullBufferArgs(3), 28));
+        k.args[0].descriptor = Some(ArgDescriptor {
+            set: 1,
+            binding: 0,
+            offset: 0,
+            kind: DescriptorKind::Buffer,
+        });
+        k.args.push(KernelArg {
+            name: "f".into(),
+            type_name: "float".into(),
+            address_qualifier: AddressQualifier::Private,
+            access_qualifier: AccessQualifier::None,
+            type_qualifier: 0,
+            kind: ArgKind::Pod,
+            offset: 4,
+            size: 4,
+            descriptor: Some(ArgDescriptor {
+                set: 1,
+                binding: 4,
+                offset: 4,
+                kind: DescriptorKind::PodUbo,
+            }),
+        });
+        let mut bin = executable();
+        let BinaryContent::Executable(p) = &mut bin.content else {
+            unreachable!()
+        };
+        p.kernels = vec![k.clone()];
+        let bytes = encode_binary(&bin, &c);
+        let b = decode_binary(&bytes, &c).unwrap();
+        let BinaryContent::Executable(p) = b.content else {
+            panic!("not an executable")
+        };
+        let d = &p.kernels[0];
+        assert_eq!(d.args, k.args);
+        assert_eq!(d.implicit, k.implicit);
+        assert_eq!(d.addressing, Addressing::Descriptor);
+        assert_eq!(d.global_variables_binding, Some(7));
+        // Other descriptor options: refused.
+        let mut other = c.clone();
+        other.descriptor.sampler_map.pop();
+        assert!(decode_binary(&bytes, &other).is_err());
+        // Every truncation and every flipped byte is refused, never a panic.
+        for n in 0..bytes.len() {
+            assert!(decode_binary(&bytes[..n], &c).is_err());
+        }
+        for i in (0..bytes.len()).step_by(7) {
+            let mut x = bytes.clone();
+            x[i] ^= 0x5a;
+            assert!(decode_binary(&x, &c).is_err());
         }
     }
 

@@ -26,6 +26,7 @@
 pub mod abi;
 mod binary;
 pub mod cache;
+pub mod descriptor_map;
 mod frontend;
 mod link;
 mod passes;
@@ -70,6 +71,9 @@ pub struct DeviceCaps {
     /// `fma` must be. Vulkan does not promise it: where it is false, double
     /// `fma` is computed in software (`frontend::libclc`).
     pub fused_fma64: bool,
+    /// Options of the descriptor address format (binding of POD arguments,
+    /// sampler map); ignored with physical addressing.
+    pub descriptor: DescriptorOptions,
 }
 
 /// One compiled kernel: a self-contained Vulkan SPIR-V module with a single
@@ -106,12 +110,18 @@ pub struct Kernel {
     /// The kernel's `__constant` data, where printf `%s` arguments point
     /// (empty without printf).
     pub printf_strings: Vec<u8>,
-    /// The descriptor set of image/sampler arguments (`None` when the
-    /// kernel has none): 0, or 1 when `literal_samplers` is not empty.
+    /// The descriptor set of image/sampler arguments (and, with descriptor
+    /// addressing, of every argument; `None` when the kernel has none): 0,
+    /// or 1 when `literal_samplers` is not empty (or a sampler map is given).
     pub descriptor_set: Option<u32>,
     /// Literal samplers, in the `abi::sampler_bits` encoding: entry `i` is
     /// VK_DESCRIPTOR_TYPE_SAMPLER at set 0, binding `i`.
     pub literal_samplers: Vec<u32>,
+    /// The address format the kernel was compiled for.
+    pub addressing: Addressing,
+    /// Descriptor addressing: the binding (in `descriptor_set`) of the
+    /// program's global-variable buffer, when the kernel uses it.
+    pub global_variables_binding: Option<u32>,
 }
 
 /// The output of a successful build.

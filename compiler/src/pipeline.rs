@@ -70,9 +70,13 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
 }
 
 pub(crate) fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {
-    if caps.addressing == Addressing::Descriptor {
-        return Err(BuildError::failure(
-            "descriptor addressing is not implemented yet",
+    if caps.addressing == Addressing::Physical
+        && (caps.descriptor.pod_ubo
+            || caps.descriptor.cluster_pod_args
+            || !caps.descriptor.sampler_map.is_empty())
+    {
+        return Err(BuildError::options(
+            "-pod-ubo, -cluster-pod-kernel-args and -samplermap need descriptor addressing",
         ));
     }
     Ok(())

@@ -50,6 +50,8 @@ pub fn reflect_kernel(
         printf_strings: lowered.printf_strings.clone(),
         descriptor_set: lowered.descriptor_set,
         literal_samplers: lowered.literal_samplers.clone(),
+        addressing: lowered.addressing,
+        global_variables_binding: lowered.global_variables_binding,
     }
 }
 
@@ -98,5 +100,6 @@ fn reflect_arg(a: &ArgLayout, md: Option<&ArgMetadata>) -> KernelArg {
         kind: a.kind,
         offset: a.offset,
         size: a.size,
+        descriptor: a.descriptor,
     }
 }

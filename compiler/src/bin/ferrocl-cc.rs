@@ -4,16 +4,33 @@
 //! options]` writes the module of the first kernel (or of NAME) and prints
 //! the reflection to stderr. `-soft-fma64`: compile for a device whose
 //! double Fma is not fused (`DeviceCaps::fused_fma64`).
+//!
+//! Descriptor addressing (`abi`, `Addressing::Descriptor`):
+//! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
+//! kernel (`descriptor_map`); `-samplermap=file` (literal samplers in set
+//! 0, arguments in set 1), `-pod-ubo` (POD arguments in uniform buffers)
+//! and `-cluster-pod-kernel-args` (all POD arguments in one buffer) choose
+//! the bindings. Any of these, or `-addressing=descriptor`, selects the
+//! descriptor format.
 
 use std::process::ExitCode;
 
-use ferrocl_compiler::{build_source, Addressing, DeviceCaps};
+use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
+use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
+
+const USAGE: &str = "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] \
+[-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
+[-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
 fn main() -> ExitCode {
     let mut input = None;
     let mut output = None;
     let mut kernel = None;
     let mut fused_fma64 = true;
+    let mut addressing = None;
+    let mut descriptor_map_path = None;
+    let mut sampler_map_path = None;
+    let mut desc = DescriptorOptions::default();
     let mut options = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -23,12 +40,27 @@ fn main() -> ExitCode {
             fused_fma64 = false;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
             kernel = Some(k.to_string());
+        } else if let Some(m) = a.strip_prefix("-addressing=") {
+            addressing = Some(match m {
+                "physical" => Addressing::Physical,
+                "descriptor" => Addressing::Descriptor,
+                _ => {
+                    eprintln!("ferrocl-cc: -addressing= takes physical or descriptor");
+                    return ExitCode::FAILURE;
+                }
+            });
+        } else if let Some(f) = a.strip_prefix("-descriptormap=") {
+            descriptor_map_path = Some(f.to_string());
+        } else if let Some(f) = a.strip_prefix("-samplermap=") {
+            sampler_map_path = Some(f.to_string());
+        } else if a == "-pod-ubo" {
+            desc.pod_ubo = true;
+        } else if a == "-cluster-pod-kernel-args" {
+            desc.cluster_pod_args = true;
         } else if a.ends_with(".cl") && input.is_none() {
             input = Some(a);
         } else if a == "-h" || a == "--help" {
-            eprintln!(
-                "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-D..] [-I..] [-cl-std=..]"
-            );
+            eprintln!("{USAGE}");
             return ExitCode::SUCCESS;
         } else {
             if (a == "-D" || a == "-I") && !a.is_empty() {
@@ -42,7 +74,7 @@ fn main() -> ExitCode {
         }
     }
     let Some(input) = input else {
-        eprintln!("ferrocl-cc: no input file (usage: ferrocl-cc foo.cl -o foo.spv)");
+        eprintln!("ferrocl-cc: no input file ({USAGE})");
         return ExitCode::FAILURE;
     };
     let source = match std::fs::read_to_string(&input) {
@@ -52,8 +84,41 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let sampler_map = match &sampler_map_path {
+        None => Vec::new(),
+        Some(f) => match std::fs::read_to_string(f).map_err(|e| e.to_string()) {
+            Ok(text) => match parse_sampler_map(&text) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("ferrocl-cc: {f}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            },
+            Err(e) => {
+                eprintln!("ferrocl-cc: {f}: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    desc.sampler_map = sampler_map.iter().map(|e| e.value).collect();
+    let implied = descriptor_map_path.is_some()
+        || sampler_map_path.is_some()
+        || desc.pod_ubo
+        || desc.cluster_pod_args;
+    let addressing = match addressing {
+        Some(Addressing::Physical) if implied => {
+            eprintln!(
+                "ferrocl-cc: -descriptormap, -samplermap, -pod-ubo and -cluster-pod-kernel-args \
+                 need descriptor addressing"
+            );
+            return ExitCode::FAILURE;
+        }
+        Some(a) => a,
+        None if implied => Addressing::Descriptor,
+        None => Addressing::Physical,
+    };
     let caps = DeviceCaps {
-        addressing: Addressing::Physical,
+        addressing,
         max_push_constant_size: 128,
         fp64: true,
         fp16: false,
@@ -63,6 +128,7 @@ fn main() -> ExitCode {
         images: true,
         read_write_images: true,
         fused_fma64,
+        descriptor: desc,
     };
     let quoted: Vec<String> = options
         .iter()
@@ -92,15 +158,26 @@ fn main() -> ExitCode {
     );
     for a in &k.args {
         eprintln!(
-            "  arg {} {} {:?} offset {} size {}",
-            a.type_name, a.name, a.kind, a.offset, a.size
+            "  arg {} {} {:?} offset {} size {}{}",
+            a.type_name,
+            a.name,
+            a.kind,
+            a.offset,
+            a.size,
+            a.descriptor.map_or(String::new(), |d| format!(" {d:?}"))
         );
     }
     if k.descriptor_set.is_some() || !k.literal_samplers.is_empty() {
         eprintln!(
-            "  descriptor set {:?}, literal samplers {:x?}",
-            k.descriptor_set, k.literal_samplers
+            "  descriptor set {:?}, literal samplers {:x?}, global variables binding {:?}",
+            k.descriptor_set, k.literal_samplers, k.global_variables_binding
         );
+    }
+    if let Some(path) = &descriptor_map_path {
+        if let Err(e) = std::fs::write(path, descriptor_map(&program, &sampler_map)) {
+            eprintln!("ferrocl-cc: {path}: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     let out = output.unwrap_or_else(|| format!("{}.spv", k.name));
     let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();

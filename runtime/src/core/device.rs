@@ -328,6 +328,7 @@ impl Device {
             images: self.image_support(),
             read_write_images: self.read_write_images(),
             fused_fma64: self.fused_fma64(),
+            descriptor: Default::default(),
         }
     }
 

@@ -16,7 +16,7 @@ use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass,
 use super::emit::{ids, Block};
 use super::{rep_width, Lower, Res, Space};
 use crate::passes::types::Ty;
-use crate::{AccessQualifier, ArgBuffer, ArgKind, ImplicitField};
+use crate::{AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField};
 
 /// Where one kernel argument went.
 #[derive(Clone, Debug)]
@@ -32,6 +32,8 @@ pub struct ArgLayout {
     pub name: String,
     /// Access qualifier of an image (reflection fallback).
     pub access: AccessQualifier,
+    /// Descriptor addressing: the binding of a buffer or POD argument.
+    pub descriptor: Option<ArgDescriptor>,
 }
 
 pub struct ArgInfo {
@@ -50,6 +52,8 @@ enum WordSource {
     PushConstants,
     /// A u64 address (value id) of the argument buffer.
     Buffer(Word),
+    /// Descriptor addressing: a POD buffer variable (uniform or storage).
+    Pod(Word, bool),
 }
 
 impl Lower<'_> {
@@ -77,6 +81,7 @@ impl Lower<'_> {
                     ],
                 )
             }
+            WordSource::Pod(var, ubo) => self.pod_word(b, var, ubo, k),
         }
     }
 
@@ -165,6 +170,31 @@ impl Lower<'_> {
         }
     }
 
+    /// Binding of argument `i` (its position, or, with clustered POD
+    /// arguments, per `descriptor`).
+    fn arg_binding(&self, i: usize) -> u32 {
+        if self.desc.enabled {
+            self.desc
+                .arg_binding
+                .get(i)
+                .copied()
+                .flatten()
+                .unwrap_or(i as u32)
+        } else {
+            i as u32
+        }
+    }
+
+    /// The descriptor set of the kernel's arguments.
+    fn desc_set(&self) -> u32 {
+        let map = !self.caps.descriptor.sampler_map.is_empty();
+        if self.images.has_literal() || map {
+            1
+        } else {
+            0
+        }
+    }
+
     fn spec_op(&mut self, op: Op, a: Word, c: Word) -> Word {
         let u32t = self.out.t_u32();
         let id = self.out.id();
@@ -198,6 +228,8 @@ impl Lower<'_> {
         // Layout.
         let mut layouts = Vec::new();
         let mut cur: u64 = 0;
+        // Descriptor addressing: bytes of the clustered POD arguments.
+        let mut pod_cur: u64 = 0;
         for (i, &(pid, pty)) in params.iter().enumerate() {
             let name = self.name_of(pid);
             let name = if name.starts_with('%') {
@@ -216,13 +248,20 @@ impl Lower<'_> {
                     let kind = ArgKind::Image {
                         dim: a.dim,
                         descriptor: a.descriptor(),
-                        binding: i as u32,
+                        binding: self.arg_binding(i),
                     };
                     (kind, 0, 1, Some(StorageClass::CrossWorkgroup))
                 }
                 Ty::Opaque(Op::TypeSampler) if self.caps.images => {
                     type_name = "sampler_t".into();
-                    (ArgKind::Sampler { binding: i as u32 }, 0, 1, None)
+                    (
+                        ArgKind::Sampler {
+                            binding: self.arg_binding(i),
+                        },
+                        0,
+                        1,
+                        None,
+                    )
                 }
                 Ty::Pointer(StorageClass::Workgroup, _) => (
                     ArgKind::LocalPointer {
@@ -262,12 +301,49 @@ impl Lower<'_> {
                     )
                 }
             };
-            let offset = if size == 0 {
+            let mut descriptor = None;
+            let offset = if self.desc.enabled {
+                // Descriptor addressing: nothing in the argument block.
+                let set = self.desc_set();
+                match kind {
+                    ArgKind::Buffer => {
+                        descriptor = Some(ArgDescriptor {
+                            set,
+                            binding: self.arg_binding(i),
+                            offset: 0,
+                            kind: DescriptorKind::Buffer,
+                        });
+                        0
+                    }
+                    ArgKind::Pod => {
+                        let (binding, off) = match self.desc.pod_cluster_binding {
+                            Some(c) => {
+                                let off = pod_cur.next_multiple_of(align);
+                                pod_cur = off + size;
+                                (c, off)
+                            }
+                            None => (self.arg_binding(i), 0),
+                        };
+                        descriptor = Some(ArgDescriptor {
+                            set,
+                            binding,
+                            offset: off as u32,
+                            kind: if self.caps.descriptor.pod_ubo {
+                                DescriptorKind::PodUbo
+                            } else {
+                                DescriptorKind::Pod
+                            },
+                        });
+                        off
+                    }
+                    _ => 0,
+                }
+            } else if size == 0 {
                 0
             } else {
                 cur.next_multiple_of(align)
             };
-            if size > 0 {
+            if size > 0 && !self.desc.enabled {
                 cur = offset + size;
             }
             layouts.push(ArgLayout {
@@ -281,12 +357,13 @@ impl Lower<'_> {
                 },
                 name,
                 access,
+                descriptor,
             });
         }
         let args_size = cur.next_multiple_of(4) as u32;
         let n_impl = self.implicit.len() as u32;
         let max_pc = self.caps.max_push_constant_size;
-        let use_buffer = args_size + 4 * n_impl > max_pc;
+        let use_buffer = args_size + 4 * n_impl > max_pc && !self.desc.enabled;
         let impl_base = if use_buffer { 8 } else { args_size };
 
         // The entry function.
@@ -310,8 +387,25 @@ impl Lower<'_> {
         let static_end = self.static_local_size.next_multiple_of(16) as u32;
         let mut base = self.out.c_u32(static_end);
         let mut call_args = Vec::new();
-        for (layout, &(_, pty)) in layouts.iter().zip(&params) {
+        for (i, (layout, &(_, pty))) in layouts.iter().zip(&params).enumerate() {
+            let src = match layout.descriptor {
+                Some(d) if d.kind != DescriptorKind::Buffer => {
+                    let bytes = if self.desc.pod_cluster_binding.is_some() {
+                        pod_cur as u32
+                    } else {
+                        layout.size
+                    };
+                    let (var, ubo) = self.pod_var(d.binding, bytes);
+                    WordSource::Pod(var, ubo)
+                }
+                _ => match &src {
+                    WordSource::PushConstants => WordSource::PushConstants,
+                    WordSource::Buffer(a) => WordSource::Buffer(*a),
+                    WordSource::Pod(v, u) => WordSource::Pod(*v, *u),
+                },
+            };
             let v = match layout.kind {
+                ArgKind::Buffer if self.desc.enabled => self.desc_buffer_arg(&mut b, i),
                 ArgKind::LocalPointer { spec_id } => {
                     self.uses_local = true;
                     let size = self.spec_u32(spec_id, 16);
@@ -403,13 +497,16 @@ impl Lower<'_> {
             ));
             implicit.push((*field, off));
         }
+        // Reading the arguments may have added fields (descriptor
+        // addressing's NULL mask).
+        let n_impl = self.implicit.len() as u32;
         let push_constant_size = if self.uses_pc {
             impl_base + 4 * n_impl
         } else {
             0
         };
         self.pc_size = push_constant_size;
-        if use_buffer && push_constant_size > max_pc {
+        if (use_buffer || self.desc.enabled) && push_constant_size > max_pc {
             return Err(format!(
                 "the kernel needs {push_constant_size} bytes of push constants; the device has {max_pc}"
             ));

@@ -157,6 +157,14 @@ pub(crate) struct Images {
     caps: Vec<Capability>,
 }
 
+impl Images {
+    /// Whether the kernel uses literal samplers (their set 0 moves the
+    /// arguments' set to 1).
+    pub fn has_literal(&self) -> bool {
+        !self.literal.is_empty()
+    }
+}
+
 /// Descriptor bindings of a lowered kernel (`Lower::finish_images`).
 pub(crate) struct ImageBindings {
     pub descriptor_set: Option<u32>,
@@ -556,7 +564,14 @@ impl Lower<'_> {
                 }
                 match self.globals.get(r) {
                     Some(g) if g.class.opcode == Op::ConstantSampler => {
-                        Ok(SamplerSrc::Literal(literal_sampler_bits(g)))
+                        let bits = literal_sampler_bits(g);
+                        let map = &self.caps.descriptor.sampler_map;
+                        if self.desc.enabled && !map.is_empty() && !map.contains(&bits) {
+                            return Err(format!(
+                                "literal sampler {bits:#x} is not in the sampler map"
+                            ));
+                        }
+                        Ok(SamplerSrc::Literal(bits))
                     }
                     _ => Err("a sampler that is neither a kernel argument nor a literal".into()),
                 }
@@ -993,8 +1008,42 @@ impl Lower<'_> {
     /// and sampler arguments at (`descriptor_set`, position), literal
     /// samplers at (0, index).
     pub(crate) fn finish_images(&mut self) -> ImageBindings {
-        let has_args = !self.images.args.is_empty() || !self.images.sampler_args.is_empty();
-        let set = if self.images.literal.is_empty() { 0 } else { 1 };
+        let sampler_map = self.desc.enabled && !self.caps.descriptor.sampler_map.is_empty();
+        let has_args = !self.images.args.is_empty()
+            || !self.images.sampler_args.is_empty()
+            || self.desc_has_bindings();
+        let set = if self.images.literal.is_empty() && !sampler_map {
+            0
+        } else {
+            1
+        };
+        // Descriptor addressing: arguments' own bindings (clustered POD
+        // arguments renumber the others).
+        let binding_of = |l: &Self, i: u32| -> u32 {
+            if l.desc.enabled {
+                l.desc
+                    .arg_binding
+                    .get(i as usize)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(i)
+            } else {
+                i
+            }
+        };
+        let arg_bindings: Vec<(Word, u32)> = self
+            .images
+            .args
+            .iter()
+            .filter_map(|(&i, a)| a.var.map(|v| (v, binding_of(self, i))))
+            .chain(
+                self.images
+                    .sampler_args
+                    .iter()
+                    .filter_map(|(&i, v)| v.map(|v| (v, binding_of(self, i)))),
+            )
+            .collect();
+        let mut desc_vars = self.finish_descriptors(set);
         let mut interface = Vec::new();
         let mut bind = |out: &mut super::emit::Out, var: Word, set: u32, binding: u32| {
             out.decorate(
@@ -1013,22 +1062,26 @@ impl Lower<'_> {
             );
             interface.push(var);
         };
-        for (&i, a) in &self.images.args {
-            if let Some(v) = a.var {
-                bind(&mut self.out, v, set, i);
-            }
+        for (v, binding) in arg_bindings {
+            bind(&mut self.out, v, set, binding);
         }
-        for (&i, v) in &self.images.sampler_args {
-            if let Some(v) = v {
-                bind(&mut self.out, *v, set, i);
-            }
+        for (k, &(bits, v)) in self.images.literal.iter().enumerate() {
+            let binding = if sampler_map {
+                let map = &self.caps.descriptor.sampler_map;
+                map.iter().position(|&m| m == bits).unwrap_or(k) as u32
+            } else {
+                k as u32
+            };
+            bind(&mut self.out, v, 0, binding);
         }
-        for (k, &(_, v)) in self.images.literal.iter().enumerate() {
-            bind(&mut self.out, v, 0, k as u32);
-        }
+        interface.append(&mut desc_vars);
         ImageBindings {
             descriptor_set: has_args.then_some(set),
-            literal_samplers: self.images.literal.iter().map(|&(b, _)| b).collect(),
+            literal_samplers: if sampler_map {
+                self.caps.descriptor.sampler_map.clone()
+            } else {
+                self.images.literal.iter().map(|&(b, _)| b).collect()
+            },
             interface,
             caps: self.images.caps.clone(),
         }

@@ -2,7 +2,8 @@
 //! and copies, for every `Space`.
 //!
 //! Global memory is accessed through PhysicalStorageBuffer pointers made
-//! from the address, with the `Aligned` operand the input gives (scalars
+//! from the address (descriptor addressing: through the typed views of
+//! `descriptor`, where an access of `n` bytes must be `n`-aligned), with the `Aligned` operand the input gives (scalars
 //! whose alignment is below their size are assembled from bytes). The
 //! other spaces are `u32` word arrays: aligned 32/64-bit scalars are one or
 //! two word accesses, 8/16-bit ones a shift and mask of their word, and
@@ -27,7 +28,10 @@ impl Lower<'_> {
         let v = self.v(ptr);
         let w = rep_width(sc);
         Ok(match (space, w) {
-            (Space::Global, 64) => v,
+            (Space::Global, 64) => {
+                self.desc_note_pointer(ptr, v);
+                v
+            }
             (Space::Global, _) => return Err("global access through a 32-bit pointer".into()),
             (_, 64) => {
                 let t = self.out.t_u32();
@@ -45,7 +49,9 @@ impl Lower<'_> {
         if space == Space::Global {
             let c = self.out.c_u64(off);
             let t = self.out.t_u64();
-            self.emit(b, Op::IAdd, t, ids(&[addr, c]))
+            let a = self.emit(b, Op::IAdd, t, ids(&[addr, c]));
+            self.desc_derive(addr, a);
+            a
         } else {
             let c = self.out.c_u32(off as u32);
             let t = self.out.t_u32();
@@ -170,8 +176,14 @@ impl Lower<'_> {
             t @ (Ty::Array(..) | Ty::Vector(..)) => {
                 let (e, n, is_vec) = t.elements().unwrap_or((0, 0, false));
                 let es = self.tys.size_of(e);
+                let size = self.tys.size_of(ty);
                 if is_vec && space == Space::Global && align >= es {
-                    return Ok(self.psb_load(b, nt, addr, align));
+                    if !self.desc.enabled {
+                        return Ok(self.psb_load(b, nt, addr, align));
+                    }
+                    if align >= size {
+                        return self.desc_load(b, nt, addr, size);
+                    }
                 }
                 if n > 4096 {
                     return Err("loading an array of more than 4096 elements at once".into());
@@ -254,9 +266,15 @@ impl Lower<'_> {
             t @ (Ty::Array(..) | Ty::Vector(..)) => {
                 let (e, n, is_vec) = t.elements().unwrap_or((0, 0, false));
                 let es = self.tys.size_of(e);
+                let size = self.tys.size_of(ty);
                 if is_vec && space == Space::Global && align >= es {
-                    self.psb_store(b, nt, addr, value, align);
-                    return Ok(());
+                    if !self.desc.enabled {
+                        self.psb_store(b, nt, addr, value, align);
+                        return Ok(());
+                    }
+                    if align >= size {
+                        return self.desc_store(b, nt, addr, value, size);
+                    }
                 }
                 if n > 4096 {
                     return Err("storing an array of more than 4096 elements at once".into());
@@ -314,6 +332,26 @@ impl Lower<'_> {
         let mut ops = vec![Operand::IdRef(p)];
         ops.extend(Self::aligned(align));
         self.emit(b, Op::Load, nt, ops)
+    }
+
+    /// Descriptor addressing: a load of `nt` (`size` bytes, aligned).
+    fn desc_load(&mut self, b: &mut Block, nt: Word, addr: Word, size: u64) -> Res<Word> {
+        let p = self.desc_ptr(b, addr, nt, size)?;
+        Ok(self.emit(b, Op::Load, nt, ids(&[p])))
+    }
+
+    /// Descriptor addressing: a store of `nt` (`size` bytes, aligned).
+    fn desc_store(
+        &mut self,
+        b: &mut Block,
+        nt: Word,
+        addr: Word,
+        value: Word,
+        size: u64,
+    ) -> Res<()> {
+        let p = self.desc_ptr(b, addr, nt, size)?;
+        b.push(Op::Store, None, None, ids(&[p, value]));
+        Ok(())
     }
 
     fn psb_store(&mut self, b: &mut Block, nt: Word, addr: Word, value: Word, align: u64) {
@@ -394,6 +432,9 @@ impl Lower<'_> {
         align: u64,
     ) -> Res<Word> {
         if space == Space::Global {
+            if (align >= bytes || bytes == 1) && self.desc.enabled {
+                return self.desc_load(b, nt, addr, bytes);
+            }
             if align >= bytes || bytes == 1 {
                 return Ok(self.psb_load(b, nt, addr, bytes.max(align)));
             }
@@ -480,6 +521,9 @@ impl Lower<'_> {
         align: u64,
     ) -> Res<()> {
         if space == Space::Global {
+            if (align >= bytes || bytes == 1) && self.desc.enabled {
+                return self.desc_store(b, nt, addr, value, bytes);
+            }
             if align >= bytes || bytes == 1 {
                 self.psb_store(b, nt, addr, value, bytes.max(align));
                 return Ok(());
@@ -647,6 +691,10 @@ impl Lower<'_> {
         let it = self.out.t_int(width);
         let addr = self.addr_of(b, space, ptr)?;
         let (p, storage) = match space {
+            Space::Global if self.desc.enabled => (
+                self.desc_ptr(b, addr, it, width as u64 / 8)?,
+                M::UNIFORM_MEMORY,
+            ),
             Space::Global => {
                 let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, it);
                 (

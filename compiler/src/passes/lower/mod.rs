@@ -53,6 +53,7 @@
 //! space cannot be inferred statically too.
 
 mod args;
+mod descriptor;
 mod emit;
 mod ext_inst;
 mod geometric;
@@ -72,7 +73,7 @@ use rspirv::spirv::{self, BuiltIn, Capability, Decoration, ExecutionMode, Op, St
 use super::global_vars::Constants;
 use super::image_args::Origin;
 use super::types::{Ty, TypeTable};
-use crate::{ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
+use crate::{Addressing, ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
 use emit::{ids, Block, Out};
 
 pub use args::ArgLayout;
@@ -110,6 +111,9 @@ pub struct LoweredKernel {
     pub descriptor_set: Option<u32>,
     /// `Kernel::literal_samplers`.
     pub literal_samplers: Vec<u32>,
+    pub addressing: Addressing,
+    /// `Kernel::global_variables_binding`.
+    pub global_variables_binding: Option<u32>,
 }
 
 /// A lowering failure: the message, and the source line it concerns.
@@ -230,6 +234,8 @@ pub(crate) struct Lower<'a> {
     printf_calls: Vec<PrintfCall>,
     /// Image and sampler arguments, literal samplers (`image`).
     images: image::Images,
+    /// Descriptor addressing (`descriptor`).
+    desc: descriptor::Desc,
 }
 
 fn rep_width(sc: StorageClass) -> u32 {
@@ -316,6 +322,7 @@ impl<'a> Lower<'a> {
             defs: HashMap::new(),
             printf_calls: Vec::new(),
             images: image::Images::default(),
+            desc: descriptor::Desc::default(),
         };
         for a in &src.annotations {
             if let Some(Operand::IdRef(t)) = a.operands.first() {
@@ -525,6 +532,7 @@ impl<'a> Lower<'a> {
         self.classify_globals(&order)?;
         self.assign_frames(&order)?;
         self.infer_spaces(&order, entry_fn)?;
+        self.prepare_descriptors(&order, entry_fn)?;
 
         // Lower every reachable function.
         let mut functions = Vec::new();
@@ -555,6 +563,8 @@ impl<'a> Lower<'a> {
             printf: std::mem::take(&mut self.printf_calls),
             descriptor_set: bindings.descriptor_set,
             literal_samplers: bindings.literal_samplers,
+            addressing: self.caps.addressing,
+            global_variables_binding: self.desc.globals_binding,
         })
     }
 
@@ -1007,13 +1017,20 @@ impl<'a> Lower<'a> {
         if wanted.is_empty() {
             return;
         }
-        let lo = self.implicit_field(b, ImplicitField::GlobalVariables(0));
-        let hi = self.implicit_field(b, ImplicitField::GlobalVariables(1));
-        let u32t = self.out.t_u32();
-        let u64t = self.out.t_u64();
-        let v2 = self.out.t_vec(u32t, 2);
-        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-        let base = self.emit(b, Op::Bitcast, u64t, ids(&[v]));
+        let base = if self.desc.enabled {
+            // Descriptor addressing: offsets into the buffer's own slot.
+            let base = self.out.c_u64((crate::GLOBAL_VARIABLES_SLOT as u64) << 32);
+            self.desc_set_slot(base, crate::GLOBAL_VARIABLES_SLOT);
+            base
+        } else {
+            let lo = self.implicit_field(b, ImplicitField::GlobalVariables(0));
+            let hi = self.implicit_field(b, ImplicitField::GlobalVariables(1));
+            let u32t = self.out.t_u32();
+            let u64t = self.out.t_u64();
+            let v2 = self.out.t_vec(u32t, 2);
+            let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+            self.emit(b, Op::Bitcast, u64t, ids(&[v]))
+        };
         for (id, off) in wanted {
             let a = self.addr_add(b, Space::Global, base, off);
             self.alias.insert(id, a);
@@ -1474,10 +1491,18 @@ impl<'a> Lower<'a> {
             }
         }
         m.debug_names.append(&mut self.out.names);
-        let mut caps: Vec<Capability> = vec![
-            Capability::Shader,
-            Capability::PhysicalStorageBufferAddresses,
-        ];
+        let physical = !self.desc.enabled
+            || self.out.globals.iter().any(|g| {
+                g.class.opcode == Op::TypePointer
+                    && g.operands[0] == Operand::StorageClass(StorageClass::PhysicalStorageBuffer)
+            });
+        let mut caps: Vec<Capability> = vec![Capability::Shader];
+        if physical {
+            caps.push(Capability::PhysicalStorageBufferAddresses);
+        }
+        if self.desc.variable_pointers {
+            caps.push(Capability::VariablePointersStorageBuffer);
+        }
         for g in &self.out.globals {
             let lit = |k: usize| g.operands.get(k).map(|o| o.unwrap_literal_bit32());
             match g.class.opcode {
@@ -1494,7 +1519,8 @@ impl<'a> Lower<'a> {
                 },
                 Op::TypePointer
                     if g.operands[0]
-                        == Operand::StorageClass(StorageClass::PhysicalStorageBuffer) =>
+                        == Operand::StorageClass(StorageClass::PhysicalStorageBuffer)
+                        || g.operands[0] == Operand::StorageClass(StorageClass::StorageBuffer) =>
                 {
                     match self.out.scalar_width(g.operands[1].unwrap_id_ref()) {
                         Some(8) => caps.push(Capability::StorageBuffer8BitAccess),
@@ -1528,7 +1554,11 @@ impl<'a> Lower<'a> {
             None,
             None,
             vec![
-                Operand::AddressingModel(spirv::AddressingModel::PhysicalStorageBuffer64),
+                Operand::AddressingModel(if physical {
+                    spirv::AddressingModel::PhysicalStorageBuffer64
+                } else {
+                    spirv::AddressingModel::Logical
+                }),
                 Operand::MemoryModel(spirv::MemoryModel::GLSL450),
             ],
         ));

@@ -189,6 +189,11 @@ impl Lower<'_> {
         rty: Word,
         raw: &[Word],
     ) -> Res<()> {
+        if self.desc.enabled {
+            return Err("printf is not supported with descriptor addressing \
+                        (its buffer needs buffer device addresses)"
+                .into());
+        }
         let (&fmt, args) = raw.split_first().ok_or("printf without a format")?;
         let off = self
             .const_address(fmt)

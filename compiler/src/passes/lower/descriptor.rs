@@ -1,0 +1,589 @@
+//! Descriptor addressing (`abi`, `Addressing::Descriptor`): global memory
+//! through storage-buffer bindings instead of buffer device addresses.
+//!
+//! # Algorithm
+//!
+//! A global pointer value stays a u64, `slot << 32 | byte offset` (argument
+//! `i`: slot `i + 1`; the program's global-variable buffer:
+//! `GLOBAL_VARIABLES_SLOT`; NULL: 0), so pointer arithmetic, comparisons
+//! and pointer↔integer casts are the physical path's integer code.
+//!
+//! * **Slot analysis** (`analyze_slots`): a data-flow pass over the
+//!   kernel's call graph gives every pointer (and pointer-derived integer)
+//!   value of the input the set of slots it may point into: the kernel's
+//!   buffer parameters and the global-variable buffer are roots; access
+//!   chains, casts, integer add/sub/and/or, phis, selects, call arguments
+//!   and returned values propagate; a pointer loaded from memory or made
+//!   from an unrelated integer is `Unknown` (any of the kernel's buffers).
+//! * **Typed views**: an access of element type `T` (a scalar, or a vector
+//!   whose alignment allows one access) to slot `s` goes through a
+//!   StorageBuffer variable `struct { T data[]; }` (ArrayStride = OpenCL
+//!   size of `T`) bound to `s`'s binding; a binding has one such variable
+//!   per accessed type (Vulkan allows aliased bindings of one descriptor
+//!   type; all are decorated `Aliased`). The element index is the offset
+//!   divided by the size, which the access's alignment guarantees; less
+//!   aligned accesses are split into smaller ones by `memory` (down to
+//!   bytes), so type punning is just another view.
+//! * One candidate slot: the access is direct. Several (a pointer selected
+//!   between two arguments, a phi, a pointer loaded from memory): the view
+//!   variable is chosen by the run-time slot with OpSelect
+//!   (VariablePointersStorageBuffer), then indexed.
+//! * POD arguments are read word by word from their storage / uniform
+//!   buffer (`args`); buffer arguments' values are constants, except that
+//!   the NULL mask (`ImplicitField::NullBufferArgs`) turns a NULL argument
+//!   into 0.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+
+use super::emit::{ids, Block};
+use super::{Lower, Res};
+use crate::passes::types::Ty;
+use crate::{Addressing, GLOBAL_VARIABLES_SLOT};
+
+/// Which buffers a pointer value may point into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Slots {
+    Known(BTreeSet<u32>),
+    /// Any buffer of the kernel (decided at run time).
+    Unknown,
+}
+
+impl Slots {
+    fn one(s: u32) -> Self {
+        Slots::Known(BTreeSet::from([s]))
+    }
+
+    fn join(a: Option<&Slots>, b: Option<&Slots>) -> Option<Slots> {
+        match (a, b) {
+            (None, None) => None,
+            (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+            (Some(Slots::Unknown), _) | (_, Some(Slots::Unknown)) => Some(Slots::Unknown),
+            (Some(Slots::Known(x)), Some(Slots::Known(y))) => {
+                Some(Slots::Known(x.union(y).copied().collect()))
+            }
+        }
+    }
+}
+
+/// How a kernel argument is passed in descriptor addressing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ArgClass {
+    Buffer,
+    Pod,
+    Local,
+    /// Image or sampler.
+    Opaque,
+}
+
+/// Descriptor-addressing state of one kernel's lowering.
+#[derive(Default)]
+pub(crate) struct Desc {
+    pub enabled: bool,
+    /// Slots of input values (`analyze_slots`).
+    slots: HashMap<Word, Slots>,
+    /// Slots of the output address values the lowering made.
+    out_slots: HashMap<Word, Slots>,
+    /// Binding of each argument (by position) that has one.
+    pub arg_binding: Vec<Option<u32>>,
+    pub classes: Vec<ArgClass>,
+    /// The binding of the clustered POD buffer.
+    pub pod_cluster_binding: Option<u32>,
+    /// Binding of the global-variable buffer, when the kernel uses it.
+    pub globals_binding: Option<u32>,
+    /// Slot → binding of every buffer the kernel can reach.
+    slot_binding: BTreeMap<u32, u32>,
+    /// (binding, element type) → view variable.
+    views: HashMap<(u32, Word), Word>,
+    /// Element type → pointer type of its view struct.
+    view_types: HashMap<Word, Word>,
+    /// POD buffers: binding → (variable, uniform).
+    pub pod_vars: BTreeMap<u32, (Word, bool)>,
+    /// Variables to decorate with the descriptor set: (variable, binding).
+    bound: Vec<(Word, u32)>,
+    pub variable_pointers: bool,
+}
+
+/// Slot of kernel argument `i`.
+pub(crate) fn arg_slot(i: usize) -> u32 {
+    i as u32 + 1
+}
+
+impl Lower<'_> {
+    /// Classifies the kernel's arguments, assigns their bindings (the
+    /// descriptor rules) and runs the slot analysis. `order`: the call
+    /// graph, entry first.
+    pub(crate) fn prepare_descriptors(&mut self, order: &[Word], entry_fn: Word) -> Res<()> {
+        if self.caps.addressing != Addressing::Descriptor {
+            return Ok(());
+        }
+        self.desc.enabled = true;
+        let f = self.funcs[&entry_fn];
+        let mut classes = Vec::new();
+        for p in &f.parameters {
+            let t = p.result_type.unwrap_or(0);
+            classes.push(match self.tys.get(t) {
+                Ty::Pointer(StorageClass::CrossWorkgroup | StorageClass::UniformConstant, _) => {
+                    ArgClass::Buffer
+                }
+                Ty::Pointer(StorageClass::Workgroup, _) => ArgClass::Local,
+                Ty::Opaque(_) => ArgClass::Opaque,
+                _ => ArgClass::Pod,
+            });
+        }
+        let cluster = self.caps.descriptor.cluster_pod_args;
+        let mut next = 0u32;
+        let mut bindings = Vec::new();
+        for &c in &classes {
+            bindings.push(match c {
+                ArgClass::Pod if cluster => None,
+                ArgClass::Local => {
+                    next += 1;
+                    None
+                }
+                _ => {
+                    next += 1;
+                    Some(next - 1)
+                }
+            });
+        }
+        if cluster && classes.contains(&ArgClass::Pod) {
+            self.desc.pod_cluster_binding = Some(next);
+            next += 1;
+        }
+        for (i, &c) in classes.iter().enumerate() {
+            if c == ArgClass::Buffer {
+                self.desc
+                    .slot_binding
+                    .insert(arg_slot(i), bindings[i].unwrap_or(0));
+            }
+        }
+        let uses_globals = order.iter().any(|&f| {
+            self.funcs[&f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+                .flat_map(|i| i.operands.iter().filter_map(|o| o.id_ref_any()))
+                .any(|id| self.global_offsets.contains_key(&id))
+        });
+        if uses_globals {
+            self.desc.globals_binding = Some(next);
+            self.desc.slot_binding.insert(GLOBAL_VARIABLES_SLOT, next);
+        }
+        self.desc.arg_binding = bindings;
+        self.desc.classes = classes;
+        self.analyze_slots(order, entry_fn);
+        Ok(())
+    }
+
+    /// The slot analysis (module doc).
+    fn analyze_slots(&mut self, order: &[Word], entry_fn: Word) {
+        let mut slots: HashMap<Word, Slots> = HashMap::new();
+        for (i, p) in self.funcs[&entry_fn].parameters.iter().enumerate() {
+            if self.desc.classes.get(i) == Some(&ArgClass::Buffer) {
+                slots.insert(p.result_id.unwrap_or(0), Slots::one(arg_slot(i)));
+            }
+        }
+        for &id in self.global_offsets.keys() {
+            slots.insert(id, Slots::one(GLOBAL_VARIABLES_SLOT));
+        }
+        for (&id, g) in &self.globals {
+            if matches!(g.class.opcode, Op::ConstantNull | Op::Undef)
+                && matches!(self.tys.get(g.result_type.unwrap_or(0)), Ty::Pointer(..))
+            {
+                slots.insert(id, Slots::Known(BTreeSet::new()));
+            }
+        }
+        for _round in 0..64 {
+            let mut changed = false;
+            let mut set = |slots: &mut HashMap<Word, Slots>, id: Word, s: Option<Slots>| {
+                let new = Slots::join(slots.get(&id), s.as_ref());
+                if let Some(n) = new {
+                    if slots.get(&id) != Some(&n) {
+                        slots.insert(id, n);
+                        changed = true;
+                    }
+                }
+            };
+            for &f in order {
+                for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
+                    let from = |slots: &HashMap<Word, Slots>, k: usize| {
+                        inst.operands
+                            .get(k)
+                            .and_then(|o| o.id_ref_any())
+                            .and_then(|o| slots.get(&o))
+                            .cloned()
+                    };
+                    if inst.class.opcode == Op::FunctionCall {
+                        let callee = inst.operands[0].unwrap_id_ref();
+                        let params = &self.funcs[&callee].parameters;
+                        for (k, p) in params.iter().enumerate() {
+                            let s = from(&slots, k + 1);
+                            set(&mut slots, p.result_id.unwrap_or(0), s);
+                        }
+                    }
+                    let Some(id) = inst.result_id else { continue };
+                    let rty = inst.result_type.map(|t| self.tys.get(t).clone());
+                    let is_ptr = matches!(rty, Some(Ty::Pointer(..)));
+                    let is_int = matches!(rty, Some(Ty::Int(_)));
+                    if !is_ptr && !is_int {
+                        continue;
+                    }
+                    let s = match inst.class.opcode {
+                        Op::AccessChain
+                        | Op::InBoundsAccessChain
+                        | Op::PtrAccessChain
+                        | Op::InBoundsPtrAccessChain
+                        | Op::CopyObject
+                        | Op::PtrCastToGeneric
+                        | Op::GenericCastToPtr
+                        | Op::GenericCastToPtrExplicit
+                        | Op::ConvertPtrToU
+                        | Op::UConvert
+                        | Op::SConvert
+                        | Op::Bitcast => from(&slots, 0),
+                        Op::IAdd | Op::ISub | Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor => {
+                            Slots::join(from(&slots, 0).as_ref(), from(&slots, 1).as_ref())
+                        }
+                        Op::ConvertUToPtr => Some(from(&slots, 0).unwrap_or(Slots::Unknown)),
+                        Op::Phi => {
+                            let mut s = None;
+                            for k in (0..inst.operands.len()).step_by(2) {
+                                s = Slots::join(s.as_ref(), from(&slots, k).as_ref());
+                            }
+                            s
+                        }
+                        Op::Select => {
+                            Slots::join(from(&slots, 1).as_ref(), from(&slots, 2).as_ref())
+                        }
+                        Op::FunctionCall => {
+                            let callee = inst.operands[0].unwrap_id_ref();
+                            let mut s = None;
+                            for ci in self.funcs[&callee]
+                                .blocks
+                                .iter()
+                                .flat_map(|b| &b.instructions)
+                            {
+                                if ci.class.opcode == Op::ReturnValue {
+                                    let r = slots.get(&ci.operands[0].unwrap_id_ref());
+                                    s = Slots::join(s.as_ref(), r);
+                                }
+                            }
+                            s
+                        }
+                        Op::Variable => None,
+                        // Loaded from memory, or anything else: any buffer.
+                        _ if is_ptr => Some(Slots::Unknown),
+                        _ => None,
+                    };
+                    // Bitcasts of an integer to a pointer: any buffer.
+                    let s = match s {
+                        None if is_ptr && inst.class.opcode == Op::Bitcast => Some(Slots::Unknown),
+                        s => s,
+                    };
+                    set(&mut slots, id, s);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.desc.slots = slots;
+    }
+
+    /// Records the slots of output address `addr` (the value of input
+    /// pointer `ptr`).
+    pub(crate) fn desc_note_pointer(&mut self, ptr: Word, addr: Word) {
+        if !self.desc.enabled {
+            return;
+        }
+        let s = self.desc.slots.get(&ptr).cloned().unwrap_or(Slots::Unknown);
+        let s = Slots::join(self.desc.out_slots.get(&addr), Some(&s)).unwrap_or(Slots::Unknown);
+        self.desc.out_slots.insert(addr, s);
+    }
+
+    /// `to` is `from` plus an offset: same slots.
+    pub(crate) fn desc_derive(&mut self, from: Word, to: Word) {
+        if !self.desc.enabled {
+            return;
+        }
+        if let Some(s) = self.desc.out_slots.get(&from).cloned() {
+            self.desc.out_slots.insert(to, s);
+        }
+    }
+
+    /// `addr` points into slot `slot` (a constant address the lowering
+    /// made, such as the global-variable buffer's).
+    pub(crate) fn desc_set_slot(&mut self, addr: Word, slot: u32) {
+        self.desc.out_slots.insert(addr, Slots::one(slot));
+    }
+
+    /// The slots an access through `addr` must consider.
+    fn candidates(&self, addr: Word) -> Res<Vec<u32>> {
+        match self.desc.out_slots.get(&addr) {
+            Some(Slots::Known(s)) => {
+                let v: Vec<u32> = s
+                    .iter()
+                    .copied()
+                    .filter(|s| self.desc.slot_binding.contains_key(s))
+                    .collect();
+                if v.is_empty() {
+                    Err("access through a NULL pointer".into())
+                } else {
+                    Ok(v)
+                }
+            }
+            _ => {
+                let v: Vec<u32> = self.desc.slot_binding.keys().copied().collect();
+                if v.is_empty() {
+                    Err("a global pointer that points into no buffer of the kernel \
+                         (descriptor addressing: pointers must come from the kernel's \
+                         buffer arguments)"
+                        .into())
+                } else {
+                    Ok(v)
+                }
+            }
+        }
+    }
+
+    /// The pointer type of the view struct of element type `nt`
+    /// (`stride` bytes apart).
+    fn view_type(&mut self, nt: Word, stride: u64) -> Word {
+        if let Some(&t) = self.desc.view_types.get(&nt) {
+            return t;
+        }
+        let arr = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::TypeRuntimeArray,
+            None,
+            Some(arr),
+            ids(&[nt]),
+        ));
+        self.out.decorate(
+            arr,
+            vec![
+                Operand::Decoration(Decoration::ArrayStride),
+                Operand::LiteralBit32(stride as u32),
+            ],
+        );
+        let st = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::TypeStruct,
+            None,
+            Some(st),
+            ids(&[arr]),
+        ));
+        self.out
+            .decorate(st, vec![Operand::Decoration(Decoration::Block)]);
+        self.out.annotations.push(Instruction::new(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(st),
+                Operand::LiteralBit32(0),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(0),
+            ],
+        ));
+        let pt = self.out.t_ptr(StorageClass::StorageBuffer, st);
+        self.desc.view_types.insert(nt, pt);
+        pt
+    }
+
+    /// The view variable of element type `nt` of slot `slot`'s binding.
+    fn view(&mut self, slot: u32, nt: Word, stride: u64) -> Word {
+        let binding = self.desc.slot_binding[&slot];
+        if let Some(&v) = self.desc.views.get(&(binding, nt)) {
+            return v;
+        }
+        let pt = self.view_type(nt, stride);
+        let v = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::Variable,
+            Some(pt),
+            Some(v),
+            vec![Operand::StorageClass(StorageClass::StorageBuffer)],
+        ));
+        self.out
+            .decorate(v, vec![Operand::Decoration(Decoration::Aliased)]);
+        self.desc.views.insert((binding, nt), v);
+        self.desc.bound.push((v, binding));
+        v
+    }
+
+    /// A StorageBuffer pointer to the element of type `nt` (`size` bytes,
+    /// a power of two; the access is `size`-aligned) at global address
+    /// `addr`.
+    pub(crate) fn desc_ptr(&mut self, b: &mut Block, addr: Word, nt: Word, size: u64) -> Res<Word> {
+        let slots = self.candidates(addr)?;
+        let u32t = self.out.t_u32();
+        let off = self.emit(b, Op::UConvert, u32t, ids(&[addr]));
+        let idx = if size <= 1 {
+            off
+        } else {
+            let sh = self.out.c_u32(size.trailing_zeros());
+            self.emit(b, Op::ShiftRightLogical, u32t, ids(&[off, sh]))
+        };
+        let base = if let [s] = slots[..] {
+            self.view(s, nt, size)
+        } else {
+            let u64t = self.out.t_u64();
+            let c32 = self.out.c_u32(32);
+            let hi = self.emit(b, Op::ShiftRightLogical, u64t, ids(&[addr, c32]));
+            let slot = self.emit(b, Op::UConvert, u32t, ids(&[hi]));
+            let pt = self.view_type(nt, size);
+            let bt = self.out.t_bool();
+            let (last, rest) = slots.split_last().expect("non-empty");
+            let mut cur = self.view(*last, nt, size);
+            for &s in rest.iter().rev() {
+                let c = self.out.c_u32(s);
+                let eq = self.emit(b, Op::IEqual, bt, ids(&[slot, c]));
+                let v = self.view(s, nt, size);
+                cur = self.emit(b, Op::Select, pt, ids(&[eq, v, cur]));
+            }
+            self.desc.variable_pointers = true;
+            cur
+        };
+        let pt = self.out.t_ptr(StorageClass::StorageBuffer, nt);
+        let zero = self.out.c_u32(0);
+        Ok(self.emit(b, Op::AccessChain, pt, ids(&[base, zero, idx])))
+    }
+
+    /// The variable of the POD buffer at `binding` (`bytes` bytes).
+    pub(crate) fn pod_var(&mut self, binding: u32, bytes: u32) -> (Word, bool) {
+        if let Some(&v) = self.desc.pod_vars.get(&binding) {
+            return v;
+        }
+        let ubo = self.caps.descriptor.pod_ubo;
+        let u32t = self.out.t_u32();
+        let (elem, stride, n, sc) = if ubo {
+            let v4 = self.out.t_vec(u32t, 4);
+            (v4, 16, bytes.div_ceil(16).max(1), StorageClass::Uniform)
+        } else {
+            (
+                u32t,
+                4,
+                bytes.div_ceil(4).max(1),
+                StorageClass::StorageBuffer,
+            )
+        };
+        let len = self.out.c_u32(n);
+        let arr = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(arr),
+            ids(&[elem, len]),
+        ));
+        self.out.decorate(
+            arr,
+            vec![
+                Operand::Decoration(Decoration::ArrayStride),
+                Operand::LiteralBit32(stride),
+            ],
+        );
+        let st = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::TypeStruct,
+            None,
+            Some(st),
+            ids(&[arr]),
+        ));
+        self.out
+            .decorate(st, vec![Operand::Decoration(Decoration::Block)]);
+        self.out.annotations.push(Instruction::new(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(st),
+                Operand::LiteralBit32(0),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(0),
+            ],
+        ));
+        let pt = self.out.t_ptr(sc, st);
+        let v = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::Variable,
+            Some(pt),
+            Some(v),
+            vec![Operand::StorageClass(sc)],
+        ));
+        if !ubo {
+            self.out
+                .decorate(v, vec![Operand::Decoration(Decoration::NonWritable)]);
+        }
+        self.desc.pod_vars.insert(binding, (v, ubo));
+        self.desc.bound.push((v, binding));
+        (v, ubo)
+    }
+
+    /// Word `k` of the POD buffer `var`.
+    pub(crate) fn pod_word(&mut self, b: &mut Block, var: Word, ubo: bool, k: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let zero = self.out.c_u32(0);
+        let p = if ubo {
+            let pt = self.out.t_ptr(StorageClass::Uniform, u32t);
+            let i = self.out.c_u32(k / 4);
+            let j = self.out.c_u32(k % 4);
+            self.emit(b, Op::AccessChain, pt, ids(&[var, zero, i, j]))
+        } else {
+            let pt = self.out.t_ptr(StorageClass::StorageBuffer, u32t);
+            let i = self.out.c_u32(k);
+            self.emit(b, Op::AccessChain, pt, ids(&[var, zero, i]))
+        };
+        self.emit(b, Op::Load, u32t, ids(&[p]))
+    }
+
+    /// The value of buffer argument `i` (slot `i + 1` at offset 0, or 0
+    /// when the NULL mask says so).
+    pub(crate) fn desc_buffer_arg(&mut self, b: &mut Block, i: usize) -> Word {
+        let mask = self.implicit_field(b, crate::ImplicitField::NullBufferArgs((i / 32) as u8));
+        let u32t = self.out.t_u32();
+        let u64t = self.out.t_u64();
+        let bt = self.out.t_bool();
+        let bit = self.out.c_u32(1 << (i % 32));
+        let m = self.emit(b, Op::BitwiseAnd, u32t, ids(&[mask, bit]));
+        let zero = self.out.c_u32(0);
+        let is_null = self.emit(b, Op::INotEqual, bt, ids(&[m, zero]));
+        let null = self.out.c_u64(0);
+        let val = self.out.c_u64((arg_slot(i) as u64) << 32);
+        self.emit(b, Op::Select, u64t, ids(&[is_null, null, val]))
+    }
+
+    /// Decorates the view and POD variables with their set and binding;
+    /// returns them (the entry point's interface).
+    pub(crate) fn finish_descriptors(&mut self, set: u32) -> Vec<Word> {
+        let bound = std::mem::take(&mut self.desc.bound);
+        for &(v, binding) in &bound {
+            self.out.decorate(
+                v,
+                vec![
+                    Operand::Decoration(Decoration::DescriptorSet),
+                    Operand::LiteralBit32(set),
+                ],
+            );
+            self.out.decorate(
+                v,
+                vec![
+                    Operand::Decoration(Decoration::Binding),
+                    Operand::LiteralBit32(binding),
+                ],
+            );
+        }
+        bound.into_iter().map(|(v, _)| v).collect()
+    }
+
+    /// Whether the kernel has any descriptor-addressed binding.
+    pub(crate) fn desc_has_bindings(&self) -> bool {
+        self.desc.enabled
+            && (self.desc.arg_binding.iter().any(|b| b.is_some())
+                || self.desc.pod_cluster_binding.is_some()
+                || self.desc.globals_binding.is_some())
+    }
+}
