@@ -576,6 +576,12 @@ pub fn enqueue_ndrange(
                     f.image_channel_data_type
                 }
             }
+            ImplicitField::NullBufferArgs(w) => {
+                let base = 32 * w as usize;
+                (0..32)
+                    .filter(|k| matches!(args.get(base + k), Some(ArgValue::Buffer(None))))
+                    .fold(0u32, |m, k| m | 1 << k)
+            }
             ImplicitField::SamplerValue(n) => match args.get(n as usize) {
                 Some(ArgValue::Sampler(smp)) => smp.bits(),
                 _ => return Err(CL_INVALID_KERNEL_ARGS),
