@@ -3,13 +3,15 @@
 //! (`FERROCL_BLESS=1 cargo test` rewrites them; review with `git diff`).
 //! Every module also passes `spirv-val --target-env vulkan1.2`.
 //!
-//! A first line `// options: ...` gives the build options.
+//! A first line `// options: ...` gives the build options. A line
+//! `// descriptor: [-pod-ubo] [-cluster-pod-kernel-args]` among the first
+//! three builds with descriptor addressing (`abi`) and those options.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ferrocl_compiler::{build_source, Addressing, DeviceCaps, Kernel};
+use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps, Kernel};
 
 fn caps() -> DeviceCaps {
     DeviceCaps {
@@ -89,6 +91,9 @@ fn reflection(k: &Kernel) -> String {
             a.size
         )
         .unwrap();
+        if let Some(d) = a.descriptor {
+            writeln!(s, ";     {d:?}").unwrap();
+        }
     }
     writeln!(
         s,
@@ -115,6 +120,9 @@ fn reflection(k: &Kernel) -> String {
         )
         .unwrap();
     }
+    if let Some(b) = k.global_variables_binding {
+        writeln!(s, ";   global_variables_binding {b}").unwrap();
+    }
     s
 }
 
@@ -139,7 +147,20 @@ fn snapshots() {
             .and_then(|l| l.strip_prefix("// options:"))
             .unwrap_or("")
             .trim();
-        let program = match build_source(&source, options, &caps()) {
+        let mut caps = caps();
+        if let Some(flags) = source
+            .lines()
+            .take(3)
+            .find_map(|l| l.strip_prefix("// descriptor:"))
+        {
+            caps.addressing = Addressing::Descriptor;
+            caps.descriptor = DescriptorOptions {
+                pod_ubo: flags.contains("-pod-ubo"),
+                cluster_pod_args: flags.contains("-cluster-pod-kernel-args"),
+                sampler_map: Vec::new(),
+            };
+        }
+        let program = match build_source(&source, options, &caps) {
             Ok(p) => p,
             Err(e) => {
                 failures.push(format!("{name}: build failed: {}", e.log));
