@@ -887,6 +887,7 @@ impl Lower<'_> {
         let stride = self.out.c_int(width, n as u64 * es);
         let off = self.op2(b, Op::IMul, t, off, stride);
         let addr = self.op2(b, Op::IAdd, t, base, off);
+        self.desc_derive(base, addr);
         let et = self.lower_ty(e)?;
         if let Some(d) = data {
             let d = self.v(d);
@@ -987,6 +988,7 @@ impl Lower<'_> {
         let sc = self.out.c_int(width, stride);
         let off = self.op2(b, Op::IMul, t, off, sc);
         let addr = self.op2(b, Op::IAdd, t, base, off);
+        self.desc_derive(base, addr);
         let u16t = self.out.t_int(16);
         let base_align = if aligned { stride.min(16) } else { 2 };
         if let Some(d) = data {
