@@ -15,6 +15,10 @@
 //! 5. `passes::validate::validate_module`: spirv-val, Vulkan 1.2;
 //! 6. `reflect::reflect_kernel`.
 //!
+//! `DeviceCaps::addressing` picks the address format of global pointers
+//! (physical or descriptor, `abi`); `descriptor_map` writes clspv-style
+//! descriptor maps for descriptor-addressed programs.
+//!
 //! Separate compilation (`compile_source`, `compile_il`, `link_objects`: LLVM bitcode
 //! objects and libraries, llvm-link-15) is in `link`; ferrocl's program
 //! binary format in `binary`.

@@ -18,6 +18,9 @@
 //! * Global memory: a load/store is `OpConvertUToPtr` to a
 //!   PhysicalStorageBuffer pointer of the scalar/vector type plus an
 //!   `Aligned` access. Composites are split into members; bool is a byte.
+//!   With descriptor addressing (`descriptor`) the same u64 values are
+//!   `slot << 32 | offset` and accesses go through typed views of the
+//!   slot's storage-buffer binding; POD arguments come from their buffers.
 //! * `__local` memory: one Workgroup `u32` array holds every kernel-scope
 //!   `__local` variable (at static offsets) and then each `__local` pointer
 //!   argument (sized by its SpecId, rounded up to 16 bytes, aligned to
