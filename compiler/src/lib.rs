@@ -54,7 +54,9 @@ pub struct DeviceCaps {
     pub fp16: bool,
     /// shaderBufferInt64Atomics.
     pub int64_atomics: bool,
-    /// Subgroup size (for reflection of sub-group queries).
+    /// Vulkan subgroup size of compute pipelines; 0 where the device has no
+    /// sub-groups (the runtime reports `cl_khr_subgroups` /
+    /// `__opencl_c_subgroups` otherwise, see `DeviceCaps::subgroups`).
     pub subgroup_size: u32,
     /// Highest SPIR-V version the Vulkan device accepts, as (major, minor).
     pub spirv_version: (u8, u8),
@@ -70,6 +72,14 @@ pub struct DeviceCaps {
     /// `fma` must be. Vulkan does not promise it: where it is false, double
     /// `fma` is computed in software (`frontend::libclc`).
     pub fused_fma64: bool,
+}
+
+impl DeviceCaps {
+    /// Sub-groups are supported (`subgroup_size` > 0): the sub-group
+    /// functions are declared and lowered (`passes::lower::subgroup`).
+    pub fn subgroups(&self) -> bool {
+        self.subgroup_size > 0
+    }
 }
 
 /// One compiled kernel: a self-contained Vulkan SPIR-V module with a single

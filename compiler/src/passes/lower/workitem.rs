@@ -13,6 +13,7 @@
 //!   `get_work_dim`: implicit fields
 //! * `get_global_linear_id` = linearized (global_id − offset) over
 //!   GlobalSize; `get_local_linear_id` = LocalInvocationIndex.
+//! * the sub-group queries (`get_sub_group_size` & co.): see `subgroup`.
 //!
 //! Everything is computed in 32 bits (the ABI's fields are u32) and widened
 //! to the size_t the input expects. A dynamic dimension ≥ 3 yields 0 for
@@ -56,7 +57,18 @@ impl Lower<'_> {
             return v;
         }
         let u32t = self.out.t_u32();
-        let t = if bi == BuiltIn::LocalInvocationIndex {
+        let scalar = matches!(
+            bi,
+            BuiltIn::LocalInvocationIndex
+                | BuiltIn::SubgroupSize
+                | BuiltIn::NumSubgroups
+                | BuiltIn::SubgroupId
+                | BuiltIn::SubgroupLocalInvocationId
+        );
+        if scalar && bi != BuiltIn::LocalInvocationIndex {
+            self.use_group_cap(rspirv::spirv::Capability::GroupNonUniform);
+        }
+        let t = if scalar {
             u32t
         } else {
             self.out.t_vec(u32t, 3)
@@ -178,6 +190,69 @@ impl Lower<'_> {
         self.emit(b, Op::IAdd, u32t, ids(&[g, o]))
     }
 
+    /// A scalar u32 Vulkan builtin (SubgroupSize & co.).
+    fn vk_scalar(&mut self, b: &mut Block, bi: BuiltIn) -> Word {
+        let var = self.vk_input(bi);
+        let u32t = self.out.t_u32();
+        self.emit(b, Op::Load, u32t, ids(&[var]))
+    }
+
+    /// min(a, b) of two u32.
+    fn umin(&mut self, b: &mut Block, x: Word, y: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let lt = self.emit(b, Op::ULessThan, bt, ids(&[x, y]));
+        self.emit(b, Op::Select, u32t, ids(&[lt, x, y]))
+    }
+
+    /// Local linear size: the product of the three local sizes, or of the
+    /// three enqueued local sizes.
+    fn linear_size(&mut self, b: &mut Block, enqueued: bool) -> Word {
+        let u32t = self.out.t_u32();
+        let mut s = [0; 3];
+        for (d, x) in s.iter_mut().enumerate() {
+            *x = if enqueued {
+                self.enqueued_size(d as u32)
+            } else {
+                self.local_size(b, d as u32)
+            };
+        }
+        let t = self.emit(b, Op::IMul, u32t, ids(&[s[0], s[1]]));
+        self.emit(b, Op::IMul, u32t, ids(&[t, s[2]]))
+    }
+
+    /// The sub-group queries (layout in `subgroup`'s module docs).
+    fn subgroup_query(&mut self, b: &mut Block, cb: ClBuiltin) -> Word {
+        let u32t = self.out.t_u32();
+        match cb {
+            ClBuiltin::SubgroupId => self.vk_scalar(b, BuiltIn::SubgroupId),
+            ClBuiltin::SubgroupLocalId => self.vk_scalar(b, BuiltIn::SubgroupLocalInvocationId),
+            ClBuiltin::NumSubgroups => self.vk_scalar(b, BuiltIn::NumSubgroups),
+            ClBuiltin::SubgroupMaxSize => {
+                let s = self.vk_scalar(b, BuiltIn::SubgroupSize);
+                let e = self.linear_size(b, true);
+                self.umin(b, s, e)
+            }
+            ClBuiltin::SubgroupSize => {
+                let s = self.vk_scalar(b, BuiltIn::SubgroupSize);
+                let id = self.vk_scalar(b, BuiltIn::SubgroupId);
+                let l = self.linear_size(b, false);
+                let first = self.emit(b, Op::IMul, u32t, ids(&[id, s]));
+                let rest = self.emit(b, Op::ISub, u32t, ids(&[l, first]));
+                self.umin(b, s, rest)
+            }
+            _ => {
+                // NumEnqueuedSubgroups: ⌈enqueued linear size / S⌉.
+                let s = self.vk_scalar(b, BuiltIn::SubgroupSize);
+                let e = self.linear_size(b, true);
+                let one = self.out.c_u32(1);
+                let sm1 = self.emit(b, Op::ISub, u32t, ids(&[s, one]));
+                let t = self.emit(b, Op::IAdd, u32t, ids(&[e, sm1]));
+                self.emit(b, Op::UDiv, u32t, ids(&[t, s]))
+            }
+        }
+    }
+
     /// group_id × enqueued_local_size + local_id (global id minus offset).
     fn global_id_no_offset(&mut self, b: &mut Block, d: u32) -> Word {
         let u32t = self.out.t_u32();
@@ -220,6 +295,12 @@ impl Lower<'_> {
                 let var = self.vk_input(BuiltIn::LocalInvocationIndex);
                 self.emit(b, Op::Load, u32t, ids(&[var]))
             }
+            ClBuiltin::SubgroupSize
+            | ClBuiltin::SubgroupMaxSize
+            | ClBuiltin::NumSubgroups
+            | ClBuiltin::NumEnqueuedSubgroups
+            | ClBuiltin::SubgroupId
+            | ClBuiltin::SubgroupLocalId => self.subgroup_query(b, cb),
         }
     }
 
