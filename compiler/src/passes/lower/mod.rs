@@ -229,6 +229,11 @@ pub(crate) struct Lower<'a> {
     // Vulkan builtins and spec constants.
     vk_inputs: HashMap<BuiltIn, Word>,
     reqd_size: Option<[u32; 3]>,
+    /// The kernel uses sub-groups: its Vulkan work-group is one-dimensional
+    /// (`subgroup` module docs), local ids come from LocalInvocationIndex.
+    flatten: bool,
+    /// The local-size spec constants (SpecId 0, 1, 2) once defined.
+    local_specs: Option<[Word; 3]>,
     wg_size: Option<Word>,
     enqueued_size: Option<[Word; 3]>,
     /// Where the `__local` argument regions end (bytes, a spec-constant
@@ -324,6 +329,8 @@ impl<'a> Lower<'a> {
             implicit: Vec::new(),
             vk_inputs: HashMap::new(),
             reqd_size: None,
+            flatten: false,
+            local_specs: None,
             wg_size: None,
             enqueued_size: None,
             local_end: None,
@@ -536,6 +543,10 @@ impl<'a> Lower<'a> {
             }
         }
         let order = self.call_graph(entry_fn)?;
+        if self.caps.subgroups() && self.uses_subgroups(&order) {
+            self.flatten = true;
+            self.use_group_cap(Capability::GroupNonUniform);
+        }
         self.scan_images(entry_fn, &order)?;
         self.lower_constants();
         self.classify_globals(&order)?;
@@ -1583,7 +1594,11 @@ impl<'a> Lower<'a> {
         ep.extend(interface.iter().map(|&i| Operand::IdRef(i)));
         m.entry_points
             .push(Instruction::new(Op::EntryPoint, None, None, ep));
-        let ls = self.reqd_size.unwrap_or([1, 1, 1]);
+        let ls = match self.reqd_size {
+            Some(r) if self.flatten => [r[0] * r[1] * r[2], 1, 1],
+            Some(r) => r,
+            None => [1, 1, 1],
+        };
         m.execution_modes.push(Instruction::new(
             Op::ExecutionMode,
             None,

@@ -21,7 +21,8 @@
 //!
 //! The queries (`workitem`): with `S` = Vulkan's SubgroupSize,
 //! `get_sub_group_local_id` = SubgroupLocalInvocationId,
-//! `get_sub_group_id` = SubgroupId, `get_num_sub_groups` = NumSubgroups,
+//! `get_sub_group_id` = SubgroupId, `get_num_sub_groups` = ⌈local linear
+//! size / S⌉ (not NumSubgroups, which lavapipe rounds down),
 //! `get_max_sub_group_size` = min(S, enqueued local linear size),
 //! `get_sub_group_size` = min(S, local linear size − SubgroupId × S) (the
 //! last sub-group of a work-group whose size is not a multiple of `S` is
@@ -32,7 +33,7 @@
 //! size, full subgroups when the local size x is a multiple of `S`).
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{Capability, GroupOperation, Op, Scope, Word};
+use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, Word};
 
 use super::emit::ids;
 use super::emit::Block;
@@ -52,6 +53,50 @@ impl Lower<'_> {
         if !self.group_caps.contains(&Capability::GroupNonUniform) {
             self.group_caps.push(Capability::GroupNonUniform);
         }
+    }
+
+    /// Whether the functions of `order` use sub-groups: a sub-group
+    /// instruction or barrier, or a sub-group builtin variable.
+    pub(crate) fn uses_subgroups(&self, order: &[Word]) -> bool {
+        let subgroup_builtin = |id: Word| {
+            self.decorations.get(&id).is_some_and(|ds| {
+                ds.iter().any(|d| {
+                    matches!(
+                        d.operands.get(2),
+                        Some(Operand::BuiltIn(
+                            BuiltIn::SubgroupSize
+                                | BuiltIn::SubgroupMaxSize
+                                | BuiltIn::NumSubgroups
+                                | BuiltIn::NumEnqueuedSubgroups
+                                | BuiltIn::SubgroupId
+                                | BuiltIn::SubgroupLocalInvocationId
+                        ))
+                    )
+                })
+            })
+        };
+        order.iter().any(|f| {
+            self.funcs[f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+                .any(|inst| {
+                    self.is_subgroup_inst(inst)
+                        || (inst.class.opcode == Op::ControlBarrier
+                            && inst
+                                .operands
+                                .first()
+                                .and_then(|o| o.id_ref_any())
+                                .and_then(|s| self.const_u32(s))
+                                == Some(Scope::Subgroup as u32))
+                        || (inst.class.opcode == Op::Load
+                            && inst
+                                .operands
+                                .first()
+                                .and_then(|o| o.id_ref_any())
+                                .is_some_and(subgroup_builtin))
+                })
+        })
     }
 
     /// Whether `inst` is a Kernel group instruction of Subgroup scope.
