@@ -342,7 +342,10 @@ fn get_kernel_sub_group_info_checks_the_device_then_answers() {
     // The device named or NULL (the kernel has one device): the answer, or
     // "CL_INVALID_OPERATION if device does not support subgroups"
     // (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0).
-    for (dev, what) in [(cl.device(), "the device"), (ptr::null_mut(), "NULL device")] {
+    for (dev, what) in [
+        (cl.device(), "the device"),
+        (ptr::null_mut(), "NULL device"),
+    ] {
         let mut out = 0usize;
         let status = call(dev, &mut out);
         if n == 0 {

@@ -263,21 +263,36 @@ fn check_layout(
             assert!((it.sg_id as usize) < num, "get_sub_group_id {it:?}, {what}");
             by_sg.entry(it.sg_id).or_default().push(i);
         }
-        assert_eq!(by_sg.len(), num, "sub-groups present in a work-group, {what}");
+        assert_eq!(
+            by_sg.len(),
+            num,
+            "sub-groups present in a work-group, {what}"
+        );
         for (&sg, lanes) in &by_sg {
             let n = lanes.len();
             // Every sub-group but the last is full.
             if (sg as usize) + 1 < num {
                 assert_eq!(n, max, "size of sub-group {sg} (not the last), {what}");
             } else {
-                assert_eq!(n, size - (num - 1) * max, "size of the last sub-group, {what}");
+                assert_eq!(
+                    n,
+                    size - (num - 1) * max,
+                    "size of the last sub-group, {what}"
+                );
             }
             let mut ordered = vec![usize::MAX; n];
             for &i in lanes {
                 let it = items[i];
                 assert_eq!(it.sg_size as usize, n, "get_sub_group_size {it:?}, {what}");
-                assert!((it.lane as usize) < n, "get_sub_group_local_id {it:?}, {what}");
-                assert_eq!(ordered[it.lane as usize], usize::MAX, "lane taken twice, {what}");
+                assert!(
+                    (it.lane as usize) < n,
+                    "get_sub_group_local_id {it:?}, {what}"
+                );
+                assert_eq!(
+                    ordered[it.lane as usize],
+                    usize::MAX,
+                    "lane taken twice, {what}"
+                );
                 ordered[it.lane as usize] = i;
             }
             sgs.insert((items[lanes[0]].group, sg), ordered);
@@ -409,7 +424,9 @@ fn check_collectives<T: Elem>() {
         let got = cl.queue.read(&out);
         for ((group, sg), lanes) in &sgs {
             let xs: Vec<T> = lanes.iter().map(|&i| input[i]).collect();
-            let fold = |f: fn(T, T) -> T, init: T, upto: usize| xs[..upto].iter().fold(init, |a, &b| f(a, b));
+            let fold = |f: fn(T, T) -> T, init: T, upto: usize| {
+                xs[..upto].iter().fold(init, |a, &b| f(a, b))
+            };
             let size = xs.len();
             let dyn_id = ((*sg * 3 + 1) as usize) % size;
             for (lane, &i) in lanes.iter().enumerate() {
@@ -491,7 +508,10 @@ fn layout_matches_kernel_sub_group_info() {
     }
     let kernel = build(&cl, LAYOUT_SOURCE, OPTIONS, "layout");
     let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
-    assert!(device_size.is_power_of_two(), "sub-group size {device_size}");
+    assert!(
+        device_size.is_power_of_two(),
+        "sub-group size {device_size}"
+    );
     for launch in &LAUNCHES {
         let items = layout(&cl, launch);
         let sgs = check_layout(&items, launch, device_size);
@@ -499,7 +519,11 @@ fn layout_matches_kernel_sub_group_info() {
         // the enqueued local size.
         assert_eq!(
             items[0].max_size as usize,
-            sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, launch.local),
+            sub_group_info(
+                &kernel,
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                launch.local
+            ),
             "{launch:?}"
         );
         assert_eq!(
@@ -524,9 +548,11 @@ fn layout_matches_kernel_sub_group_info() {
     };
     assert_eq!(status, CL_SUCCESS);
     let items_max: [usize; 3] = {
-        let v: Vec<usize> =
-            ferrocl_tests::info::query(ferrocl_tests::info::device_info(cl.device(), CL_DEVICE_MAX_WORK_ITEM_SIZES))
-                .expect("CL_DEVICE_MAX_WORK_ITEM_SIZES");
+        let v: Vec<usize> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
+            cl.device(),
+            CL_DEVICE_MAX_WORK_ITEM_SIZES,
+        ))
+        .expect("CL_DEVICE_MAX_WORK_ITEM_SIZES");
         [v[0], v[1], v[2]]
     };
     let local = wg.min(items_max[0]);
@@ -572,10 +598,10 @@ fn vote_and_barrier() {
         let inp = cl.buffer_from(&input);
         let out = cl.buffer_from(&vec![-7i32; n * 4]);
         let local_items: usize = launch.local.iter().product();
-        kernel
-            .arg(0, &inp)
-            .arg(1, &out)
-            .arg(2, &ferrocl_tests::Local(local_items.next_multiple_of(device_size) * 4));
+        kernel.arg(0, &inp).arg(1, &out).arg(
+            2,
+            &ferrocl_tests::Local(local_items.next_multiple_of(device_size) * 4),
+        );
         cl.queue
             .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
         let got = cl.queue.read(&out);
@@ -715,7 +741,11 @@ fn kernel_sub_group_info() {
                 &mut out,
                 w,
             );
-            assert_eq!((s, r, out[0]), (CL_SUCCESS, w, size), "max size for {local:?}");
+            assert_eq!(
+                (s, r, out[0]),
+                (CL_SUCCESS, w, size),
+                "max size for {local:?}"
+            );
             let (s, r) = call(
                 &kernel,
                 d,
@@ -725,7 +755,11 @@ fn kernel_sub_group_info() {
                 &mut out,
                 w,
             );
-            assert_eq!((s, r, out[0]), (CL_SUCCESS, w, count), "count for {local:?}");
+            assert_eq!(
+                (s, r, out[0]),
+                (CL_SUCCESS, w, count),
+                "count for {local:?}"
+            );
         }
     }
     // CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: one dimension, the others 1,
@@ -752,7 +786,10 @@ fn kernel_sub_group_info() {
             assert_eq!(s, CL_SUCCESS, "local size for {count} sub-groups");
             assert_eq!(r, dims * w);
             assert_eq!(o[..dims], want[..dims], "local size for {count} sub-groups");
-            assert!(o[dims..].iter().all(|&x| x == usize::MAX), "wrote past the output");
+            assert!(
+                o[dims..].iter().all(|&x| x == usize::MAX),
+                "wrote past the output"
+            );
         }
     }
     // A reqd_work_group_size kernel has one size only.
@@ -767,7 +804,11 @@ fn kernel_sub_group_info() {
         &mut o,
         3 * w,
     );
-    assert_eq!((s, o), (CL_SUCCESS, [20, 2, 1]), "reqd_work_group_size kernel");
+    assert_eq!(
+        (s, o),
+        (CL_SUCCESS, [20, 2, 1]),
+        "reqd_work_group_size kernel"
+    );
     let (s, _) = call(
         &reqd,
         dev,
@@ -777,19 +818,55 @@ fn kernel_sub_group_info() {
         &mut o,
         3 * w,
     );
-    assert_eq!((s, o), (CL_SUCCESS, [0, 0, 0]), "reqd_work_group_size kernel, other count");
+    assert_eq!(
+        (s, o),
+        (CL_SUCCESS, [0, 0, 0]),
+        "reqd_work_group_size kernel, other count"
+    );
     // CL_KERNEL_MAX_NUM_SUB_GROUPS and CL_KERNEL_COMPILE_NUM_SUB_GROUPS
     // (no input).
-    let (s, r) = call(&kernel, dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, &[], false, &mut out, w);
+    let (s, r) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
     assert_eq!((s, r, out[0]), (CL_SUCCESS, w, max_wg.div_ceil(sg)));
-    let (s, _) = call(&reqd, dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, &[], false, &mut out, w);
+    let (s, _) = call(
+        &reqd,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
     assert_eq!((s, out[0]), (CL_SUCCESS, 40usize.div_ceil(sg)));
-    let (s, r) = call(&kernel, dev, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, &[], false, &mut out, w);
+    let (s, r) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_COMPILE_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
     assert_eq!((s, r, out[0]), (CL_SUCCESS, w, 0));
     let dev_max: cl_uint = device_value(dev, CL_DEVICE_MAX_NUM_SUB_GROUPS);
     assert!(max_wg.div_ceil(sg) <= dev_max as usize);
     // Size only (param_value NULL).
-    let (s, r) = call(&kernel, dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, &[], false, &mut [], 0);
+    let (s, r) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut [],
+        0,
+    );
     assert_eq!((s, r), (CL_SUCCESS, w));
 
     // Errors: CL_INVALID_VALUE for a bad input size or NULL input, a too
@@ -835,12 +912,28 @@ fn kernel_sub_group_info() {
         w + 1,
     );
     expect_error(s, CL_INVALID_VALUE, "output not a whole number of size_t");
-    let (s, _) = call(&kernel, dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, &[], false, &mut out, 4);
+    let (s, _) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        4,
+    );
     expect_error(s, CL_INVALID_VALUE, "output smaller than a size_t");
     let (s, _) = call(&kernel, dev, 0x4242, &bytes(&[8]), true, &mut out, w);
     expect_error(s, CL_INVALID_VALUE, "unknown param_name");
     // clGetKernelWorkGroupInfo's param is no sub-group param.
-    let (s, _) = call(&kernel, dev, CL_KERNEL_WORK_GROUP_SIZE, &[], false, &mut out, w);
+    let (s, _) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_WORK_GROUP_SIZE,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
     expect_error(s, CL_INVALID_VALUE, "CL_KERNEL_WORK_GROUP_SIZE");
 }
 
@@ -853,7 +946,11 @@ fn device_queries() {
     let n: cl_uint = device_value(dev, CL_DEVICE_MAX_NUM_SUB_GROUPS);
     let ext = device_string(dev, CL_DEVICE_EXTENSIONS);
     let has_ext = ext.split_whitespace().any(|e| e == "cl_khr_subgroups");
-    assert_eq!(has_ext, n > 0, "cl_khr_subgroups in {ext:?} vs CL_DEVICE_MAX_NUM_SUB_GROUPS {n}");
+    assert_eq!(
+        has_ext,
+        n > 0,
+        "cl_khr_subgroups in {ext:?} vs CL_DEVICE_MAX_NUM_SUB_GROUPS {n}"
+    );
     let versioned: Vec<u8> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
         dev,
         CL_DEVICE_EXTENSIONS_WITH_VERSION,
@@ -871,7 +968,9 @@ fn device_queries() {
     };
     let with_version = names(&versioned);
     assert_eq!(
-        with_version.iter().any(|(e, v)| e == "cl_khr_subgroups" && *v == (1 << 22)),
+        with_version
+            .iter()
+            .any(|(e, v)| e == "cl_khr_subgroups" && *v == (1 << 22)),
         has_ext,
         "cl_khr_subgroups 1.0.0 in CL_DEVICE_EXTENSIONS_WITH_VERSION"
     );
@@ -888,12 +987,18 @@ fn device_queries() {
         "__opencl_c_subgroups 3.0.0 in CL_DEVICE_OPENCL_C_FEATURES"
     );
     let progress: cl_bool = device_value(dev, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS);
-    assert_eq!(progress, CL_FALSE, "Vulkan promises no independent forward progress");
+    assert_eq!(
+        progress, CL_FALSE,
+        "Vulkan promises no independent forward progress"
+    );
     let max_wg: usize = device_value(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     if n > 0 {
         let kernel = build(&cl, LAYOUT_SOURCE, OPTIONS, "layout");
         let sg = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
-        assert!(n as usize <= max_wg.div_ceil(sg) && n as usize >= 1, "{n} sub-groups");
+        assert!(
+            n as usize <= max_wg.div_ceil(sg) && n as usize >= 1,
+            "{n} sub-groups"
+        );
     }
     // The macros and builtins follow: with -cl-std=CL3.0 and CL2.0.
     let probe = r#"
@@ -907,7 +1012,12 @@ fn device_queries() {
         kernel void k(global uint* o) { o[0] = get_sub_group_size(); }
     "#;
     let built = cl.context.try_build(probe, OPTIONS);
-    assert_eq!(built.is_ok(), n > 0, "sub-group program builds iff supported: {:?}", built.err());
+    assert_eq!(
+        built.is_ok(),
+        n > 0,
+        "sub-group program builds iff supported: {:?}",
+        built.err()
+    );
     let unsupported = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
     assert!(
         cl.context.try_build(unsupported, OPTIONS).is_err(),

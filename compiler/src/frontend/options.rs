@@ -87,7 +87,10 @@ const UNIMPLEMENTED_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
         "-cl_khr_subgroup_clustered_reduce",
         "cl_khr_subgroup_clustered_reduce",
     ),
-    ("-cl_khr_subgroup_extended_types", "cl_khr_subgroup_extended_types"),
+    (
+        "-cl_khr_subgroup_extended_types",
+        "cl_khr_subgroup_extended_types",
+    ),
     (
         "-cl_khr_subgroup_non_uniform_arithmetic",
         "cl_khr_subgroup_non_uniform_arithmetic",

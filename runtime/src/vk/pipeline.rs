@@ -239,8 +239,8 @@ impl KernelPipelines {
             .module(self.module)
             .name(&self.entry)
             .specialization_info(&si);
-        let mut required =
-            vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default().required_subgroup_size(0);
+        let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(0);
         if let Some(m) = self.subgroups {
             // The Vulkan work-group of a sub-group kernel is
             // one-dimensional: x is the local linear size.

@@ -1358,16 +1358,15 @@ impl<'a> Lower<'a> {
         } else {
             wg
         };
-        let mem_scope = if ms == spirv::Scope::Device as u32
-            || ms == spirv::Scope::CrossDevice as u32
-        {
-            // Device scope only when the fence covers global memory.
-            self.out.c_u32(spirv::Scope::Device as u32)
-        } else if ms == subgroup && self.caps.subgroups() {
-            self.out.c_u32(subgroup)
-        } else {
-            wg
-        };
+        let mem_scope =
+            if ms == spirv::Scope::Device as u32 || ms == spirv::Scope::CrossDevice as u32 {
+                // Device scope only when the fence covers global memory.
+                self.out.c_u32(spirv::Scope::Device as u32)
+            } else if ms == subgroup && self.caps.subgroups() {
+                self.out.c_u32(subgroup)
+            } else {
+                wg
+            };
         let semc = self.out.c_u32(n.bits());
         if op == Op::ControlBarrier {
             b.push(
