@@ -59,7 +59,9 @@ pub struct DeviceCaps {
     pub fp16: bool,
     /// shaderBufferInt64Atomics.
     pub int64_atomics: bool,
-    /// Subgroup size (for reflection of sub-group queries).
+    /// Vulkan subgroup size of compute pipelines; 0 where the device has no
+    /// sub-groups (the runtime reports `cl_khr_subgroups` /
+    /// `__opencl_c_subgroups` otherwise, see `DeviceCaps::subgroups`).
     pub subgroup_size: u32,
     /// Highest SPIR-V version the Vulkan device accepts, as (major, minor).
     pub spirv_version: (u8, u8),
@@ -78,6 +80,14 @@ pub struct DeviceCaps {
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,
+}
+
+impl DeviceCaps {
+    /// Sub-groups are supported (`subgroup_size` > 0): the sub-group
+    /// functions are declared and lowered (`passes::lower::subgroup`).
+    pub fn subgroups(&self) -> bool {
+        self.subgroup_size > 0
+    }
 }
 
 /// One compiled kernel: a self-contained Vulkan SPIR-V module with a single

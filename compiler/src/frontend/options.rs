@@ -79,6 +79,36 @@ pub fn split_options(options: &str) -> Result<Vec<String>, BuildError> {
     Ok(words)
 }
 
+/// clang's optional sub-group extensions ferrocl does not implement: the
+/// `-cl-ext` switch and the macro.
+const UNIMPLEMENTED_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
+    ("-cl_khr_subgroup_ballot", "cl_khr_subgroup_ballot"),
+    (
+        "-cl_khr_subgroup_clustered_reduce",
+        "cl_khr_subgroup_clustered_reduce",
+    ),
+    (
+        "-cl_khr_subgroup_extended_types",
+        "cl_khr_subgroup_extended_types",
+    ),
+    (
+        "-cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_non_uniform_arithmetic",
+    ),
+    (
+        "-cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_non_uniform_vote",
+    ),
+    ("-cl_khr_subgroup_rotate", "cl_khr_subgroup_rotate"),
+    ("-cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle"),
+    (
+        "-cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_shuffle_relative",
+    ),
+    ("-cl_intel_subgroups", "cl_intel_subgroups"),
+    ("-cl_intel_subgroups_short", "cl_intel_subgroups_short"),
+];
+
 /// Translates OpenCL build options (OpenCL 3.0 §5.8.6) for clang -cc1.
 ///
 /// Accepted: `-D name[=value]` / `-Dname`, `-I dir` / `-Idir`, `-cl-std=CLx.y`,
@@ -93,8 +123,8 @@ pub fn split_options(options: &str) -> Result<Vec<String>, BuildError> {
 ///
 /// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
 /// does not implement yet (generic address space, pipes, device enqueue,
-/// sub-groups, work-group collectives) and fp64/fp16
-/// when `caps` lacks them.
+/// work-group collectives, the optional sub-group extensions), sub-groups
+/// and fp64/fp16 when `caps` lacks them.
 pub fn parse_build_options(
     options: &str,
     caps: &DeviceCaps,
@@ -194,9 +224,25 @@ pub fn parse_build_options(
             "-__opencl_c_generic_address_space",
             "-__opencl_c_pipes",
             "-__opencl_c_device_enqueue",
-            "-__opencl_c_subgroups",
             "-__opencl_c_work_group_collective_functions",
         ]);
+    }
+    // Sub-groups (cl_khr_subgroups, __opencl_c_subgroups) where the device
+    // has them; clang's SPIR target declares the optional sub-group
+    // extensions too, which ferrocl does not implement (yet): off, and
+    // their macros undefined, so a kernel that uses them gets clang's error.
+    if !caps.subgroups() {
+        ext.push("-cl_khr_subgroups");
+        if std == "CL3.0" {
+            ext.push("-__opencl_c_subgroups");
+            out.undef_macros
+                .extend(["__opencl_c_subgroups", "__opencl_subgroup_builtins"]);
+        }
+        out.undef_macros.push("cl_khr_subgroups");
+    }
+    for e in UNIMPLEMENTED_SUBGROUP_EXTENSIONS {
+        ext.push(e.0);
+        out.undef_macros.push(e.1);
     }
     if !caps.fp64 {
         ext.push("-cl_khr_fp64");

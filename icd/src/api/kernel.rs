@@ -11,6 +11,7 @@ use ferrocl_runtime::core::object::{
 };
 use ferrocl_runtime::core::program::Program;
 use ferrocl_runtime::core::sampler::Sampler;
+use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
 use crate::entry::{code, object};
@@ -380,16 +381,41 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
     })
 }
 
+/// The `size_t[1..=3]` local size of a sub-group query's input.
+///
+/// # Safety
+/// `input` must be NULL or valid for `in_size` bytes.
+unsafe fn ndrange_input(in_size: usize, input: *const c_void) -> CLResult<Vec<usize>> {
+    let w = std::mem::size_of::<usize>();
+    // "CL_INVALID_VALUE if param_name is CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+    // CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE or
+    // CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT and the size in bytes
+    // specified by input_value_size is not valid or if input_value is NULL."
+    if input.is_null() || in_size == 0 || !in_size.is_multiple_of(w) || in_size / w > 3 {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: caller contract; size checked (read unaligned: the
+    // application's pointer need not be aligned).
+    Ok((0..in_size / w)
+        .map(|i| unsafe { (input as *const usize).add(i).read_unaligned() })
+        .collect())
+}
+
+/// clGetKernelSubGroupInfo (and clGetKernelSubGroupInfoKHR): computed from
+/// the subgroup size the kernel's pipelines run with (`Device::subgroup_mode`;
+/// the layout is in the compiler's `passes::lower::subgroup` docs): a
+/// work-group of `n` work-items has ⌈n / S⌉ sub-groups, the largest of
+/// min(S, n) work-items.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     k: cl_kernel,
     dev: cl_device_id,
-    _param: cl_kernel_sub_group_info,
-    _in_size: usize,
-    _in: *const c_void,
-    _size: usize,
-    _value: *mut c_void,
-    _size_ret: *mut usize,
+    param: cl_kernel_sub_group_info,
+    in_size: usize,
+    input: *const c_void,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
@@ -397,17 +423,82 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
         // "CL_INVALID_DEVICE if device is not in the list of devices
         // associated with kernel or if device is NULL but there is more than
         // one device associated with kernel."
-        if dev.is_null() {
+        let d: &Device = if dev.is_null() {
             if kern.per_device.len() != 1 {
                 return Err(CL_INVALID_DEVICE);
             }
+            &kern.per_device[0].device
         } else {
             // SAFETY: handle from the application.
             let d = unsafe { get::<Device>(dev) }?;
             kern.for_device(d).ok_or(CL_INVALID_DEVICE)?;
-        }
+            d
+        };
         // "CL_INVALID_OPERATION if device does not support subgroups"
         // (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0).
-        Err(CL_INVALID_OPERATION)
+        let sg = d.subgroup_mode().ok_or(CL_INVALID_OPERATION)?.size as usize;
+        let wg_max = kern.work_group_size(d);
+        let w = std::mem::size_of::<usize>();
+        let info = match param {
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
+                // SAFETY: pointer and size from the application.
+                let local = unsafe { ndrange_input(in_size, input) }?;
+                let n: usize = local.iter().product();
+                Ok(Info::usize(sg.min(n)))
+            }
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => {
+                // SAFETY: pointer and size from the application.
+                let local = unsafe { ndrange_input(in_size, input) }?;
+                let n: usize = local.iter().product();
+                Ok(Info::usize(n.div_ceil(sg)))
+            }
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                if input.is_null() || in_size != w {
+                    return Err(CL_INVALID_VALUE);
+                }
+                // SAFETY: checked above.
+                let count = unsafe { (input as *const usize).read_unaligned() };
+                // The output's dimensions are param_value_size's.
+                let dims = if size > 0 && size.is_multiple_of(w) && size / w <= 3 {
+                    size / w
+                } else if value.is_null() {
+                    3
+                } else {
+                    return Err(CL_INVALID_VALUE);
+                };
+                // One dimension: count × S work-items, if the kernel can
+                // have that many (a reqd_work_group_size kernel only its own
+                // size); "0 will be returned in each element" otherwise.
+                let mut out = vec![0usize; dims];
+                match kern.info().reqd_work_group_size {
+                    Some(r) => {
+                        let n = (r[0] * r[1] * r[2]) as usize;
+                        if count > 0 && n.div_ceil(sg) == count {
+                            let r = [r[0] as usize, r[1] as usize, r[2] as usize];
+                            if r[dims..].iter().all(|&x| x == 1) {
+                                out.copy_from_slice(&r[..dims]);
+                            }
+                        }
+                    }
+                    None => {
+                        let n = count.saturating_mul(sg);
+                        if count > 0 && n <= wg_max && n <= d.max_work_item_sizes()[0] {
+                            out[0] = n;
+                            for x in &mut out[1..] {
+                                *x = 1;
+                            }
+                        }
+                    }
+                }
+                Ok(Info::raw(&out))
+            }
+            CL_KERNEL_MAX_NUM_SUB_GROUPS => Ok(Info::usize(wg_max.div_ceil(sg))),
+            // `__attribute__((reqd_num_sub_groups(n)))` does not exist in
+            // clang 15 (it warns and ignores it): no kernel has one.
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => Ok(Info::usize(0)),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        // SAFETY: pointers from the application.
+        unsafe { write(info, size, value, size_ret) }
     })
 }

@@ -225,6 +225,24 @@ impl Device {
         self.phys.subgroup_size
     }
 
+    /// OpenCL sub-groups (cl_khr_subgroups): `Some` where the Vulkan device
+    /// can back them (`PhysicalDevice::subgroup_mode`).
+    pub fn subgroup_mode(&self) -> Option<crate::vk::instance::SubgroupMode> {
+        self.phys.subgroup_mode()
+    }
+
+    /// CL_DEVICE_MAX_NUM_SUB_GROUPS: sub-groups of the largest work-group a
+    /// sub-group kernel may have; 0 without sub-groups.
+    pub fn max_num_sub_groups(&self) -> u32 {
+        self.subgroup_mode().map_or(0, |m| {
+            // Sub-group kernels run one-dimensional Vulkan work-groups.
+            let wg = (self.max_work_group_size() as u32)
+                .min(m.max_invocations)
+                .min(self.max_work_item_sizes()[0] as u32);
+            wg.div_ceil(m.size)
+        })
+    }
+
     /// Device extensions with their versions: only what works end to end.
     pub fn extensions(&self) -> Vec<(&'static str, (u32, u32, u32))> {
         let mut e = vec![
@@ -249,6 +267,9 @@ impl Device {
         if self.image_3d_writes() {
             e.push(("cl_khr_3d_image_writes", (1, 0, 0)));
         }
+        if self.subgroup_mode().is_some() {
+            e.push(("cl_khr_subgroups", (1, 0, 0)));
+        }
         e
     }
 
@@ -260,6 +281,9 @@ impl Device {
         ];
         if self.fp64() {
             f.push(("__opencl_c_fp64", (3, 0, 0)));
+        }
+        if self.subgroup_mode().is_some() {
+            f.push(("__opencl_c_subgroups", (3, 0, 0)));
         }
         if self.image_support() {
             f.push(("__opencl_c_images", (3, 0, 0)));
@@ -323,7 +347,7 @@ impl Device {
             fp64: self.fp64(),
             fp16: self.phys.features.shader_float16,
             int64_atomics: self.phys.features.shader_buffer_int64_atomics,
-            subgroup_size: self.subgroup_size(),
+            subgroup_size: self.subgroup_mode().map_or(0, |m| m.size),
             spirv_version: (1, 5),
             images: self.image_support(),
             read_write_images: self.read_write_images(),

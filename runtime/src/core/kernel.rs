@@ -210,6 +210,7 @@ impl Kernel {
                 &k.entry_point,
                 k.push_constant_size,
                 &descriptor_layout(d, k)?,
+                k.reqd_work_group_size,
             )?;
             let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
@@ -268,7 +269,19 @@ impl Kernel {
     pub fn work_group_size(&self, d: &Device) -> usize {
         match self.info().reqd_work_group_size {
             Some(r) => (r[0] * r[1] * r[2]) as usize,
-            None => d.max_work_group_size(),
+            None => {
+                // A kernel using sub-groups runs as a one-dimensional Vulkan
+                // work-group (maxComputeWorkGroupSize[0] bounds it), and a
+                // required subgroup size bounds it too
+                // (maxComputeWorkgroupSubgroups × size).
+                let sg_limit = self
+                    .for_device(d)
+                    .and_then(|k| k.pipelines.subgroup_mode())
+                    .map_or(usize::MAX, |m| {
+                        (m.max_invocations as usize).min(d.max_work_item_sizes()[0])
+                    });
+                d.max_work_group_size().min(sg_limit)
+            }
         }
     }
 

@@ -65,7 +65,14 @@ impl Device {
             .vulkan_memory_model(f.vulkan_memory_model)
             .shader_buffer_int64_atomics(f.shader_buffer_int64_atomics)
             .shader_shared_int64_atomics(f.shader_shared_int64_atomics)
-            .host_query_reset(f.host_query_reset);
+            .host_query_reset(f.host_query_reset)
+            .shader_subgroup_extended_types(f.shader_subgroup_extended_types);
+        // Subgroup size control for kernels using sub-groups
+        // (`PhysicalDevice::subgroup_mode`).
+        let mut sg = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
+            .subgroup_size_control(f.subgroup_size_control)
+            .compute_full_subgroups(f.compute_full_subgroups);
+        let size_control = f.subgroup_size_control || f.compute_full_subgroups;
         let mut ext_names = Vec::new();
         if phys.ext.khr_portability_subset {
             ext_names.push(c"VK_KHR_portability_subset".as_ptr());
@@ -75,10 +82,19 @@ impl Device {
         if phys.ext.khr_format_feature_flags2 && phys.properties.api_version < vk::API_VERSION_1_3 {
             ext_names.push(c"VK_KHR_format_feature_flags2".as_ptr());
         }
+        if size_control
+            && (phys.properties.api_version < vk::API_VERSION_1_3
+                || phys.instance.api_version < vk::API_VERSION_1_3)
+        {
+            ext_names.push(c"VK_EXT_subgroup_size_control".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
             .push_next(&mut f12);
+        if size_control {
+            features2 = features2.push_next(&mut sg);
+        }
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_names)

@@ -37,6 +37,10 @@ pub struct PhysicalDevice {
     pub subgroup_size: u32,
     /// Stages/operations of VkPhysicalDeviceSubgroupProperties.
     pub subgroup_ops: vk::SubgroupFeatureFlags,
+    pub subgroup_stages: vk::ShaderStageFlags,
+    /// VkPhysicalDeviceSubgroupSizeControlProperties (Vulkan 1.3 or
+    /// VK_EXT_subgroup_size_control); `None` without either.
+    pub subgroup_size_control: Option<SubgroupSizeControl>,
     pub memory: vk::PhysicalDeviceMemoryProperties,
     pub queue_family: u32,
     pub timestamp_valid_bits: u32,
@@ -61,6 +65,32 @@ unsafe impl Send for PhysicalDevice {}
 // SAFETY: as above; nothing is mutated after probing.
 unsafe impl Sync for PhysicalDevice {}
 
+/// VkPhysicalDeviceSubgroupSizeControlProperties.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SubgroupSizeControl {
+    pub min_subgroup_size: u32,
+    pub max_subgroup_size: u32,
+    pub max_compute_workgroup_subgroups: u32,
+    pub required_subgroup_size_stages: vk::ShaderStageFlags,
+}
+
+/// How pipelines of kernels that use sub-groups are created
+/// (`PhysicalDevice::subgroup_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubgroupMode {
+    /// The subgroup size every such pipeline runs with.
+    pub size: u32,
+    /// Pipelines set `requiredSubgroupSize` = `size` (the device has
+    /// several sizes).
+    pub required_size: bool,
+    /// computeFullSubgroups is enabled: pipelines whose local size x is a
+    /// multiple of `size` ask for full subgroups.
+    pub full_subgroups: bool,
+    /// The largest work-group such a pipeline may have
+    /// (maxComputeWorkgroupSubgroups × size with a required size).
+    pub max_invocations: u32,
+}
+
 /// The optional/required Vulkan features ferrocl looks at.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Features {
@@ -77,7 +107,13 @@ pub struct Features {
     pub vulkan_memory_model: bool,
     pub shader_buffer_int64_atomics: bool,
     pub shader_shared_int64_atomics: bool,
+    /// subgroupSizeControl (Vulkan 1.3 / VK_EXT_subgroup_size_control).
     pub subgroup_size_control: bool,
+    /// computeFullSubgroups (same struct).
+    pub compute_full_subgroups: bool,
+    /// shaderSubgroupExtendedTypes (Vulkan 1.2): subgroup operations on
+    /// 8/16/64-bit integers and half.
+    pub shader_subgroup_extended_types: bool,
     pub robust_buffer_access: bool,
     pub variable_pointers: bool,
     pub host_query_reset: bool,
@@ -105,6 +141,8 @@ pub struct Extensions {
     /// VK_KHR_format_feature_flags2 (core in Vulkan 1.3): per-format
     /// STORAGE_READ/WRITE_WITHOUT_FORMAT bits.
     pub khr_format_feature_flags2: bool,
+    /// VK_EXT_subgroup_size_control (core in Vulkan 1.3).
+    pub ext_subgroup_size_control: bool,
 }
 
 /// What one format supports (VkFormatProperties3 bits where the device
@@ -223,7 +261,14 @@ impl PhysicalDevice {
             ext_external_memory_host: has(c"VK_EXT_external_memory_host"),
             khr_portability_subset: has(c"VK_KHR_portability_subset"),
             khr_format_feature_flags2: has(c"VK_KHR_format_feature_flags2"),
+            ext_subgroup_size_control: has(c"VK_EXT_subgroup_size_control"),
         };
+        // Subgroup size control: core in 1.3 (when the instance is 1.3 too),
+        // else the extension.
+        let size_control = (properties.api_version >= vk::API_VERSION_1_3
+            && instance.api_version >= vk::API_VERSION_1_3)
+            || ext.ext_subgroup_size_control;
+        let mut sg_props = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
 
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut idp = vk::PhysicalDeviceIDProperties::default();
@@ -244,14 +289,21 @@ impl PhysicalDevice {
         if ext.ext_pci_bus_info {
             props2 = props2.push_next(&mut pci);
         }
+        if size_control {
+            props2 = props2.push_next(&mut sg_props);
+        }
         // SAFETY: the chain only holds structs alive for this call.
         unsafe { inst.get_physical_device_properties2(raw, &mut props2) };
 
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut sg_features = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
+        if size_control {
+            f2 = f2.push_next(&mut sg_features);
+        }
         // SAFETY: as above.
         unsafe { inst.get_physical_device_features2(raw, &mut f2) };
         let f = f2.features;
@@ -269,7 +321,9 @@ impl PhysicalDevice {
             vulkan_memory_model: f12.vulkan_memory_model != 0,
             shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics != 0,
             shader_shared_int64_atomics: f12.shader_shared_int64_atomics != 0,
-            subgroup_size_control: false,
+            subgroup_size_control: size_control && sg_features.subgroup_size_control != 0,
+            compute_full_subgroups: size_control && sg_features.compute_full_subgroups != 0,
+            shader_subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
             robust_buffer_access: f.robust_buffer_access != 0,
             variable_pointers: f11.variable_pointers != 0,
             host_query_reset: f12.host_query_reset != 0,
@@ -330,6 +384,13 @@ impl PhysicalDevice {
             driver_uuid: idp.driver_uuid,
             subgroup_size: subgroup.subgroup_size.max(1),
             subgroup_ops: subgroup.supported_operations,
+            subgroup_stages: subgroup.supported_stages,
+            subgroup_size_control: size_control.then_some(SubgroupSizeControl {
+                min_subgroup_size: sg_props.min_subgroup_size,
+                max_subgroup_size: sg_props.max_subgroup_size,
+                max_compute_workgroup_subgroups: sg_props.max_compute_workgroup_subgroups,
+                required_subgroup_size_stages: sg_props.required_subgroup_size_stages,
+            }),
             memory,
             queue_family: queue_family as u32,
             timestamp_valid_bits: families[queue_family].timestamp_valid_bits,
@@ -399,6 +460,59 @@ impl PhysicalDevice {
         };
         self.formats.lock().insert(format, features);
         features
+    }
+
+    /// Whether, and how, kernels using sub-groups can run with a subgroup
+    /// size the runtime knows (`SubgroupMode::size`, what
+    /// CL_DEVICE_MAX_NUM_SUB_GROUPS & co. are computed from): `None` where
+    /// the device lacks what OpenCL sub-groups need (subgroups in compute;
+    /// basic, vote, ballot, arithmetic and shuffle operations;
+    /// shaderSubgroupExtendedTypes for 64-bit and half operands) or where
+    /// the size may vary between pipelines and cannot be fixed.
+    pub fn subgroup_mode(&self) -> Option<SubgroupMode> {
+        use vk::SubgroupFeatureFlags as S;
+        let needed = S::BASIC | S::VOTE | S::BALLOT | S::ARITHMETIC | S::SHUFFLE;
+        let size = self.subgroup_size;
+        if !self.subgroup_stages.contains(vk::ShaderStageFlags::COMPUTE)
+            || !self.subgroup_ops.contains(needed)
+            || !self.features.shader_subgroup_extended_types
+            || !size.is_power_of_two()
+        {
+            return None;
+        }
+        let max_invocations = self.properties.limits.max_compute_work_group_invocations;
+        let full = self.features.compute_full_subgroups;
+        match self.subgroup_size_control {
+            // One size only: nothing to fix.
+            Some(c) if c.min_subgroup_size == c.max_subgroup_size => Some(SubgroupMode {
+                size,
+                required_size: false,
+                full_subgroups: full,
+                max_invocations,
+            }),
+            // Several sizes: pin the default one.
+            Some(c) => {
+                let ok = self.features.subgroup_size_control
+                    && c.required_subgroup_size_stages
+                        .contains(vk::ShaderStageFlags::COMPUTE)
+                    && (c.min_subgroup_size..=c.max_subgroup_size).contains(&size);
+                ok.then(|| SubgroupMode {
+                    size,
+                    required_size: true,
+                    full_subgroups: full,
+                    max_invocations: max_invocations
+                        .min(c.max_compute_workgroup_subgroups.saturating_mul(size)),
+                })
+            }
+            // Vulkan 1.2 without the extension: SPIR-V modules before 1.6
+            // (ferrocl emits 1.5) see SubgroupSize = subgroupSize.
+            None => Some(SubgroupMode {
+                size,
+                required_size: false,
+                full_subgroups: false,
+                max_invocations,
+            }),
+        }
     }
 
     pub fn is_cpu(&self) -> bool {

@@ -3,6 +3,14 @@
 //! and the descriptor sets of its image/sampler arguments (see
 //! `ferrocl_compiler::abi`: literal samplers as immutable samplers of set 0,
 //! arguments in one set with one binding each).
+//!
+//! Kernels that use sub-groups (their module declares GroupNonUniform) get
+//! the subgroup size the device reports (`PhysicalDevice::subgroup_mode`):
+//! `requiredSubgroupSize` where the device has several sizes, and
+//! REQUIRE_FULL_SUBGROUPS where the local linear size (the x of their
+//! one-dimensional Vulkan work-group, see the compiler's
+//! `passes::lower::subgroup`) is a multiple of it, so that every sub-group
+//! but the last of a work-group is full.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,6 +20,7 @@ use parking_lot::Mutex;
 
 use super::descriptors::DescriptorSet;
 use super::device::Device;
+use super::instance::SubgroupMode;
 use super::map_vk_err;
 use crate::core::error::CLResult;
 
@@ -32,6 +41,10 @@ pub struct KernelPipelines {
     pub entry: std::ffi::CString,
     pub push_constant_size: u32,
     pipelines: Mutex<HashMap<Vec<(u32, u32)>, vk::Pipeline>>,
+    /// How pipelines are created when the kernel uses sub-groups.
+    subgroups: Option<SubgroupMode>,
+    /// `reqd_work_group_size` (else the local size is SpecId 0, 1, 2).
+    reqd: Option<[u32; 3]>,
     /// One layout per set index up to the highest the kernel uses.
     set_layouts: Vec<vk::DescriptorSetLayout>,
     /// Set 0 with the literal samplers (written once, bound every launch).
@@ -50,6 +63,7 @@ impl KernelPipelines {
         entry: &str,
         push_constant_size: u32,
         descriptors: &DescriptorLayout,
+        reqd_work_group_size: Option<[u32; 3]>,
     ) -> CLResult<Self> {
         let entry = std::ffi::CString::new(entry).map_err(|_| opencl_sys::CL_INVALID_KERNEL)?;
         let info = vk::ShaderModuleCreateInfo::default().code(spirv);
@@ -63,6 +77,12 @@ impl KernelPipelines {
             entry,
             push_constant_size,
             pipelines: Mutex::new(HashMap::new()),
+            subgroups: if uses_subgroups(spirv) {
+                device.phys.subgroup_mode()
+            } else {
+                None
+            },
+            reqd: reqd_work_group_size,
             set_layouts: Vec::new(),
             literal_set: None,
             arg_set: None,
@@ -145,6 +165,12 @@ impl KernelPipelines {
         Ok(kp)
     }
 
+    /// The subgroup mode of this kernel's pipelines: `Some` when the kernel
+    /// uses sub-groups on a device that has them.
+    pub fn subgroup_mode(&self) -> Option<SubgroupMode> {
+        self.subgroups
+    }
+
     /// Whether launches need an argument set ([`Self::take_arg_set`]).
     pub fn has_arg_set(&self) -> bool {
         self.arg_set.is_some()
@@ -208,11 +234,29 @@ impl KernelPipelines {
         let si = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(&data);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(self.module)
             .name(&self.entry)
             .specialization_info(&si);
+        let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(0);
+        if let Some(m) = self.subgroups {
+            // The Vulkan work-group of a sub-group kernel is
+            // one-dimensional: x is the local linear size.
+            let local = self.reqd.unwrap_or_else(|| {
+                let get = |i: u32| spec.iter().find(|(id, _)| *id == i).map_or(1, |(_, v)| *v);
+                [get(0), get(1), get(2)]
+            });
+            let local_x = local[0] * local[1] * local[2];
+            if m.full_subgroups && local_x.is_multiple_of(m.size) {
+                stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
+            }
+            if m.required_size {
+                required = required.required_subgroup_size(m.size);
+                stage = stage.push_next(&mut required);
+            }
+        }
         let info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(self.layout)];
@@ -226,6 +270,27 @@ impl KernelPipelines {
         map.insert(spec.to_vec(), p);
         Ok(p)
     }
+}
+
+/// Whether a Vulkan module declares the GroupNonUniform capability (the
+/// compiler's sub-group lowering does; OpCapability instructions come
+/// first).
+pub fn uses_subgroups(spirv: &[u32]) -> bool {
+    const OP_CAPABILITY: u32 = 17;
+    const GROUP_NON_UNIFORM: u32 = 61;
+    let mut i = 5;
+    while i < spirv.len() {
+        let word = spirv[i];
+        let (len, op) = ((word >> 16) as usize, word & 0xffff);
+        if op != OP_CAPABILITY || len < 2 || i + 1 >= spirv.len() {
+            return false;
+        }
+        if spirv[i + 1] == GROUP_NON_UNIFORM {
+            return true;
+        }
+        i += len;
+    }
+    false
 }
 
 impl Drop for KernelPipelines {

@@ -50,7 +50,7 @@
 //!
 //! # Gaps
 //!
-//! Sub-groups, pipes and device enqueue are reported as unsupported
+//! Sub-groups: `subgroup`. Pipes and device enqueue are reported as unsupported
 //! (images and samplers: see `image`); 8/16-wide vectors, structs
 //! passed by value, dynamic-size memcpy and generic pointers whose address
 //! space cannot be inferred statically too.
@@ -65,6 +65,7 @@ mod memory;
 mod printf;
 mod sampler;
 mod shuffle;
+mod subgroup;
 mod wide;
 mod workitem;
 
@@ -179,6 +180,18 @@ pub(crate) enum ClBuiltin {
     WorkDim,
     GlobalLinearId,
     LocalLinearId,
+    /// `get_sub_group_size` (this sub-group's size).
+    SubgroupSize,
+    /// `get_max_sub_group_size`.
+    SubgroupMaxSize,
+    /// `get_num_sub_groups`.
+    NumSubgroups,
+    /// `get_enqueued_num_sub_groups`.
+    NumEnqueuedSubgroups,
+    /// `get_sub_group_id`.
+    SubgroupId,
+    /// `get_sub_group_local_id`.
+    SubgroupLocalId,
 }
 
 pub(crate) struct Lower<'a> {
@@ -209,6 +222,8 @@ pub(crate) struct Lower<'a> {
     uses_private: bool,
     uses_const: bool,
     uses_int64_atomics: bool,
+    /// GroupNonUniform* capabilities the sub-group lowering used.
+    group_caps: Vec<Capability>,
     static_local_size: u64,
     private_size: u64,
     const_data: Vec<u8>,
@@ -221,6 +236,11 @@ pub(crate) struct Lower<'a> {
     // Vulkan builtins and spec constants.
     vk_inputs: HashMap<BuiltIn, Word>,
     reqd_size: Option<[u32; 3]>,
+    /// The kernel uses sub-groups: its Vulkan work-group is one-dimensional
+    /// (`subgroup` module docs), local ids come from LocalInvocationIndex.
+    flatten: bool,
+    /// The local-size spec constants (SpecId 0, 1, 2) once defined.
+    local_specs: Option<[Word; 3]>,
     wg_size: Option<Word>,
     enqueued_size: Option<[Word; 3]>,
     /// Where the `__local` argument regions end (bytes, a spec-constant
@@ -308,6 +328,7 @@ impl<'a> Lower<'a> {
             uses_private: false,
             uses_const: false,
             uses_int64_atomics: false,
+            group_caps: Vec::new(),
             static_local_size: 0,
             private_size: 0,
             const_data: Vec::new(),
@@ -317,6 +338,8 @@ impl<'a> Lower<'a> {
             implicit: Vec::new(),
             vk_inputs: HashMap::new(),
             reqd_size: None,
+            flatten: false,
+            local_specs: None,
             wg_size: None,
             enqueued_size: None,
             local_end: None,
@@ -530,6 +553,10 @@ impl<'a> Lower<'a> {
             }
         }
         let order = self.call_graph(entry_fn)?;
+        if self.caps.subgroups() && self.uses_subgroups(&order) {
+            self.flatten = true;
+            self.use_group_cap(Capability::GroupNonUniform);
+        }
         self.scan_images(entry_fn, &order)?;
         self.lower_constants();
         self.classify_globals(&order)?;
@@ -659,11 +686,25 @@ impl<'a> Lower<'a> {
                         BuiltIn::WorkDim => ClBuiltin::WorkDim,
                         BuiltIn::GlobalLinearId => ClBuiltin::GlobalLinearId,
                         BuiltIn::LocalInvocationIndex => ClBuiltin::LocalLinearId,
-                        other => {
+                        BuiltIn::SubgroupSize
+                        | BuiltIn::SubgroupMaxSize
+                        | BuiltIn::NumSubgroups
+                        | BuiltIn::NumEnqueuedSubgroups
+                        | BuiltIn::SubgroupId
+                        | BuiltIn::SubgroupLocalInvocationId
+                            if !self.caps.subgroups() =>
+                        {
                             return Err(format!(
-                                "builtin {other:?} (sub-groups?) is not supported yet"
+                                "builtin {b:?}: sub-groups are not supported by this device"
                             ))
                         }
+                        BuiltIn::SubgroupSize => ClBuiltin::SubgroupSize,
+                        BuiltIn::SubgroupMaxSize => ClBuiltin::SubgroupMaxSize,
+                        BuiltIn::NumSubgroups => ClBuiltin::NumSubgroups,
+                        BuiltIn::NumEnqueuedSubgroups => ClBuiltin::NumEnqueuedSubgroups,
+                        BuiltIn::SubgroupId => ClBuiltin::SubgroupId,
+                        BuiltIn::SubgroupLocalInvocationId => ClBuiltin::SubgroupLocalId,
+                        other => return Err(format!("builtin {other:?} is not supported")),
                     };
                     self.builtin_vars.insert(var, cb);
                 }
@@ -1066,6 +1107,9 @@ impl<'a> Lower<'a> {
         if self.involves_wide(inst) && self.lower_wide(b, inst)? {
             return Ok(());
         }
+        if self.is_subgroup_inst(inst) {
+            return self.lower_subgroup_inst(b, inst);
+        }
         let id_op = |k: usize| {
             inst.operands
                 .get(k)
@@ -1290,9 +1334,12 @@ impl<'a> Lower<'a> {
         self.out.int_width(new_ty)
     }
 
-    /// Barriers: Workgroup execution scope; memory semantics rewritten for
-    /// Vulkan (CrossWorkgroupMemory → UniformMemory, SequentiallyConsistent
-    /// → AcquireRelease, ImageMemory kept).
+    /// Barriers: Workgroup execution scope, or Subgroup for
+    /// `sub_group_barrier`; memory semantics rewritten for Vulkan
+    /// (CrossWorkgroupMemory → UniformMemory, SequentiallyConsistent →
+    /// AcquireRelease, ImageMemory kept); memory scope Device when the
+    /// fence covers global memory at device scope, Subgroup when the input
+    /// asks for it, else Workgroup.
     fn lower_barrier(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let op = inst.class.opcode;
         let ids_: Vec<Word> = inst
@@ -1318,23 +1365,28 @@ impl<'a> Lower<'a> {
         if !n.is_empty() {
             n |= M::ACQUIRE_RELEASE;
         }
+        let subgroup = spirv::Scope::Subgroup as u32;
+        let exec_is_subgroup = op == Op::ControlBarrier && konst(ids_[0]) == Some(subgroup);
+        if exec_is_subgroup && !self.caps.subgroups() {
+            return Err("sub_group_barrier: sub-groups are not supported by this device".into());
+        }
+        let ms = konst(ids_[usize::from(op == Op::ControlBarrier)]).unwrap_or(2);
         let wg = self.out.c_u32(spirv::Scope::Workgroup as u32);
-        let mem_scope = if op == Op::ControlBarrier {
-            let ms = konst(ids_[1]).unwrap_or(2);
-            // Device scope only when the fence covers global memory.
-            if ms == spirv::Scope::Device as u32 || ms == spirv::Scope::CrossDevice as u32 {
-                self.out.c_u32(spirv::Scope::Device as u32)
-            } else {
-                wg
-            }
+        let exec = if exec_is_subgroup {
+            self.use_group_cap(Capability::GroupNonUniform);
+            self.out.c_u32(subgroup)
         } else {
-            let ms = konst(ids_[0]).unwrap_or(2);
+            wg
+        };
+        let mem_scope =
             if ms == spirv::Scope::Device as u32 || ms == spirv::Scope::CrossDevice as u32 {
+                // Device scope only when the fence covers global memory.
                 self.out.c_u32(spirv::Scope::Device as u32)
+            } else if ms == subgroup && self.caps.subgroups() {
+                self.out.c_u32(subgroup)
             } else {
                 wg
-            }
-        };
+            };
         let semc = self.out.c_u32(n.bits());
         if op == Op::ControlBarrier {
             b.push(
@@ -1342,7 +1394,7 @@ impl<'a> Lower<'a> {
                 None,
                 None,
                 vec![
-                    Operand::IdRef(wg),
+                    Operand::IdRef(exec),
                     Operand::IdRef(mem_scope),
                     Operand::IdRef(semc),
                 ],
@@ -1537,6 +1589,7 @@ impl<'a> Lower<'a> {
         if self.uses_int64_atomics {
             caps.push(Capability::Int64Atomics);
         }
+        caps.extend(&self.group_caps);
         caps.extend(&bindings.caps);
         caps.sort_by_key(|c| *c as u32);
         caps.dedup();
@@ -1573,7 +1626,11 @@ impl<'a> Lower<'a> {
         ep.extend(interface.iter().map(|&i| Operand::IdRef(i)));
         m.entry_points
             .push(Instruction::new(Op::EntryPoint, None, None, ep));
-        let ls = self.reqd_size.unwrap_or([1, 1, 1]);
+        let ls = match self.reqd_size {
+            Some(r) if self.flatten => [r[0] * r[1] * r[2], 1, 1],
+            Some(r) => r,
+            None => [1, 1, 1],
+        };
         m.execution_modes.push(Instruction::new(
             Op::ExecutionMode,
             None,

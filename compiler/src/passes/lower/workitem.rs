@@ -2,7 +2,8 @@
 //! from Input variables) computed from Vulkan builtins, specialization
 //! constants and implicit push-constant fields, per `crate::abi`:
 //!
-//! * `get_local_id(d)` = LocalInvocationId.d
+//! * `get_local_id(d)` = LocalInvocationId.d (computed from
+//!   LocalInvocationIndex where the kernel uses sub-groups, see `subgroup`)
 //! * `get_group_id(d)` = WorkgroupId.d + RegionGroupOffset[d]
 //! * `get_local_size(d)` = the WorkgroupSize spec constant (SpecId 0,1,2),
 //!   or `reqd_work_group_size`
@@ -13,6 +14,7 @@
 //!   `get_work_dim`: implicit fields
 //! * `get_global_linear_id` = linearized (global_id − offset) over
 //!   GlobalSize; `get_local_linear_id` = LocalInvocationIndex.
+//! * the sub-group queries (`get_sub_group_size` & co.): see `subgroup`.
 //!
 //! Everything is computed in 32 bits (the ABI's fields are u32) and widened
 //! to the size_t the input expects. A dynamic dimension ≥ 3 yields 0 for
@@ -56,7 +58,18 @@ impl Lower<'_> {
             return v;
         }
         let u32t = self.out.t_u32();
-        let t = if bi == BuiltIn::LocalInvocationIndex {
+        let scalar = matches!(
+            bi,
+            BuiltIn::LocalInvocationIndex
+                | BuiltIn::SubgroupSize
+                | BuiltIn::NumSubgroups
+                | BuiltIn::SubgroupId
+                | BuiltIn::SubgroupLocalInvocationId
+        );
+        if scalar && bi != BuiltIn::LocalInvocationIndex {
+            self.use_group_cap(rspirv::spirv::Capability::GroupNonUniform);
+        }
+        let t = if scalar {
             u32t
         } else {
             self.out.t_vec(u32t, 3)
@@ -112,18 +125,49 @@ impl Lower<'_> {
         id
     }
 
-    /// The WorkgroupSize spec-constant composite (SpecId 0,1,2, default 1):
-    /// Vulkan takes the dispatch's local size from it.
-    pub(crate) fn wg_size_composite(&mut self) -> Word {
-        if let Some(w) = self.wg_size {
-            return w;
+    /// The local-size spec constants (SpecId 0, 1, 2, default 1).
+    fn local_spec_constants(&mut self) -> [Word; 3] {
+        if let Some(s) = self.local_specs {
+            return s;
         }
-        let xs = [
+        let s = [
             self.spec_u32(0, 1),
             self.spec_u32(1, 1),
             self.spec_u32(2, 1),
         ];
+        self.local_specs = Some(s);
+        s
+    }
+
+    /// The WorkgroupSize spec-constant composite: Vulkan takes the
+    /// dispatch's local size from it. (SpecId 0, 1, 2), or, for a kernel
+    /// that uses sub-groups (`flatten`), (SpecId 0 × SpecId 1 × SpecId 2,
+    /// 1, 1).
+    pub(crate) fn wg_size_composite(&mut self) -> Word {
+        if let Some(w) = self.wg_size {
+            return w;
+        }
+        let mut xs = self.local_spec_constants();
         let u32t = self.out.t_u32();
+        if self.flatten {
+            let mut n = xs[0];
+            for &f in &xs[1..] {
+                let id = self.out.id();
+                self.out.globals.push(Instruction::new(
+                    Op::SpecConstantOp,
+                    Some(u32t),
+                    Some(id),
+                    vec![
+                        Operand::LiteralSpecConstantOpInteger(Op::IMul),
+                        Operand::IdRef(n),
+                        Operand::IdRef(f),
+                    ],
+                ));
+                n = id;
+            }
+            let one = self.out.c_u32(1);
+            xs = [n, one, one];
+        }
         let v3 = self.out.t_vec(u32t, 3);
         let id = self.out.id();
         self.out.globals.push(Instruction::new(
@@ -143,18 +187,36 @@ impl Lower<'_> {
         id
     }
 
-    fn local_size(&mut self, b: &mut Block, d: u32) -> Word {
+    fn local_size(&mut self, _b: &mut Block, d: u32) -> Word {
         if let Some(r) = self.reqd_size {
             return self.out.c_u32(r[d as usize]);
         }
-        let w = self.wg_size_composite();
+        self.wg_size_composite();
+        self.local_spec_constants()[d as usize]
+    }
+
+    /// `get_local_id(d)`: LocalInvocationId.d, or, in a flattened
+    /// work-group, LocalInvocationIndex split over the local sizes.
+    fn local_id(&mut self, b: &mut Block, d: u32) -> Word {
+        if !self.flatten {
+            return self.vk_component(b, BuiltIn::LocalInvocationId, d);
+        }
         let u32t = self.out.t_u32();
-        self.emit(
-            b,
-            Op::CompositeExtract,
-            u32t,
-            vec![Operand::IdRef(w), Operand::LiteralBit32(d)],
-        )
+        let idx = self.vk_scalar(b, BuiltIn::LocalInvocationIndex);
+        let lx = self.local_size(b, 0);
+        match d {
+            0 => self.emit(b, Op::UMod, u32t, ids(&[idx, lx])),
+            1 => {
+                let ly = self.local_size(b, 1);
+                let q = self.emit(b, Op::UDiv, u32t, ids(&[idx, lx]));
+                self.emit(b, Op::UMod, u32t, ids(&[q, ly]))
+            }
+            _ => {
+                let ly = self.local_size(b, 1);
+                let plane = self.emit(b, Op::IMul, u32t, ids(&[lx, ly]));
+                self.emit(b, Op::UDiv, u32t, ids(&[idx, plane]))
+            }
+        }
     }
 
     fn enqueued_size(&mut self, d: u32) -> Word {
@@ -178,13 +240,88 @@ impl Lower<'_> {
         self.emit(b, Op::IAdd, u32t, ids(&[g, o]))
     }
 
+    /// A scalar u32 Vulkan builtin (SubgroupSize & co.).
+    fn vk_scalar(&mut self, b: &mut Block, bi: BuiltIn) -> Word {
+        let var = self.vk_input(bi);
+        let u32t = self.out.t_u32();
+        self.emit(b, Op::Load, u32t, ids(&[var]))
+    }
+
+    /// min(a, b) of two u32.
+    fn umin(&mut self, b: &mut Block, x: Word, y: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let lt = self.emit(b, Op::ULessThan, bt, ids(&[x, y]));
+        self.emit(b, Op::Select, u32t, ids(&[lt, x, y]))
+    }
+
+    /// Local linear size: the product of the three local sizes, or of the
+    /// three enqueued local sizes.
+    fn linear_size(&mut self, b: &mut Block, enqueued: bool) -> Word {
+        let u32t = self.out.t_u32();
+        let mut s = [0; 3];
+        for (d, x) in s.iter_mut().enumerate() {
+            *x = if enqueued {
+                self.enqueued_size(d as u32)
+            } else {
+                self.local_size(b, d as u32)
+            };
+        }
+        let t = self.emit(b, Op::IMul, u32t, ids(&[s[0], s[1]]));
+        self.emit(b, Op::IMul, u32t, ids(&[t, s[2]]))
+    }
+
+    /// The sub-group queries (layout in `subgroup`'s module docs).
+    fn subgroup_query(&mut self, b: &mut Block, cb: ClBuiltin) -> Word {
+        let u32t = self.out.t_u32();
+        match cb {
+            ClBuiltin::SubgroupId => self.vk_scalar(b, BuiltIn::SubgroupId),
+            ClBuiltin::SubgroupLocalId => self.vk_scalar(b, BuiltIn::SubgroupLocalInvocationId),
+            // ⌈local linear size / S⌉, not Vulkan's NumSubgroups: lavapipe
+            // (Mesa 22.3) rounds that one down when the work-group size is
+            // not a multiple of S.
+            ClBuiltin::NumSubgroups => {
+                let l = self.linear_size(b, false);
+                self.ceil_div_subgroup(b, l)
+            }
+            ClBuiltin::SubgroupMaxSize => {
+                let s = self.vk_scalar(b, BuiltIn::SubgroupSize);
+                let e = self.linear_size(b, true);
+                self.umin(b, s, e)
+            }
+            ClBuiltin::SubgroupSize => {
+                let s = self.vk_scalar(b, BuiltIn::SubgroupSize);
+                let id = self.vk_scalar(b, BuiltIn::SubgroupId);
+                let l = self.linear_size(b, false);
+                let first = self.emit(b, Op::IMul, u32t, ids(&[id, s]));
+                let rest = self.emit(b, Op::ISub, u32t, ids(&[l, first]));
+                self.umin(b, s, rest)
+            }
+            _ => {
+                // NumEnqueuedSubgroups: ⌈enqueued linear size / S⌉.
+                let e = self.linear_size(b, true);
+                self.ceil_div_subgroup(b, e)
+            }
+        }
+    }
+
+    /// ⌈n / S⌉, S = Vulkan's SubgroupSize.
+    fn ceil_div_subgroup(&mut self, b: &mut Block, n: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let s = self.vk_scalar(b, BuiltIn::SubgroupSize);
+        let one = self.out.c_u32(1);
+        let sm1 = self.emit(b, Op::ISub, u32t, ids(&[s, one]));
+        let t = self.emit(b, Op::IAdd, u32t, ids(&[n, sm1]));
+        self.emit(b, Op::UDiv, u32t, ids(&[t, s]))
+    }
+
     /// group_id × enqueued_local_size + local_id (global id minus offset).
     fn global_id_no_offset(&mut self, b: &mut Block, d: u32) -> Word {
         let u32t = self.out.t_u32();
         let g = self.group_id(b, d);
         let e = self.enqueued_size(d);
         let m = self.emit(b, Op::IMul, u32t, ids(&[g, e]));
-        let l = self.vk_component(b, BuiltIn::LocalInvocationId, d);
+        let l = self.local_id(b, d);
         self.emit(b, Op::IAdd, u32t, ids(&[m, l]))
     }
 
@@ -197,7 +334,7 @@ impl Lower<'_> {
                 let o = self.implicit_field(b, ImplicitField::GlobalOffset(d as u8));
                 self.emit(b, Op::IAdd, u32t, ids(&[x, o]))
             }
-            ClBuiltin::LocalId => self.vk_component(b, BuiltIn::LocalInvocationId, d),
+            ClBuiltin::LocalId => self.local_id(b, d),
             ClBuiltin::GroupId => self.group_id(b, d),
             ClBuiltin::GlobalSize => self.implicit_field(b, ImplicitField::GlobalSize(d as u8)),
             ClBuiltin::LocalSize => self.local_size(b, d),
@@ -220,6 +357,12 @@ impl Lower<'_> {
                 let var = self.vk_input(BuiltIn::LocalInvocationIndex);
                 self.emit(b, Op::Load, u32t, ids(&[var]))
             }
+            ClBuiltin::SubgroupSize
+            | ClBuiltin::SubgroupMaxSize
+            | ClBuiltin::NumSubgroups
+            | ClBuiltin::NumEnqueuedSubgroups
+            | ClBuiltin::SubgroupId
+            | ClBuiltin::SubgroupLocalId => self.subgroup_query(b, cb),
         }
     }
 

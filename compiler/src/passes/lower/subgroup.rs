@@ -1,0 +1,217 @@
+//! Sub-groups (`cl_khr_subgroups`, OpenCL C 3.0 `__opencl_c_subgroups`).
+//!
+//! llvm-spirv turns the OpenCL C sub-group functions into the Kernel
+//! `OpGroup*` instructions with Subgroup execution scope and the query
+//! functions into loads of the `Subgroup*` builtin variables; Vulkan has
+//! the `OpGroupNonUniform*` instructions and its own builtins instead:
+//!
+//! | OpenCL C                        | Kernel SPIR-V                   | Vulkan SPIR-V                                   |
+//! |---------------------------------|---------------------------------|-------------------------------------------------|
+//! | `sub_group_all` / `_any`        | OpGroupAll / OpGroupAny         | OpGroupNonUniformAll / Any (Vote)              |
+//! | `sub_group_broadcast(x, id)`    | OpGroupBroadcast                | OpGroupNonUniformBroadcast (constant id), else OpGroupNonUniformShuffle |
+//! | `sub_group_reduce_<op>`         | OpGroup{I,F}Add, {S,U,F}Min/Max Reduce | OpGroupNonUniform* Reduce (Arithmetic)  |
+//! | `sub_group_scan_{ex,in}clusive_<op>` | … ExclusiveScan / InclusiveScan | … ExclusiveScan / InclusiveScan         |
+//! | `sub_group_barrier`             | OpControlBarrier (Subgroup)     | OpControlBarrier (Subgroup), see `lower_barrier` |
+//!
+//! Vulkan's exclusive scans start from the operation's identity (0, the
+//! type's maximum for min, its minimum for max, ±INF for floats), as
+//! OpenCL's do. Reductions of 8/16/64-bit integers and of `half` need
+//! `shaderSubgroupExtendedTypes`, which the runtime requires before it
+//! reports sub-groups.
+//!
+//! The queries (`workitem`): with `S` = Vulkan's SubgroupSize,
+//! `get_sub_group_local_id` = SubgroupLocalInvocationId,
+//! `get_sub_group_id` = SubgroupId, `get_num_sub_groups` = ⌈local linear
+//! size / S⌉ (not NumSubgroups, which lavapipe rounds down),
+//! `get_max_sub_group_size` = min(S, enqueued local linear size),
+//! `get_sub_group_size` = min(S, local linear size − SubgroupId × S) (the
+//! last sub-group of a work-group whose size is not a multiple of `S` is
+//! partial), `get_enqueued_num_sub_groups` = ⌈enqueued local linear size /
+//! S⌉. These assume the usual layout (sub-group `i` holds the invocations
+//! `i×S … i×S+S−1` of LocalInvocationIndex), which every known driver uses
+//! and which the runtime pins down where Vulkan lets it (a required subgroup
+//! size, full subgroups when the local size x is a multiple of `S`).
+
+use rspirv::dr::Operand;
+use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, Word};
+
+use super::emit::ids;
+use super::emit::Block;
+use super::Lower;
+use super::Res;
+
+impl Lower<'_> {
+    /// The value of a constant integer id of the input, if it is one.
+    fn const_u32(&self, id: Word) -> Option<u32> {
+        self.tys.int_consts.get(&id).map(|c| c.0 as u32)
+    }
+
+    pub(crate) fn use_group_cap(&mut self, c: Capability) {
+        if !self.group_caps.contains(&c) {
+            self.group_caps.push(c);
+        }
+        if !self.group_caps.contains(&Capability::GroupNonUniform) {
+            self.group_caps.push(Capability::GroupNonUniform);
+        }
+    }
+
+    /// Whether the functions of `order` use sub-groups: a sub-group
+    /// instruction or barrier, or a sub-group builtin variable.
+    pub(crate) fn uses_subgroups(&self, order: &[Word]) -> bool {
+        let subgroup_builtin = |id: Word| {
+            self.decorations.get(&id).is_some_and(|ds| {
+                ds.iter().any(|d| {
+                    matches!(
+                        d.operands.get(2),
+                        Some(Operand::BuiltIn(
+                            BuiltIn::SubgroupSize
+                                | BuiltIn::SubgroupMaxSize
+                                | BuiltIn::NumSubgroups
+                                | BuiltIn::NumEnqueuedSubgroups
+                                | BuiltIn::SubgroupId
+                                | BuiltIn::SubgroupLocalInvocationId
+                        ))
+                    )
+                })
+            })
+        };
+        order.iter().any(|f| {
+            self.funcs[f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+                .any(|inst| {
+                    self.is_subgroup_inst(inst)
+                        || (inst.class.opcode == Op::ControlBarrier
+                            && inst
+                                .operands
+                                .first()
+                                .and_then(|o| o.id_ref_any())
+                                .and_then(|s| self.const_u32(s))
+                                == Some(Scope::Subgroup as u32))
+                        || (inst.class.opcode == Op::Load
+                            && inst
+                                .operands
+                                .first()
+                                .and_then(|o| o.id_ref_any())
+                                .is_some_and(subgroup_builtin))
+                })
+        })
+    }
+
+    /// Whether `inst` is a Kernel group instruction of Subgroup scope.
+    pub(crate) fn is_subgroup_inst(&self, inst: &rspirv::dr::Instruction) -> bool {
+        matches!(
+            inst.class.opcode,
+            Op::GroupAll
+                | Op::GroupAny
+                | Op::GroupBroadcast
+                | Op::GroupIAdd
+                | Op::GroupFAdd
+                | Op::GroupSMin
+                | Op::GroupUMin
+                | Op::GroupFMin
+                | Op::GroupSMax
+                | Op::GroupUMax
+                | Op::GroupFMax
+        ) && inst
+            .operands
+            .first()
+            .and_then(|o| o.id_ref_any())
+            .and_then(|s| self.const_u32(s))
+            == Some(Scope::Subgroup as u32)
+    }
+
+    /// An `OpGroup*` instruction of Subgroup scope (`is_subgroup_inst`).
+    pub(crate) fn lower_subgroup_inst(
+        &mut self,
+        b: &mut Block,
+        inst: &rspirv::dr::Instruction,
+    ) -> Res<()> {
+        if !self.caps.subgroups() {
+            return Err("sub-group functions are not supported by this device".into());
+        }
+        let op = inst.class.opcode;
+        let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
+        let scope = self.out.c_u32(Scope::Subgroup as u32);
+        let id_op = |k: usize| {
+            inst.operands
+                .get(k)
+                .and_then(|o| o.id_ref_any())
+                .unwrap_or(0)
+        };
+        let (new_op, operands) = match op {
+            Op::GroupAll | Op::GroupAny => {
+                self.use_group_cap(Capability::GroupNonUniformVote);
+                let p = self.v(id_op(1));
+                let o = if op == Op::GroupAll {
+                    Op::GroupNonUniformAll
+                } else {
+                    Op::GroupNonUniformAny
+                };
+                (o, ids(&[scope, p]))
+            }
+            Op::GroupBroadcast => {
+                let x = self.v(id_op(1));
+                let id_orig = id_op(2);
+                match self.const_u32(id_orig) {
+                    Some(c) => {
+                        self.use_group_cap(Capability::GroupNonUniformBallot);
+                        let c = self.out.c_u32(c);
+                        (Op::GroupNonUniformBroadcast, ids(&[scope, x, c]))
+                    }
+                    None => {
+                        // OpenCL only promises the id is uniform within
+                        // the sub-group: a shuffle reads any lane.
+                        self.use_group_cap(Capability::GroupNonUniformShuffle);
+                        let mut id = self.v(id_orig);
+                        let it = self.lower_ty(self.ty_of(id_orig))?;
+                        if self.int_width(it) != Some(32) {
+                            let u32t = self.out.t_u32();
+                            id = self.emit(b, Op::UConvert, u32t, ids(&[id]));
+                        }
+                        (Op::GroupNonUniformShuffle, ids(&[scope, x, id]))
+                    }
+                }
+            }
+            _ => {
+                self.use_group_cap(Capability::GroupNonUniformArithmetic);
+                let group_op = match inst.operands.get(1) {
+                    Some(Operand::GroupOperation(g)) => *g,
+                    _ => return Err(format!("Op{op:?} without a group operation")),
+                };
+                if !matches!(
+                    group_op,
+                    GroupOperation::Reduce
+                        | GroupOperation::InclusiveScan
+                        | GroupOperation::ExclusiveScan
+                ) {
+                    return Err(format!(
+                        "Op{op:?} with group operation {group_op:?} is not supported"
+                    ));
+                }
+                let o = match op {
+                    Op::GroupIAdd => Op::GroupNonUniformIAdd,
+                    Op::GroupFAdd => Op::GroupNonUniformFAdd,
+                    Op::GroupSMin => Op::GroupNonUniformSMin,
+                    Op::GroupUMin => Op::GroupNonUniformUMin,
+                    Op::GroupFMin => Op::GroupNonUniformFMin,
+                    Op::GroupSMax => Op::GroupNonUniformSMax,
+                    Op::GroupUMax => Op::GroupNonUniformUMax,
+                    _ => Op::GroupNonUniformFMax,
+                };
+                let x = self.v(id_op(2));
+                (
+                    o,
+                    vec![
+                        Operand::IdRef(scope),
+                        Operand::GroupOperation(group_op),
+                        Operand::IdRef(x),
+                    ],
+                )
+            }
+        };
+        b.push(new_op, Some(rt), inst.result_id, operands);
+        Ok(())
+    }
+}

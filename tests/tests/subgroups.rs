@@ -1,0 +1,1026 @@
+//! Sub-groups (cl_khr_subgroups, OpenCL C 3.0 `__opencl_c_subgroups`).
+//!
+//! Every work-item reports its sub-group layout (get_sub_group_id,
+//! get_sub_group_local_id, get_sub_group_size, get_max_sub_group_size,
+//! get_num_sub_groups, get_enqueued_num_sub_groups); the host checks the
+//! layout is consistent (ids, sizes, counts, the last sub-group the only
+//! partial one) and agrees with clGetKernelSubGroupInfo, then checks every
+//! collective (reduce/scan add/min/max, broadcast with constant and
+//! run-time ids, all/any, sub_group_barrier) against a CPU reference
+//! computed per sub-group from that layout. Launches: local sizes that are
+//! and are not multiples of the sub-group size, 1D/2D/3D, global offsets
+//! and non-uniform NDRanges (trailing partial work-groups).
+//!
+//! On a device without sub-groups the tests check the refusal instead
+//! (no extension or feature reported, the builtins not declared,
+//! CL_INVALID_OPERATION from clGetKernelSubGroupInfo).
+
+use std::collections::BTreeMap;
+use std::ptr;
+
+use ferrocl_tests::sys::*;
+use ferrocl_tests::{device_string, device_value, expect_error, Cl, Kernel, Pod};
+
+const OPTIONS: &str = "-cl-std=CL3.0";
+
+/// Values per work-item written by `layout`.
+const LAYOUT_SLOT: usize = 8;
+
+const LAYOUT_SOURCE: &str = r#"
+kernel void layout(global uint* o) {
+    size_t i = get_global_linear_id();
+    global uint* s = o + i * 8;
+    s[0] = get_sub_group_id();
+    s[1] = get_sub_group_local_id();
+    s[2] = get_sub_group_size();
+    s[3] = get_max_sub_group_size();
+    s[4] = get_num_sub_groups();
+    s[5] = get_enqueued_num_sub_groups();
+    s[6] = (uint)get_local_linear_id();
+    s[7] = (uint)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));
+}
+
+// sub_group_all / sub_group_any on in[i] > 0, and sub_group_barrier: each
+// work-item stores its local linear id at its sub-group slot of a local
+// array, waits on the sub-group barrier and reads its next neighbour's.
+kernel void vote_barrier(global const int* in, global int* out, local uint* scratch) {
+    size_t i = get_global_linear_id();
+    int p = in[i] > 0;
+    out[i * 4 + 0] = sub_group_all(p);
+    out[i * 4 + 1] = sub_group_any(p);
+    uint base = get_sub_group_id() * get_max_sub_group_size();
+    uint lane = get_sub_group_local_id();
+    uint n = get_sub_group_size();
+    scratch[base + lane] = (uint)get_local_linear_id();
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+    out[i * 4 + 2] = (int)scratch[base + (lane + 1) % n];
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_sub_group);
+    scratch[base + lane] = (uint)get_local_linear_id() + 1000u;
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_work_group);
+    out[i * 4 + 3] = (int)scratch[base + (lane + n - 1) % n];
+}
+"#;
+
+/// Results per work-item written by `collectives`.
+const OPS: usize = 11;
+
+/// The collectives of one type `T` (a -D define).
+const COLLECTIVES_SOURCE: &str = r#"
+kernel void collectives(global const T* in, global T* out) {
+    size_t i = get_global_linear_id();
+    T x = in[i];
+    global T* o = out + i * 11;
+    o[0] = sub_group_reduce_add(x);
+    o[1] = sub_group_reduce_min(x);
+    o[2] = sub_group_reduce_max(x);
+    o[3] = sub_group_scan_exclusive_add(x);
+    o[4] = sub_group_scan_exclusive_min(x);
+    o[5] = sub_group_scan_exclusive_max(x);
+    o[6] = sub_group_scan_inclusive_add(x);
+    o[7] = sub_group_scan_inclusive_min(x);
+    o[8] = sub_group_scan_inclusive_max(x);
+    o[9] = sub_group_broadcast(x, 0);
+    // A run-time id, the same for the whole sub-group.
+    uint id = (get_sub_group_id() * 3u + 1u) % get_sub_group_size();
+    o[10] = sub_group_broadcast(x, id);
+}
+"#;
+
+/// One work-item's reported layout.
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    sg_id: u32,
+    lane: u32,
+    sg_size: u32,
+    max_size: u32,
+    num_sgs: u32,
+    enq_num_sgs: u32,
+    local_linear: u32,
+    group: u32,
+}
+
+/// An NDRange.
+#[derive(Clone, Copy, Debug)]
+struct Launch<'a> {
+    global: &'a [usize],
+    local: &'a [usize],
+    offset: Option<&'a [usize]>,
+}
+
+const LAUNCHES: [Launch<'static>; 9] = [
+    // Local sizes multiples of 8 and 32 (lavapipe's and NVIDIA's sizes).
+    Launch {
+        global: &[128],
+        local: &[64],
+        offset: None,
+    },
+    // A multiple of 8, not of 32.
+    Launch {
+        global: &[96],
+        local: &[48],
+        offset: Some(&[5]),
+    },
+    // Not a multiple of 8: the last sub-group is partial.
+    Launch {
+        global: &[60],
+        local: &[20],
+        offset: None,
+    },
+    // Smaller than any sub-group.
+    Launch {
+        global: &[15],
+        local: &[5],
+        offset: None,
+    },
+    // 2D and 3D.
+    Launch {
+        global: &[12, 10],
+        local: &[6, 5],
+        offset: Some(&[1, 2]),
+    },
+    Launch {
+        global: &[8, 4, 6],
+        local: &[4, 2, 3],
+        offset: None,
+    },
+    // Non-uniform: trailing work-groups of 28, and of 3×4, 5×3, 3×3.
+    Launch {
+        global: &[100],
+        local: &[36],
+        offset: None,
+    },
+    Launch {
+        global: &[13, 7],
+        local: &[5, 4],
+        offset: Some(&[3, 0]),
+    },
+    // A large work-group.
+    Launch {
+        global: &[512],
+        local: &[256],
+        offset: None,
+    },
+];
+
+/// The device's sub-group support: CL_DEVICE_MAX_NUM_SUB_GROUPS > 0.
+fn has_subgroups(cl: &Cl) -> bool {
+    let n: cl_uint = device_value(cl.device(), CL_DEVICE_MAX_NUM_SUB_GROUPS);
+    n > 0
+}
+
+fn build(cl: &Cl, source: &str, options: &str, name: &str) -> Kernel {
+    cl.context
+        .try_build(source, options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .kernel(name)
+}
+
+fn items_of(launch: &Launch) -> usize {
+    launch.global.iter().product()
+}
+
+/// Runs `layout` over `launch` and returns every work-item's layout, by
+/// global linear id.
+fn layout(cl: &Cl, launch: &Launch) -> Vec<Item> {
+    let kernel = build(cl, LAYOUT_SOURCE, OPTIONS, "layout");
+    let n = items_of(launch);
+    let out = cl.buffer_from(&vec![u32::MAX; n * LAYOUT_SLOT]);
+    kernel.arg(0, &out);
+    cl.queue
+        .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+    let v = cl.queue.read(&out);
+    v.chunks(LAYOUT_SLOT)
+        .map(|s| Item {
+            sg_id: s[0],
+            lane: s[1],
+            sg_size: s[2],
+            max_size: s[3],
+            num_sgs: s[4],
+            enq_num_sgs: s[5],
+            local_linear: s[6],
+            group: s[7],
+        })
+        .collect()
+}
+
+/// clGetKernelSubGroupInfo with a size_t array input and a size_t output.
+fn sub_group_info(kernel: &Kernel, param: cl_kernel_sub_group_info, input: &[usize]) -> usize {
+    let mut out = 0usize;
+    let mut ret = 0usize;
+    // SAFETY: `input` is readable for its size; one size_t of output.
+    let status = unsafe {
+        clGetKernelSubGroupInfo(
+            kernel.raw(),
+            ptr::null_mut(),
+            param,
+            size_of_val(input),
+            input.as_ptr().cast(),
+            size_of::<usize>(),
+            (&mut out as *mut usize).cast(),
+            &mut ret,
+        )
+    };
+    assert_eq!(status, CL_SUCCESS, "clGetKernelSubGroupInfo({param:#x})");
+    assert_eq!(ret, size_of::<usize>());
+    out
+}
+
+/// The sub-groups of a launch: (work-group, sub-group id) → global linear
+/// ids by lane. Checks the layout on the way.
+fn check_layout(
+    items: &[Item],
+    launch: &Launch,
+    device_size: usize,
+) -> BTreeMap<(u32, u32), Vec<usize>> {
+    let what = format!("{launch:?}");
+    let enqueued: usize = launch.local.iter().product();
+    let max = device_size.min(enqueued);
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, it) in items.iter().enumerate() {
+        groups.entry(it.group).or_default().push(i);
+        assert_eq!(it.max_size as usize, max, "get_max_sub_group_size, {what}");
+        assert_eq!(
+            it.enq_num_sgs as usize,
+            enqueued.div_ceil(max),
+            "get_enqueued_num_sub_groups, {what}"
+        );
+    }
+    let mut sgs: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+    for members in groups.values() {
+        let size = members.len();
+        let num = size.div_ceil(max);
+        let mut lids: Vec<u32> = members.iter().map(|&i| items[i].local_linear).collect();
+        lids.sort_unstable();
+        assert_eq!(
+            lids,
+            (0..size as u32).collect::<Vec<_>>(),
+            "local linear ids of a work-group, {what}"
+        );
+        let mut by_sg: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &i in members {
+            let it = items[i];
+            assert_eq!(it.num_sgs as usize, num, "get_num_sub_groups, {what}");
+            assert!((it.sg_id as usize) < num, "get_sub_group_id {it:?}, {what}");
+            by_sg.entry(it.sg_id).or_default().push(i);
+        }
+        assert_eq!(
+            by_sg.len(),
+            num,
+            "sub-groups present in a work-group, {what}"
+        );
+        for (&sg, lanes) in &by_sg {
+            let n = lanes.len();
+            // Every sub-group but the last is full.
+            if (sg as usize) + 1 < num {
+                assert_eq!(n, max, "size of sub-group {sg} (not the last), {what}");
+            } else {
+                assert_eq!(
+                    n,
+                    size - (num - 1) * max,
+                    "size of the last sub-group, {what}"
+                );
+            }
+            let mut ordered = vec![usize::MAX; n];
+            for &i in lanes {
+                let it = items[i];
+                assert_eq!(it.sg_size as usize, n, "get_sub_group_size {it:?}, {what}");
+                assert!(
+                    (it.lane as usize) < n,
+                    "get_sub_group_local_id {it:?}, {what}"
+                );
+                assert_eq!(
+                    ordered[it.lane as usize],
+                    usize::MAX,
+                    "lane taken twice, {what}"
+                );
+                ordered[it.lane as usize] = i;
+            }
+            sgs.insert((items[lanes[0]].group, sg), ordered);
+        }
+    }
+    sgs
+}
+
+/// A type the collectives are checked for.
+trait Elem: Pod + PartialEq + std::fmt::Debug {
+    const NAME: &'static str;
+    fn zero() -> Self;
+    fn add(a: Self, b: Self) -> Self;
+    fn min(a: Self, b: Self) -> Self;
+    fn max(a: Self, b: Self) -> Self;
+    /// Identities of min and max.
+    fn min_identity() -> Self;
+    fn max_identity() -> Self;
+    /// A test value from a pseudo-random word.
+    fn from_bits(x: u64) -> Self;
+}
+
+macro_rules! int_elem {
+    ($t:ty, $name:literal) => {
+        impl Elem for $t {
+            const NAME: &'static str = $name;
+            fn zero() -> Self {
+                0
+            }
+            fn add(a: Self, b: Self) -> Self {
+                a.wrapping_add(b)
+            }
+            fn min(a: Self, b: Self) -> Self {
+                Ord::min(a, b)
+            }
+            fn max(a: Self, b: Self) -> Self {
+                Ord::max(a, b)
+            }
+            fn min_identity() -> Self {
+                <$t>::MAX
+            }
+            fn max_identity() -> Self {
+                <$t>::MIN
+            }
+            fn from_bits(x: u64) -> Self {
+                x as $t
+            }
+        }
+    };
+}
+int_elem!(i32, "int");
+int_elem!(u32, "uint");
+int_elem!(i64, "long");
+int_elem!(u64, "ulong");
+
+macro_rules! float_elem {
+    ($t:ty, $name:literal) => {
+        impl Elem for $t {
+            const NAME: &'static str = $name;
+            fn zero() -> Self {
+                0.0
+            }
+            fn add(a: Self, b: Self) -> Self {
+                a + b
+            }
+            fn min(a: Self, b: Self) -> Self {
+                a.min(b)
+            }
+            fn max(a: Self, b: Self) -> Self {
+                a.max(b)
+            }
+            fn min_identity() -> Self {
+                <$t>::INFINITY
+            }
+            fn max_identity() -> Self {
+                <$t>::NEG_INFINITY
+            }
+            // Small integers and halves: every sum is exact, whatever the
+            // order of the additions.
+            fn from_bits(x: u64) -> Self {
+                ((x % 257) as i64 - 128) as $t * 0.5
+            }
+        }
+    };
+}
+float_elem!(f32, "float");
+float_elem!(f64, "double");
+
+fn pseudo_random(n: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        })
+        .collect()
+}
+
+/// Runs `collectives` for `T` over every launch and checks each result.
+fn check_collectives<T: Elem>() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let options = format!("{OPTIONS} -DT={}", T::NAME);
+    if T::NAME == "double" {
+        let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+        if !ext.split_whitespace().any(|e| e == "cl_khr_fp64") {
+            return;
+        }
+    }
+    let kernel = build(&cl, COLLECTIVES_SOURCE, &options, "collectives");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input: Vec<T> = pseudo_random(n, 0x9E37_79B9 + k as u64)
+            .into_iter()
+            .map(T::from_bits)
+            .collect();
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![T::zero(); n * OPS]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let xs: Vec<T> = lanes.iter().map(|&i| input[i]).collect();
+            let fold = |f: fn(T, T) -> T, init: T, upto: usize| {
+                xs[..upto].iter().fold(init, |a, &b| f(a, b))
+            };
+            let size = xs.len();
+            let dyn_id = ((*sg * 3 + 1) as usize) % size;
+            for (lane, &i) in lanes.iter().enumerate() {
+                let want = [
+                    fold(T::add, T::zero(), size),
+                    fold(T::min, T::min_identity(), size),
+                    fold(T::max, T::max_identity(), size),
+                    fold(T::add, T::zero(), lane),
+                    fold(T::min, T::min_identity(), lane),
+                    fold(T::max, T::max_identity(), lane),
+                    fold(T::add, T::zero(), lane + 1),
+                    fold(T::min, T::min_identity(), lane + 1),
+                    fold(T::max, T::max_identity(), lane + 1),
+                    xs[0],
+                    xs[dyn_id],
+                ];
+                let names = [
+                    "reduce_add",
+                    "reduce_min",
+                    "reduce_max",
+                    "scan_exclusive_add",
+                    "scan_exclusive_min",
+                    "scan_exclusive_max",
+                    "scan_inclusive_add",
+                    "scan_inclusive_min",
+                    "scan_inclusive_max",
+                    "broadcast(x, 0)",
+                    "broadcast(x, id)",
+                ];
+                for (q, w) in want.iter().enumerate() {
+                    assert_eq!(
+                        got[i * OPS + q],
+                        *w,
+                        "sub_group_{} of {} (work-group {group}, sub-group {sg}, lane {lane}), {launch:?}",
+                        names[q],
+                        T::NAME
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn collectives_int() {
+    check_collectives::<i32>();
+}
+
+#[test]
+fn collectives_uint() {
+    check_collectives::<u32>();
+}
+
+#[test]
+fn collectives_long() {
+    check_collectives::<i64>();
+}
+
+#[test]
+fn collectives_ulong() {
+    check_collectives::<u64>();
+}
+
+#[test]
+fn collectives_float() {
+    check_collectives::<f32>();
+}
+
+#[test]
+fn collectives_double() {
+    check_collectives::<f64>();
+}
+
+#[test]
+fn layout_matches_kernel_sub_group_info() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let kernel = build(&cl, LAYOUT_SOURCE, OPTIONS, "layout");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    assert!(
+        device_size.is_power_of_two(),
+        "sub-group size {device_size}"
+    );
+    for launch in &LAUNCHES {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        // What the kernel saw is what clGetKernelSubGroupInfo predicts for
+        // the enqueued local size.
+        assert_eq!(
+            items[0].max_size as usize,
+            sub_group_info(
+                &kernel,
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                launch.local
+            ),
+            "{launch:?}"
+        );
+        assert_eq!(
+            items[0].enq_num_sgs as usize,
+            sub_group_info(&kernel, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, launch.local),
+            "{launch:?}"
+        );
+        assert!(!sgs.is_empty());
+    }
+    // The largest work-group the kernel can have.
+    let mut wg = 0usize;
+    // SAFETY: one size_t out.
+    let status = unsafe {
+        clGetKernelWorkGroupInfo(
+            kernel.raw(),
+            cl.device(),
+            CL_KERNEL_WORK_GROUP_SIZE,
+            size_of::<usize>(),
+            (&mut wg as *mut usize).cast(),
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!(status, CL_SUCCESS);
+    let items_max: [usize; 3] = {
+        let v: Vec<usize> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
+            cl.device(),
+            CL_DEVICE_MAX_WORK_ITEM_SIZES,
+        ))
+        .expect("CL_DEVICE_MAX_WORK_ITEM_SIZES");
+        [v[0], v[1], v[2]]
+    };
+    let local = wg.min(items_max[0]);
+    let global = [local * 2];
+    let launch = Launch {
+        global: &global,
+        local: &[local],
+        offset: None,
+    };
+    let items = layout(&cl, &launch);
+    check_layout(&items, &launch, device_size);
+}
+
+#[test]
+fn vote_and_barrier() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let kernel = build(&cl, LAYOUT_SOURCE, OPTIONS, "vote_barrier");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        // Per sub-group: all positive, none, or mixed (by its index).
+        let mut input = vec![0i32; n];
+        for (s, lanes) in sgs.values().enumerate() {
+            for (lane, &i) in lanes.iter().enumerate() {
+                input[i] = match (s + k) % 3 {
+                    0 => 1 + lane as i32,
+                    1 => -(lane as i32),
+                    _ => {
+                        if lane == lanes.len() / 2 {
+                            1
+                        } else {
+                            0
+                        }
+                    }
+                };
+            }
+        }
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![-7i32; n * 4]);
+        let local_items: usize = launch.local.iter().product();
+        kernel.arg(0, &inp).arg(1, &out).arg(
+            2,
+            &ferrocl_tests::Local(local_items.next_multiple_of(device_size) * 4),
+        );
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let all = lanes.iter().all(|&i| input[i] > 0);
+            let any = lanes.iter().any(|&i| input[i] > 0);
+            let size = lanes.len();
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                assert_eq!(got[i * 4] != 0, all, "sub_group_all, {what}");
+                assert_eq!(got[i * 4 + 1] != 0, any, "sub_group_any, {what}");
+                let next = lanes[(lane + 1) % size];
+                assert_eq!(
+                    got[i * 4 + 2] as u32,
+                    items[next].local_linear,
+                    "read after sub_group_barrier, {what}"
+                );
+                let prev = lanes[(lane + size - 1) % size];
+                assert_eq!(
+                    got[i * 4 + 3] as u32,
+                    items[prev].local_linear + 1000,
+                    "read after sub_group_barrier(flags, scope), {what}"
+                );
+            }
+        }
+    }
+}
+
+/// clGetKernelSubGroupInfo's values and error codes.
+#[test]
+fn kernel_sub_group_info() {
+    let cl = Cl::new();
+    let source = "kernel void k(global int* p) { p[0] = 1; }\n\
+                  __attribute__((reqd_work_group_size(20, 2, 1))) kernel void r(global int* p) { p[0] = 1; }";
+    let kernel = build(&cl, source, "", "k");
+    let reqd = build(&cl, source, "", "r");
+    let call = |k: &Kernel,
+                dev: cl_device_id,
+                param: cl_kernel_sub_group_info,
+                input: &[u8],
+                input_ptr: bool,
+                out: &mut [usize],
+                out_size: usize|
+     -> (cl_int, usize) {
+        let mut ret = usize::MAX;
+        // SAFETY: `input` is readable for its length; `out` writable for
+        // `out_size` ≤ its size in bytes.
+        let status = unsafe {
+            assert!(out_size <= size_of_val(out));
+            clGetKernelSubGroupInfo(
+                k.raw(),
+                dev,
+                param,
+                input.len(),
+                if input_ptr {
+                    input.as_ptr().cast()
+                } else {
+                    ptr::null()
+                },
+                out_size,
+                if out.is_empty() {
+                    ptr::null_mut()
+                } else {
+                    out.as_mut_ptr().cast()
+                },
+                &mut ret,
+            )
+        };
+        (status, ret)
+    };
+    let bytes = |v: &[usize]| -> Vec<u8> { v.iter().flat_map(|x| x.to_ne_bytes()).collect() };
+    let w = size_of::<usize>();
+    let dev = cl.device();
+    // "CL_INVALID_DEVICE if device is not in the list of devices associated
+    // with kernel": another object's handle is no device.
+    let mut out = [0usize; 3];
+    let (s, _) = call(
+        &kernel,
+        cl.context.raw().cast(),
+        CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+        &bytes(&[8]),
+        true,
+        &mut out,
+        w,
+    );
+    expect_error(s, CL_INVALID_DEVICE, "a context handle as the device");
+    if !has_subgroups(&cl) {
+        // "CL_INVALID_OPERATION if device does not support subgroups".
+        for d in [dev, ptr::null_mut()] {
+            let (s, _) = call(
+                &kernel,
+                d,
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                &bytes(&[8]),
+                true,
+                &mut out,
+                w,
+            );
+            expect_error(s, CL_INVALID_OPERATION, "no sub-groups");
+        }
+        return;
+    }
+    let max_wg: usize = {
+        let mut wg = 0usize;
+        // SAFETY: one size_t out.
+        let st = unsafe {
+            clGetKernelWorkGroupInfo(
+                kernel.raw(),
+                dev,
+                CL_KERNEL_WORK_GROUP_SIZE,
+                w,
+                (&mut wg as *mut usize).cast(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, CL_SUCCESS);
+        wg
+    };
+    let sg = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    assert!(sg.is_power_of_two() && sg <= 1024, "sub-group size {sg}");
+    // Values, with the device named and NULL (the kernel has one device).
+    for d in [dev, ptr::null_mut()] {
+        for (local, size, count) in [
+            (vec![1usize], 1, 1),
+            (vec![5], 5.min(sg), 5usize.div_ceil(sg)),
+            (vec![sg * 3], sg, 3),
+            (vec![sg + 1], sg, 2),
+            (vec![6, 5], 30.min(sg), 30usize.div_ceil(sg)),
+            (vec![4, 2, 3], 24.min(sg), 24usize.div_ceil(sg)),
+        ] {
+            let (s, r) = call(
+                &kernel,
+                d,
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                &bytes(&local),
+                true,
+                &mut out,
+                w,
+            );
+            assert_eq!(
+                (s, r, out[0]),
+                (CL_SUCCESS, w, size),
+                "max size for {local:?}"
+            );
+            let (s, r) = call(
+                &kernel,
+                d,
+                CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                &bytes(&local),
+                true,
+                &mut out,
+                w,
+            );
+            assert_eq!(
+                (s, r, out[0]),
+                (CL_SUCCESS, w, count),
+                "count for {local:?}"
+            );
+        }
+    }
+    // CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: one dimension, the others 1,
+    // as many dimensions as param_value_size has.
+    let max_count = max_wg / sg;
+    for (count, want) in [
+        (1usize, [sg, 1, 1]),
+        (3, [3 * sg, 1, 1]),
+        (max_count, [max_count * sg, 1, 1]),
+        (max_count + 1, [0, 0, 0]),
+        (0, [0, 0, 0]),
+    ] {
+        for dims in 1..=3 {
+            let mut o = [usize::MAX; 3];
+            let (s, r) = call(
+                &kernel,
+                dev,
+                CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                &bytes(&[count]),
+                true,
+                &mut o,
+                dims * w,
+            );
+            assert_eq!(s, CL_SUCCESS, "local size for {count} sub-groups");
+            assert_eq!(r, dims * w);
+            assert_eq!(o[..dims], want[..dims], "local size for {count} sub-groups");
+            assert!(
+                o[dims..].iter().all(|&x| x == usize::MAX),
+                "wrote past the output"
+            );
+        }
+    }
+    // A reqd_work_group_size kernel has one size only.
+    let n = 40usize.div_ceil(sg);
+    let mut o = [0usize; 3];
+    let (s, _) = call(
+        &reqd,
+        dev,
+        CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+        &bytes(&[n]),
+        true,
+        &mut o,
+        3 * w,
+    );
+    assert_eq!(
+        (s, o),
+        (CL_SUCCESS, [20, 2, 1]),
+        "reqd_work_group_size kernel"
+    );
+    let (s, _) = call(
+        &reqd,
+        dev,
+        CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+        &bytes(&[n + 1]),
+        true,
+        &mut o,
+        3 * w,
+    );
+    assert_eq!(
+        (s, o),
+        (CL_SUCCESS, [0, 0, 0]),
+        "reqd_work_group_size kernel, other count"
+    );
+    // CL_KERNEL_MAX_NUM_SUB_GROUPS and CL_KERNEL_COMPILE_NUM_SUB_GROUPS
+    // (no input).
+    let (s, r) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
+    assert_eq!((s, r, out[0]), (CL_SUCCESS, w, max_wg.div_ceil(sg)));
+    let (s, _) = call(
+        &reqd,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
+    assert_eq!((s, out[0]), (CL_SUCCESS, 40usize.div_ceil(sg)));
+    let (s, r) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_COMPILE_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
+    assert_eq!((s, r, out[0]), (CL_SUCCESS, w, 0));
+    let dev_max: cl_uint = device_value(dev, CL_DEVICE_MAX_NUM_SUB_GROUPS);
+    assert!(max_wg.div_ceil(sg) <= dev_max as usize);
+    // Size only (param_value NULL).
+    let (s, r) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut [],
+        0,
+    );
+    assert_eq!((s, r), (CL_SUCCESS, w));
+
+    // Errors: CL_INVALID_VALUE for a bad input size or NULL input, a too
+    // small output, an unknown param.
+    for param in [
+        CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+        CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+    ] {
+        for (input, ptr_ok, what) in [
+            (bytes(&[8]), false, "NULL input"),
+            (vec![], true, "empty input"),
+            (bytes(&[8, 1, 1, 1]), true, "four dimensions"),
+            (vec![8, 0, 0], true, "not a whole size_t"),
+        ] {
+            let (s, _) = call(&kernel, dev, param, &input, ptr_ok, &mut out, w);
+            expect_error(s, CL_INVALID_VALUE, what);
+        }
+        let (s, _) = call(&kernel, dev, param, &bytes(&[8]), true, &mut out, w - 1);
+        expect_error(s, CL_INVALID_VALUE, "output smaller than a size_t");
+    }
+    for (input, ptr_ok, what) in [
+        (bytes(&[1]), false, "NULL input"),
+        (bytes(&[1, 1]), true, "two size_t"),
+    ] {
+        let (s, _) = call(
+            &kernel,
+            dev,
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+            &input,
+            ptr_ok,
+            &mut out,
+            w,
+        );
+        expect_error(s, CL_INVALID_VALUE, what);
+    }
+    let (s, _) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+        &bytes(&[1]),
+        true,
+        &mut out,
+        w + 1,
+    );
+    expect_error(s, CL_INVALID_VALUE, "output not a whole number of size_t");
+    let (s, _) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_MAX_NUM_SUB_GROUPS,
+        &[],
+        false,
+        &mut out,
+        4,
+    );
+    expect_error(s, CL_INVALID_VALUE, "output smaller than a size_t");
+    let (s, _) = call(&kernel, dev, 0x4242, &bytes(&[8]), true, &mut out, w);
+    expect_error(s, CL_INVALID_VALUE, "unknown param_name");
+    // clGetKernelWorkGroupInfo's param is no sub-group param.
+    let (s, _) = call(
+        &kernel,
+        dev,
+        CL_KERNEL_WORK_GROUP_SIZE,
+        &[],
+        false,
+        &mut out,
+        w,
+    );
+    expect_error(s, CL_INVALID_VALUE, "CL_KERNEL_WORK_GROUP_SIZE");
+}
+
+/// Device queries agree: the extension, the OpenCL C feature, the
+/// sub-group count; and the builtins exist exactly when they are reported.
+#[test]
+fn device_queries() {
+    let cl = Cl::new();
+    let dev = cl.device();
+    let n: cl_uint = device_value(dev, CL_DEVICE_MAX_NUM_SUB_GROUPS);
+    let ext = device_string(dev, CL_DEVICE_EXTENSIONS);
+    let has_ext = ext.split_whitespace().any(|e| e == "cl_khr_subgroups");
+    assert_eq!(
+        has_ext,
+        n > 0,
+        "cl_khr_subgroups in {ext:?} vs CL_DEVICE_MAX_NUM_SUB_GROUPS {n}"
+    );
+    let versioned: Vec<u8> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
+        dev,
+        CL_DEVICE_EXTENSIONS_WITH_VERSION,
+    ))
+    .expect("CL_DEVICE_EXTENSIONS_WITH_VERSION");
+    let names = |v: &[u8]| -> Vec<(String, u32)> {
+        v.chunks(4 + CL_NAME_VERSION_MAX_NAME_SIZE)
+            .map(|c| {
+                let ver = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
+                let name = &c[4..];
+                let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+                (String::from_utf8_lossy(&name[..end]).into_owned(), ver)
+            })
+            .collect()
+    };
+    let with_version = names(&versioned);
+    assert_eq!(
+        with_version
+            .iter()
+            .any(|(e, v)| e == "cl_khr_subgroups" && *v == (1 << 22)),
+        has_ext,
+        "cl_khr_subgroups 1.0.0 in CL_DEVICE_EXTENSIONS_WITH_VERSION"
+    );
+    let features: Vec<u8> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
+        dev,
+        CL_DEVICE_OPENCL_C_FEATURES,
+    ))
+    .expect("CL_DEVICE_OPENCL_C_FEATURES");
+    assert_eq!(
+        names(&features)
+            .iter()
+            .any(|(e, v)| e == "__opencl_c_subgroups" && *v == (3 << 22)),
+        has_ext,
+        "__opencl_c_subgroups 3.0.0 in CL_DEVICE_OPENCL_C_FEATURES"
+    );
+    let progress: cl_bool = device_value(dev, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS);
+    assert_eq!(
+        progress, CL_FALSE,
+        "Vulkan promises no independent forward progress"
+    );
+    let max_wg: usize = device_value(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    if n > 0 {
+        let kernel = build(&cl, LAYOUT_SOURCE, OPTIONS, "layout");
+        let sg = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+        assert!(
+            n as usize <= max_wg.div_ceil(sg) && n as usize >= 1,
+            "{n} sub-groups"
+        );
+    }
+    // The macros and builtins follow: with -cl-std=CL3.0 and CL2.0.
+    let probe = r#"
+        #if !defined(cl_khr_subgroups) || !defined(__opencl_c_subgroups)
+        #error no sub-groups
+        #endif
+        // Extensions ferrocl does not implement are not announced.
+        #if defined(cl_khr_subgroup_ballot) || defined(cl_khr_subgroup_shuffle) || defined(cl_khr_subgroup_non_uniform_vote) || defined(cl_khr_subgroup_extended_types) || defined(cl_khr_subgroup_clustered_reduce) || defined(cl_khr_subgroup_non_uniform_arithmetic) || defined(cl_khr_subgroup_shuffle_relative) || defined(cl_intel_subgroups)
+        #error unimplemented extension announced
+        #endif
+        kernel void k(global uint* o) { o[0] = get_sub_group_size(); }
+    "#;
+    let built = cl.context.try_build(probe, OPTIONS);
+    assert_eq!(
+        built.is_ok(),
+        n > 0,
+        "sub-group program builds iff supported: {:?}",
+        built.err()
+    );
+    let unsupported = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
+    assert!(
+        cl.context.try_build(unsupported, OPTIONS).is_err(),
+        "cl_khr_subgroup_ballot is not implemented: its builtins must not build"
+    );
+}
