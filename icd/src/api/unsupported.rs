@@ -193,15 +193,15 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         if flags & !(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) != 0 {
             return Err(CL_INVALID_VALUE);
         }
+        let mut objs = Vec::with_capacity(n as usize);
         for i in 0..n as usize {
             // SAFETY: n handles from the application.
             let m = super::mem::mem_arc(unsafe { *mems.add(i) })?;
             if !std::sync::Arc::ptr_eq(&m.context, &queue.context) {
                 return Err(CL_INVALID_CONTEXT);
             }
+            objs.push(m);
         }
-        // Every buffer lives on the (only) device of its context already:
-        // migration is an ordering point.
         // SAFETY: pointers from the application.
         let waits = unsafe { crate::entry::wait_list(ne, l) }?;
         // "CL_INVALID_CONTEXT if the context associated with command_queue
@@ -212,11 +212,9 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         {
             return Err(CL_INVALID_CONTEXT);
         }
-        let ev = ferrocl_runtime::core::transfer::enqueue_marker(
-            &queue,
-            CL_COMMAND_MIGRATE_MEM_OBJECTS,
-            waits,
-        );
+        // Moves the contents to the queue's device in a multi-device
+        // context (an ordering point otherwise).
+        let ev = ferrocl_runtime::core::transfer::enqueue_migrate(&queue, objs, flags, waits)?;
         // SAFETY: pointer from the application.
         unsafe { crate::entry::return_event(e, ev) };
         Ok(())
