@@ -538,14 +538,13 @@ fn texel_views(
     } else {
         None
     };
-    let write = if aligned
-        && !info.srgb
-        && feature(info.vk, vk::FormatFeatureFlags2::STORAGE_TEXEL_BUFFER)
-    {
-        Some(BufferView::new(vkdev, storage.raw, info.vk, offset, size)?)
-    } else {
-        None
-    };
+    let write =
+        if aligned && !info.srgb && feature(info.vk, vk::FormatFeatureFlags2::STORAGE_TEXEL_BUFFER)
+        {
+            Some(BufferView::new(vkdev, storage.raw, info.vk, offset, size)?)
+        } else {
+            None
+        };
     Ok((read, write))
 }
 

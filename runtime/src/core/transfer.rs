@@ -146,18 +146,19 @@ pub unsafe fn enqueue_write_from(
             let cell = SlotCell::default();
             let (ring, c1, c2, c3) = (ring.clone(), cell.clone(), cell.clone(), cell);
             let dst = mem.clone();
-            let record: crate::vk::queue::RecordFn = Box::new(move |r: &crate::vk::queue::Recorder| {
-                let cell = c2.lock();
-                let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
-                r.copy_buffer(
-                    slot.buffer().raw,
-                    0,
-                    raw,
-                    (dst.offset + offset + o) as u64,
-                    n as u64,
-                );
-                Ok(())
-            });
+            let record: crate::vk::queue::RecordFn =
+                Box::new(move |r: &crate::vk::queue::Recorder| {
+                    let cell = c2.lock();
+                    let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
+                    r.copy_buffer(
+                        slot.buffer().raw,
+                        0,
+                        raw,
+                        (dst.offset + offset + o) as u64,
+                        n as u64,
+                    );
+                    Ok(())
+                });
             // The first part makes the buffer current on this device; the
             // others follow it in queue order.
             let record = if o == 0 {
@@ -205,18 +206,19 @@ fn enqueue_read_streamed(
             let cell = SlotCell::default();
             let (ring, c1, c2, c3) = (ring.clone(), cell.clone(), cell.clone(), cell);
             let src = mem.clone();
-            let record: crate::vk::queue::RecordFn = Box::new(move |r: &crate::vk::queue::Recorder| {
-                let cell = c2.lock();
-                let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
-                r.copy_buffer(
-                    raw,
-                    (src.offset + offset + o) as u64,
-                    slot.buffer().raw,
-                    0,
-                    n as u64,
-                );
-                Ok(())
-            });
+            let record: crate::vk::queue::RecordFn =
+                Box::new(move |r: &crate::vk::queue::Recorder| {
+                    let cell = c2.lock();
+                    let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
+                    r.copy_buffer(
+                        raw,
+                        (src.offset + offset + o) as u64,
+                        slot.buffer().raw,
+                        0,
+                        n as u64,
+                    );
+                    Ok(())
+                });
             let record = if o == 0 {
                 queue.resident(&[(mem, false)], record)
             } else {
