@@ -29,6 +29,11 @@ fn devices() -> Vec<cl_device_id> {
         if std::env::var_os("FERROCL_DEVICE_REPLICAS").is_none() {
             std::env::set_var("FERROCL_DEVICE_REPLICAS", "2");
         }
+        // Small stream chunks: transfers above 16 KiB are streamed in
+        // parts, whose first part makes the buffer current.
+        if std::env::var_os("FERROCL_STREAM_CHUNK").is_none() {
+            std::env::set_var("FERROCL_STREAM_CHUNK", "4096");
+        }
     });
     let all = platform_devices(platform());
     assert!(
@@ -739,4 +744,59 @@ fn context_from_type_all_spans_every_replica() {
     last.write(&b, 0, &data);
     last.finish();
     assert_same("read on the first device", &first.read(&b), &data);
+}
+
+/// clEnqueueMigrateMemObjects to `q` of `mem` with `flags`, waited for.
+fn migrate(q: &Queue, mem: cl_mem, flags: cl_mem_migration_flags) {
+    // SAFETY: one live buffer of the queue's context.
+    let s = unsafe {
+        clEnqueueMigrateMemObjects(q.raw(), 1, &mem, flags, 0, ptr::null(), ptr::null_mut())
+    };
+    check(s, "clEnqueueMigrateMemObjects");
+    q.finish();
+}
+
+#[test]
+fn content_undefined_migration_copies_nothing() {
+    let t = two();
+    let n = 2048;
+    let (x, y) = (pattern(n, 10), pattern(n, 11));
+    for (flags, want, what) in [
+        (0, &y, "a migration moves the current contents"),
+        (
+            CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+            &x,
+            // The spec leaves the contents undefined; ferrocl copies
+            // nothing, so device 1 still holds what it held before.
+            "CONTENT_UNDEFINED leaves device 1's old contents",
+        ),
+    ] {
+        let a: Buffer<u32> = t.context.buffer(n);
+        t.q1.write(&a, 0, &x);
+        t.q1.finish();
+        // Device 0 becomes the only one holding the contents (y).
+        t.q0.write(&a, 0, &y);
+        t.q0.finish();
+        migrate(&t.q1, a.raw(), flags);
+        assert_same(what, &t.q1.read(&a), want);
+        // Whatever device 1 holds now is what device 0 sees next.
+        assert_same("device 0 follows device 1", &t.q0.read(&a), want);
+    }
+}
+
+#[test]
+fn streamed_transfers_cross_devices() {
+    let t = two();
+    let n = 50_000; // 200 KB: streamed in 4 KiB parts
+    let data = pattern(n, 12);
+    let b: Buffer<u32> = t.context.buffer(n);
+    t.q0.write(&b, 0, &data);
+    t.q0.finish();
+    assert_same("streamed read on device 1", &t.q1.read(&b), &data);
+    let more = pattern(n - 1000, 13);
+    t.q1.write(&b, 1000, &more);
+    t.q1.finish();
+    let mut want = data.clone();
+    want[1000..].copy_from_slice(&more);
+    assert_same("streamed read on device 0", &t.q0.read(&b), &want);
 }
