@@ -80,6 +80,9 @@ impl Context {
     }
 
     /// An in-order queue on `device` of this context.
+    // A cl_device_id is an opaque handle that is only passed on to OpenCL,
+    // which validates it; this code never dereferences it.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn queue_on(&self, device: cl_device_id) -> Queue {
         let mut status = CL_SUCCESS;
         // SAFETY: valid context and device, no properties.
