@@ -813,3 +813,52 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         Ok(())
     })
 }
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
+    q: cl_command_queue,
+    n: cl_uint,
+    mems: *const cl_mem,
+    flags: cl_mem_migration_flags,
+    ne: cl_uint,
+    l: *const cl_event,
+    e: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        let queue = queue_arc(q)?;
+        // "CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is
+        // NULL or if flags is not 0 or is not any of the values described
+        // in the table above."
+        if n == 0 || mems.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if flags & !(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut objs = Vec::with_capacity(n as usize);
+        for i in 0..n as usize {
+            // SAFETY: n handles from the application.
+            let m = mem_arc(unsafe { *mems.add(i) })?;
+            if !Arc::ptr_eq(&m.context, &queue.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+            objs.push(m);
+        }
+        // SAFETY: pointers from the application.
+        let waits = unsafe { wait_list(ne, l) }?;
+        // "CL_INVALID_CONTEXT if the context associated with command_queue
+        // and events in event_wait_list are not the same."
+        if waits
+            .iter()
+            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
+        {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // Moves the contents to the queue's device in a multi-device
+        // context (an ordering point otherwise).
+        let ev = transfer::enqueue_migrate(&queue, objs, flags, waits)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(e, ev) };
+        Ok(())
+    })
+}
