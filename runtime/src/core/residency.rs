@@ -224,12 +224,6 @@ impl Mem {
         }
     }
 
-    /// Which context devices hold the current contents (bit i: device i;
-    /// 0: undefined); `None` in a single-device context.
-    pub fn valid_devices(&self) -> Option<u64> {
-        self.root().residency.as_deref().map(|r| *r.valid.lock())
-    }
-
     /// Copies the whole root object from device `src` to device `dst`:
     /// src storage → readback staging on `src` (waited for), host copy into
     /// upload staging of `dst`, staging → dst storage recorded into `r`.
