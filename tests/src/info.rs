@@ -116,6 +116,7 @@ pub struct Info {
 
 #[derive(Clone, Copy, Debug)]
 enum InfoTarget {
+    Context(cl_context),
     Platform(cl_platform_id),
     Device(cl_device_id),
     ProgramBuild(cl_program, cl_device_id),
@@ -151,6 +152,7 @@ impl Info {
         // (a stale one is the caller's test of the implementation).
         unsafe {
             match self.target {
+                InfoTarget::Context(c) => clGetContextInfo(c, self.param, size, value, size_ret),
                 InfoTarget::Platform(p) => clGetPlatformInfo(p, self.param, size, value, size_ret),
                 InfoTarget::Device(d) => clGetDeviceInfo(d, self.param, size, value, size_ret),
                 InfoTarget::ProgramBuild(p, d) => {
@@ -208,6 +210,14 @@ pub fn query_string(info: Info) -> Result<String, ClError> {
 pub fn platform_info(platform: cl_platform_id, param: cl_platform_info) -> Info {
     Info {
         target: InfoTarget::Platform(platform),
+        param,
+    }
+}
+
+/// clGetContextInfo(context, param, ...).
+pub fn context_info(context: cl_context, param: cl_context_info) -> Info {
+    Info {
+        target: InfoTarget::Context(context),
         param,
     }
 }

@@ -51,6 +51,76 @@ impl Context {
         Self { raw, device }
     }
 
+    /// A context on several devices (the first is [`Context::device`]:
+    /// what [`Context::queue`] and [`Context::build`] use).
+    pub fn with_devices(devices: &[cl_device_id]) -> Self {
+        let mut status = CL_SUCCESS;
+        // SAFETY: `devices` holds valid devices, no properties, no callback.
+        let raw = unsafe {
+            clCreateContext(
+                ptr::null(),
+                devices.len() as cl_uint,
+                devices.as_ptr(),
+                None,
+                ptr::null_mut(),
+                &mut status,
+            )
+        };
+        check(status, "clCreateContext");
+        Self {
+            raw,
+            device: devices[0],
+        }
+    }
+
+    /// Takes ownership of a context created by the caller (one reference),
+    /// with `device` as its device for [`Context::queue`] and builds.
+    pub fn from_raw(raw: cl_context, device: cl_device_id) -> Self {
+        Self { raw, device }
+    }
+
+    /// An in-order queue on `device` of this context.
+    // A cl_device_id is an opaque handle that is only passed on to OpenCL,
+    // which validates it; this code never dereferences it.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    pub fn queue_on(&self, device: cl_device_id) -> Queue {
+        let mut status = CL_SUCCESS;
+        // SAFETY: valid context and device, no properties.
+        let raw = unsafe {
+            clCreateCommandQueueWithProperties(self.raw, device, ptr::null(), &mut status)
+        };
+        check(status, "clCreateCommandQueueWithProperties");
+        Queue { raw }
+    }
+
+    /// Builds `source` for every device of the context (clBuildProgram
+    /// with no device list); panics with the status on failure.
+    #[track_caller]
+    pub fn build_for_all(&self, source: &str) -> Program {
+        let mut status = CL_SUCCESS;
+        let text = source.as_ptr().cast();
+        let len = source.len();
+        // SAFETY: one string given with its length.
+        let raw = unsafe { clCreateProgramWithSource(self.raw, 1, &text, &len, &mut status) };
+        check(status, "clCreateProgramWithSource");
+        let program = Program {
+            raw,
+            device: self.device,
+        };
+        // SAFETY: valid program, no device list (all devices), no options,
+        // synchronous build.
+        let status =
+            unsafe { clBuildProgram(raw, 0, ptr::null(), ptr::null(), None, ptr::null_mut()) };
+        if status != CL_SUCCESS {
+            panic!(
+                "clBuildProgram for all devices failed: {}\n{}",
+                crate::error_name(status),
+                program.build_log()
+            );
+        }
+        program
+    }
+
     pub fn raw(&self) -> cl_context {
         self.raw
     }
@@ -315,6 +385,16 @@ pub struct Buffer<T: Pod> {
 }
 
 impl<T: Pod> Buffer<T> {
+    /// Takes ownership of a buffer (one reference) of `len` `T`s created
+    /// by the caller (sub-buffers, host-pointer flags).
+    pub fn from_raw(raw: cl_mem, len: usize) -> Self {
+        Buffer {
+            raw,
+            len,
+            elem: PhantomData,
+        }
+    }
+
     pub fn raw(&self) -> cl_mem {
         self.raw
     }

@@ -50,7 +50,7 @@ unsafe fn mem_prologue(
     if !Arc::ptr_eq(&queue.context, &mem.context) {
         return Err(CL_INVALID_CONTEXT);
     }
-    mem.check_device(&queue.device)?;
+    mem.ensure_on(queue.device_index)?;
     // SAFETY: caller contract.
     let waits = unsafe { wait_list(n, list) }?;
     // "CL_INVALID_CONTEXT if [...] the context associated with command_queue
@@ -171,7 +171,7 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         if !Arc::ptr_eq(&queue.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
-        d.check_device(&queue.device)?;
+        d.ensure_on(queue.device_index)?;
         // "CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset +
         // size or dst_offset + size require accessing elements outside the
         // src_buffer and dst_buffer buffer objects respectively."
@@ -550,11 +550,13 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
                     &queue, &mem, map.ptr, region, memory, waits,
                 )?
             }
-            (true, Some(memory)) => {
+            // Map memory of this queue's device: one device copy.
+            (true, Some(memory)) if Arc::ptr_eq(&memory.device, &queue.device.vk()?) => {
                 transfer::enqueue_write_from_map(&queue, &mem, map.offset, map.size, memory, waits)?
             }
-            (true, None) => {
-                // USE_HOST_PTR memory: copied out now, as a write.
+            (true, _) => {
+                // USE_HOST_PTR memory (or map memory of another device of
+                // the context): copied out now, as a write.
                 // SAFETY: the mapping covers size bytes at ptr.
                 let data = unsafe { std::slice::from_raw_parts(map.ptr as *const u8, map.size) };
                 transfer::enqueue_write_as(
@@ -784,7 +786,7 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         if !Arc::ptr_eq(&queue.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
-        d.check_device(&queue.device)?;
+        d.ensure_on(queue.device_index)?;
         // SAFETY: as above.
         let (so, dor, region) = unsafe { (read3(so)?, read3(dor)?, read3(r)?) };
         check_region3(&region)?;
@@ -808,6 +810,55 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         let e = transfer::enqueue_copy_rect(&queue, &s, &d, sr, dr, region, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
+    q: cl_command_queue,
+    n: cl_uint,
+    mems: *const cl_mem,
+    flags: cl_mem_migration_flags,
+    ne: cl_uint,
+    l: *const cl_event,
+    e: *mut cl_event,
+) -> cl_int {
+    code(|| {
+        let queue = queue_arc(q)?;
+        // "CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is
+        // NULL or if flags is not 0 or is not any of the values described
+        // in the table above."
+        if n == 0 || mems.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if flags & !(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut objs = Vec::with_capacity(n as usize);
+        for i in 0..n as usize {
+            // SAFETY: n handles from the application.
+            let m = mem_arc(unsafe { *mems.add(i) })?;
+            if !Arc::ptr_eq(&m.context, &queue.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+            objs.push(m);
+        }
+        // SAFETY: pointers from the application.
+        let waits = unsafe { wait_list(ne, l) }?;
+        // "CL_INVALID_CONTEXT if the context associated with command_queue
+        // and events in event_wait_list are not the same."
+        if waits
+            .iter()
+            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
+        {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // Moves the contents to the queue's device in a multi-device
+        // context (an ordering point otherwise).
+        let ev = transfer::enqueue_migrate(&queue, objs, flags, waits)?;
+        // SAFETY: pointer from the application.
+        unsafe { return_event(e, ev) };
         Ok(())
     })
 }

@@ -523,7 +523,7 @@ fn image_of(queue: &Queue, m: cl_mem) -> CLResult<Arc<Mem>> {
     if !queue.device.image_support() {
         return Err(CL_INVALID_OPERATION);
     }
-    mem.check_device(&queue.device)?;
+    mem.ensure_on(queue.device_index)?;
     Ok(mem)
 }
 
@@ -537,7 +537,7 @@ fn buffer_of(queue: &Queue, m: cl_mem) -> CLResult<Arc<Mem>> {
     if !Arc::ptr_eq(&queue.context, &mem.context) {
         return Err(CL_INVALID_CONTEXT);
     }
-    mem.check_device(&queue.device)?;
+    mem.ensure_on(queue.device_index)?;
     Ok(mem)
 }
 

@@ -195,7 +195,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             f,
             region.origin,
             region.size,
-        )))
+        )?))
     })
 }
 

@@ -93,15 +93,6 @@ pub struct ImagePart {
 }
 
 impl ImagePart {
-    pub fn vk_device(&self) -> Option<&Arc<crate::vk::device::Device>> {
-        match &self.storage {
-            ImageStorage::Image(i) => Some(&i.device),
-            ImageStorage::TexelBuffer { read, storage } => {
-                read.as_ref().or(storage.as_ref()).map(|v| &v.device)
-            }
-        }
-    }
-
     pub fn element_size(&self) -> usize {
         self.info.element_size
     }
@@ -361,47 +352,10 @@ impl Mem {
     ) -> CLResult<Arc<Mem>> {
         let info = format_info(format.image_channel_order, format.image_channel_data_type)
             .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
-        let (image_type, view_type) = vk_types(desc.image_type).ok_or(CL_INVALID_VALUE)?;
         let device = context.devices[0].clone();
         let vkdev = device.vk()?;
+        let (image, layers) = create_vk_image(&device, &info, &desc)?;
         let ext = desc.extent();
-        let layers = match desc.image_type {
-            CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY => desc.array_size,
-            _ => 1,
-        };
-        let extent = match desc.image_type {
-            CL_MEM_OBJECT_IMAGE3D => [ext[0], ext[1], ext[2]],
-            CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY => [ext[0], ext[1], 1],
-            _ => [ext[0], 1, 1],
-        };
-        let usage = device.image_usage(&info);
-        // "CL_INVALID_IMAGE_SIZE if the image dimensions [...] exceed the
-        // maximum image dimensions" of this format and usage.
-        let props = device
-            .image_format_properties(info.vk, image_type, usage)
-            .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
-        let m = props.max_extent;
-        if extent[0] > m.width as usize
-            || extent[1] > m.height as usize
-            || extent[2] > m.depth as usize
-            || layers > props.max_array_layers as usize
-        {
-            return Err(CL_INVALID_IMAGE_SIZE);
-        }
-        let spec = ImageSpec {
-            image_type,
-            view_type,
-            format: info.vk,
-            extent: vk::Extent3D {
-                width: extent[0] as u32,
-                height: extent[1] as u32,
-                depth: extent[2] as u32,
-            },
-            layers: layers as u32,
-            usage,
-            sampled_mapping: info.mapping,
-        };
-        let image = Image::new(&vkdev, &spec)?;
         let element = info.element_size;
         let region = ext;
         let staging = match init {
@@ -436,7 +390,7 @@ impl Mem {
         });
         device.run_sync(record, Box::new(staging))?;
         let size = tight_size(&region, element);
-        Ok(Mem::new_image_object(
+        Mem::new_image_object(
             context,
             desc.image_type,
             flags,
@@ -451,7 +405,8 @@ impl Mem {
                 storage: ImageStorage::Image(image),
             },
             properties,
-        ))
+            init.is_some(),
+        )
     }
 
     /// A 1D image buffer over `buffer` (its first `width` elements);
@@ -467,47 +422,8 @@ impl Mem {
         let info = format_info(format.image_channel_order, format.image_channel_data_type)
             .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
         let storage = buffer.buffer()?.clone();
-        let vkdev = storage.device.clone();
         let size = width * info.element_size;
-        let offset = buffer.offset as u64;
-        let align = vkdev
-            .phys
-            .properties
-            .limits
-            .min_texel_buffer_offset_alignment
-            .max(1);
-        let feature = |f: vk::Format, bit| vkdev.phys.format_features(f).buffer.contains(bit);
-        // Views the kernels use; none where the format or the offset does
-        // not allow them (the image then only serves host commands).
-        let aligned = offset.is_multiple_of(align);
-        let read = if aligned
-            && !info.view_only
-            && feature(info.vk, vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER)
-        {
-            Some(BufferView::new(
-                &vkdev,
-                storage.raw,
-                info.vk,
-                offset,
-                size as u64,
-            )?)
-        } else {
-            None
-        };
-        let write = if aligned
-            && !info.srgb
-            && feature(info.vk, vk::FormatFeatureFlags2::STORAGE_TEXEL_BUFFER)
-        {
-            Some(BufferView::new(
-                &vkdev,
-                storage.raw,
-                info.vk,
-                offset,
-                size as u64,
-            )?)
-        } else {
-            None
-        };
+        let (read, write) = texel_views(&info, &storage, buffer.offset as u64, size as u64)?;
         let desc = ImageDesc {
             image_type: CL_MEM_OBJECT_IMAGE1D_BUFFER,
             width,
@@ -517,7 +433,7 @@ impl Mem {
             row_pitch,
             slice_pitch: 0,
         };
-        Ok(Mem::new_image_object(
+        Mem::new_image_object(
             buffer.context.clone(),
             CL_MEM_OBJECT_IMAGE1D_BUFFER,
             flags,
@@ -535,7 +451,8 @@ impl Mem {
                 },
             },
             properties,
-        ))
+            false,
+        )
     }
 
     /// The image part ("CL_INVALID_MEM_OBJECT if image is not a valid
@@ -543,6 +460,175 @@ impl Mem {
     pub fn image(&self) -> CLResult<&ImagePart> {
         self.image.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
     }
+}
+
+/// A VkImage for an image of `desc` and `info` on `device` (not yet in
+/// GENERAL layout), with its number of array layers. "CL_INVALID_IMAGE_SIZE
+/// if the image dimensions [...] exceed the maximum image dimensions" of
+/// this format and usage.
+fn create_vk_image(
+    device: &super::device::Device,
+    info: &FormatInfo,
+    desc: &ImageDesc,
+) -> CLResult<(Image, usize)> {
+    let (image_type, view_type) = vk_types(desc.image_type).ok_or(CL_INVALID_VALUE)?;
+    let vkdev = device.vk()?;
+    let ext = desc.extent();
+    let layers = match desc.image_type {
+        CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY => desc.array_size,
+        _ => 1,
+    };
+    let extent = match desc.image_type {
+        CL_MEM_OBJECT_IMAGE3D => [ext[0], ext[1], ext[2]],
+        CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY => [ext[0], ext[1], 1],
+        _ => [ext[0], 1, 1],
+    };
+    let usage = device.image_usage(info);
+    let props = device
+        .image_format_properties(info.vk, image_type, usage)
+        .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
+    let m = props.max_extent;
+    if extent[0] > m.width as usize
+        || extent[1] > m.height as usize
+        || extent[2] > m.depth as usize
+        || layers > props.max_array_layers as usize
+    {
+        return Err(CL_INVALID_IMAGE_SIZE);
+    }
+    let spec = ImageSpec {
+        image_type,
+        view_type,
+        format: info.vk,
+        extent: vk::Extent3D {
+            width: extent[0] as u32,
+            height: extent[1] as u32,
+            depth: extent[2] as u32,
+        },
+        layers: layers as u32,
+        usage,
+        sampled_mapping: info.mapping,
+    };
+    Ok((Image::new(&vkdev, &spec)?, layers))
+}
+
+/// The texel-buffer views of a 1D image buffer over `size` bytes at
+/// `offset` of `storage`: for reading and for writing, each `None` where
+/// the format or the offset does not allow it (the image then only serves
+/// host commands).
+fn texel_views(
+    info: &FormatInfo,
+    storage: &crate::vk::buffer::Buffer,
+    offset: u64,
+    size: u64,
+) -> CLResult<(Option<BufferView>, Option<BufferView>)> {
+    let vkdev = &storage.device;
+    let align = vkdev
+        .phys
+        .properties
+        .limits
+        .min_texel_buffer_offset_alignment
+        .max(1);
+    let feature = |f: vk::Format, bit| vkdev.phys.format_features(f).buffer.contains(bit);
+    let aligned = offset.is_multiple_of(align);
+    let read = if aligned
+        && !info.view_only
+        && feature(info.vk, vk::FormatFeatureFlags2::UNIFORM_TEXEL_BUFFER)
+    {
+        Some(BufferView::new(vkdev, storage.raw, info.vk, offset, size)?)
+    } else {
+        None
+    };
+    let write =
+        if aligned && !info.srgb && feature(info.vk, vk::FormatFeatureFlags2::STORAGE_TEXEL_BUFFER)
+        {
+            Some(BufferView::new(vkdev, storage.raw, info.vk, offset, size)?)
+        } else {
+            None
+        };
+    Ok((read, write))
+}
+
+impl ImagePart {
+    /// This 1D image buffer's part on another device: the same format and
+    /// shape, views of `storage` (its buffer's storage there) at `offset`.
+    pub(super) fn texel_replica(
+        &self,
+        storage: &crate::vk::buffer::Buffer,
+        offset: usize,
+    ) -> CLResult<ImagePart> {
+        let size = (self.desc.width * self.info.element_size) as u64;
+        let (read, write) = texel_views(&self.info, storage, offset as u64, size)?;
+        Ok(ImagePart {
+            format: self.format,
+            info: self.info,
+            desc: self.desc,
+            storage: ImageStorage::TexelBuffer {
+                read,
+                storage: write,
+            },
+        })
+    }
+
+    /// This image's part on `device`: a new VkImage of the same format and
+    /// shape, moved to GENERAL layout (contents undefined until migrated).
+    pub(super) fn image_replica(&self, device: &super::device::Device) -> CLResult<ImagePart> {
+        let (image, layers) = create_vk_image(device, &self.info, &self.desc)?;
+        let raw = image.raw;
+        device.run_sync(
+            Box::new(move |r: &crate::vk::queue::Recorder| {
+                r.to_general(raw, layers as u32);
+                Ok(())
+            }),
+            Box::new(()),
+        )?;
+        Ok(ImagePart {
+            format: self.format,
+            info: self.info,
+            desc: self.desc,
+            storage: ImageStorage::Image(image),
+        })
+    }
+}
+
+/// Copies the whole image `mem` (a root backed by VkImages) from context
+/// device `src` (`src_dev`) to device `dst`: image → readback staging on
+/// `src`, waited for; host copy into upload staging of `dst`; staging →
+/// image recorded into `r` (see `super::residency`).
+pub(super) fn migrate_image(
+    mem: &Mem,
+    src_dev: &super::device::Device,
+    src: usize,
+    dst: usize,
+    r: &crate::vk::queue::Recorder,
+) -> CLResult<()> {
+    let (from, to) = (mem.image_on(src)?, mem.image_on(dst)?);
+    let (Some(fi), Some(ti)) = (from.vk_image(), to.vk_image()) else {
+        return Err(CL_INVALID_MEM_OBJECT);
+    };
+    let region = from.desc.extent();
+    let size = tight_size(&region, from.element_size()) as u64;
+    let copy = buffer_image_copy(mem.mem_type, 0, [0; 3], region);
+    let down = Arc::new(fi.device.staging(size, BufferKind::Readback)?);
+    let (fraw, draw) = (fi.raw, down.raw);
+    src_dev.run_sync(
+        Box::new(move |rs: &crate::vk::queue::Recorder| {
+            rs.copy_image_to_buffer(fraw, draw, &[copy]);
+            Ok(())
+        }),
+        Box::new(down.clone()),
+    )?;
+    let up = ti.device.staging(size, BufferKind::Upload)?;
+    let (Some(s), Some(d)) = (down.mapped(), up.mapped()) else {
+        return Err(CL_OUT_OF_RESOURCES);
+    };
+    // SAFETY: both staging buffers are mapped, at least `size` bytes, ours
+    // alone; the device finished writing `down` (run_sync waited).
+    unsafe { super::hostcopy::copy(s, d, size as usize) };
+    r.barrier();
+    r.copy_buffer_to_image(up.raw, ti.raw, &[copy]);
+    r.barrier();
+    r.hold(Box::new(up));
+    Ok(())
 }
 
 /// One end of a copy: an image region, or tightly packed bytes in a buffer.
@@ -559,10 +645,17 @@ enum End {
     },
 }
 
-/// The copy end for `origin` of `mem`: its VkImage, or for a 1D image
-/// buffer (and a buffer) the bytes at `origin[0]` elements (bytes).
-fn end_of(mem: &Mem, origin: [usize; 3]) -> CLResult<End> {
-    match mem.image.as_ref().and_then(ImagePart::vk_image) {
+/// The copy end for `origin` of `mem` on `queue`'s device: its VkImage,
+/// or for a 1D image buffer (and a buffer) the bytes at `origin[0]`
+/// elements (bytes).
+fn end_of(queue: &Queue, mem: &Mem, origin: [usize; 3]) -> CLResult<End> {
+    let dev = queue.device_index;
+    let part = if mem.image.is_some() {
+        Some(mem.image_on(dev)?)
+    } else {
+        None
+    };
+    match part.and_then(ImagePart::vk_image) {
         Some(i) => Ok(End::Image {
             raw: i.raw,
             image_type: mem.mem_type,
@@ -571,7 +664,7 @@ fn end_of(mem: &Mem, origin: [usize; 3]) -> CLResult<End> {
         None => {
             let element = mem.image.as_ref().map_or(1, ImagePart::element_size);
             Ok(End::Buffer {
-                raw: mem.buffer()?.raw,
+                raw: mem.buffer_on(dev)?.raw,
                 offset: (mem.offset + origin[0] * element) as u64,
             })
         }
@@ -695,11 +788,14 @@ impl Copy {
     }
 }
 
-/// Enqueues `copy` as `command_type`, holding `hold` until it completes.
+/// Enqueues `copy` as `command_type`, holding `hold` until it completes;
+/// `uses`: the memory objects it reads (false) and writes (true).
+#[allow(clippy::too_many_arguments)]
 fn submit_copy(
     queue: &Arc<Queue>,
     command_type: cl_command_type,
     copy: Copy,
+    uses: &[(&Arc<Mem>, bool)],
     hold: Box<dyn Send>,
     host: Option<super::queue::HostFn>,
     wait_list: Vec<Arc<Event>>,
@@ -710,6 +806,7 @@ fn submit_copy(
         copy.record(r);
         Ok(())
     });
+    let record = queue.resident(uses, record);
     let done = Box::new(move || {
         if let Some(h) = host {
             h();
@@ -746,7 +843,7 @@ pub fn enqueue_read_image(
             .vk()?
             .staging(size as u64, BufferKind::Readback)?,
     );
-    let src = end_of(mem, origin)?;
+    let src = end_of(queue, mem, origin)?;
     let dst = End::Buffer {
         raw: staging.raw,
         offset: 0,
@@ -766,6 +863,7 @@ pub fn enqueue_read_image(
         queue,
         command_type,
         copy,
+        &[(mem, false)],
         Box::new((mem.clone(), staging)),
         Some(host),
         wait_list,
@@ -820,11 +918,12 @@ fn upload_region(
         raw: staging.raw,
         offset: 0,
     };
-    let copy = Copy::new(queue, src, end_of(mem, origin)?, region, element)?;
+    let copy = Copy::new(queue, src, end_of(queue, mem, origin)?, region, element)?;
     Ok(submit_copy(
         queue,
         command_type,
         copy,
+        &[(mem, true)],
         Box::new((mem.clone(), staging)),
         None,
         wait_list,
@@ -873,8 +972,8 @@ pub fn enqueue_copy_image(
     let element = src.image()?.element_size();
     let copy = Copy::new(
         queue,
-        end_of(src, src_origin)?,
-        end_of(dst, dst_origin)?,
+        end_of(queue, src, src_origin)?,
+        end_of(queue, dst, dst_origin)?,
         region,
         element,
     )?;
@@ -882,6 +981,7 @@ pub fn enqueue_copy_image(
         queue,
         CL_COMMAND_COPY_IMAGE,
         copy,
+        &[(src, false), (dst, true)],
         Box::new((src.clone(), dst.clone())),
         None,
         wait_list,
@@ -900,14 +1000,15 @@ pub fn enqueue_copy_image_to_buffer(
 ) -> CLResult<Arc<Event>> {
     let element = src.image()?.element_size();
     let to = End::Buffer {
-        raw: dst.buffer()?.raw,
+        raw: dst.buffer_on(queue.device_index)?.raw,
         offset: (dst.offset + offset) as u64,
     };
-    let copy = Copy::new(queue, end_of(src, origin)?, to, region, element)?;
+    let copy = Copy::new(queue, end_of(queue, src, origin)?, to, region, element)?;
     Ok(submit_copy(
         queue,
         CL_COMMAND_COPY_IMAGE_TO_BUFFER,
         copy,
+        &[(src, false), (dst, true)],
         Box::new((src.clone(), dst.clone())),
         None,
         wait_list,
@@ -926,14 +1027,15 @@ pub fn enqueue_copy_buffer_to_image(
 ) -> CLResult<Arc<Event>> {
     let element = dst.image()?.element_size();
     let from = End::Buffer {
-        raw: src.buffer()?.raw,
+        raw: src.buffer_on(queue.device_index)?.raw,
         offset: (src.offset + offset) as u64,
     };
-    let copy = Copy::new(queue, from, end_of(dst, origin)?, region, element)?;
+    let copy = Copy::new(queue, from, end_of(queue, dst, origin)?, region, element)?;
     Ok(submit_copy(
         queue,
         CL_COMMAND_COPY_BUFFER_TO_IMAGE,
         copy,
+        &[(src, false), (dst, true)],
         Box::new((src.clone(), dst.clone())),
         None,
         wait_list,
@@ -1020,7 +1122,7 @@ pub fn enqueue_map_image(
         let (raw, offset) = memory.side();
         let copy = Copy::new(
             queue,
-            end_of(mem, origin)?,
+            end_of(queue, mem, origin)?,
             End::Buffer { raw, offset },
             region,
             element,
@@ -1029,6 +1131,7 @@ pub fn enqueue_map_image(
             queue,
             CL_COMMAND_MAP_IMAGE,
             copy,
+            &[(mem, false)],
             Box::new((mem.clone(), memory.clone())),
             None,
             wait_list,
@@ -1059,13 +1162,15 @@ pub fn enqueue_unmap_image(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     match memory {
-        Some(memory) => {
+        // Map memory of this queue's device (a map on another device's
+        // queue is written back like host memory, below).
+        Some(memory) if Arc::ptr_eq(&memory.device, &queue.device.vk()?) => {
             let element = mem.image()?.element_size();
             let (raw, offset) = memory.side();
             let copy = Copy::new(
                 queue,
                 End::Buffer { raw, offset },
-                end_of(mem, r.origin)?,
+                end_of(queue, mem, r.origin)?,
                 r.region,
                 element,
             )?;
@@ -1073,14 +1178,16 @@ pub fn enqueue_unmap_image(
                 queue,
                 CL_COMMAND_UNMAP_MEM_OBJECT,
                 copy,
+                &[(mem, true)],
                 Box::new((mem.clone(), memory)),
                 None,
                 wait_list,
             ))
         }
-        // SAFETY: the mapped USE_HOST_PTR memory covers the region with
-        // these pitches (it is the application's image memory).
-        None => unsafe {
+        // SAFETY: the mapped memory (the application's USE_HOST_PTR image
+        // memory, or map memory of another device) covers the region with
+        // these pitches; it is packed into staging before this returns.
+        _ => unsafe {
             enqueue_write_image(
                 queue,
                 mem,

@@ -451,6 +451,10 @@ pub fn enqueue_ndrange(
         .unwrap_or(push.len());
     let mut block = vec![0u8; block_size];
     let mut keep: Vec<Arc<Mem>> = Vec::new();
+    // In a multi-device context: which of `keep` the kernel may write.
+    let multi = queue.context.devices.len() > 1;
+    let mut writes: Vec<bool> = Vec::new();
+    let di = queue.device_index;
     let mut samplers: Vec<Arc<Sampler>> = Vec::new();
     let mut descriptors: Vec<Descriptor> = Vec::new();
     let mut spec: Vec<(u32, u32)> = Vec::new();
@@ -466,8 +470,7 @@ pub fn enqueue_ndrange(
             ) => {
                 // An image released since clSetKernelArg is no valid argument.
                 let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
-                m.check_device(dev)?;
-                let img = m.image()?;
+                let img = m.image_on(di)?;
                 let ty = descriptor_type(descriptor);
                 // "CL_IMAGE_FORMAT_NOT_SUPPORTED if an image object is
                 // specified as an argument value and the image format is
@@ -496,6 +499,12 @@ pub fn enqueue_ndrange(
                     return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
                 }
                 descriptors.push(d);
+                if multi {
+                    writes.push(
+                        a.access_qualifier != compiler::AccessQualifier::ReadOnly
+                            && m.flags & CL_MEM_READ_ONLY == 0,
+                    );
+                }
                 keep.push(m);
             }
             (ArgKind::Sampler { binding }, ArgValue::Sampler(smp)) => {
@@ -509,11 +518,19 @@ pub fn enqueue_ndrange(
                     None => None,
                 };
                 let addr = match &m {
-                    Some(m) => m.device_address()?,
+                    Some(m) => m.device_address_on(di)?,
                     None => 0,
                 };
                 if let Some(m) = m {
-                    m.check_device(dev)?;
+                    // Written unless the argument is __constant or const,
+                    // or the buffer is CL_MEM_READ_ONLY.
+                    if multi {
+                        writes.push(
+                            a.address_qualifier != compiler::AddressQualifier::Constant
+                                && a.type_qualifier & u64::from(CL_KERNEL_ARG_TYPE_CONST) == 0
+                                && m.flags & CL_MEM_READ_ONLY == 0,
+                        );
+                    }
                     keep.push(m);
                 }
                 put(&mut block, a.offset, &addr.to_le_bytes());
@@ -639,6 +656,7 @@ pub fn enqueue_ndrange(
     };
     let pl = pipelines.clone();
     let bound_set = arg_set.as_ref().map(|s| s.set.raw);
+    let uses: Vec<(&Arc<Mem>, bool)> = keep.iter().zip(writes).collect();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         let raw = &r.device.raw;
         pl.bind_sets(r, bound_set);
@@ -655,6 +673,8 @@ pub fn enqueue_ndrange(
         }
         Ok(())
     });
+    let record = queue.resident(&uses, record);
+    drop(uses);
     // Everything the device reads stays alive until the command completes.
     // printf output reaches stdout before the event completes.
     let hold = Box::new(move || {

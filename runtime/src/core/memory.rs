@@ -2,6 +2,12 @@
 //! (DESIGN §3); a sub-buffer shares its parent's storage at an offset. An
 //! image is the same object with an image part ([`super::image::ImagePart`]):
 //! a VkImage, or for a 1D image buffer the storage of its buffer.
+//!
+//! The storage in these fields is on the context's first device. In a
+//! context with several devices an object also has storage on each other
+//! device that uses it, and its contents migrate between them
+//! ([`super::residency`]); commands reach the storage of their queue's
+//! device through [`Mem::buffer_on`] / [`Mem::image_on`].
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -12,6 +18,7 @@ use parking_lot::Mutex;
 use super::context::Context;
 use super::error::CLResult;
 use super::object::{tag, Base, ClObject};
+use super::residency::Residency;
 use crate::vk::buffer::{Buffer, BufferKind};
 
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut c_void);
@@ -42,6 +49,9 @@ pub struct Mem {
     destructors: Mutex<Vec<(MemDestructor, usize)>>,
     /// Live clEnqueueMapBuffer mappings.
     pub maps: Mutex<Vec<Mapping>>,
+    /// Multi-device contexts only: storage on the other devices and which
+    /// devices hold the current contents (see `super::residency`).
+    pub(super) residency: Option<Box<super::residency::Residency>>,
 }
 
 /// One mapped region: the host memory the application sees.
@@ -79,6 +89,7 @@ impl Mem {
     ) -> CLResult<Arc<Mem>> {
         let device = context.devices[0].clone();
         let vkdev = device.vk()?;
+        let residency = Residency::new(context.devices.len(), init.is_some())?;
         let storage = Arc::new(Buffer::new(&vkdev, size as u64, BufferKind::Storage)?);
         if let Some(data) = init {
             device.upload_sync(&storage, 0, data)?;
@@ -110,11 +121,13 @@ impl Mem {
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
+            residency,
         }))
     }
 
     /// An image (see `super::image`): `storage`/`offset`/`parent` are the
-    /// buffer's for a 1D image buffer, `None`/0/`None` otherwise.
+    /// buffer's for a 1D image buffer, `None`/0/`None` otherwise;
+    /// `initialized`: host data was copied into it.
     #[allow(clippy::too_many_arguments)]
     pub fn new_image_object(
         context: Arc<Context>,
@@ -126,8 +139,10 @@ impl Mem {
         storage: Option<Arc<Buffer>>,
         image: super::image::ImagePart,
         properties: Vec<cl_mem_properties>,
-    ) -> Arc<Mem> {
-        Arc::new(Mem {
+        initialized: bool,
+    ) -> CLResult<Arc<Mem>> {
+        let residency = Residency::new(context.devices.len(), initialized)?;
+        Ok(Arc::new(Mem {
             base: Base::new(Self::TAG),
             context,
             mem_type,
@@ -143,7 +158,8 @@ impl Mem {
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
-        })
+            residency,
+        }))
     }
 
     pub fn new_sub_buffer(
@@ -151,8 +167,9 @@ impl Mem {
         flags: cl_mem_flags,
         origin: usize,
         size: usize,
-    ) -> Arc<Mem> {
-        Arc::new(Mem {
+    ) -> CLResult<Arc<Mem>> {
+        let residency = Residency::new(parent.context.devices.len(), false)?;
+        Ok(Arc::new(Mem {
             base: Base::new(Self::TAG),
             context: parent.context.clone(),
             mem_type: CL_MEM_OBJECT_BUFFER,
@@ -172,7 +189,8 @@ impl Mem {
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
-        })
+            residency,
+        }))
     }
 
     /// The ALLOC_HOST_PTR mirror of this buffer's storage (a sub-buffer's
@@ -193,30 +211,6 @@ impl Mem {
     /// [...] is not a valid buffer object" for an image backed by a VkImage).
     pub fn buffer(&self) -> CLResult<&Arc<Buffer>> {
         self.storage.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
-    }
-
-    /// Device address of byte 0 of this buffer (what a kernel receives).
-    pub fn device_address(&self) -> CLResult<u64> {
-        Ok(self.buffer()?.address + self.offset as u64)
-    }
-
-    /// The Vulkan device the memory lives on.
-    fn vk_device(&self) -> Option<&Arc<crate::vk::device::Device>> {
-        match (&self.storage, &self.image) {
-            (Some(b), _) => Some(&b.device),
-            (None, Some(i)) => i.vk_device(),
-            (None, None) => None,
-        }
-    }
-
-    /// Storage lives on the context's first device. Until per-device
-    /// copies with migration exist (runtime issue), a command on another
-    /// device of a multi-device context cannot use it.
-    pub fn check_device(&self, dev: &super::device::Device) -> CLResult<()> {
-        match (dev.vk(), self.vk_device()) {
-            (Ok(v), Some(mine)) if Arc::ptr_eq(&v, mine) => Ok(()),
-            _ => Err(CL_OUT_OF_RESOURCES),
-        }
     }
 
     /// Whether two memory objects share buffer storage.

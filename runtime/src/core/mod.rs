@@ -17,5 +17,6 @@ pub mod platform;
 pub mod printf;
 pub mod program;
 pub mod queue;
+pub mod residency;
 pub mod sampler;
 pub mod transfer;

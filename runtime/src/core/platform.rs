@@ -43,6 +43,24 @@ pub fn log_enabled() -> bool {
     *ON.get_or_init(|| std::env::var_os("FERROCL_LOG").is_some())
 }
 
+/// `FERROCL_DEVICE_REPLICAS=N` (testing switch, 1..=16, default 1): each
+/// suitable Vulkan physical device is exposed N times, as N separate CL
+/// devices, each with its own VkDevice, queues and memory. A machine with
+/// one GPU (or CI with only lavapipe) then runs the multi-device code
+/// paths for real: separate storage per device and migration between
+/// them. Replicas report the same name and UUID (one physical device);
+/// only the first device of the platform is CL_DEVICE_TYPE_DEFAULT. Read
+/// once, when the platform is first used.
+pub fn device_replicas() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("FERROCL_DEVICE_REPLICAS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .map_or(1, |n: usize| n.clamp(1, 16))
+    })
+}
+
 impl Platform {
     /// The platform singleton (devices probed on first call).
     pub fn get() -> &'static Arc<Platform> {
@@ -56,8 +74,12 @@ impl Platform {
                     // GPUs first so the first device (CL_DEVICE_TYPE_DEFAULT) is the GPU.
                     let mut phys: Vec<_> = phys.into_iter().map(Arc::new).collect();
                     phys.sort_by_key(|p| p.is_cpu());
-                    for (i, p) in phys.into_iter().enumerate() {
-                        devices.push(Arc::new(Device::new(p, i == 0)));
+                    let replicas = device_replicas();
+                    for p in phys {
+                        for _ in 0..replicas {
+                            let first = devices.is_empty();
+                            devices.push(Arc::new(Device::new(p.clone(), first)));
+                        }
                     }
                 }
                 Err(e) => rejected.push(format!("Vulkan unavailable: {e:?}")),

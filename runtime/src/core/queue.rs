@@ -17,6 +17,7 @@ use super::context::Context;
 use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
+use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, WaitFn};
 
@@ -25,6 +26,9 @@ pub struct Queue {
     base: Base,
     pub context: Arc<Context>,
     pub device: Arc<Device>,
+    /// Index of `device` in the context's device list: which storage of a
+    /// memory object this queue's commands use (`super::residency`).
+    pub device_index: usize,
     pub properties: cl_command_queue_properties,
     /// The property list given to clCreateCommandQueueWithProperties.
     pub properties_array: Vec<cl_queue_properties>,
@@ -92,16 +96,41 @@ impl Queue {
         properties_array: Vec<cl_queue_properties>,
     ) -> CLResult<Arc<Queue>> {
         let vkdev = device.vk()?;
+        let device_index = context
+            .devices
+            .iter()
+            .position(|d| Arc::ptr_eq(d, &device))
+            .ok_or(CL_INVALID_DEVICE)?;
         let engine = QueueEngine::new(&vkdev, properties & CL_QUEUE_PROFILING_ENABLE != 0)?;
         Ok(Arc::new(Queue {
             base: Base::new(Self::TAG),
             context,
             device,
+            device_index,
             properties,
             properties_array,
             engine,
             last: Mutex::new(None),
         }))
+    }
+
+    /// `record`, preceded (in a context with several devices) by making
+    /// each of `uses` current on this queue's device when the command is
+    /// recorded, i.e. once its wait list is satisfied (`super::residency`);
+    /// `true` marks a use that may write the object. In a single-device
+    /// context `record` itself: no allocation, no lock.
+    pub fn resident(&self, uses: &[(&Arc<Mem>, bool)], record: RecordFn) -> RecordFn {
+        if self.context.devices.len() == 1 || !uses.iter().any(|(m, _)| m.migrates()) {
+            return record;
+        }
+        let dev = self.device_index;
+        let list: Vec<(Arc<Mem>, bool)> = uses.iter().map(|(m, w)| ((*m).clone(), *w)).collect();
+        Box::new(move |r: &crate::vk::queue::Recorder| {
+            for (m, write) in &list {
+                m.make_current(dev, *write, r)?;
+            }
+            record(r)
+        })
     }
 
     /// Enqueues a command: waits for `wait_list` (events of other queues or

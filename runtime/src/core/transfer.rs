@@ -139,13 +139,33 @@ pub unsafe fn enqueue_write_from(
         return enqueue_write(queue, mem, offset, data, wait_list);
     }
     let ring = Ring::new(queue, BufferKind::Upload)?;
-    let raw = mem.buffer()?.raw;
+    let raw = mem.buffer_on(queue.device_index)?.raw;
     let src = HostPtr(ptr as usize);
     let parts = chunks(size)
         .map(|(o, n)| {
             let cell = SlotCell::default();
             let (ring, c1, c2, c3) = (ring.clone(), cell.clone(), cell.clone(), cell);
             let dst = mem.clone();
+            let record: crate::vk::queue::RecordFn =
+                Box::new(move |r: &crate::vk::queue::Recorder| {
+                    let cell = c2.lock();
+                    let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
+                    r.copy_buffer(
+                        slot.buffer().raw,
+                        0,
+                        raw,
+                        (dst.offset + offset + o) as u64,
+                        n as u64,
+                    );
+                    Ok(())
+                });
+            // The first part makes the buffer current on this device; the
+            // others follow it in queue order.
+            let record = if o == 0 {
+                queue.resident(&[(mem, true)], record)
+            } else {
+                record
+            };
             Part {
                 prepare: Box::new(move || {
                     let slot = ring.take()?;
@@ -157,18 +177,7 @@ pub unsafe fn enqueue_write_from(
                     *c1.lock() = Some(slot);
                     Ok(())
                 }),
-                record: Box::new(move |r: &crate::vk::queue::Recorder| {
-                    let cell = c2.lock();
-                    let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
-                    r.copy_buffer(
-                        slot.buffer().raw,
-                        0,
-                        raw,
-                        (dst.offset + offset + o) as u64,
-                        n as u64,
-                    );
-                    Ok(())
-                }),
+                record,
                 // The chunk goes back once the copy is done.
                 host: Some(Box::new(move || drop(c3.lock().take()))),
             }
@@ -190,19 +199,15 @@ fn enqueue_read_streamed(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let ring = Ring::new(queue, BufferKind::Readback)?;
-    let raw = mem.buffer()?.raw;
+    let raw = mem.buffer_on(queue.device_index)?.raw;
     let dst = HostPtr(ptr as usize);
     let parts = chunks(size)
         .map(|(o, n)| {
             let cell = SlotCell::default();
             let (ring, c1, c2, c3) = (ring.clone(), cell.clone(), cell.clone(), cell);
             let src = mem.clone();
-            Part {
-                prepare: Box::new(move || {
-                    *c1.lock() = Some(ring.take()?);
-                    Ok(())
-                }),
-                record: Box::new(move |r: &crate::vk::queue::Recorder| {
+            let record: crate::vk::queue::RecordFn =
+                Box::new(move |r: &crate::vk::queue::Recorder| {
                     let cell = c2.lock();
                     let slot = cell.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
                     r.copy_buffer(
@@ -213,7 +218,18 @@ fn enqueue_read_streamed(
                         n as u64,
                     );
                     Ok(())
+                });
+            let record = if o == 0 {
+                queue.resident(&[(mem, false)], record)
+            } else {
+                record
+            };
+            Part {
+                prepare: Box::new(move || {
+                    *c1.lock() = Some(ring.take()?);
+                    Ok(())
                 }),
+                record,
                 host: Some(Box::new(move || {
                     if let Some(slot) = c3.lock().take() {
                         if let Some(p) = slot.buffer().mapped() {
@@ -254,7 +270,7 @@ pub fn enqueue_write_as(
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
     let vkdev = queue.device.vk()?;
-    let raw = mem.buffer()?.raw;
+    let raw = mem.buffer_on(queue.device_index)?.raw;
     let staging = Arc::new(vkdev.staging(data.len() as u64, BufferKind::Upload)?);
     let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     // SAFETY: mapped, large enough, not in use yet.
@@ -266,6 +282,7 @@ pub fn enqueue_write_as(
         r.copy_buffer(s2.raw, 0, raw, (dst.offset + offset) as u64, len);
         Ok(())
     });
+    let record = queue.resident(&[(mem, true)], record);
     let m2 = mem.clone();
     let hold = Box::new(move || drop((staging, m2)));
     Ok(queue.submit(command_type, wait_list, Some(record), Some(hold)))
@@ -307,7 +324,7 @@ pub fn enqueue_read_as(
         return enqueue_read_streamed(queue, mem, offset, size, ptr, command_type, wait_list);
     }
     let vkdev = queue.device.vk()?;
-    let raw = mem.buffer()?.raw;
+    let raw = mem.buffer_on(queue.device_index)?.raw;
     let staging = Arc::new(vkdev.staging(size as u64, BufferKind::Readback)?);
     let src = mem.clone();
     let s2 = staging.clone();
@@ -315,6 +332,7 @@ pub fn enqueue_read_as(
         r.copy_buffer(raw, (src.offset + offset) as u64, s2.raw, 0, size as u64);
         Ok(())
     });
+    let record = queue.resident(&[(mem, false)], record);
     let dst = HostPtr(ptr as usize);
     let m2 = mem.clone();
     let host = Box::new(move || {
@@ -333,6 +351,8 @@ pub fn enqueue_read_as(
 /// The host-visible memory a map points into: the buffer's persistent
 /// mirror (CL_MEM_ALLOC_HOST_PTR) or staging memory taken for this map.
 pub struct MapMemory {
+    /// The Vulkan device the memory belongs to.
+    pub device: Arc<crate::vk::device::Device>,
     raw: ash::vk::Buffer,
     /// Byte offset of the mapped region in `raw`.
     offset: u64,
@@ -345,6 +365,7 @@ impl MapMemory {
     /// Map memory in staging taken for this map.
     pub fn staging(staging: Arc<crate::vk::buffer::Staging>) -> CLResult<MapMemory> {
         Ok(MapMemory {
+            device: staging.device.clone(),
             raw: staging.raw,
             offset: 0,
             ptr: staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize,
@@ -372,17 +393,23 @@ pub fn map_memory(
     size: usize,
     flags: cl_map_flags,
 ) -> CLResult<MapMemory> {
-    if let Some(mirror) = mem.mirror().filter(|_| flags & CL_MAP_READ != 0) {
+    let vkdev = queue.device.vk()?;
+    // The mirror is memory of the context's first device: other devices
+    // map through their own staging.
+    let mirror = mem
+        .mirror()
+        .filter(|m| flags & CL_MAP_READ != 0 && Arc::ptr_eq(&m.device, &vkdev));
+    if let Some(mirror) = mirror {
         let at = mem.offset + offset;
         let base = mirror.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
         return Ok(MapMemory {
+            device: vkdev,
             raw: mirror.raw,
             offset: at as u64,
             ptr: base + at,
             _keep: mirror,
         });
     }
-    let vkdev = queue.device.vk()?;
     let kind = if flags & CL_MAP_READ != 0 {
         BufferKind::Readback
     } else {
@@ -391,6 +418,7 @@ pub fn map_memory(
     let staging = Arc::new(vkdev.staging(size as u64, kind)?);
     let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
     Ok(MapMemory {
+        device: vkdev,
         raw: staging.raw,
         offset: 0,
         ptr,
@@ -403,12 +431,14 @@ type Side = (ash::vk::Buffer, u64);
 
 /// A device-side copy of `size` bytes from `src` to `dst`, reported as
 /// `command_type`; `hold` keeps both buffers alive until it completes.
+#[allow(clippy::too_many_arguments)]
 fn enqueue_device_copy(
     queue: &Arc<Queue>,
     command_type: cl_command_type,
     src: Side,
     dst: Side,
     size: usize,
+    uses: &[(&Arc<Mem>, bool)],
     hold: Box<dyn Send>,
     wait_list: Vec<Arc<Event>>,
 ) -> Arc<Event> {
@@ -416,6 +446,7 @@ fn enqueue_device_copy(
         r.copy_buffer(src.0, src.1, dst.0, dst.1, size as u64);
         Ok(())
     });
+    let record = queue.resident(uses, record);
     queue.submit(
         command_type,
         wait_list,
@@ -424,9 +455,12 @@ fn enqueue_device_copy(
     )
 }
 
-/// Where byte `offset` of `mem` lives on the device.
-fn side_of(mem: &Mem, offset: usize) -> CLResult<Side> {
-    Ok((mem.buffer()?.raw, (mem.offset + offset) as u64))
+/// Where byte `offset` of `mem` lives on `queue`'s device.
+fn side_of(queue: &Queue, mem: &Mem, offset: usize) -> CLResult<Side> {
+    Ok((
+        mem.buffer_on(queue.device_index)?.raw,
+        (mem.offset + offset) as u64,
+    ))
 }
 
 /// The map's read: a device-to-map-memory copy with no host copy after it
@@ -443,9 +477,10 @@ pub fn enqueue_read_to_map(
     Ok(enqueue_device_copy(
         queue,
         command_type,
-        side_of(mem, offset)?,
+        side_of(queue, mem, offset)?,
         (target.raw, target.offset),
         size,
+        &[(mem, false)],
         Box::new((mem.clone(), target.clone())),
         wait_list,
     ))
@@ -464,8 +499,9 @@ pub fn enqueue_write_from_map(
         queue,
         CL_COMMAND_UNMAP_MEM_OBJECT,
         (source.raw, source.offset),
-        side_of(mem, offset)?,
+        side_of(queue, mem, offset)?,
         size,
+        &[(mem, true)],
         Box::new((mem.clone(), source)),
         wait_list,
     ))
@@ -484,9 +520,10 @@ pub fn enqueue_copy(
     Ok(enqueue_device_copy(
         queue,
         CL_COMMAND_COPY_BUFFER,
-        side_of(src, src_offset)?,
-        side_of(dst, dst_offset)?,
+        side_of(queue, src, src_offset)?,
+        side_of(queue, dst, dst_offset)?,
         size,
+        &[(src, false), (dst, true)],
         Box::new((src.clone(), dst.clone())),
         wait_list,
     ))
@@ -504,6 +541,43 @@ pub fn enqueue_fill(
 ) -> CLResult<Arc<Event>> {
     let data: Vec<u8> = pattern.iter().copied().cycle().take(size).collect();
     enqueue_write_as(queue, mem, offset, &data, CL_COMMAND_FILL_BUFFER, wait_list)
+}
+
+/// clEnqueueMigrateMemObjects: once the wait list is satisfied, each of
+/// `mems` becomes current on the queue's device (copied from where it is
+/// current, `super::residency`), or with
+/// CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED is only declared to be there,
+/// nothing copied. CL_MIGRATE_MEM_OBJECT_HOST, and every migration in a
+/// single-device context, is an ordering point only: the host reaches
+/// memory objects through staging in any case.
+pub fn enqueue_migrate(
+    queue: &Arc<Queue>,
+    mems: Vec<Arc<Mem>>,
+    flags: cl_mem_migration_flags,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let ty = CL_COMMAND_MIGRATE_MEM_OBJECTS;
+    if flags & CL_MIGRATE_MEM_OBJECT_HOST != 0 || !mems.iter().any(|m| m.migrates()) {
+        return Ok(queue.submit(ty, wait_list, None, None));
+    }
+    let dev = queue.device_index;
+    for m in &mems {
+        m.ensure_on(dev)?;
+    }
+    let undefined = flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED != 0;
+    let list = mems.clone();
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        for m in &list {
+            if undefined {
+                m.discard_to(dev);
+            } else {
+                m.make_current(dev, false, r)?;
+            }
+        }
+        Ok(())
+    });
+    let hold = Box::new(move || drop(mems));
+    Ok(queue.submit(ty, wait_list, Some(record), Some(hold)))
 }
 
 /// clEnqueueMarkerWithWaitList / barrier: completes when everything before
@@ -581,11 +655,12 @@ pub fn enqueue_read_rect(
             size: w as u64,
         })
         .collect();
-    let (raw, s2) = (mem.buffer()?.raw, staging.clone());
+    let (raw, s2) = (mem.buffer_on(queue.device_index)?.raw, staging.clone());
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         r.copy_regions(raw, s2.raw, &copies);
         Ok(())
     });
+    let record = queue.resident(&[(mem, false)], record);
     let dst = HostPtr(ptr as usize);
     let m2 = mem.clone();
     let host_fn = Box::new(move || {
@@ -641,11 +716,12 @@ pub unsafe fn enqueue_write_rect(
             size: w as u64,
         });
     }
-    let (raw, s2) = (mem.buffer()?.raw, staging.clone());
+    let (raw, s2) = (mem.buffer_on(queue.device_index)?.raw, staging.clone());
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         r.copy_regions(s2.raw, raw, &copies);
         Ok(())
     });
+    let record = queue.resident(&[(mem, true)], record);
     let m2 = mem.clone();
     let hold = Box::new(move || drop((staging, m2)));
     Ok(queue.submit(
@@ -673,11 +749,13 @@ pub fn enqueue_copy_rect(
             size: region[0] as u64,
         })
         .collect();
-    let (a, b) = (src.buffer()?.raw, dst.buffer()?.raw);
+    let dev = queue.device_index;
+    let (a, b) = (src.buffer_on(dev)?.raw, dst.buffer_on(dev)?.raw);
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         r.copy_regions(a, b, &copies);
         Ok(())
     });
+    let record = queue.resident(&[(src, false), (dst, true)], record);
     let (a, b) = (src.clone(), dst.clone());
     let hold = Box::new(move || drop((a, b)));
     Ok(queue.submit(

@@ -101,9 +101,18 @@ pub struct Command {
 pub struct Recorder<'a> {
     pub device: &'a Device,
     pub cb: vk::CommandBuffer,
+    /// What the recorded work uses that nothing else keeps alive (memory
+    /// made while recording, e.g. migration staging); dropped once the
+    /// command has completed. Empty (no allocation) for ordinary commands.
+    held: std::cell::RefCell<Vec<Box<dyn Send>>>,
 }
 
 impl Recorder<'_> {
+    /// Keeps `x` alive until the command being recorded has completed.
+    pub fn hold(&self, x: Box<dyn Send>) {
+        self.held.borrow_mut().push(x);
+    }
+
     /// A full compute/transfer memory barrier: everything before is visible
     /// to everything after.
     pub fn barrier(&self) {
@@ -326,6 +335,8 @@ struct SubmitState {
 /// A command of a submission, waiting for its completion.
 struct Entry {
     done: DoneFn,
+    /// [`Recorder::hold`]'s objects, dropped after `done`.
+    held: Vec<Box<dyn Send>>,
     status: Result<(), cl_int>,
     progress: Arc<dyn Progress>,
     queries: Option<QueryPair>,
@@ -653,6 +664,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                 status = check();
             }
             let mut queries = None;
+            let mut held = Vec::new();
             if let (Ok(()), Some(record)) = (status, cmd.record) {
                 if s.lost.load(Ordering::Relaxed) {
                     status = Err(opencl_sys::CL_OUT_OF_RESOURCES);
@@ -673,6 +685,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                         let r = Recorder {
                             device: &s.device,
                             cb: c,
+                            held: Default::default(),
                         };
                         if cmd.after_previous || st.barrier_owed {
                             r.barrier();
@@ -686,6 +699,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                         if let Some(q) = queries {
                             r.timestamp(q.pool, q.first + 1);
                         }
+                        held = r.held.take();
                         recorded = true;
                     }
                 }
@@ -696,6 +710,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
             }
             entries.push(Entry {
                 done: cmd.done,
+                held,
                 status,
                 progress: cmd.progress,
                 queries,
@@ -752,6 +767,7 @@ fn submit_cb(s: &Shared, cb: vk::CommandBuffer, value: u64) -> CLResult<()> {
     let r = Recorder {
         device: &s.device,
         cb,
+        held: Default::default(),
     };
     r.host_barrier();
     // SAFETY: cb is recording.
@@ -853,6 +869,7 @@ fn completer(s: Arc<Shared>) {
                 None => e.status,
             };
             (e.done)(st.map(|()| times));
+            drop(e.held);
         }
         s.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
