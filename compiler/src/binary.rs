@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -226,6 +226,7 @@ impl Writer {
         self.u8(c.fp16 as u8);
         self.u8(c.int64_atomics as u8);
         self.u32(c.subgroup_size);
+        self.u8(c.khr_subgroups as u8);
         self.u8(c.spirv_version.0);
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
@@ -470,6 +471,7 @@ impl<'a> Reader<'a> {
             fp16: self.bool()?,
             int64_atomics: self.bool()?,
             subgroup_size: self.u32()?,
+            khr_subgroups: self.bool()?,
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
             read_write_images: self.bool()?,
@@ -688,6 +690,7 @@ mod tests {
             fp16: false,
             int64_atomics: true,
             subgroup_size: 8,
+            khr_subgroups: true,
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,

@@ -235,6 +235,7 @@ mod tests {
             images: false,
             read_write_images: false,
             fused_fma64: true,
+            khr_subgroups: true,
             descriptor: Default::default(),
         }
     }

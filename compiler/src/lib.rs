@@ -63,6 +63,11 @@ pub struct DeviceCaps {
     /// sub-groups (the runtime reports `cl_khr_subgroups` /
     /// `__opencl_c_subgroups` otherwise, see `DeviceCaps::subgroups`).
     pub subgroup_size: u32,
+    /// The device reports the `cl_khr_subgroups` extension (sub-groups with
+    /// independent forward progress), so `cl_khr_subgroups` is defined for
+    /// every OpenCL C version. Without it (but with `subgroup_size` > 0)
+    /// only OpenCL C 3.0's `__opencl_c_subgroups` feature is.
+    pub khr_subgroups: bool,
     /// Highest SPIR-V version the Vulkan device accepts, as (major, minor).
     pub spirv_version: (u8, u8),
     /// The device reports image support (CL_DEVICE_IMAGE_SUPPORT): image

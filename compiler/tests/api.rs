@@ -18,6 +18,7 @@ fn caps() -> DeviceCaps {
         images: false,
         read_write_images: false,
         fused_fma64: true,
+        khr_subgroups: true,
         descriptor: Default::default(),
     }
 }

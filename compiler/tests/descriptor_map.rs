@@ -148,6 +148,7 @@ fn caps(sampler_map: Vec<u32>) -> DeviceCaps {
         images: true,
         read_write_images: true,
         fused_fma64: true,
+        khr_subgroups: true,
         descriptor: DescriptorOptions {
             sampler_map,
             ..Default::default()

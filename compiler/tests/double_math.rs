@@ -23,6 +23,7 @@ fn caps(fused_fma64: bool) -> DeviceCaps {
         images: false,
         read_write_images: false,
         fused_fma64,
+        khr_subgroups: false,
         descriptor: Default::default(),
     }
 }

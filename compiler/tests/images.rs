@@ -22,6 +22,7 @@ fn caps() -> DeviceCaps {
         images: true,
         read_write_images: true,
         fused_fma64: true,
+        khr_subgroups: true,
         descriptor: Default::default(),
     }
 }

@@ -946,11 +946,6 @@ fn device_queries() {
     let n: cl_uint = device_value(dev, CL_DEVICE_MAX_NUM_SUB_GROUPS);
     let ext = device_string(dev, CL_DEVICE_EXTENSIONS);
     let has_ext = ext.split_whitespace().any(|e| e == "cl_khr_subgroups");
-    assert_eq!(
-        has_ext,
-        n > 0,
-        "cl_khr_subgroups in {ext:?} vs CL_DEVICE_MAX_NUM_SUB_GROUPS {n}"
-    );
     let versioned: Vec<u8> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
         dev,
         CL_DEVICE_EXTENSIONS_WITH_VERSION,
@@ -979,18 +974,23 @@ fn device_queries() {
         CL_DEVICE_OPENCL_C_FEATURES,
     ))
     .expect("CL_DEVICE_OPENCL_C_FEATURES");
+    let has_feature = names(&features)
+        .iter()
+        .any(|(e, v)| e == "__opencl_c_subgroups" && *v == (3 << 22));
     assert_eq!(
-        names(&features)
-            .iter()
-            .any(|(e, v)| e == "__opencl_c_subgroups" && *v == (3 << 22)),
-        has_ext,
-        "__opencl_c_subgroups 3.0.0 in CL_DEVICE_OPENCL_C_FEATURES"
+        has_feature,
+        n > 0,
+        "__opencl_c_subgroups 3.0.0 in CL_DEVICE_OPENCL_C_FEATURES vs CL_DEVICE_MAX_NUM_SUB_GROUPS {n}"
     );
+    // The extension requires independent forward progress (the feature
+    // does not): reported together or not at all.
     let progress: cl_bool = device_value(dev, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS);
     assert_eq!(
-        progress, CL_FALSE,
-        "Vulkan promises no independent forward progress"
+        progress == CL_TRUE,
+        has_ext,
+        "cl_khr_subgroups in {ext:?} vs independent forward progress {progress}"
     );
+    assert!(!has_ext || has_feature, "the extension implies the feature");
     let max_wg: usize = device_value(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     if n > 0 {
         let kernel = build(&cl, LAYOUT_SOURCE, OPTIONS, "layout");
@@ -1000,23 +1000,39 @@ fn device_queries() {
             "{n} sub-groups"
         );
     }
-    // The macros and builtins follow: with -cl-std=CL3.0 and CL2.0.
-    let probe = r#"
-        #if !defined(cl_khr_subgroups) || !defined(__opencl_c_subgroups)
-        #error no sub-groups
+    // The macros and builtins follow the reports: OpenCL C 3.0 has them
+    // with the feature, OpenCL C 2.0 with the extension only.
+    let probe = |ext_defined: bool| {
+        format!(
+            r#"
+        #if !defined(__opencl_c_subgroups) && __OPENCL_C_VERSION__ == 300
+        #error no sub-group feature
+        #endif
+        #if defined(cl_khr_subgroups) != {}
+        #error cl_khr_subgroups macro disagrees with the device
         #endif
         // Extensions ferrocl does not implement are not announced.
         #if defined(cl_khr_subgroup_ballot) || defined(cl_khr_subgroup_shuffle) || defined(cl_khr_subgroup_non_uniform_vote) || defined(cl_khr_subgroup_extended_types) || defined(cl_khr_subgroup_clustered_reduce) || defined(cl_khr_subgroup_non_uniform_arithmetic) || defined(cl_khr_subgroup_shuffle_relative) || defined(cl_intel_subgroups)
         #error unimplemented extension announced
         #endif
-        kernel void k(global uint* o) { o[0] = get_sub_group_size(); }
-    "#;
-    let built = cl.context.try_build(probe, OPTIONS);
+        kernel void k(global uint* o) {{ o[0] = get_sub_group_size(); }}
+    "#,
+            ext_defined as u8
+        )
+    };
+    let built = cl.context.try_build(&probe(has_ext), OPTIONS);
     assert_eq!(
         built.is_ok(),
         n > 0,
         "sub-group program builds iff supported: {:?}",
         built.err()
+    );
+    let built20 = cl.context.try_build(&probe(true), "-cl-std=CL2.0");
+    assert_eq!(
+        built20.is_ok(),
+        has_ext,
+        "an OpenCL C 2.0 sub-group program builds iff cl_khr_subgroups is reported: {:?}",
+        built20.err()
     );
     let unsupported = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
     assert!(

@@ -124,6 +124,7 @@ fn main() -> ExitCode {
         fp16: false,
         int64_atomics: true,
         subgroup_size: 32,
+        khr_subgroups: true,
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,

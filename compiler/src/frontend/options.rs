@@ -239,6 +239,11 @@ pub fn parse_build_options(
                 .extend(["__opencl_c_subgroups", "__opencl_subgroup_builtins"]);
         }
         out.undef_macros.push("cl_khr_subgroups");
+    } else if !caps.khr_subgroups {
+        // Sub-groups without independent forward progress: OpenCL C 3.0's
+        // feature only, not the extension (which requires it).
+        ext.push("-cl_khr_subgroups");
+        out.undef_macros.push("cl_khr_subgroups");
     }
     for e in UNIMPLEMENTED_SUBGROUP_EXTENSIONS {
         ext.push(e.0);

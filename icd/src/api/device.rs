@@ -220,10 +220,12 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
                 .as_str(),
         ),
         CL_DEVICE_ILS_WITH_VERSION => name_versions(&IL_VERSIONS),
-        // Sub-groups: `Device::subgroup_mode`. Forward progress between
-        // sub-groups is not something Vulkan promises.
+        // Sub-groups: `Device::subgroup_mode`; forward progress:
+        // `Device::subgroup_forward_progress`.
         CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::u32(d.max_num_sub_groups()),
-        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => {
+            Info::bool(d.subgroup_forward_progress())
+        }
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
             Info::u64(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
         }

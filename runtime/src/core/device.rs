@@ -231,6 +231,23 @@ impl Device {
         self.phys.subgroup_mode()
     }
 
+    /// CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, which the
+    /// `cl_khr_subgroups` extension requires (OpenCL 3.0's
+    /// `__opencl_c_subgroups` feature does not). Vulkan promises no forward
+    /// progress between subgroups; NVIDIA's GPUs give it: every warp of a
+    /// work-group is resident and scheduled independently (CTS
+    /// test_subgroups `ifp` checks it). lavapipe runs a work-group's
+    /// subgroups one after the other between barriers: no.
+    pub fn subgroup_forward_progress(&self) -> bool {
+        const NVIDIA: u32 = 0x10DE;
+        self.subgroup_mode().is_some() && self.vendor_id() == NVIDIA
+    }
+
+    /// The `cl_khr_subgroups` extension is reported.
+    pub fn khr_subgroups(&self) -> bool {
+        self.subgroup_forward_progress()
+    }
+
     /// CL_DEVICE_MAX_NUM_SUB_GROUPS: sub-groups of the largest work-group a
     /// sub-group kernel may have; 0 without sub-groups.
     pub fn max_num_sub_groups(&self) -> u32 {
@@ -267,7 +284,7 @@ impl Device {
         if self.image_3d_writes() {
             e.push(("cl_khr_3d_image_writes", (1, 0, 0)));
         }
-        if self.subgroup_mode().is_some() {
+        if self.khr_subgroups() {
             e.push(("cl_khr_subgroups", (1, 0, 0)));
         }
         e
@@ -348,6 +365,7 @@ impl Device {
             fp16: self.phys.features.shader_float16,
             int64_atomics: self.phys.features.shader_buffer_int64_atomics,
             subgroup_size: self.subgroup_mode().map_or(0, |m| m.size),
+            khr_subgroups: self.khr_subgroups(),
             spirv_version: (1, 5),
             images: self.image_support(),
             read_write_images: self.read_write_images(),
