@@ -303,3 +303,35 @@ pub fn platform_name(platform: cl_platform_id) -> String {
 pub fn testing_pocl() -> bool {
     platform_name(platform()).contains("Portable Computing Language")
 }
+
+/// The signature of clGetKernelSubGroupInfo(KHR).
+pub type KernelSubGroupInfoFn = unsafe extern "system" fn(
+    cl_kernel,
+    cl_device_id,
+    cl_kernel_sub_group_info,
+    usize,
+    *const std::ffi::c_void,
+    usize,
+    *mut std::ffi::c_void,
+    *mut usize,
+) -> cl_int;
+
+/// clGetKernelSubGroupInfo for `device`: through the loader for a real
+/// device; for a NULL device (allowed when the kernel has one device),
+/// the platform's own entry point from
+/// clGetExtensionFunctionAddressForPlatform("clGetKernelSubGroupInfoKHR"),
+/// because some loaders (CUDA's libOpenCL.so.1) answer CL_INVALID_DEVICE
+/// for a NULL device themselves, before the ICD sees the call.
+pub fn kernel_sub_group_info_fn(device: cl_device_id) -> KernelSubGroupInfoFn {
+    if !device.is_null() {
+        return clGetKernelSubGroupInfo;
+    }
+    // SAFETY: a NUL-terminated name; the platform is a valid handle.
+    let f = unsafe {
+        clGetExtensionFunctionAddressForPlatform(platform(), c"clGetKernelSubGroupInfoKHR".as_ptr())
+    };
+    assert!(!f.is_null(), "clGetKernelSubGroupInfoKHR not found");
+    // SAFETY: the extension's entry point has clGetKernelSubGroupInfo's
+    // signature (cl_khr_subgroups).
+    unsafe { std::mem::transmute::<*mut std::ffi::c_void, KernelSubGroupInfoFn>(f) }
+}

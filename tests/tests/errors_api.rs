@@ -319,7 +319,7 @@ fn get_kernel_sub_group_info_checks_the_device_then_answers() {
     let call = |dev: cl_device_id, out: &mut usize| {
         // SAFETY: one size_t of input, one size_t of output.
         unsafe {
-            clGetKernelSubGroupInfo(
+            ferrocl_tests::info::kernel_sub_group_info_fn(dev)(
                 kernel.raw(),
                 dev,
                 CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,

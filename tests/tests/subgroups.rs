@@ -209,7 +209,7 @@ fn sub_group_info(kernel: &Kernel, param: cl_kernel_sub_group_info, input: &[usi
     let mut ret = 0usize;
     // SAFETY: `input` is readable for its size; one size_t of output.
     let status = unsafe {
-        clGetKernelSubGroupInfo(
+        ferrocl_tests::info::kernel_sub_group_info_fn(ptr::null_mut())(
             kernel.raw(),
             ptr::null_mut(),
             param,
@@ -651,7 +651,7 @@ fn kernel_sub_group_info() {
         // `out_size` ≤ its size in bytes.
         let status = unsafe {
             assert!(out_size <= size_of_val(out));
-            clGetKernelSubGroupInfo(
+            ferrocl_tests::info::kernel_sub_group_info_fn(dev)(
                 k.raw(),
                 dev,
                 param,
@@ -1039,4 +1039,53 @@ fn device_queries() {
         cl.context.try_build(unsupported, OPTIONS).is_err(),
         "cl_khr_subgroup_ballot is not implemented: its builtins must not build"
     );
+}
+
+/// Where CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS is reported: the
+/// first sub-group of a work-group spins until the last one has set a
+/// flag. Without forward progress between sub-groups (e.g. sub-groups run
+/// one after the other between barriers) the spin would never see it; the
+/// spin is bounded, so a failure is a wrong value, not a hang.
+#[test]
+fn independent_forward_progress_when_reported() {
+    let cl = Cl::new();
+    let progress: cl_bool = device_value(
+        cl.device(),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS,
+    );
+    if progress != CL_TRUE {
+        return;
+    }
+    let source = r#"
+        kernel void ifp(global uint* out) {
+            local uint flag;
+            if (get_local_id(0) == 0) flag = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            uint seen = 1;
+            uint last = get_num_sub_groups() - 1;
+            if (get_sub_group_id() == 0) {
+                seen = 0;
+                for (uint i = 0; i < (1u << 24); i++) {
+                    if (atomic_add(&flag, 0u) != 0u) { seen = 1; break; }
+                }
+            } else if (get_sub_group_id() == last && get_sub_group_local_id() == 0) {
+                atomic_xchg(&flag, 1u);
+            }
+            out[get_global_id(0)] = seen;
+        }
+    "#;
+    let kernel = build(&cl, source, OPTIONS, "ifp");
+    let sg = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for local in [2 * sg, 4 * sg] {
+        let n = local * 8;
+        let out = cl.buffer_from(&vec![7u32; n]);
+        kernel.arg(0, &out);
+        cl.queue.run_at(&kernel, None, &[n], Some(&[local]));
+        let got = cl.queue.read(&out);
+        assert!(
+            got.iter().all(|&v| v == 1),
+            "local size {local}: first sub-group saw the last one's flag: {:?}",
+            &got[..sg.min(n)]
+        );
+    }
 }
