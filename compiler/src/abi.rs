@@ -321,12 +321,17 @@ pub struct GlobalVariables {
 }
 
 /// Where the argument block lives when it does not fit in push constants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgBuffer {
     /// Push-constant byte offset of the buffer's 64-bit device address.
     pub address_offset: u32,
-    /// Size of the argument block in bytes.
+    /// Size of the buffer in bytes: the argument block, then `implicit`.
     pub size: u32,
+    /// Implicit fields kept in the buffer rather than in push constants
+    /// (byte offsets in the buffer): the image and sampler fields of a
+    /// kernel with so many image/sampler arguments that their fields would
+    /// crowd the push constants (`lower::args`).
+    pub implicit: Vec<(ImplicitField, u32)>,
 }
 
 /// OpenCL address qualifier of a kernel argument (clGetKernelArgInfo).

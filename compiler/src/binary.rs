@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -238,26 +238,9 @@ impl Writer {
         c.descriptor.sampler_map.iter().for_each(|&v| self.u32(v));
     }
 
-    fn kernel(&mut self, k: &Kernel) {
-        self.str(&k.name);
-        self.str(&k.entry_point);
-        self.u32(k.spirv.len() as u32);
-        k.spirv.iter().for_each(|&w| self.u32(w));
-        self.u32(k.args.len() as u32);
-        for a in &k.args {
-            self.arg(a);
-        }
-        self.u32(k.push_constant_size);
-        match k.arg_buffer {
-            Some(b) => {
-                self.u8(1);
-                self.u32(b.address_offset);
-                self.u32(b.size);
-            }
-            None => self.u8(0),
-        }
-        self.u32(k.implicit.len() as u32);
-        for &(f, offset) in &k.implicit {
+    fn implicit(&mut self, list: &[(ImplicitField, u32)]) {
+        self.u32(list.len() as u32);
+        for &(f, offset) in list {
             let (tag, dim) = match f {
                 ImplicitField::GlobalOffset(d) => (0, d.into()),
                 ImplicitField::GlobalSize(d) => (1, d.into()),
@@ -275,6 +258,28 @@ impl Writer {
             self.u16(dim);
             self.u32(offset);
         }
+    }
+
+    fn kernel(&mut self, k: &Kernel) {
+        self.str(&k.name);
+        self.str(&k.entry_point);
+        self.u32(k.spirv.len() as u32);
+        k.spirv.iter().for_each(|&w| self.u32(w));
+        self.u32(k.args.len() as u32);
+        for a in &k.args {
+            self.arg(a);
+        }
+        self.u32(k.push_constant_size);
+        match &k.arg_buffer {
+            Some(b) => {
+                self.u8(1);
+                self.u32(b.address_offset);
+                self.u32(b.size);
+                self.implicit(&b.implicit);
+            }
+            None => self.u8(0),
+        }
+        self.implicit(&k.implicit);
         self.opt_dims(k.reqd_work_group_size);
         self.opt_dims(k.work_group_size_hint);
         match &k.vec_type_hint {
@@ -459,6 +464,37 @@ impl<'a> Reader<'a> {
         })
     }
 
+    fn implicit(&mut self) -> Res<Vec<(ImplicitField, u32)>> {
+        let n = self.count(6)?;
+        let mut implicit = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (tag, n) = (self.u8()?, self.u16()?);
+            let dim = match u8::try_from(n) {
+                Ok(d) if d <= 2 => d,
+                _ if tag >= 7 => 0,
+                _ => return Err(bad("dimension")),
+            };
+            let f = match tag {
+                0 => ImplicitField::GlobalOffset(dim),
+                1 => ImplicitField::GlobalSize(dim),
+                2 => ImplicitField::NumGroups(dim),
+                3 => ImplicitField::RegionGroupOffset(dim),
+                4 => ImplicitField::WorkDim,
+                5 if dim < 2 => ImplicitField::GlobalVariables(dim),
+                6 if dim < 2 => ImplicitField::PrintfBuffer(dim),
+                7 => ImplicitField::ImageChannelOrder(n),
+                8 => ImplicitField::ImageChannelDataType(n),
+                9 => ImplicitField::SamplerValue(n),
+                10 => ImplicitField::NullBufferArgs(
+                    u8::try_from(n).map_err(|_| bad("NULL mask word"))?,
+                ),
+                _ => return Err(bad("implicit field")),
+            };
+            implicit.push((f, self.u32()?));
+        }
+        Ok(implicit)
+    }
+
     fn caps(&mut self) -> Res<DeviceCaps> {
         Ok(DeviceCaps {
             addressing: match self.u8()? {
@@ -495,37 +531,12 @@ impl<'a> Reader<'a> {
             Some(ArgBuffer {
                 address_offset: self.u32()?,
                 size: self.u32()?,
+                implicit: self.implicit()?,
             })
         } else {
             None
         };
-        let n = self.count(6)?;
-        let mut implicit = Vec::with_capacity(n);
-        for _ in 0..n {
-            let (tag, n) = (self.u8()?, self.u16()?);
-            let dim = match u8::try_from(n) {
-                Ok(d) if d <= 2 => d,
-                _ if tag >= 7 => 0,
-                _ => return Err(bad("dimension")),
-            };
-            let f = match tag {
-                0 => ImplicitField::GlobalOffset(dim),
-                1 => ImplicitField::GlobalSize(dim),
-                2 => ImplicitField::NumGroups(dim),
-                3 => ImplicitField::RegionGroupOffset(dim),
-                4 => ImplicitField::WorkDim,
-                5 if dim < 2 => ImplicitField::GlobalVariables(dim),
-                6 if dim < 2 => ImplicitField::PrintfBuffer(dim),
-                7 => ImplicitField::ImageChannelOrder(n),
-                8 => ImplicitField::ImageChannelDataType(n),
-                9 => ImplicitField::SamplerValue(n),
-                10 => ImplicitField::NullBufferArgs(
-                    u8::try_from(n).map_err(|_| bad("NULL mask word"))?,
-                ),
-                _ => return Err(bad("implicit field")),
-            };
-            implicit.push((f, self.u32()?));
-        }
+        let implicit = self.implicit()?;
         let reqd_work_group_size = self.opt_dims()?;
         let work_group_size_hint = self.opt_dims()?;
         let vec_type_hint = if self.bool()? {
@@ -758,6 +769,7 @@ mod tests {
             arg_buffer: Some(ArgBuffer {
                 address_offset: 16,
                 size: 300,
+                implicit: vec![(ImplicitField::ImageChannelOrder(2), 296)],
             }),
             implicit: vec![
                 (ImplicitField::GlobalOffset(1), 8),

@@ -38,7 +38,7 @@ pub fn reflect_kernel(
         spirv,
         args,
         push_constant_size: lowered.push_constant_size,
-        arg_buffer: lowered.arg_buffer,
+        arg_buffer: lowered.arg_buffer.clone(),
         implicit: lowered.implicit.clone(),
         reqd_work_group_size: lowered.reqd_work_group_size,
         work_group_size_hint: lowered.work_group_size_hint,

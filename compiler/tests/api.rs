@@ -131,7 +131,7 @@ fn large_argument_blocks_go_to_an_arg_buffer() {
     let src = "kernel void k(global float *o, float16 a, float16 b) { o[get_global_id(0)] = a.s0 + b.sf; }";
     let p = build_source(src, "", &caps()).unwrap();
     let k = &p.kernels[0];
-    assert_eq!(k.arg_buffer.expect("argument buffer").size, 192);
+    assert_eq!(k.arg_buffer.as_ref().expect("argument buffer").size, 192);
     // float16 is 64-byte aligned.
     assert_eq!((k.args[1].offset, k.args[1].size), (64, 64));
     assert_eq!((k.args[2].offset, k.args[2].size), (128, 64));
@@ -140,7 +140,7 @@ fn large_argument_blocks_go_to_an_arg_buffer() {
                kernel void k(global float *o, Big a) { o[get_global_id(0)] = a.v[3] + a.v[39]; }";
     let p = build_source(src, "", &caps()).unwrap();
     let k = &p.kernels[0];
-    let ab = k.arg_buffer.expect("argument buffer");
+    let ab = k.arg_buffer.clone().expect("argument buffer");
     assert_eq!(ab.address_offset, 0);
     assert_eq!(ab.size, 168);
     assert_eq!(k.args[1].offset, 8);
@@ -400,4 +400,38 @@ fn il_copy_logical_between_twin_structs_builds() {
     let spv = assemble("copylogical", asm, "spv1.4");
     let p = build_il(&spv, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
     assert_eq!(p.kernels[0].args.len(), 2);
+}
+
+#[test]
+fn many_image_arguments_keep_their_fields_in_the_arg_buffer() {
+    let mut c = caps();
+    c.images = true;
+    let params: Vec<String> = (0..40)
+        .map(|i| format!("read_only image2d_t i{i}"))
+        .collect();
+    let body: String = (0..40)
+        .map(|i| format!("s += get_image_channel_order(i{i}) + get_image_width(i{i});"))
+        .collect();
+    let src = format!(
+        "kernel void k(global int* o, {}) {{ int s = 0; {body} o[0] = s; }}",
+        params.join(", ")
+    );
+    let p = build_source(&src, "", &c).unwrap();
+    let k = &p.kernels[0];
+    let ab = k.arg_buffer.as_ref().expect("argument buffer");
+    // The pointer argument, then one word per image's channel order.
+    assert_eq!(ab.implicit.len(), 40, "{:?}", ab.implicit);
+    assert_eq!(ab.size, 8 + 4 * 40);
+    for (n, &(f, off)) in ab.implicit.iter().enumerate() {
+        assert!(matches!(
+            f,
+            ferrocl_compiler::ImplicitField::ImageChannelOrder(_)
+        ));
+        assert_eq!(off, 8 + 4 * n as u32);
+    }
+    assert!(k.push_constant_size <= c.max_push_constant_size);
+    assert!(k
+        .implicit
+        .iter()
+        .all(|(f, _)| !matches!(f, ferrocl_compiler::ImplicitField::ImageChannelOrder(_))));
 }

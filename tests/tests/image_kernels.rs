@@ -633,3 +633,127 @@ fn images_through_functions_at_every_optimization_level() {
         assert_same(&format!("options '{options}'"), &got, &want);
     }
 }
+
+/// The spec's minimum argument counts (CL_DEVICE_MAX_READ_IMAGE_ARGS 128,
+/// CL_DEVICE_MAX_SAMPLERS 16) in one kernel: their implicit fields (channel
+/// order and type, sampler bits) do not fit in push constants and live in
+/// the argument buffer. Every image is read inside and outside (CLAMP:
+/// the border colour depends on its channel order), and every sampler's
+/// addressing mode decides what a read at x = -1 returns.
+#[test]
+fn as_many_image_and_sampler_arguments_as_the_spec_promises() {
+    let cl = Cl::new();
+    let n_images = 128usize;
+    let max_read: cl_uint = ferrocl_tests::device_value(cl.device(), CL_DEVICE_MAX_READ_IMAGE_ARGS);
+    let max_samplers: cl_uint = ferrocl_tests::device_value(cl.device(), CL_DEVICE_MAX_SAMPLERS);
+    assert!(
+        max_read >= 128 && max_samplers >= 16,
+        "{max_read} {max_samplers}"
+    );
+    let params: Vec<String> = (0..n_images)
+        .map(|i| format!("read_only image2d_t i{i}"))
+        .collect();
+    let reads: String = (0..n_images)
+        .map(|i| {
+            format!(
+                "in += read_imagef(i{i}, s, (int2)(0, 0)).x; \
+                 out_ += read_imagef(i{i}, s, (int2)(-1, 0)).w; \
+                 ord += get_image_channel_order(i{i}) == CLK_RGBA;\n"
+            )
+        })
+        .collect();
+    let source = format!(
+        "constant sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+         kernel void many(global float* r, {}) {{
+             float in = 0.0f, out_ = 0.0f; int ord = 0;
+             {reads}
+             r[0] = in; r[1] = out_; r[2] = (float)ord;
+         }}",
+        params.join(", ")
+    );
+    let k = cl.kernel(&source, "many");
+    // Image i holds i + 1; even ones are CL_RGBA (border alpha 0), odd
+    // ones CL_R (border alpha 1).
+    let images: Vec<Image> = (0..n_images)
+        .map(|i| {
+            let (order, texel) = if i % 2 == 0 {
+                (CL_RGBA, vec![i as f32 + 1.0, 0.0, 0.0, 1.0])
+            } else {
+                (CL_R, vec![i as f32 + 1.0])
+            };
+            Image::new(
+                &cl,
+                CL_MEM_READ_ONLY,
+                (order, CL_FLOAT),
+                (CL_MEM_OBJECT_IMAGE2D, 1, 1, 1, 1),
+                Some(&floats_to_bytes(&texel)),
+            )
+        })
+        .collect();
+    let r = cl.buffer::<f32>(3);
+    k.arg(0, &r);
+    for (i, img) in images.iter().enumerate() {
+        k.arg(i as u32 + 1, img);
+    }
+    cl.queue.run(&k, &[1], None);
+    let got = cl.queue.read(&r);
+    let sum = (n_images * (n_images + 1) / 2) as f32;
+    assert_same(
+        "texels, border alphas, RGBA count",
+        &got,
+        &[sum, (n_images / 2) as f32, (n_images / 2) as f32],
+    );
+
+    // 16 sampler arguments: CLAMP_TO_EDGE reads texel 0 (5.0) at x = -1,
+    // CLAMP reads the border (0 for CL_R's red).
+    let params: Vec<String> = (0..16).map(|i| format!("sampler_t s{i}")).collect();
+    let reads: String = (0..16)
+        .map(|i| {
+            format!(
+                "v += read_imagef(img, s{i}, (int2)(-1, 0)).x * {};\n",
+                1u32 << i
+            )
+        })
+        .collect();
+    let source = format!(
+        "kernel void samplers(global float* r, read_only image2d_t img, {}) {{
+             float v = 0.0f;
+             {reads}
+             r[0] = v;
+         }}",
+        params.join(", ")
+    );
+    let k = cl.kernel(&source, "samplers");
+    let img = Image::new(
+        &cl,
+        CL_MEM_READ_ONLY,
+        (CL_R, CL_FLOAT),
+        (CL_MEM_OBJECT_IMAGE2D, 2, 1, 1, 1),
+        Some(&floats_to_bytes(&[5.0, 7.0])),
+    );
+    let edge: Vec<bool> = (0..16).map(|i| (i * 7) % 3 == 0).collect();
+    let samplers: Vec<Sampler> = edge
+        .iter()
+        .map(|&e| {
+            let mode = if e {
+                CL_ADDRESS_CLAMP_TO_EDGE
+            } else {
+                CL_ADDRESS_CLAMP
+            };
+            Sampler::new(&cl, false, mode, CL_FILTER_NEAREST)
+        })
+        .collect();
+    let r = cl.buffer::<f32>(1);
+    k.arg(0, &r).arg(1, &img);
+    for (i, s) in samplers.iter().enumerate() {
+        k.arg(i as u32 + 2, s);
+    }
+    cl.queue.run(&k, &[1], None);
+    let want: f32 = edge
+        .iter()
+        .enumerate()
+        .filter(|(_, &e)| e)
+        .map(|(i, _)| 5.0 * (1u32 << i) as f32)
+        .sum();
+    assert_same("sampler-selected texels", &cl.queue.read(&r), &[want]);
+}

@@ -663,6 +663,18 @@ fn image_creation_errors() {
         CL_INVALID_VALUE,
         "1D image buffer with a host flag",
     );
+    // 2D images from buffers are not offered (CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+    // is 0): "CL_INVALID_OPERATION" (OpenCL 3.0 optional feature).
+    let pitch_align: cl_uint =
+        ferrocl_tests::device_value(cl.device(), CL_DEVICE_IMAGE_PITCH_ALIGNMENT);
+    if pitch_align == 0 {
+        let d = desc(CL_MEM_OBJECT_IMAGE2D, [4, 4, 0, 0], (0, 0), buf.raw());
+        expect_error(
+            err(cl.try_image(CL_MEM_READ_WRITE, &f, &d)),
+            CL_INVALID_OPERATION,
+            "2D image from a buffer without cl_khr_image2d_from_buffer",
+        );
+    }
     let img = cl.image(CL_MEM_READ_WRITE, &f, CL_MEM_OBJECT_IMAGE2D, [4, 4, 0, 0]);
     if !testing_pocl() {
         let d = desc(

@@ -131,6 +131,13 @@ unsafe fn create_image(
         Some(b)
     } else {
         if !d.buffer.is_null() {
+            // OpenCL 3.0: "CL_INVALID_OPERATION if [...] the image is a 2D
+            // image created from a buffer [or from another image] and no
+            // device in context supports it" (optional since 2.0, not
+            // offered: CL_DEVICE_IMAGE_PITCH_ALIGNMENT is 0).
+            if ty == CL_MEM_OBJECT_IMAGE2D && mem_arc(d.buffer).is_ok() {
+                return Err(CL_INVALID_OPERATION);
+            }
             return Err(CL_INVALID_IMAGE_DESCRIPTOR);
         }
         None

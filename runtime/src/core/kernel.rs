@@ -376,6 +376,30 @@ fn split(global: &[usize; 3], local: &[usize; 3], max_groups: [u32; 3]) -> Vec<D
     out
 }
 
+/// The value of an image or sampler implicit field: the image argument's
+/// channel order or data type, the sampler argument's OpenCL bits.
+fn image_field(field: ImplicitField, args: &[ArgValue]) -> CLResult<u32> {
+    match field {
+        ImplicitField::ImageChannelOrder(n) | ImplicitField::ImageChannelDataType(n) => {
+            let Some(ArgValue::Image(w)) = args.get(n as usize) else {
+                return Err(CL_INVALID_KERNEL_ARGS);
+            };
+            let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
+            let f = m.image()?.format;
+            Ok(if matches!(field, ImplicitField::ImageChannelOrder(_)) {
+                f.image_channel_order
+            } else {
+                f.image_channel_data_type
+            })
+        }
+        ImplicitField::SamplerValue(n) => match args.get(n as usize) {
+            Some(ArgValue::Sampler(smp)) => Ok(smp.bits()),
+            _ => Err(CL_INVALID_KERNEL_ARGS),
+        },
+        _ => Err(CL_INVALID_KERNEL_ARGS),
+    }
+}
+
 fn put(bytes: &mut [u8], offset: u32, src: &[u8]) {
     let o = offset as usize;
     bytes[o..o + src.len()].copy_from_slice(src);
@@ -447,6 +471,7 @@ pub fn enqueue_ndrange(
     let mut push = vec![0u8; (info.push_constant_size as usize).next_multiple_of(4)];
     let block_size = info
         .arg_buffer
+        .as_ref()
         .map(|b| b.size as usize)
         .unwrap_or(push.len());
     let mut block = vec![0u8; block_size];
@@ -554,8 +579,12 @@ pub fn enqueue_ndrange(
         unsafe { std::ptr::copy_nonoverlapping(header.as_ptr(), p, header.len()) };
         Some(b)
     };
-    let arg_buffer = match info.arg_buffer {
+    let arg_buffer = match &info.arg_buffer {
         Some(ab) => {
+            // Image/sampler fields kept in the buffer (many such arguments).
+            for &(field, off) in &ab.implicit {
+                put(&mut block, off, &image_field(field, &args)?.to_le_bytes());
+            }
             let b = Arc::new(dev.vk()?.staging(ab.size as u64, BufferKind::Upload)?);
             let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
             // SAFETY: mapped host-visible buffer of ab.size bytes, not yet in use.
@@ -594,28 +623,15 @@ pub fn enqueue_ndrange(
                 let addr = printf_buffer.as_ref().map_or(0, |b| b.address);
                 (addr >> (32 * u32::from(w))) as u32
             }
-            ImplicitField::ImageChannelOrder(n) | ImplicitField::ImageChannelDataType(n) => {
-                let Some(ArgValue::Image(w)) = args.get(n as usize) else {
-                    return Err(CL_INVALID_KERNEL_ARGS);
-                };
-                let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
-                let f = m.image()?.format;
-                if matches!(field, ImplicitField::ImageChannelOrder(_)) {
-                    f.image_channel_order
-                } else {
-                    f.image_channel_data_type
-                }
-            }
+            ImplicitField::ImageChannelOrder(_)
+            | ImplicitField::ImageChannelDataType(_)
+            | ImplicitField::SamplerValue(_) => image_field(*field, &args)?,
             ImplicitField::NullBufferArgs(w) => {
                 let base = 32 * w as usize;
                 (0..32)
                     .filter(|k| matches!(args.get(base + k), Some(ArgValue::Buffer(None))))
                     .fold(0u32, |m, k| m | 1 << k)
             }
-            ImplicitField::SamplerValue(n) => match args.get(n as usize) {
-                Some(ArgValue::Sampler(smp)) => smp.bits(),
-                _ => return Err(CL_INVALID_KERNEL_ARGS),
-            },
         };
         put(&mut push, *off, &v.to_le_bytes());
     }

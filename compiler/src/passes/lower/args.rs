@@ -9,6 +9,12 @@
 //! push constants hold the argument buffer's u64 address at offset 0 and
 //! the implicit fields from offset 8, and arguments are read from the
 //! buffer. All reads are u32 words, assembled into the argument's type.
+//! A kernel whose image and sampler fields would take more than half the
+//! push-constant budget (many image/sampler arguments: OpenCL promises 128
+//! read images, 64 written ones and 16 samplers) keeps those fields in the
+//! argument buffer after the arguments (`ArgBuffer::implicit`), read with
+//! the buffer's address; the buffer is then used whatever the arguments'
+//! size.
 
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass, Word};
@@ -213,6 +219,51 @@ impl Lower<'_> {
 
     /// Builds the parameterless entry function `main` that reads every
     /// argument and calls the kernel's function `entry_fn`.
+    /// Whether the kernel's image and sampler arguments have so many
+    /// implicit fields (up to two words per image, one per sampler) that
+    /// they would crowd the push constants: more than half the budget. Such
+    /// a kernel keeps them in the argument buffer (`spilled_field`).
+    pub(crate) fn meta_crowds_push_constants(&self) -> bool {
+        let words = 2 * self.images.args.len() + self.images.sampler_arg_count();
+        !self.desc.enabled && 4 * words as u32 > self.caps.max_push_constant_size / 2
+    }
+
+    /// An image/sampler implicit field kept in the argument buffer: a u32
+    /// loaded from the buffer's address (push-constant words 0 and 1) plus
+    /// the field's offset, a constant `build_entry` defines.
+    pub(crate) fn spilled_field(&mut self, b: &mut Block, f: ImplicitField) -> Word {
+        let off = match self.spilled.iter().find(|(g, _)| *g == f) {
+            Some((_, c)) => *c,
+            None => {
+                let c = self.out.id();
+                self.spilled.push((f, c));
+                c
+            }
+        };
+        let lo = self.out.c_u32(0);
+        let hi = self.out.c_u32(1);
+        let lo = self.pc_word(b, lo);
+        let hi = self.pc_word(b, hi);
+        let u32t = self.out.t_u32();
+        let u64t = self.out.t_u64();
+        let v2 = self.out.t_vec(u32t, 2);
+        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
+        let base = self.emit(b, Op::Bitcast, u64t, ids(&[v]));
+        let a = self.emit(b, Op::IAdd, u64t, ids(&[base, off]));
+        let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, u32t);
+        let p = self.emit(b, Op::ConvertUToPtr, pt, ids(&[a]));
+        self.emit(
+            b,
+            Op::Load,
+            u32t,
+            vec![
+                Operand::IdRef(p),
+                Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                Operand::LiteralBit32(4),
+            ],
+        )
+    }
+
     pub(crate) fn build_entry(
         &mut self,
         main: Word,
@@ -363,7 +414,8 @@ impl Lower<'_> {
         let args_size = cur.next_multiple_of(4) as u32;
         let n_impl = self.implicit.len() as u32;
         let max_pc = self.caps.max_push_constant_size;
-        let use_buffer = args_size + 4 * n_impl > max_pc && !self.desc.enabled;
+        let n_spilled = self.spilled.len() as u32;
+        let use_buffer = (n_spilled > 0 || args_size + 4 * n_impl > max_pc) && !self.desc.enabled;
         let impl_base = if use_buffer { 8 } else { args_size };
 
         // The entry function.
@@ -497,6 +549,20 @@ impl Lower<'_> {
             ));
             implicit.push((*field, off));
         }
+        // Spilled image/sampler fields follow the arguments in the buffer.
+        let mut spilled = Vec::new();
+        let fields = self.spilled.clone();
+        for (k, (field, c)) in fields.iter().enumerate() {
+            let off = args_size + 4 * k as u32;
+            let u64t = self.out.t_u64();
+            self.out.globals.push(Instruction::new(
+                Op::Constant,
+                Some(u64t),
+                Some(*c),
+                vec![Operand::LiteralBit64(off as u64)],
+            ));
+            spilled.push((*field, off));
+        }
         // Reading the arguments may have added fields (descriptor
         // addressing's NULL mask).
         let n_impl = self.implicit.len() as u32;
@@ -514,9 +580,10 @@ impl Lower<'_> {
         Ok(ArgInfo {
             args: layouts,
             push_constant_size,
-            arg_buffer: (use_buffer && args_size > 0).then_some(ArgBuffer {
+            arg_buffer: (use_buffer && args_size + n_spilled > 0).then_some(ArgBuffer {
                 address_offset: 0,
-                size: args_size,
+                size: args_size + 4 * n_spilled,
+                implicit: spilled,
             }),
             implicit,
         })

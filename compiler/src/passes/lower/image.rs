@@ -158,6 +158,11 @@ pub(crate) struct Images {
 }
 
 impl Images {
+    /// Number of sampler arguments of the kernel.
+    pub fn sampler_arg_count(&self) -> usize {
+        self.sampler_args.len()
+    }
+
     /// Whether the kernel uses literal samplers (their set 0 moves the
     /// arguments' set to 1).
     pub fn has_literal(&self) -> bool {

@@ -233,6 +233,12 @@ pub(crate) struct Lower<'a> {
     /// Bytes of the push-constant block (known after `build_entry`).
     pc_size: u32,
     implicit: Vec<(ImplicitField, Word)>,
+    /// Image and sampler fields live in the argument buffer, not in push
+    /// constants (a kernel with many image/sampler arguments, `args`).
+    spill_meta: bool,
+    /// Those fields with the u64 constant of their byte offset in the
+    /// argument buffer (defined by `build_entry`).
+    spilled: Vec<(ImplicitField, Word)>,
     // Vulkan builtins and spec constants.
     vk_inputs: HashMap<BuiltIn, Word>,
     reqd_size: Option<[u32; 3]>,
@@ -336,6 +342,8 @@ impl<'a> Lower<'a> {
             uses_pc: false,
             pc_size: 0,
             implicit: Vec::new(),
+            spill_meta: false,
+            spilled: Vec::new(),
             vk_inputs: HashMap::new(),
             reqd_size: None,
             flatten: false,
@@ -558,6 +566,7 @@ impl<'a> Lower<'a> {
             self.use_group_cap(Capability::GroupNonUniform);
         }
         self.scan_images(entry_fn, &order)?;
+        self.spill_meta = self.meta_crowds_push_constants();
         self.lower_constants();
         self.classify_globals(&order)?;
         self.assign_frames(&order)?;

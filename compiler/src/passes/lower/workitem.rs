@@ -42,6 +42,15 @@ impl Lower<'_> {
     /// The u32 value of an implicit field; its push-constant word index is
     /// a constant defined once the layout is known (`finish_globals`).
     pub(crate) fn implicit_field(&mut self, b: &mut Block, f: ImplicitField) -> Word {
+        let meta = matches!(
+            f,
+            ImplicitField::ImageChannelOrder(_)
+                | ImplicitField::ImageChannelDataType(_)
+                | ImplicitField::SamplerValue(_)
+        );
+        if meta && self.spill_meta {
+            return self.spilled_field(b, f);
+        }
         let c = match self.implicit.iter().find(|(g, _)| *g == f) {
             Some((_, c)) => *c,
             None => {
