@@ -756,10 +756,11 @@ fn create_release_cycles_free_the_import() {
             before = rss();
         }
         let b = use_host_ptr(&cl, host.at(0), n);
-        if path == Path::InPlace {
+        if path == Path::InPlace && i % 1000 == 999 {
             // Every buffer is still an import: on a device that caps its
             // allocations (maxMemoryAllocationCount, 4096 on NVIDIA) a
-            // leak would end the imports long before the last cycle.
+            // leaked import would end the imports long before the last
+            // cycle.
             let at = (i * 4100) % (bytes - 4) & !3;
             fill(&cl, &b, i as u32, at, 4);
             assert_eq!(
@@ -771,9 +772,11 @@ fn create_release_cycles_free_the_import() {
         drop(b);
     }
     let grown = rss().saturating_sub(before);
-    // Each leaked import costs the driver's memory and buffer objects
-    // (hundreds of bytes on lavapipe); each leaked copy-path buffer its
-    // megabyte. 9000 cycles may not grow the process by 1 MiB.
+    // A leaked buffer costs the driver's buffer (and, on the copy path,
+    // its megabyte of memory): 9000 cycles may not grow the process by
+    // 1 MiB. (A leaked VkDeviceMemory import alone costs lavapipe too
+    // little to see here; the in-place checks catch it where imports
+    // are counted.)
     assert!(
         grown < 1 << 20,
         "resident set grew by {grown} bytes over {} cycles",
