@@ -151,7 +151,10 @@ impl HostMem {
         HostMem { ptr, layout }
     }
 
-    /// `len` u32s at byte `at`.
+    /// `len` u32s at byte `at`. Memory the device also writes, not Rust
+    /// data behind `&self`: a view for one statement, like the pointer a
+    /// map returns.
+    #[allow(clippy::mut_from_ref)]
     fn u32s(&self, at: usize, len: usize) -> &mut [u32] {
         assert!(at + len * 4 <= self.layout.size() && at % 4 == 0);
         // SAFETY: inside our allocation, aligned; the tests read it only
@@ -761,7 +764,7 @@ fn create_release_cycles_free_the_import() {
             // allocations (maxMemoryAllocationCount, 4096 on NVIDIA) a
             // leaked import would end the imports long before the last
             // cycle.
-            let at = (i * 4100) % (bytes - 4) & !3;
+            let at = ((i * 4100) % (bytes - 4)) & !3;
             fill(&cl, &b, i as u32, at, 4);
             assert_eq!(
                 host.u32s(at, 1)[0],

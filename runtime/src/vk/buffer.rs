@@ -178,7 +178,7 @@ impl Buffer {
     pub unsafe fn import_host(device: &Arc<Device>, ptr: *mut u8, size: u64) -> Option<Buffer> {
         let imp = device.host_import.as_ref()?;
         let align = imp.alignment.max(device.phys.base_addr_align());
-        if size == 0 || (ptr as u64) % align != 0 {
+        if size == 0 || !(ptr as u64).is_multiple_of(align) {
             return None;
         }
         let alloc_size = size.checked_next_multiple_of(imp.alignment)?;
