@@ -275,6 +275,8 @@ fn build_for_both_devices_reports_per_device_build_info() {
         )
     };
     check(s, "kernel on device 1");
+    // Another queue: OpenCL orders it only through events or a finish.
+    t.q1.finish();
     let want: Vec<u32> = (0..16).map(|i| i * 3 + 1).collect();
     assert_same(
         "written on device 1, read on device 0",
@@ -799,4 +801,154 @@ fn streamed_transfers_cross_devices() {
     let mut want = data.clone();
     want[1000..].copy_from_slice(&more);
     assert_same("streamed read on device 0", &t.q0.read(&b), &want);
+}
+
+/// Blocking map of `len` u32s at u32 index `offset` of `b` on `q`.
+fn map_on(q: &Queue, b: &Buffer<u32>, flags: cl_map_flags, offset: usize, len: usize) -> *mut u32 {
+    let mut s = CL_SUCCESS;
+    // SAFETY: valid queue and buffer; a blocking map.
+    let p = unsafe {
+        clEnqueueMapBuffer(
+            q.raw(),
+            b.raw(),
+            CL_TRUE,
+            flags,
+            offset * 4,
+            len * 4,
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+            &mut s,
+        )
+    };
+    check(s, "clEnqueueMapBuffer");
+    p.cast()
+}
+
+fn unmap_on(q: &Queue, b: &Buffer<u32>, p: *mut u32) {
+    // SAFETY: p came from clEnqueueMapBuffer on this buffer.
+    let s = unsafe {
+        clEnqueueUnmapMemObject(q.raw(), b.raw(), p.cast(), 0, ptr::null(), ptr::null_mut())
+    };
+    check(s, "clEnqueueUnmapMemObject");
+    q.finish();
+}
+
+/// A page-aligned USE_HOST_PTR buffer: on device 0 its storage is the
+/// application's memory where the device can import it
+/// (VK_EXT_external_memory_host), and its contents still migrate to and
+/// from device 1 (maps on either device, an unmap on the other device
+/// than the map, sub-buffers).
+#[test]
+fn aligned_use_host_ptr_buffers_migrate() {
+    let t = two();
+    let n = 3 * 16384;
+    // 64 KiB: a multiple of every minImportedHostPointerAlignment seen.
+    let layout = std::alloc::Layout::from_size_align(n * 4, 65536).expect("layout");
+    // SAFETY: non-zero size; freed at the end, after the buffer.
+    let base = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u32>();
+    assert!(!base.is_null());
+    // SAFETY: our allocation of n u32s; read only while no command runs.
+    let host = || unsafe { std::slice::from_raw_parts_mut(base, n) };
+    let init = pattern(n, 51);
+    host().copy_from_slice(&init);
+    let mut s = CL_SUCCESS;
+    // SAFETY: `base` holds n u32s and outlives the buffer.
+    let raw = unsafe {
+        clCreateBuffer(
+            t.context.raw(),
+            CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+            n * 4,
+            base.cast(),
+            &mut s,
+        )
+    };
+    check(s, "clCreateBuffer(USE_HOST_PTR)");
+    let b: Buffer<u32> = Buffer::from_raw(raw, n);
+    let program = t.context.build_for_all(
+        "kernel void bump(global uint* o) { size_t i = get_global_id(0); o[i] = o[i] * 2u + 1u; }",
+    );
+    let bump = program.kernel("bump");
+    let bumped = |v: &[u32]| -> Vec<u32> {
+        v.iter()
+            .map(|x| x.wrapping_mul(2).wrapping_add(1))
+            .collect()
+    };
+
+    // Device 1 gets the application's contents and writes; a map on
+    // device 0 shows the result in place.
+    bump.arg(0, &b);
+    t.q1.run(&bump, &[n], None);
+    let mut model = bumped(&init);
+    let p = map_on(&t.q0, &b, CL_MAP_READ | CL_MAP_WRITE, 0, n);
+    assert_eq!(p, base, "USE_HOST_PTR maps the host memory");
+    assert_same("map on device 0 after device 1 wrote", host(), &model);
+    for (i, v) in host()[..100].iter_mut().enumerate() {
+        *v = i as u32;
+        model[i] = i as u32;
+    }
+    unmap_on(&t.q0, &b, p);
+    // The host's writes reach device 1.
+    t.q1.run(&bump, &[n], None);
+    model = bumped(&model);
+    assert_same("read on device 0", &t.q0.read(&b), &model);
+    // A map on device 1 also lands in the application's memory.
+    let p = map_on(&t.q1, &b, CL_MAP_READ, 0, n);
+    assert_eq!(p, base);
+    assert_same("map on device 1", host(), &model);
+    unmap_on(&t.q1, &b, p);
+    // Mapped for writing on device 0, unmapped on device 1.
+    let p = map_on(&t.q0, &b, CL_MAP_WRITE, 200, 50);
+    for (i, v) in host()[200..250].iter_mut().enumerate() {
+        *v = 0xC0DE_0000 + i as u32;
+        model[200 + i] = 0xC0DE_0000 + i as u32;
+    }
+    unmap_on(&t.q1, &b, p);
+    assert_same(
+        "read on device 1 after the cross-device unmap",
+        &t.q1.read(&b),
+        &model,
+    );
+    assert_same(
+        "read on device 0 after the cross-device unmap",
+        &t.q0.read(&b),
+        &model,
+    );
+    // A sub-buffer written on device 1, read through its parent on device 0.
+    let base_align =
+        ferrocl_tests::device_value::<cl_uint>(t.devices[0], CL_DEVICE_MEM_BASE_ADDR_ALIGN)
+            as usize
+            / 8;
+    let origin = 4 * base_align;
+    let region = cl_buffer_region { origin, size: 4096 };
+    let mut s = CL_SUCCESS;
+    // SAFETY: valid buffer; the region lies inside it.
+    let raw = unsafe {
+        clCreateSubBuffer(
+            b.raw(),
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            (&region as *const cl_buffer_region).cast(),
+            &mut s,
+        )
+    };
+    check(s, "clCreateSubBuffer");
+    let sub: Buffer<u32> = Buffer::from_raw(raw, 1024);
+    bump.arg(0, &sub);
+    t.q1.run(&bump, &[1024], None);
+    let o = origin / 4;
+    let part = bumped(&model[o..o + 1024]);
+    model[o..o + 1024].copy_from_slice(&part);
+    let p = map_on(&t.q0, &b, CL_MAP_READ, 0, n);
+    assert_same(
+        "parent mapped on device 0 after a sub-buffer kernel on device 1",
+        host(),
+        &model,
+    );
+    unmap_on(&t.q0, &b, p);
+    drop(bump);
+    drop(sub);
+    drop(b);
+    // SAFETY: allocated above with this layout; the buffer is released.
+    unsafe { std::alloc::dealloc(base.cast(), layout) };
 }

@@ -465,11 +465,16 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             return Err(CL_INVALID_OPERATION);
         }
         let read = flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
+        let in_place = mem.in_place_on(queue.device_index);
         let (ptr, memory, e) = if mem.host_ptr != 0 {
             // USE_HOST_PTR: the map hands back the application's own memory
-            // (spec), refreshed from the device unless invalidated.
+            // (spec): the storage itself where it is imported, else
+            // refreshed from the device unless invalidated.
             let ptr = mem.host_ptr + offset;
-            let e = if read {
+            let e = if in_place {
+                let write = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+                transfer::enqueue_in_place(&queue, &mem, write, CL_COMMAND_MAP_BUFFER, waits)
+            } else if read {
                 transfer::enqueue_read_as(
                     &queue,
                     &mem,
@@ -509,6 +514,7 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             flags,
             memory,
             image: None,
+            in_place,
         });
         mem.map_count
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -544,6 +550,11 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
             .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         let wrote = map.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         let e = match (wrote, map.memory.clone()) {
+            // The host wrote the storage itself (imported USE_HOST_PTR
+            // memory): nothing to copy; later submissions see the writes.
+            (true, _) if map.in_place => {
+                transfer::enqueue_in_place(&queue, &mem, true, CL_COMMAND_UNMAP_MEM_OBJECT, waits)
+            }
             (true, memory) if map.image.is_some() => {
                 let region = map.image.ok_or(CL_INVALID_VALUE)?;
                 ferrocl_runtime::core::image::enqueue_unmap_image(

@@ -929,6 +929,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
             flags,
             memory: map.memory,
             image: Some(map.region),
+            in_place: false,
         });
         mem.map_count
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);

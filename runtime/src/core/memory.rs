@@ -3,6 +3,24 @@
 //! image is the same object with an image part ([`super::image::ImagePart`]):
 //! a VkImage, or for a 1D image buffer the storage of its buffer.
 //!
+//! **CL_MEM_USE_HOST_PTR.** Where the context's first device can import
+//! host memory (VK_EXT_external_memory_host) and the application's pointer
+//! is aligned to its minImportedHostPointerAlignment (and to
+//! CL_DEVICE_MEM_BASE_ADDR_ALIGN), the buffer's storage on that device *is*
+//! the application's memory ([`Buffer::import_host`]): kernels and
+//! transfers read and write it in place, a map returns `host_ptr + offset`
+//! with no copy, an unmap copies nothing, and nothing is copied at
+//! creation. Host writes made before an enqueue are visible to the
+//! command (vkQueueSubmit is a host→device memory dependency for the
+//! host-coherent memory type chosen) and device writes are visible to the
+//! host once the command completes (every command buffer ends with a
+//! device→host barrier). Otherwise (unaligned pointer, no extension, the
+//! driver refuses the import, or `FERROCL_NO_HOST_IMPORT=1`) the storage is
+//! device memory: the contents are copied in at creation, into the
+//! application's memory by a map, and back by an unmap that wrote. Sub-buffers
+//! share their parent's storage either way. The imported memory is freed
+//! when the object is released, before its destructor callbacks run.
+//!
 //! The storage in these fields is on the context's first device. In a
 //! context with several devices an object also has storage on each other
 //! device that uses it, and its contents migrate between them
@@ -67,6 +85,16 @@ pub struct Mapping {
     /// For an image backed by a VkImage: the mapped region and the layout
     /// of the mapped memory (`offset`/`size` are then unused).
     pub image: Option<super::image::MappedRegion>,
+    /// The pointer is in the buffer's own storage (imported USE_HOST_PTR
+    /// memory, mapped on the device that holds it): nothing to copy back.
+    pub in_place: bool,
+}
+
+/// `FERROCL_NO_HOST_IMPORT=1`: CL_MEM_USE_HOST_PTR buffers always get
+/// device storage and copies (the fallback path), never imported memory.
+fn host_import_enabled() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    !*OFF.get_or_init(|| std::env::var_os("FERROCL_NO_HOST_IMPORT").is_some_and(|v| v != "0"))
 }
 
 impl ClObject for Mem {
@@ -90,10 +118,25 @@ impl Mem {
         let device = context.devices[0].clone();
         let vkdev = device.vk()?;
         let residency = Residency::new(context.devices.len(), init.is_some())?;
-        let storage = Arc::new(Buffer::new(&vkdev, size as u64, BufferKind::Storage)?);
-        if let Some(data) = init {
-            device.upload_sync(&storage, 0, data)?;
-        }
+        let imported = if flags & CL_MEM_USE_HOST_PTR != 0 && host_import_enabled() {
+            // SAFETY: CL_MEM_USE_HOST_PTR: the application keeps `size`
+            // bytes at host_ptr valid until the object is released, and
+            // `Drop` frees the storage before the destructor callbacks.
+            unsafe { Buffer::import_host(&vkdev, host_ptr as *mut u8, size as u64) }
+        } else {
+            None
+        };
+        let storage = match imported {
+            // The storage already holds the contents: it is that memory.
+            Some(b) => Arc::new(b),
+            None => {
+                let storage = Arc::new(Buffer::new(&vkdev, size as u64, BufferKind::Storage)?);
+                if let Some(data) = init {
+                    device.upload_sync(&storage, 0, data)?;
+                }
+                storage
+            }
+        };
         let host_mirror = if flags & CL_MEM_ALLOC_HOST_PTR != 0 {
             let m = Buffer::new(&vkdev, size as u64, BufferKind::Readback)?;
             if let Some(p) = m.mapped() {
@@ -213,6 +256,12 @@ impl Mem {
         self.storage.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
     }
 
+    /// Whether this object's storage on context device `dev` is the
+    /// application's USE_HOST_PTR memory itself (imported; device 0 only).
+    pub fn in_place_on(&self, dev: usize) -> bool {
+        dev == 0 && self.storage.as_ref().is_some_and(|b| b.is_imported())
+    }
+
     /// Whether two memory objects share buffer storage.
     pub fn shares_storage(&self, other: &Mem) -> bool {
         match (&self.storage, &other.storage) {
@@ -229,6 +278,11 @@ impl Mem {
 impl Drop for Mem {
     fn drop(&mut self) {
         let me = self as *mut Mem as cl_mem;
+        // Imported USE_HOST_PTR memory is freed before the callbacks run:
+        // the application may free its memory in them. Every command using
+        // the object held it until completion, so the device is done with
+        // it; sub-buffers and image buffers hold their parent.
+        drop(self.storage.take());
         for (f, data) in self.destructors.get_mut().drain(..).rev() {
             // SAFETY: registered by the application for this object.
             unsafe { f(me, data as *mut c_void) };

@@ -582,6 +582,31 @@ pub fn enqueue_migrate(
 
 /// clEnqueueMarkerWithWaitList / barrier: completes when everything before
 /// it (and its wait list) has.
+/// The map or unmap of a buffer whose storage on `queue`'s device is the
+/// mapped memory itself (imported USE_HOST_PTR memory): nothing to copy,
+/// a marker in queue order. In a context with several devices a map first
+/// makes this device hold the current contents (`write`: the host may
+/// write them, so afterwards only this device does).
+pub fn enqueue_in_place(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    write: bool,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> Arc<Event> {
+    let record = mem.root().migrates().then(|| {
+        let nothing: crate::vk::queue::RecordFn = Box::new(|_: &crate::vk::queue::Recorder| Ok(()));
+        queue.resident(&[(mem, write)], nothing)
+    });
+    let m2 = mem.clone();
+    queue.submit(
+        command_type,
+        wait_list,
+        record,
+        Some(Box::new(move || drop(m2))),
+    )
+}
+
 pub fn enqueue_marker(
     queue: &Arc<Queue>,
     command_type: cl_command_type,

@@ -1,5 +1,7 @@
 //! Vulkan buffers: device-local storage for cl_mem objects (DESIGN §3) and
-//! host-visible staging for transfers.
+//! host-visible staging for transfers; and storage whose memory is the
+//! application's own, imported through VK_EXT_external_memory_host
+//! ([`Buffer::import_host`], zero-copy CL_MEM_USE_HOST_PTR).
 
 use std::sync::Arc;
 
@@ -32,6 +34,40 @@ pub struct Buffer {
     pub address: u64,
     /// Host pointer when the memory is mapped.
     mapped: Option<std::ptr::NonNull<u8>>,
+    /// Imported application memory ([`Buffer::import_host`]): ours to
+    /// free when the buffer goes (`allocation` is then `None`).
+    imported: Option<vk::DeviceMemory>,
+}
+
+/// The usage of every cl_mem buffer's storage: storage buffer, copies,
+/// device address, and texel-buffer views (a buffer may back 1D image
+/// buffers).
+pub fn storage_usage() -> vk::BufferUsageFlags {
+    vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST
+        | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+        | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+}
+
+/// Destroys a buffer (and frees imported memory) on an early return of
+/// [`Buffer::import_host`].
+struct ImportGuard<'a> {
+    device: &'a Device,
+    raw: vk::Buffer,
+    memory: vk::DeviceMemory,
+}
+
+impl Drop for ImportGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: both were created here and nothing else uses them yet;
+        // destroying/freeing null handles is a no-op.
+        unsafe {
+            self.device.raw.destroy_buffer(self.raw, None);
+            self.device.raw.free_memory(self.memory, None);
+        }
+    }
 }
 
 // SAFETY: the mapped pointer is only dereferenced under the OpenCL
@@ -45,15 +81,14 @@ impl Buffer {
         // Vulkan forbids zero-sized buffers; OpenCL sizes are > 0 but
         // staging requests may round to 0.
         let vk_size = size.max(4);
-        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST
-            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-        if kind == BufferKind::Storage {
-            // A cl_mem buffer may back 1D image buffers (texel-buffer views).
-            usage |= vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-                | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
-        }
+        let usage = if kind == BufferKind::Storage {
+            storage_usage()
+        } else {
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST
+                | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        };
         let info = vk::BufferCreateInfo::default()
             .size(vk_size)
             .usage(usage)
@@ -117,7 +152,120 @@ impl Buffer {
             size,
             address,
             mapped,
+            imported: None,
         })
+    }
+
+    /// Storage of `size` bytes whose memory is the application's memory at
+    /// `ptr`, imported with VK_EXT_external_memory_host: the device reads
+    /// and writes those bytes in place. `None` where that is not possible
+    /// (the device cannot import host memory, `ptr` is not aligned to
+    /// minImportedHostPointerAlignment and CL_DEVICE_MEM_BASE_ADDR_ALIGN, no
+    /// host-coherent memory type accepts the pointer, or the driver refuses
+    /// the import), and the caller uses device storage instead.
+    ///
+    /// The imported range is `[ptr, ptr + size)` rounded up to the import
+    /// alignment (Vulkan needs a multiple of it); the buffer itself is
+    /// `size` bytes, so the device never touches the rounding. Imported
+    /// memory is host-coherent system memory: host writes made before a
+    /// submission are visible to it, and device writes are visible to the
+    /// host once the command buffer's final host barrier
+    /// (`queue::Recorder::host_barrier`) has executed.
+    ///
+    /// # Safety
+    /// `ptr` must point at `size` bytes of the application's memory that
+    /// stay valid until the returned buffer is dropped.
+    pub unsafe fn import_host(device: &Arc<Device>, ptr: *mut u8, size: u64) -> Option<Buffer> {
+        let imp = device.host_import.as_ref()?;
+        let align = imp.alignment.max(device.phys.base_addr_align());
+        if size == 0 || !(ptr as u64).is_multiple_of(align) {
+            return None;
+        }
+        let alloc_size = size.checked_next_multiple_of(imp.alignment)?;
+        if alloc_size > device.phys.max_memory_allocation_size {
+            return None;
+        }
+        let vk_size = size.max(4);
+        let handle = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
+        let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
+        let info = vk::BufferCreateInfo::default()
+            .size(vk_size)
+            .usage(storage_usage())
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .push_next(&mut external);
+        // SAFETY: valid device and create info.
+        let raw = unsafe { device.raw.create_buffer(&info, None) }.ok()?;
+        let mut guard = ImportGuard {
+            device,
+            raw,
+            memory: vk::DeviceMemory::null(),
+        };
+        // SAFETY: raw was just created on this device.
+        let requirements = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        if requirements.size > alloc_size {
+            return None;
+        }
+        let mut host = vk::MemoryHostPointerPropertiesEXT::default();
+        // SAFETY: the extension is enabled on this device; `ptr` is aligned
+        // to minImportedHostPointerAlignment (checked above).
+        let r = unsafe {
+            (imp.fns.fp().get_memory_host_pointer_properties_ext)(
+                device.raw.handle(),
+                handle,
+                ptr as *const std::ffi::c_void,
+                &mut host,
+            )
+        };
+        if r != vk::Result::SUCCESS {
+            return None;
+        }
+        let bits = host.memory_type_bits & requirements.memory_type_bits;
+        let memory_type = host_coherent_type(&device.phys.memory, bits)?;
+        let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
+            .handle_type(handle)
+            .host_pointer(ptr as *mut std::ffi::c_void);
+        // Every storage buffer has a device address (kernels in the
+        // physical address format use it).
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(raw);
+        let mut alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(alloc_size)
+            .memory_type_index(memory_type)
+            .push_next(&mut import)
+            .push_next(&mut flags);
+        if imp.dedicated {
+            alloc = alloc.push_next(&mut dedicated);
+        }
+        // SAFETY: every struct in the chain lives until the call returns;
+        // the caller keeps the host memory valid for the buffer's lifetime.
+        guard.memory = unsafe { device.raw.allocate_memory(&alloc, None) }.ok()?;
+        // SAFETY: the memory satisfies the buffer's requirements (type bits,
+        // size; offset 0 meets any alignment).
+        unsafe { device.raw.bind_buffer_memory(raw, guard.memory, 0) }.ok()?;
+        // SAFETY: the buffer has SHADER_DEVICE_ADDRESS usage and bound memory.
+        let address = unsafe {
+            device
+                .raw
+                .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
+        };
+        let memory = guard.memory;
+        std::mem::forget(guard);
+        Some(Buffer {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(None),
+            size,
+            address,
+            mapped: None,
+            imported: Some(memory),
+        })
+    }
+
+    /// Whether this buffer's memory is imported application memory
+    /// ([`Buffer::import_host`]).
+    pub fn is_imported(&self) -> bool {
+        self.imported.is_some()
     }
 
     /// The host pointer of a mapped (Upload/Readback) buffer.
@@ -134,7 +282,31 @@ impl Drop for Buffer {
         if let Some(a) = self.allocation.lock().take() {
             let _ = self.device.allocator.lock().free(a);
         }
+        if let Some(m) = self.imported.take() {
+            // SAFETY: imported by `import_host` for this buffer alone, which
+            // is destroyed; the device no longer uses it (as above).
+            unsafe { self.device.raw.free_memory(m, None) };
+        }
     }
+}
+
+/// A memory type among `bits` that is host-visible and host-coherent
+/// (host-cached preferred: imported memory is ordinary cached system
+/// memory on the host side).
+fn host_coherent_type(memory: &vk::PhysicalDeviceMemoryProperties, bits: u32) -> Option<u32> {
+    let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    let candidates = (0..memory.memory_type_count).filter(|&i| {
+        bits & (1 << i) != 0
+            && memory.memory_types[i as usize]
+                .property_flags
+                .contains(want)
+    });
+    let cached = candidates.clone().find(|&i| {
+        memory.memory_types[i as usize]
+            .property_flags
+            .contains(vk::MemoryPropertyFlags::HOST_CACHED)
+    });
+    cached.or_else(|| candidates.clone().next())
 }
 
 /// A host-visible buffer borrowed from its device's staging pool

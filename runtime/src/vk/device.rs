@@ -31,6 +31,43 @@ pub struct Device {
     pub samplers: super::image::Samplers,
     /// Descriptor pools for image/sampler kernel arguments.
     pub descriptor_pools: super::descriptors::DescriptorPools,
+    /// VK_EXT_external_memory_host, enabled where the device has it and
+    /// can import host memory for storage buffers (zero-copy
+    /// CL_MEM_USE_HOST_PTR, `buffer::Buffer::import_host`).
+    pub host_import: Option<HostImport>,
+}
+
+/// What importing application memory as device memory needs.
+pub struct HostImport {
+    pub fns: ash::ext::external_memory_host::Device,
+    /// minImportedHostPointerAlignment (a power of two).
+    pub alignment: u64,
+    /// The import needs a dedicated allocation (DEDICATED_ONLY).
+    pub dedicated: bool,
+}
+
+/// Whether `phys` can import host allocations as the memory of storage
+/// buffers (VK_EXT_external_memory_host present, its alignment sane, and
+/// vkGetPhysicalDeviceExternalBufferProperties reports the handle type
+/// importable for the usage of cl_mem storage): `Some(dedicated_only)`.
+fn can_import_host(phys: &PhysicalDevice) -> Option<bool> {
+    let align = phys.min_imported_host_pointer_alignment;
+    if !phys.ext.ext_external_memory_host || align == 0 || !align.is_power_of_two() {
+        return None;
+    }
+    let info = vk::PhysicalDeviceExternalBufferInfo::default()
+        .usage(super::buffer::storage_usage())
+        .handle_type(vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT);
+    let mut out = vk::ExternalBufferProperties::default();
+    // SAFETY: plain query on a physical device of this instance.
+    unsafe {
+        phys.instance
+            .raw
+            .get_physical_device_external_buffer_properties(phys.raw, &info, &mut out)
+    };
+    let f = out.external_memory_properties.external_memory_features;
+    f.contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
+        .then_some(f.contains(vk::ExternalMemoryFeatureFlags::DEDICATED_ONLY))
 }
 
 impl Device {
@@ -88,6 +125,12 @@ impl Device {
         {
             ext_names.push(c"VK_EXT_subgroup_size_control".as_ptr());
         }
+        // Zero-copy CL_MEM_USE_HOST_PTR (VK_KHR_external_memory, which it
+        // requires, is core in Vulkan 1.1).
+        let host_import = can_import_host(&phys);
+        if host_import.is_some() {
+            ext_names.push(c"VK_EXT_external_memory_host".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
@@ -129,7 +172,13 @@ impl Device {
                 })
                 .map_err(map_vk_err)?
         };
+        let host_import = host_import.map(|dedicated| HostImport {
+            fns: ash::ext::external_memory_host::Device::new(inst, &raw),
+            alignment: phys.min_imported_host_pointer_alignment,
+            dedicated,
+        });
         Ok(Arc::new(Device {
+            host_import,
             timestamp_period: phys.properties.limits.timestamp_period,
             queue_family: phys.queue_family,
             phys,

@@ -53,6 +53,10 @@ pub struct PhysicalDevice {
     /// VK_EXT_pci_bus_info.
     pub pci_bus: Option<vk::PhysicalDevicePCIBusInfoPropertiesEXT<'static>>,
     pub max_memory_allocation_size: u64,
+    /// VK_EXT_external_memory_host's minImportedHostPointerAlignment: host
+    /// pointers and sizes imported as device memory are multiples of it
+    /// (0 without the extension).
+    pub min_imported_host_pointer_alignment: u64,
     pub max_storage_buffer_range: u32,
     pub shader_fp_denorm_preserve_32: bool,
     /// Format properties queried so far (see [`PhysicalDevice::format_features`]).
@@ -277,6 +281,7 @@ impl PhysicalDevice {
         let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
         let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
         let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
+        let mut host_mem = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut driver)
             .push_next(&mut idp)
@@ -291,6 +296,9 @@ impl PhysicalDevice {
         }
         if size_control {
             props2 = props2.push_next(&mut sg_props);
+        }
+        if ext.ext_external_memory_host {
+            props2 = props2.push_next(&mut host_mem);
         }
         // SAFETY: the chain only holds structs alive for this call.
         unsafe { inst.get_physical_device_properties2(raw, &mut props2) };
@@ -404,6 +412,11 @@ impl PhysicalDevice {
                     ..pci
                 }),
             max_memory_allocation_size: maint3.max_memory_allocation_size,
+            min_imported_host_pointer_alignment: if ext.ext_external_memory_host {
+                host_mem.min_imported_host_pointer_alignment
+            } else {
+                0
+            },
             max_storage_buffer_range: properties.limits.max_storage_buffer_range,
             shader_fp_denorm_preserve_32: fc.shader_denorm_preserve_float32 != 0,
             formats: Default::default(),
