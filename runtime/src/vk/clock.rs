@@ -6,8 +6,10 @@
 //! device's [`Calibration`]: one (device ticks, host time) pair measured
 //! once per device, plus the tick period.
 //!
-//! Measuring the pair (VK_EXT_calibrated_timestamps is not used yet: Mesa
-//! 22.3's lavapipe lacks it): a command buffer holding one timestamp write
+//! Measuring the pair: with VK_EXT_calibrated_timestamps (NVIDIA), the
+//! driver reads the device counter and CLOCK_MONOTONIC together and bounds
+//! the deviation; no GPU work is involved, so a busy GPU cannot skew it.
+//! Without it (Mesa 22.3's lavapipe): a command buffer holding one timestamp write
 //! is submitted, the host clock is read just before vkQueueSubmit (t0) and
 //! just after the fence wait returns (t1). The device wrote the timestamp
 //! somewhere inside [t0, t1], so taking the midpoint is off by at most
@@ -16,7 +18,6 @@
 //! between the two clocks after calibration is not corrected.
 
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use ash::vk;
 
@@ -24,13 +25,42 @@ use super::device::Device;
 use super::map_vk_err;
 use crate::core::error::CLResult;
 
-/// Nanoseconds on the host's monotonic clock (`Instant`, CLOCK_MONOTONIC on
-/// Linux), counted from the first use in the process, plus one so that no
-/// timestamp is ever 0.
+/// Nanoseconds on the host's monotonic clock (CLOCK_MONOTONIC), counted
+/// from the first use in the process, plus one so that no timestamp is
+/// ever 0.
 pub fn host_now_ns() -> u64 {
-    static ORIGIN: OnceLock<Instant> = OnceLock::new();
-    let origin = *ORIGIN.get_or_init(Instant::now);
-    origin.elapsed().as_nanos() as u64 + 1
+    mono_to_host(monotonic_ns())
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (what `std::time::Instant` reads on
+/// Linux; read directly so that VK_EXT_calibrated_timestamps' host
+/// values, in the same clock, map onto `host_now_ns`).
+fn monotonic_ns() -> u64 {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_MONOTONIC: i32 = 1;
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a writable timespec (libc's ABI on
+    // 64-bit Linux).
+    let r = unsafe { clock_gettime(CLOCK_MONOTONIC, &mut ts) };
+    debug_assert_eq!(r, 0);
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A CLOCK_MONOTONIC reading on `host_now_ns`'s scale.
+fn mono_to_host(mono_ns: u64) -> u64 {
+    static ORIGIN: OnceLock<u64> = OnceLock::new();
+    let origin = *ORIGIN.get_or_init(monotonic_ns);
+    mono_ns.saturating_sub(origin) + 1
 }
 
 /// Maps a device's timestamp counter onto [`host_now_ns`].
@@ -85,6 +115,9 @@ pub fn calibration(dev: &Device) -> CLResult<Calibration> {
 /// value), with the host clock at the middle of the read.
 pub fn device_and_host_time(dev: &Device) -> CLResult<(u64, u64)> {
     let clock = calibration(dev)?;
+    if let Some((ticks, mono, _)) = calibrated_sample(dev)? {
+        return Ok((clock.to_host(ticks), mono_to_host(mono)));
+    }
     let probe = Probe::new(dev)?;
     let (ticks, t0, t1) = probe.sample()?;
     Ok((clock.to_host(ticks), t0 + (t1 - t0) / 2))
@@ -186,6 +219,21 @@ impl<'a> Probe<'a> {
     }
 }
 
+/// VK_EXT_calibrated_timestamps where enabled: (device ticks,
+/// CLOCK_MONOTONIC ns, maximum deviation ns) read together.
+fn calibrated_sample(dev: &Device) -> CLResult<Option<(u64, u64, u64)>> {
+    let Some(fns) = &dev.calibrated else {
+        return Ok(None);
+    };
+    let info = [
+        vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::DEVICE),
+        vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::CLOCK_MONOTONIC),
+    ];
+    // SAFETY: the extension is enabled on this device; two valid domains.
+    let (t, deviation) = unsafe { fns.get_calibrated_timestamps(&info) }.map_err(map_vk_err)?;
+    Ok(Some((t[0], t[1], deviation)))
+}
+
 fn measure(dev: &Device) -> CLResult<Calibration> {
     let bits = dev.phys.timestamp_valid_bits.min(64);
     let mask = if bits >= 64 {
@@ -193,6 +241,15 @@ fn measure(dev: &Device) -> CLResult<Calibration> {
     } else {
         (1u64 << bits) - 1
     };
+    if let Some((ticks, mono, deviation)) = calibrated_sample(dev)? {
+        return Ok(Calibration {
+            ticks: ticks & mask,
+            host_ns: mono_to_host(mono),
+            period: dev.timestamp_period as f64,
+            mask,
+            error_ns: deviation,
+        });
+    }
     let probe = Probe::new(dev)?;
     let mut best: Option<Calibration> = None;
     for _ in 0..5 {

@@ -35,6 +35,9 @@ pub struct Device {
     /// can import host memory for storage buffers (zero-copy
     /// CL_MEM_USE_HOST_PTR, `buffer::Buffer::import_host`).
     pub host_import: Option<HostImport>,
+    /// VK_EXT_calibrated_timestamps, enabled where the device can read its
+    /// timestamp counter together with CLOCK_MONOTONIC (`clock`).
+    pub calibrated: Option<ash::ext::calibrated_timestamps::Device>,
 }
 
 /// What importing application memory as device memory needs.
@@ -44,6 +47,21 @@ pub struct HostImport {
     pub alignment: u64,
     /// The import needs a dedicated allocation (DEDICATED_ONLY).
     pub dedicated: bool,
+}
+
+/// Whether `phys` has VK_EXT_calibrated_timestamps with both the device
+/// and the CLOCK_MONOTONIC time domain (the host clock of `clock`).
+fn can_calibrate(phys: &PhysicalDevice) -> bool {
+    if !phys.ext.ext_calibrated_timestamps {
+        return false;
+    }
+    let fns =
+        ash::ext::calibrated_timestamps::Instance::new(&phys.instance.entry, &phys.instance.raw);
+    // SAFETY: the physical device belongs to this instance.
+    let domains = unsafe { fns.get_physical_device_calibrateable_time_domains(phys.raw) };
+    domains.is_ok_and(|d| {
+        d.contains(&vk::TimeDomainEXT::DEVICE) && d.contains(&vk::TimeDomainEXT::CLOCK_MONOTONIC)
+    })
 }
 
 /// Whether `phys` can import host allocations as the memory of storage
@@ -131,6 +149,11 @@ impl Device {
         if host_import.is_some() {
             ext_names.push(c"VK_EXT_external_memory_host".as_ptr());
         }
+        // Device and host clocks read together (`clock`).
+        let calibrated = can_calibrate(&phys);
+        if calibrated {
+            ext_names.push(c"VK_EXT_calibrated_timestamps".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
@@ -177,8 +200,11 @@ impl Device {
             alignment: phys.min_imported_host_pointer_alignment,
             dedicated,
         });
+        let calibrated =
+            calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &raw));
         Ok(Arc::new(Device {
             host_import,
+            calibrated,
             timestamp_period: phys.properties.limits.timestamp_period,
             queue_family: phys.queue_family,
             phys,

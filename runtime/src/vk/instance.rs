@@ -147,6 +147,9 @@ pub struct Extensions {
     pub khr_format_feature_flags2: bool,
     /// VK_EXT_subgroup_size_control (core in Vulkan 1.3).
     pub ext_subgroup_size_control: bool,
+    /// VK_EXT_calibrated_timestamps: device and host clocks read together
+    /// (`clock`).
+    pub ext_calibrated_timestamps: bool,
 }
 
 /// What one format supports (VkFormatProperties3 bits where the device
@@ -266,6 +269,7 @@ impl PhysicalDevice {
             khr_portability_subset: has(c"VK_KHR_portability_subset"),
             khr_format_feature_flags2: has(c"VK_KHR_format_feature_flags2"),
             ext_subgroup_size_control: has(c"VK_EXT_subgroup_size_control"),
+            ext_calibrated_timestamps: has(c"VK_EXT_calibrated_timestamps"),
         };
         // Subgroup size control: core in 1.3 (when the instance is 1.3 too),
         // else the extension.
