@@ -70,22 +70,8 @@ impl Lower<'_> {
                 self.pc_word(b, c)
             }
             WordSource::Buffer(addr) => {
-                let u64t = self.out.t_u64();
-                let u32t = self.out.t_u32();
                 let off = self.out.c_u64(k as u64 * 4);
-                let a = self.emit(b, Op::IAdd, u64t, ids(&[addr, off]));
-                let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, u32t);
-                let p = self.emit(b, Op::ConvertUToPtr, pt, ids(&[a]));
-                self.emit(
-                    b,
-                    Op::Load,
-                    u32t,
-                    vec![
-                        Operand::IdRef(p),
-                        Operand::MemoryAccess(MemoryAccess::ALIGNED),
-                        Operand::LiteralBit32(4),
-                    ],
-                )
+                self.buffer_word(b, addr, off)
             }
             WordSource::Pod(var, ubo) => self.pod_word(b, var, ubo, k),
         }
@@ -240,6 +226,12 @@ impl Lower<'_> {
                 c
             }
         };
+        let base = self.arg_buffer_address(b);
+        self.buffer_word(b, base, off)
+    }
+
+    /// The argument buffer's u64 device address (push-constant words 0, 1).
+    fn arg_buffer_address(&mut self, b: &mut Block) -> Word {
         let lo = self.out.c_u32(0);
         let hi = self.out.c_u32(1);
         let lo = self.pc_word(b, lo);
@@ -248,8 +240,14 @@ impl Lower<'_> {
         let u64t = self.out.t_u64();
         let v2 = self.out.t_vec(u32t, 2);
         let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-        let base = self.emit(b, Op::Bitcast, u64t, ids(&[v]));
-        let a = self.emit(b, Op::IAdd, u64t, ids(&[base, off]));
+        self.emit(b, Op::Bitcast, u64t, ids(&[v]))
+    }
+
+    /// The u32 at device address `addr` + `off` (both u64 ids).
+    fn buffer_word(&mut self, b: &mut Block, addr: Word, off: Word) -> Word {
+        let u64t = self.out.t_u64();
+        let u32t = self.out.t_u32();
+        let a = self.emit(b, Op::IAdd, u64t, ids(&[addr, off]));
         let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, u32t);
         let p = self.emit(b, Op::ConvertUToPtr, pt, ids(&[a]));
         self.emit(
@@ -421,15 +419,7 @@ impl Lower<'_> {
         // The entry function.
         let mut b = Block::default();
         let src = if use_buffer && args_size > 0 {
-            let lo = self.out.c_u32(0);
-            let hi = self.out.c_u32(1);
-            let lo = self.pc_word(&mut b, lo);
-            let hi = self.pc_word(&mut b, hi);
-            let u32t = self.out.t_u32();
-            let u64t = self.out.t_u64();
-            let v2 = self.out.t_vec(u32t, 2);
-            let v = self.emit(&mut b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-            WordSource::Buffer(self.emit(&mut b, Op::Bitcast, u64t, ids(&[v])))
+            WordSource::Buffer(self.arg_buffer_address(&mut b))
         } else {
             WordSource::PushConstants
         };
