@@ -54,6 +54,11 @@ impl Buffer {
             usage |= vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
                 | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
         }
+        if kind == BufferKind::Upload {
+            // POD arguments of descriptor-addressed kernels built with
+            // -pod-ubo are uniform buffers in staging memory.
+            usage |= vk::BufferUsageFlags::UNIFORM_BUFFER;
+        }
         let info = vk::BufferCreateInfo::default()
             .size(vk_size)
             .usage(usage)
