@@ -460,26 +460,28 @@ fn pod_arguments_in_every_pod_mode() {
 }
 
 /// Launches enqueued back to back without waiting each keep their own POD
-/// values (the POD buffer of a launch is not reused before it completes).
+/// values (the POD bytes of a launch are not reused before it completes),
+/// over more launches than one chunk of the upload arena holds.
 #[test]
 fn pod_values_are_per_launch() {
     let cl = Cl::new();
+    const N: usize = 3000;
     for opts in POD_MODES {
         let p = build(
             &cl,
             "kernel void k(global int *out, int at, int v) { out[at] = v * 2 + 1; }",
             opts,
         );
-        let out = cl.buffer::<i32>(100);
+        let out = cl.buffer::<i32>(N);
         let k = p.kernel("k");
         k.arg(0, &out);
-        for at in 0..100i32 {
+        for at in 0..N as i32 {
             k.arg(1, &at).arg(2, &(at * 7 - 50));
             cl.queue
                 .try_enqueue(&k, None, &[1], None)
                 .expect("clEnqueueNDRangeKernel");
         }
-        let want: Vec<i32> = (0..100).map(|at| (at * 7 - 50) * 2 + 1).collect();
+        let want: Vec<i32> = (0..N as i32).map(|at| (at * 7 - 50) * 2 + 1).collect();
         assert_same(opts, &cl.queue.read(&out), &want);
     }
 }

@@ -488,15 +488,15 @@ impl PodBuffers {
         data[d.offset as usize..end].copy_from_slice(bytes);
     }
 
-    /// Copies every binding's bytes into one staging buffer of the device's
-    /// pool (each at the device's descriptor offset alignment, sized as the
+    /// Copies every binding's bytes into one slice of the device's upload
+    /// arena (each at the device's descriptor offset alignment, sized as the
     /// kernel declares it: whole words, or 16-byte elements for uniform
     /// buffers) and adds their descriptors.
     fn upload(
         &self,
         dev: &Device,
         descriptors: &mut Vec<Descriptor>,
-    ) -> CLResult<crate::vk::buffer::Staging> {
+    ) -> CLResult<Arc<crate::vk::buffer::Staging>> {
         let limits = &dev.phys.properties.limits;
         let align = limits
             .min_storage_buffer_offset_alignment
@@ -511,14 +511,16 @@ impl PodBuffers {
                 4
             };
             let size = (data.len() as u64).div_ceil(unit).max(1) * unit;
+            total = total.next_multiple_of(align);
             layout.push((total, size));
-            total = (total + size).next_multiple_of(align);
+            total += size;
         }
-        let b = dev.vk()?.staging(total, BufferKind::Upload)?;
+        let (b, base) = dev.vk()?.upload_slice(total, align)?;
+        let layout = layout.into_iter().map(|(o, size)| (base + o, size));
         let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
         for ((binding, kind, data), (offset, size)) in self.bindings.iter().zip(layout) {
-            // SAFETY: mapped host-visible buffer of at least `total` bytes,
-            // not yet in use; [offset, offset + size) lies within it.
+            // SAFETY: [offset, offset + size) lies in this launch's slice of
+            // the mapped buffer, which no command uses yet.
             unsafe {
                 std::ptr::write_bytes(p.add(offset as usize), 0, size as usize);
                 std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(offset as usize), data.len());
@@ -715,8 +717,8 @@ pub fn enqueue_ndrange(
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
     }
-    // Descriptor addressing: the POD buffers (one staging buffer from the
-    // device's pool) and the program's global variables.
+    // Descriptor addressing: the POD buffers (one slice of the device's
+    // upload arena) and the program's global variables.
     let pod_buffer = if pods.bindings.is_empty() {
         None
     } else {

@@ -249,3 +249,34 @@ impl Device {
         // Otherwise `b` drops here and its memory is freed.
     }
 }
+
+/// Bytes of each chunk of the upload arena ([`Device::upload_slice`]).
+const ARENA_CHUNK: u64 = 64 << 10;
+
+/// Small per-launch uploads (the POD arguments of descriptor-addressed
+/// kernels) carved out of shared staging buffers: the current chunk and
+/// the bytes of it handed out. A chunk goes back to the staging pool once
+/// the arena has moved on and every launch using it has completed.
+#[derive(Default)]
+pub struct UploadArena {
+    current: Mutex<Option<(Arc<Staging>, u64)>>,
+}
+
+impl Device {
+    /// `size` bytes of mapped upload memory at an offset that is a multiple
+    /// of `align` in the returned buffer, which the caller holds until the
+    /// device has read them. Allocates only when a chunk is full.
+    pub fn upload_slice(self: &Arc<Self>, size: u64, align: u64) -> CLResult<(Arc<Staging>, u64)> {
+        let mut current = self.upload_arena.current.lock();
+        if let Some((b, used)) = current.as_mut() {
+            let offset = used.next_multiple_of(align);
+            if offset + size <= b.size {
+                *used = offset + size;
+                return Ok((b.clone(), offset));
+            }
+        }
+        let b = Arc::new(self.staging(size.max(ARENA_CHUNK), BufferKind::Upload)?);
+        *current = Some((b.clone(), size));
+        Ok((b, 0))
+    }
+}
