@@ -71,7 +71,7 @@ pub fn parse_link_options(options: &str) -> Result<LinkOptions, BuildError> {
             | "-cl-no-subgroup-ifp" => {}
             // ferrocl's target options, applied by `target_caps` (the
             // lowering happens at link time).
-            w if frontend::is_target_option(w) => {}
+            w if frontend::is_target_option(w) => frontend::check_target_option(w)?,
             _ => return Err(BuildError::options(format!("unknown link option '{w}'"))),
         }
     }

@@ -839,3 +839,107 @@ fn binaries_keep_the_address_format() {
         clReleaseProgram(raw);
     }
 }
+
+/// clCompileProgram accepts the address-format option; clLinkProgram's
+/// options choose the format of the linked executable (the lowering
+/// happens at link time); a bad value is CL_INVALID_LINKER_OPTIONS.
+#[test]
+fn link_options_choose_the_format() {
+    let cl = Cl::new();
+    let device = cl.device();
+    let src = "kernel void k(global ulong *out, global int *x) { out[0] = (ulong)(x + 1); }";
+    let mut status = CL_SUCCESS;
+    let text = src.as_ptr().cast();
+    let len = src.len();
+    // SAFETY: one string with its length.
+    let prog = unsafe { clCreateProgramWithSource(cl.context.raw(), 1, &text, &len, &mut status) };
+    check(status, "clCreateProgramWithSource");
+    let copts = c"-ferrocl-addressing=descriptor";
+    // SAFETY: valid program and device; no headers, no callback.
+    check(
+        unsafe {
+            clCompileProgram(
+                prog,
+                1,
+                &device,
+                copts.as_ptr(),
+                0,
+                ptr::null(),
+                ptr::null(),
+                None,
+                ptr::null_mut(),
+            )
+        },
+        "clCompileProgram",
+    );
+    let link = |opts: &std::ffi::CStr| {
+        let mut status = CL_SUCCESS;
+        // SAFETY: one compiled input program; no callback.
+        let linked = unsafe {
+            clLinkProgram(
+                cl.context.raw(),
+                1,
+                &device,
+                opts.as_ptr(),
+                1,
+                &prog,
+                None,
+                ptr::null_mut(),
+                &mut status,
+            )
+        };
+        (linked, status)
+    };
+    let (bad, status) = link(c"-ferrocl-addressing=flat");
+    assert_eq!(ClError(status), ClError(CL_INVALID_LINKER_OPTIONS));
+    assert!(bad.is_null());
+    let out = cl.buffer::<u64>(1);
+    let x = cl.buffer::<i32>(4);
+    for (opts, want_slot) in [
+        (c"-ferrocl-addressing=descriptor", true),
+        (c"-ferrocl-addressing=physical", false),
+    ] {
+        let (linked, mut status) = link(opts);
+        check(status, "clLinkProgram");
+        let name = c"k";
+        // SAFETY: linked executable, NUL-terminated name.
+        let k = unsafe { clCreateKernel(linked, name.as_ptr(), &mut status) };
+        check(status, "clCreateKernel");
+        let (om, xm) = (out.raw(), x.raw());
+        // SAFETY: valid kernel, cl_mem arguments; one work-item.
+        unsafe {
+            check(
+                clSetKernelArg(k, 0, size_of::<cl_mem>(), (&om as *const cl_mem).cast()),
+                "arg 0",
+            );
+            check(
+                clSetKernelArg(k, 1, size_of::<cl_mem>(), (&xm as *const cl_mem).cast()),
+                "arg 1",
+            );
+            let global = 1usize;
+            check(
+                clEnqueueNDRangeKernel(
+                    cl.queue.raw(),
+                    k,
+                    1,
+                    ptr::null(),
+                    &global,
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                ),
+                "clEnqueueNDRangeKernel",
+            );
+        }
+        let got = cl.queue.read(&out)[0];
+        assert_eq!(got == (2u64 << 32 | 4), want_slot, "{opts:?}: {got:#x}");
+        // SAFETY: created above, released once.
+        unsafe {
+            clReleaseKernel(k);
+            clReleaseProgram(linked);
+        }
+    }
+    // SAFETY: created above, released once.
+    unsafe { clReleaseProgram(prog) };
+}

@@ -7,7 +7,8 @@ mod options;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{
-    is_target_option, parse_build_options, split_options, target_caps, FrontendOptions,
+    check_target_option, is_target_option, parse_build_options, split_options, target_caps,
+    FrontendOptions,
 };
 
 use std::collections::HashMap;

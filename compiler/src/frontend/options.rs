@@ -88,6 +88,25 @@ pub fn is_target_option(w: &str) -> bool {
     w.starts_with("-ferrocl-addressing=") || w == "-pod-ubo" || w == "-cluster-pod-kernel-args"
 }
 
+/// The value of `-ferrocl-addressing=`.
+fn addressing_option(v: &str) -> Result<Addressing, BuildError> {
+    match v {
+        "physical" => Ok(Addressing::Physical),
+        "descriptor" => Ok(Addressing::Descriptor),
+        _ => Err(BuildError::options(format!(
+            "-ferrocl-addressing= takes physical or descriptor, not '{v}'"
+        ))),
+    }
+}
+
+/// Checks one target option's value (`is_target_option`).
+pub fn check_target_option(w: &str) -> Result<(), BuildError> {
+    match w.strip_prefix("-ferrocl-addressing=") {
+        Some(v) => addressing_option(v).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
 /// `caps` with ferrocl's target options in `options` applied
 /// (`is_target_option`): the device's default address format (the
 /// runtime's `FERROCL_ADDRESSING`) unless the options choose one.
@@ -100,15 +119,7 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
     let mut pod_options = false;
     for w in split_options(options)? {
         if let Some(v) = w.strip_prefix("-ferrocl-addressing=") {
-            addressing = Some(match v {
-                "physical" => Addressing::Physical,
-                "descriptor" => Addressing::Descriptor,
-                _ => {
-                    return Err(BuildError::options(format!(
-                        "-ferrocl-addressing= takes physical or descriptor, not '{v}'"
-                    )))
-                }
-            });
+            addressing = Some(addressing_option(v)?);
         } else if w == "-pod-ubo" {
             out.descriptor.pod_ubo = true;
             pod_options = true;
@@ -236,7 +247,7 @@ pub fn parse_build_options(
             "-cl-denorms-are-zero" | "-cl-no-subgroup-ifp" | "-cl-kernel-arg-info" | "-g" => {}
             "-cl-opt-disable" => out.opt_disable = true,
             // ferrocl's target options (`target_caps` applies them).
-            w if is_target_option(w) => {}
+            w if is_target_option(w) => check_target_option(w)?,
             _ => return Err(BuildError::options(format!("unknown build option '{w}'"))),
         }
     }
@@ -322,6 +333,54 @@ pub fn parse_build_options(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn caps() -> DeviceCaps {
+        DeviceCaps {
+            addressing: Addressing::Physical,
+            max_push_constant_size: 128,
+            fp64: true,
+            fp16: false,
+            int64_atomics: true,
+            subgroup_size: 0,
+            khr_subgroups: false,
+            spirv_version: (1, 5),
+            images: false,
+            read_write_images: false,
+            fused_fma64: true,
+            descriptor: Default::default(),
+        }
+    }
+
+    #[test]
+    fn target_options_override_the_device_default() {
+        let c = caps();
+        let d = target_caps("-DX=1 -ferrocl-addressing=descriptor", &c).unwrap();
+        assert_eq!(d.addressing, Addressing::Descriptor);
+        assert_eq!(d.descriptor, Default::default());
+        // The device default stays without target options.
+        assert_eq!(target_caps("-cl-std=CL2.0", &c).unwrap(), c);
+        let mut desc = c.clone();
+        desc.addressing = Addressing::Descriptor;
+        let p = target_caps("-ferrocl-addressing=physical", &desc).unwrap();
+        assert_eq!(p.addressing, Addressing::Physical);
+        // The POD options imply descriptor addressing.
+        let u = target_caps("-pod-ubo -cluster-pod-kernel-args", &c).unwrap();
+        assert_eq!(u.addressing, Addressing::Descriptor);
+        assert!(u.descriptor.pod_ubo && u.descriptor.cluster_pod_args);
+        for bad in [
+            "-ferrocl-addressing=",
+            "-ferrocl-addressing=flat",
+            "-ferrocl-addressing=physical -pod-ubo",
+        ] {
+            assert!(target_caps(bad, &c).unwrap_err().invalid_options, "{bad}");
+        }
+        // The front end accepts (and ignores) them.
+        assert!(parse_build_options("-ferrocl-addressing=descriptor -pod-ubo", &c).is_ok());
+        assert!(parse_build_options("-ferrocl-addressingX", &c).is_err());
+        assert!(parse_build_options("-ferrocl-addressing=flat", &c).is_err());
+        assert!(crate::parse_link_options("-ferrocl-addressing=descriptor").is_ok());
+        assert!(crate::parse_link_options("-ferrocl-addressing=flat").is_err());
+    }
 
     #[test]
     fn splits_quotes() {
