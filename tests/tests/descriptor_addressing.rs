@@ -943,3 +943,28 @@ fn link_options_choose_the_format() {
     // SAFETY: created above, released once.
     unsafe { clReleaseProgram(prog) };
 }
+
+/// A buffer argument larger than one storage-buffer binding reaches
+/// (maxStorageBufferRange: 128 MiB on lavapipe) cannot be bound: the launch
+/// fails with CL_OUT_OF_RESOURCES rather than run with a clipped range;
+/// where the device binds it, the kernel reaches its last element.
+#[test]
+fn buffers_beyond_the_binding_range() {
+    let cl = Cl::new();
+    let p = build(
+        &cl,
+        "kernel void k(global int *x, uint last) { x[last] = 7; x[0] = 5; }",
+        DESC,
+    );
+    let n = (160usize << 20) / 4;
+    let x = cl.buffer::<i32>(n);
+    let k = p.kernel("k");
+    k.arg(0, &x).arg(1, &((n - 1) as u32));
+    match cl.queue.try_enqueue(&k, None, &[1], None) {
+        Ok(()) => {
+            assert_eq!(cl.queue.read_range(&x, n - 1, 1), [7]);
+            assert_eq!(cl.queue.read_range(&x, 0, 1), [5]);
+        }
+        Err(e) => assert_eq!(e, ClError(CL_OUT_OF_RESOURCES)),
+    }
+}
