@@ -65,6 +65,21 @@
 //! `variablePointersStorageBuffer`). printf needs buffer device addresses
 //! and is refused in this format.
 //!
+//! The format is chosen per build: `DeviceCaps::addressing` is the
+//! device's default (the runtime's `FERROCL_ADDRESSING`), which the build
+//! options `-ferrocl-addressing=physical|descriptor`, `-pod-ubo` and
+//! `-cluster-pod-kernel-args` override (`target_caps`; the latter two
+//! imply descriptor). Every kernel records its format
+//! (`Kernel::addressing`), and the runtime launches each by its own.
+//! What the runtime binds per launch (runtime/src/core/kernel.rs): a
+//! buffer argument's range is exactly its cl_mem (sub-buffer origins are
+//! multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN, itself a multiple of
+//! minStorageBufferOffsetAlignment; at most maxStorageBufferRange bytes);
+//! a POD binding covers its bytes rounded up to whole u32 words (storage)
+//! or 16-byte elements (uniform), all of a launch's POD bindings in one
+//! staging buffer of the device's pool; a kernel whose bindings exceed
+//! the device's per-stage limits fails its build (log).
+//!
 //! ## Images and samplers (descriptor sets)
 //!
 //! A kernel with image or sampler arguments also has one descriptor set,

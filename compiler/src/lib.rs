@@ -41,6 +41,7 @@ mod tools;
 
 pub use abi::*;
 pub use binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
+pub use frontend::target_caps;
 pub use link::{
     compile_il, compile_source, link_objects, parse_link_options, LinkOptions, Linked, Object,
 };
@@ -192,8 +193,11 @@ impl BuildError {
 /// every kernel of `source` becomes its own Vulkan module.
 ///
 /// `options` are the application's build options (`-D`, `-I`, `-cl-std=`,
-/// `-cl-fast-relaxed-math`, ...). Thread-safe; never panics.
+/// `-cl-fast-relaxed-math`, ...); ferrocl's target options
+/// (`-ferrocl-addressing=`, `-pod-ubo`, `-cluster-pod-kernel-args`)
+/// override `caps` ([`target_caps`]). Thread-safe; never panics.
 pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let caps = &frontend::target_caps(options, caps)?;
     cached(cache::Input::Source(source), options, caps, || {
         pipeline::guard(|| pipeline::build_source(source, options, caps))
     })
@@ -202,6 +206,7 @@ pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Pr
 /// Builds a program from OpenCL (Kernel-flavour) SPIR-V
 /// (clCreateProgramWithIL + clBuildProgram). Thread-safe; never panics.
 pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let caps = &frontend::target_caps(options, caps)?;
     cached(cache::Input::Il(spirv), options, caps, || {
         pipeline::guard(|| pipeline::build_il(spirv, options, caps))
     })

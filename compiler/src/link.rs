@@ -69,6 +69,9 @@ pub fn parse_link_options(options: &str) -> Result<LinkOptions, BuildError> {
             | "-cl-finite-math-only"
             | "-cl-fast-relaxed-math"
             | "-cl-no-subgroup-ifp" => {}
+            // ferrocl's target options, applied by `target_caps` (the
+            // lowering happens at link time).
+            w if frontend::is_target_option(w) => frontend::check_target_option(w)?,
             _ => return Err(BuildError::options(format!("unknown link option '{w}'"))),
         }
     }
@@ -144,6 +147,7 @@ pub fn link_objects(
 ) -> Result<Linked, BuildError> {
     pipeline::guard(|| {
         let opts = parse_link_options(options)?;
+        let caps = &frontend::target_caps(options, caps)?;
         pipeline::check_caps(caps)?;
         if objects.is_empty() {
             return Err(BuildError::failure("error: nothing to link"));

@@ -6,7 +6,10 @@ mod metadata;
 mod options;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
-pub use options::{parse_build_options, split_options, FrontendOptions};
+pub use options::{
+    check_target_option, is_target_option, parse_build_options, split_options, target_caps,
+    FrontendOptions,
+};
 
 use std::collections::HashMap;
 use std::ffi::OsStr;

@@ -1,6 +1,6 @@
 //! The application's build options (clBuildProgram's `options` string).
 
-use crate::{BuildError, DeviceCaps};
+use crate::{Addressing, BuildError, DeviceCaps};
 
 /// Build options translated for `clang -cc1`.
 #[derive(Clone, Debug, Default)]
@@ -79,6 +79,69 @@ pub fn split_options(options: &str) -> Result<Vec<String>, BuildError> {
     Ok(words)
 }
 
+/// The ferrocl-specific build (and link) options that choose the target
+/// rather than the OpenCL C dialect: `-ferrocl-addressing=physical|descriptor`
+/// (the address format of global pointers, `abi`), and clspv's `-pod-ubo`
+/// and `-cluster-pod-kernel-args` (`DescriptorOptions`; they imply
+/// descriptor addressing).
+pub fn is_target_option(w: &str) -> bool {
+    w.starts_with("-ferrocl-addressing=") || w == "-pod-ubo" || w == "-cluster-pod-kernel-args"
+}
+
+/// The value of `-ferrocl-addressing=`.
+fn addressing_option(v: &str) -> Result<Addressing, BuildError> {
+    match v {
+        "physical" => Ok(Addressing::Physical),
+        "descriptor" => Ok(Addressing::Descriptor),
+        _ => Err(BuildError::options(format!(
+            "-ferrocl-addressing= takes physical or descriptor, not '{v}'"
+        ))),
+    }
+}
+
+/// Checks one target option's value (`is_target_option`).
+pub fn check_target_option(w: &str) -> Result<(), BuildError> {
+    match w.strip_prefix("-ferrocl-addressing=") {
+        Some(v) => addressing_option(v).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// `caps` with ferrocl's target options in `options` applied
+/// (`is_target_option`): the device's default address format (the
+/// runtime's `FERROCL_ADDRESSING`) unless the options choose one.
+/// CL_INVALID_BUILD_OPTIONS for an unknown address format, or
+/// `-pod-ubo` / `-cluster-pod-kernel-args` with
+/// `-ferrocl-addressing=physical`.
+pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, BuildError> {
+    let mut out = caps.clone();
+    let mut addressing = None;
+    let mut pod_options = false;
+    for w in split_options(options)? {
+        if let Some(v) = w.strip_prefix("-ferrocl-addressing=") {
+            addressing = Some(addressing_option(v)?);
+        } else if w == "-pod-ubo" {
+            out.descriptor.pod_ubo = true;
+            pod_options = true;
+        } else if w == "-cluster-pod-kernel-args" {
+            out.descriptor.cluster_pod_args = true;
+            pod_options = true;
+        }
+    }
+    match addressing {
+        Some(Addressing::Physical) if pod_options => {
+            return Err(BuildError::options(
+                "-pod-ubo and -cluster-pod-kernel-args need descriptor addressing, \
+                 not -ferrocl-addressing=physical",
+            ))
+        }
+        Some(a) => out.addressing = a,
+        None if pod_options => out.addressing = Addressing::Descriptor,
+        None => {}
+    }
+    Ok(out)
+}
+
 /// clang's optional sub-group extensions ferrocl does not implement: the
 /// `-cl-ext` switch and the macro.
 const UNIMPLEMENTED_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
@@ -118,7 +181,8 @@ const UNIMPLEMENTED_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
 /// `-cl-fp32-correctly-rounded-divide-sqrt`, `-cl-uniform-work-group-size`),
 /// `-cl-denorms-are-zero`, `-cl-no-subgroup-ifp` (both accepted and
 /// ignored), `-cl-opt-disable`, `-cl-strict-aliasing`, `-cl-kernel-arg-info`
-/// (always on), `-w`, `-Werror`, `-g`.
+/// (always on), `-w`, `-Werror`, `-g`, and ferrocl's target options
+/// (`is_target_option`, applied by `target_caps`).
 /// Anything else is CL_INVALID_BUILD_OPTIONS.
 ///
 /// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
@@ -182,6 +246,8 @@ pub fn parse_build_options(
             }
             "-cl-denorms-are-zero" | "-cl-no-subgroup-ifp" | "-cl-kernel-arg-info" | "-g" => {}
             "-cl-opt-disable" => out.opt_disable = true,
+            // ferrocl's target options (`target_caps` applies them).
+            w if is_target_option(w) => check_target_option(w)?,
             _ => return Err(BuildError::options(format!("unknown build option '{w}'"))),
         }
     }
@@ -267,6 +333,54 @@ pub fn parse_build_options(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn caps() -> DeviceCaps {
+        DeviceCaps {
+            addressing: Addressing::Physical,
+            max_push_constant_size: 128,
+            fp64: true,
+            fp16: false,
+            int64_atomics: true,
+            subgroup_size: 0,
+            khr_subgroups: false,
+            spirv_version: (1, 5),
+            images: false,
+            read_write_images: false,
+            fused_fma64: true,
+            descriptor: Default::default(),
+        }
+    }
+
+    #[test]
+    fn target_options_override_the_device_default() {
+        let c = caps();
+        let d = target_caps("-DX=1 -ferrocl-addressing=descriptor", &c).unwrap();
+        assert_eq!(d.addressing, Addressing::Descriptor);
+        assert_eq!(d.descriptor, Default::default());
+        // The device default stays without target options.
+        assert_eq!(target_caps("-cl-std=CL2.0", &c).unwrap(), c);
+        let mut desc = c.clone();
+        desc.addressing = Addressing::Descriptor;
+        let p = target_caps("-ferrocl-addressing=physical", &desc).unwrap();
+        assert_eq!(p.addressing, Addressing::Physical);
+        // The POD options imply descriptor addressing.
+        let u = target_caps("-pod-ubo -cluster-pod-kernel-args", &c).unwrap();
+        assert_eq!(u.addressing, Addressing::Descriptor);
+        assert!(u.descriptor.pod_ubo && u.descriptor.cluster_pod_args);
+        for bad in [
+            "-ferrocl-addressing=",
+            "-ferrocl-addressing=flat",
+            "-ferrocl-addressing=physical -pod-ubo",
+        ] {
+            assert!(target_caps(bad, &c).unwrap_err().invalid_options, "{bad}");
+        }
+        // The front end accepts (and ignores) them.
+        assert!(parse_build_options("-ferrocl-addressing=descriptor -pod-ubo", &c).is_ok());
+        assert!(parse_build_options("-ferrocl-addressingX", &c).is_err());
+        assert!(parse_build_options("-ferrocl-addressing=flat", &c).is_err());
+        assert!(crate::parse_link_options("-ferrocl-addressing=descriptor").is_ok());
+        assert!(crate::parse_link_options("-ferrocl-addressing=flat").is_err());
+    }
 
     #[test]
     fn splits_quotes() {

@@ -25,6 +25,11 @@ pub struct Device {
     internal: OnceLock<CLResult<QueueEngine>>,
     /// CL_DEVICE_IMAGE_SUPPORT, decided on first query (`image_support`).
     pub(super) image_support: OnceLock<bool>,
+    /// The default address format of builds (`addressing`), decided once.
+    addressing: OnceLock<Addressing>,
+    /// The buffer bound for NULL buffer arguments of descriptor-addressed
+    /// kernels (`null_buffer`).
+    null_buffer: OnceLock<CLResult<Arc<Buffer>>>,
 }
 
 impl ClObject for Device {
@@ -49,6 +54,8 @@ impl Device {
             vk: OnceLock::new(),
             internal: OnceLock::new(),
             image_support: OnceLock::new(),
+            addressing: OnceLock::new(),
+            null_buffer: OnceLock::new(),
         }
     }
 
@@ -356,10 +363,114 @@ impl Device {
         }
     }
 
-    /// What the compiler needs to know about this device.
+    /// The address format of global pointers that builds use unless
+    /// their options choose one (`-ferrocl-addressing=`, see
+    /// `ferrocl_compiler::target_caps`): physical (buffer device
+    /// addresses) by default, descriptor (`abi`: one storage-buffer
+    /// binding per argument) with `FERROCL_ADDRESSING=descriptor` or on a
+    /// device without bufferDeviceAddress (`FERROCL_ADDRESSING=physical`
+    /// cannot change that). Read once per device.
+    pub fn addressing(&self) -> Addressing {
+        *self.addressing.get_or_init(|| {
+            if !self.phys.features.buffer_device_address {
+                return Addressing::Descriptor;
+            }
+            match std::env::var("FERROCL_ADDRESSING").as_deref() {
+                Ok("descriptor") => Addressing::Descriptor,
+                _ => Addressing::Physical,
+            }
+        })
+    }
+
+    /// A small device buffer, bound where a descriptor-addressed kernel
+    /// gets a NULL buffer argument (its bit in
+    /// `ImplicitField::NullBufferArgs` keeps the kernel from using it).
+    pub fn null_buffer(&self) -> CLResult<Arc<Buffer>> {
+        self.null_buffer
+            .get_or_init(|| {
+                let vkdev = self.vk()?;
+                let size = self.phys.base_addr_align();
+                Ok(Arc::new(Buffer::new(&vkdev, size, BufferKind::Storage)?))
+            })
+            .clone()
+    }
+
+    /// Why executable `p` cannot run on this device, if it cannot: a
+    /// descriptor-addressed kernel with more storage or uniform buffers
+    /// than one pipeline may bind (the build fails with this log).
+    pub fn descriptor_limits_error(&self, p: &ferrocl_compiler::Program) -> Option<String> {
+        use ferrocl_compiler::DescriptorKind;
+        let l = self.limits();
+        for k in &p.kernels {
+            if k.addressing != Addressing::Descriptor {
+                continue;
+            }
+            let mut storage = std::collections::BTreeSet::new();
+            let mut uniform = std::collections::BTreeSet::new();
+            for d in k.args.iter().filter_map(|a| a.descriptor) {
+                match d.kind {
+                    DescriptorKind::Buffer | DescriptorKind::Pod => storage.insert(d.binding),
+                    DescriptorKind::PodUbo => uniform.insert(d.binding),
+                };
+            }
+            storage.extend(k.global_variables_binding);
+            let storage_max = l
+                .max_per_stage_descriptor_storage_buffers
+                .min(l.max_descriptor_set_storage_buffers);
+            let uniform_max = l
+                .max_per_stage_descriptor_uniform_buffers
+                .min(l.max_descriptor_set_uniform_buffers);
+            let hint = if k
+                .args
+                .iter()
+                .any(|a| a.kind == ferrocl_compiler::ArgKind::Pod)
+            {
+                " (-cluster-pod-kernel-args puts all POD arguments in one buffer)"
+            } else {
+                ""
+            };
+            if storage.len() as u32 > storage_max {
+                return Some(format!(
+                    "error: kernel '{}' needs {} storage buffers with descriptor addressing; \
+                     the device binds at most {storage_max}{hint}\n",
+                    k.name,
+                    storage.len()
+                ));
+            }
+            if uniform.len() as u32 > uniform_max {
+                return Some(format!(
+                    "error: kernel '{}' needs {} uniform buffers with -pod-ubo; the device \
+                     binds at most {uniform_max}{hint}\n",
+                    k.name,
+                    uniform.len()
+                ));
+            }
+        }
+        None
+    }
+
+    /// The capabilities of ferrocl's program binaries for this device
+    /// (clGetProgramInfo(CL_PROGRAM_BINARIES), clCreateProgramWithBinary):
+    /// `compiler_caps` without the address format options, which each
+    /// kernel of an executable records itself (`Kernel::addressing`), so a
+    /// binary stays valid whatever `FERROCL_ADDRESSING` says.
+    pub fn binary_caps(&self) -> DeviceCaps {
+        DeviceCaps {
+            addressing: if self.phys.features.buffer_device_address {
+                Addressing::Physical
+            } else {
+                Addressing::Descriptor
+            },
+            descriptor: Default::default(),
+            ..self.compiler_caps()
+        }
+    }
+
+    /// What the compiler needs to know about this device (with the default
+    /// address format, `addressing`; build options may override it).
     pub fn compiler_caps(&self) -> DeviceCaps {
         DeviceCaps {
-            addressing: Addressing::Physical,
+            addressing: self.addressing(),
             max_push_constant_size: self.limits().max_push_constants_size.min(256),
             fp64: self.fp64(),
             fp16: self.phys.features.shader_float16,

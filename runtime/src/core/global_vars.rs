@@ -49,7 +49,19 @@ impl GlobalVarBuffers {
         buffers.retain(|(k, _, _)| *k != key);
         let vkdev = device.vk()?;
         let buffer = Arc::new(Buffer::new(&vkdev, vars.size, BufferKind::Storage)?);
-        device.upload_sync(&buffer, 0, &relocated(vars, buffer.address))?;
+        // Pointer initializers hold buffer device addresses, or with
+        // descriptor addressing (every kernel of an executable has the same
+        // format) the buffer's slot (`abi`).
+        let base = if exe
+            .kernels
+            .iter()
+            .any(|k| k.addressing == compiler::Addressing::Descriptor)
+        {
+            u64::from(compiler::GLOBAL_VARIABLES_SLOT) << 32
+        } else {
+            buffer.address
+        };
+        device.upload_sync(&buffer, 0, &relocated(vars, base))?;
         buffers.push((key, exe.clone(), buffer.clone()));
         Ok(Some(buffer))
     }

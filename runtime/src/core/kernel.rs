@@ -5,7 +5,7 @@
 use std::sync::{Arc, Weak};
 
 use ash::vk;
-use ferrocl_compiler::{self as compiler, ArgKind, ImageDescriptor, ImplicitField};
+use ferrocl_compiler::{self as compiler, ArgKind, DescriptorKind, ImageDescriptor, ImplicitField};
 use opencl_sys::*;
 use parking_lot::Mutex;
 
@@ -43,9 +43,20 @@ pub fn descriptor_type(d: ImageDescriptor) -> vk::DescriptorType {
     }
 }
 
+/// The Vulkan descriptor type of a descriptor-addressed buffer or POD
+/// argument.
+fn arg_descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
+    match kind {
+        DescriptorKind::Buffer | DescriptorKind::Pod => vk::DescriptorType::STORAGE_BUFFER,
+        DescriptorKind::PodUbo => vk::DescriptorType::UNIFORM_BUFFER,
+    }
+}
+
 /// The descriptor sets of a kernel per the ABI: literal samplers (this
 /// device's VkSamplers for their encodings) and one binding per
-/// image/sampler argument.
+/// image/sampler argument; with descriptor addressing also one per buffer
+/// argument, per POD binding (one per POD argument, or the clustered one)
+/// and the global-variable buffer.
 fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<DescriptorLayout> {
     let vkdev = device.vk()?;
     let literal_samplers = k
@@ -66,6 +77,19 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
             _ => None,
         })
         .collect();
+    let mut bindings = bindings;
+    for d in k.args.iter().filter_map(|a| a.descriptor) {
+        if Some(d.set) != k.descriptor_set {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
+        // Clustered POD arguments share one binding.
+        if !bindings.iter().any(|(b, _)| *b == d.binding) {
+            bindings.push((d.binding, arg_descriptor_type(d.kind)));
+        }
+    }
+    if let Some(b) = k.global_variables_binding {
+        bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
+    }
     let args = match k.descriptor_set {
         Some(set) => Some((set, bindings)),
         None if bindings.is_empty() => None,
@@ -95,6 +119,8 @@ enum Descriptor {
     Image(u32, vk::DescriptorType, vk::ImageView),
     Texel(u32, vk::DescriptorType, vk::BufferView),
     Sampler(u32, vk::Sampler),
+    /// A storage or uniform buffer range (descriptor addressing).
+    Buffer(u32, vk::DescriptorType, vk::DescriptorBufferInfo),
 }
 
 /// Writes `descriptors` into `set` (which no pending launch uses).
@@ -109,7 +135,9 @@ fn write_descriptors(
             let (view, sampler) = match d {
                 Descriptor::Image(_, _, v) => (*v, vk::Sampler::null()),
                 Descriptor::Sampler(_, s) => (vk::ImageView::null(), *s),
-                Descriptor::Texel(..) => (vk::ImageView::null(), vk::Sampler::null()),
+                Descriptor::Texel(..) | Descriptor::Buffer(..) => {
+                    (vk::ImageView::null(), vk::Sampler::null())
+                }
             };
             [vk::DescriptorImageInfo {
                 sampler,
@@ -123,6 +151,13 @@ fn write_descriptors(
         .map(|d| match d {
             Descriptor::Texel(_, _, v) => [*v],
             _ => [vk::BufferView::null()],
+        })
+        .collect();
+    let buffers: Vec<[vk::DescriptorBufferInfo; 1]> = descriptors
+        .iter()
+        .map(|d| match d {
+            Descriptor::Buffer(_, _, info) => [*info],
+            _ => [vk::DescriptorBufferInfo::default()],
         })
         .collect();
     let writes: Vec<vk::WriteDescriptorSet> = descriptors
@@ -143,6 +178,10 @@ fn write_descriptors(
                     .dst_binding(*b)
                     .descriptor_type(*ty)
                     .texel_buffer_view(&texels[i]),
+                Descriptor::Buffer(b, ty, _) => w
+                    .dst_binding(*b)
+                    .descriptor_type(*ty)
+                    .buffer_info(&buffers[i]),
             }
         })
         .collect();
@@ -400,6 +439,130 @@ fn image_field(field: ImplicitField, args: &[ArgValue]) -> CLResult<u32> {
     }
 }
 
+/// The descriptor of buffer argument `m` (NULL: `None`) at `d` on context
+/// device `di` (descriptor addressing).
+fn buffer_descriptor(
+    dev: &Device,
+    di: usize,
+    d: compiler::ArgDescriptor,
+    m: Option<&Mem>,
+) -> CLResult<Descriptor> {
+    let info = match m {
+        Some(m) => {
+            let b = m.buffer_on(di)?;
+            let offset = m.offset as u64;
+            // "CL_MISALIGNED_SUB_BUFFER_OFFSET if a sub-buffer object is
+            // specified as the value for an argument that is a buffer object
+            // and the offset specified when the sub-buffer object is created
+            // is not aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN value for
+            // device associated with queue": the storage-buffer offset
+            // alignment is part of it.
+            if !offset.is_multiple_of(dev.phys.base_addr_align()) {
+                return Err(CL_MISALIGNED_SUB_BUFFER_OFFSET);
+            }
+            // A binding reaches at most maxStorageBufferRange bytes.
+            let range = m.size as u64;
+            if range > u64::from(dev.phys.properties.limits.max_storage_buffer_range) {
+                return Err(CL_OUT_OF_RESOURCES);
+            }
+            vk::DescriptorBufferInfo {
+                buffer: b.raw,
+                offset,
+                range,
+            }
+        }
+        None => {
+            let b = dev.null_buffer()?;
+            vk::DescriptorBufferInfo {
+                buffer: b.raw,
+                offset: 0,
+                range: b.size,
+            }
+        }
+    };
+    Ok(Descriptor::Buffer(
+        d.binding,
+        arg_descriptor_type(d.kind),
+        info,
+    ))
+}
+
+/// A launch's POD argument bytes by binding (descriptor addressing): one
+/// buffer per POD argument, or one shared by the clustered ones.
+#[derive(Default)]
+struct PodBuffers {
+    /// (binding, kind, bytes).
+    bindings: Vec<(u32, DescriptorKind, Vec<u8>)>,
+}
+
+impl PodBuffers {
+    fn add(&mut self, d: compiler::ArgDescriptor, bytes: &[u8]) {
+        let i = match self.bindings.iter().position(|(b, _, _)| *b == d.binding) {
+            Some(i) => i,
+            None => {
+                self.bindings.push((d.binding, d.kind, Vec::new()));
+                self.bindings.len() - 1
+            }
+        };
+        let data = &mut self.bindings[i].2;
+        let end = d.offset as usize + bytes.len();
+        if data.len() < end {
+            data.resize(end, 0);
+        }
+        data[d.offset as usize..end].copy_from_slice(bytes);
+    }
+
+    /// Copies every binding's bytes into one slice of the device's upload
+    /// arena (each at the device's descriptor offset alignment, sized as the
+    /// kernel declares it: whole words, or 16-byte elements for uniform
+    /// buffers) and adds their descriptors.
+    fn upload(
+        &self,
+        dev: &Device,
+        descriptors: &mut Vec<Descriptor>,
+    ) -> CLResult<Arc<crate::vk::buffer::Staging>> {
+        let limits = &dev.phys.properties.limits;
+        let align = limits
+            .min_storage_buffer_offset_alignment
+            .max(limits.min_uniform_buffer_offset_alignment)
+            .max(16);
+        let mut layout = Vec::with_capacity(self.bindings.len());
+        let mut total = 0u64;
+        for (_, kind, data) in &self.bindings {
+            let unit = if *kind == DescriptorKind::PodUbo {
+                16
+            } else {
+                4
+            };
+            let size = (data.len() as u64).div_ceil(unit).max(1) * unit;
+            total = total.next_multiple_of(align);
+            layout.push((total, size));
+            total += size;
+        }
+        let (b, base) = dev.vk()?.upload_slice(total, align)?;
+        let layout = layout.into_iter().map(|(o, size)| (base + o, size));
+        let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+        for ((binding, kind, data), (offset, size)) in self.bindings.iter().zip(layout) {
+            // SAFETY: [offset, offset + size) lies in this launch's slice of
+            // the mapped buffer, which no command uses yet.
+            unsafe {
+                std::ptr::write_bytes(p.add(offset as usize), 0, size as usize);
+                std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(offset as usize), data.len());
+            }
+            descriptors.push(Descriptor::Buffer(
+                *binding,
+                arg_descriptor_type(*kind),
+                vk::DescriptorBufferInfo {
+                    buffer: b.raw,
+                    offset,
+                    range: size,
+                },
+            ));
+        }
+        Ok(b)
+    }
+}
+
 fn put(bytes: &mut [u8], offset: u32, src: &[u8]) {
     let o = offset as usize;
     bytes[o..o + src.len()].copy_from_slice(src);
@@ -483,6 +646,7 @@ pub fn enqueue_ndrange(
     let mut samplers: Vec<Arc<Sampler>> = Vec::new();
     let mut descriptors: Vec<Descriptor> = Vec::new();
     let mut spec: Vec<(u32, u32)> = Vec::new();
+    let mut pods = PodBuffers::default();
     for (a, v) in info.args.iter().zip(&args) {
         match (a.kind, v) {
             (
@@ -542,10 +706,19 @@ pub fn enqueue_ndrange(
                     Some(w) => Some(w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
                     None => None,
                 };
-                let addr = match &m {
-                    Some(m) => m.device_address_on(di)?,
-                    None => 0,
-                };
+                match a.descriptor {
+                    // Descriptor addressing: the cl_mem's range of its
+                    // storage on this device, or the device's dummy buffer
+                    // for NULL (the NULL mask tells the kernel).
+                    Some(d) => descriptors.push(buffer_descriptor(dev, di, d, m.as_deref())?),
+                    None => {
+                        let addr = match &m {
+                            Some(m) => m.device_address_on(di)?,
+                            None => 0,
+                        };
+                        put(&mut block, a.offset, &addr.to_le_bytes());
+                    }
+                }
                 if let Some(m) = m {
                     // Written unless the argument is __constant or const,
                     // or the buffer is CL_MEM_READ_ONLY.
@@ -558,14 +731,38 @@ pub fn enqueue_ndrange(
                     }
                     keep.push(m);
                 }
-                put(&mut block, a.offset, &addr.to_le_bytes());
             }
-            (ArgKind::Pod, ArgValue::Pod(bytes)) => put(&mut block, a.offset, bytes),
+            (ArgKind::Pod, ArgValue::Pod(bytes)) => match a.descriptor {
+                Some(d) => pods.add(d, bytes),
+                None => put(&mut block, a.offset, bytes),
+            },
             (ArgKind::LocalPointer { spec_id }, ArgValue::Local(n)) => {
                 spec.push((spec_id, *n as u32))
             }
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
+    }
+    // Descriptor addressing: the POD buffers (one slice of the device's
+    // upload arena) and the program's global variables.
+    let pod_buffer = if pods.bindings.is_empty() {
+        None
+    } else {
+        Some(pods.upload(dev, &mut descriptors)?)
+    };
+    if let Some(b) = info.global_variables_binding {
+        let g = dk
+            .global_vars
+            .as_ref()
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        descriptors.push(Descriptor::Buffer(
+            b,
+            vk::DescriptorType::STORAGE_BUFFER,
+            vk::DescriptorBufferInfo {
+                buffer: g.raw,
+                offset: 0,
+                range: g.size,
+            },
+        ));
     }
     // printf: a buffer for this launch's records, formatted at completion.
     let printf_buffer = if info.printf.is_empty() {
@@ -709,6 +906,7 @@ pub fn enqueue_ndrange(
             samplers,
             arg_set,
             arg_buffer,
+            pod_buffer,
             pipelines,
             printf_buffer,
             dk,

@@ -178,7 +178,7 @@ impl Program {
         let mut builds = HashMap::new();
         let mut status = Vec::new();
         for (d, bytes) in devices.iter().zip(binaries) {
-            match compiler::decode_binary(bytes, &d.compiler_caps()) {
+            match compiler::decode_binary(bytes, &d.binary_caps()) {
                 Ok(b) => {
                     let mut build = Build {
                         options: b.options,
@@ -262,7 +262,7 @@ impl Program {
             options: b.options,
             content,
         };
-        compiler::encode_binary(&binary, &d.compiler_caps())
+        compiler::encode_binary(&binary, &d.binary_caps())
     }
 
     /// clBuildProgram for each device; Err(CL_BUILD_PROGRAM_FAILURE) if any
@@ -314,17 +314,20 @@ impl Program {
                 ) {
                     // An executable binary: built already, nothing to compile.
                     (Some(p), _) => Ok((*p).clone()),
-                    (None, Some(bc)) => match compiler::link_objects(&[bc.as_slice()], "", &caps) {
-                        Ok(compiler::Linked::Executable(p)) => Ok(p),
-                        Ok(compiler::Linked::Library(_)) => {
-                            Err(compiler::BuildError::internal("link made a library"))
+                    (None, Some(bc)) => compiler::target_caps(options, &caps).and_then(|caps| {
+                        match compiler::link_objects(&[bc.as_slice()], "", &caps) {
+                            Ok(compiler::Linked::Executable(p)) => Ok(p),
+                            Ok(compiler::Linked::Library(_)) => {
+                                Err(compiler::BuildError::internal("link made a library"))
+                            }
+                            Err(e) => Err(e),
                         }
-                        Err(e) => Err(e),
-                    },
+                    }),
                     (None, None) => Err(compiler::BuildError::internal("no binary")),
                 },
                 Source::Linked => unreachable!("refused above"),
             };
+            let r = r.and_then(|p| runnable(d, p));
             // A binary keeps the options it was built with (they decide,
             // e.g., non-uniform work-groups) unless new ones are given.
             let options = match &self.source {
@@ -453,7 +456,14 @@ impl Program {
         let mut result = Ok(());
         for (d, objects) in per_device {
             let slices: Vec<&[u8]> = objects.iter().map(|o| o.as_slice()).collect();
-            let b = match compiler::link_objects(&slices, options, &d.compiler_caps()) {
+            let linked = compiler::link_objects(&slices, options, &d.compiler_caps());
+            let linked = linked.and_then(|l| match l {
+                compiler::Linked::Executable(p) => {
+                    runnable(&d, p).map(compiler::Linked::Executable)
+                }
+                l => Ok(l),
+            });
+            let b = match linked {
                 Ok(compiler::Linked::Executable(p)) => Build::executable(options, p),
                 Ok(compiler::Linked::Library(o)) => {
                     Build::bitcode(options, CL_PROGRAM_BINARY_TYPE_LIBRARY, o)
@@ -483,5 +493,14 @@ impl Program {
     pub fn any_built(&self) -> bool {
         let builds = self.builds.lock();
         builds.values().any(|b| b.output.is_some())
+    }
+}
+
+/// `p` if device `d` can run it, else the build failure that says why
+/// (`Device::descriptor_limits_error`).
+fn runnable(d: &Device, p: compiler::Program) -> Result<compiler::Program, compiler::BuildError> {
+    match d.descriptor_limits_error(&p) {
+        Some(e) => Err(compiler::BuildError::failure(format!("{}{e}", p.log))),
+        None => Ok(p),
     }
 }

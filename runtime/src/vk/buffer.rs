@@ -81,7 +81,8 @@ impl Buffer {
         // Vulkan forbids zero-sized buffers; OpenCL sizes are > 0 but
         // staging requests may round to 0.
         let vk_size = size.max(4);
-        let usage = if kind == BufferKind::Storage {
+        let mut usage = if kind == BufferKind::Storage {
+            // A cl_mem buffer may back 1D image buffers (texel-buffer views).
             storage_usage()
         } else {
             vk::BufferUsageFlags::STORAGE_BUFFER
@@ -89,6 +90,11 @@ impl Buffer {
                 | vk::BufferUsageFlags::TRANSFER_DST
                 | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
         };
+        if kind == BufferKind::Upload {
+            // POD arguments of descriptor-addressed kernels built with
+            // -pod-ubo are uniform buffers in staging memory.
+            usage |= vk::BufferUsageFlags::UNIFORM_BUFFER;
+        }
         let info = vk::BufferCreateInfo::default()
             .size(vk_size)
             .usage(usage)
@@ -414,5 +420,36 @@ impl Device {
             list.push((b, std::time::Instant::now()));
         }
         // Otherwise `b` drops here and its memory is freed.
+    }
+}
+
+/// Bytes of each chunk of the upload arena ([`Device::upload_slice`]).
+const ARENA_CHUNK: u64 = 64 << 10;
+
+/// Small per-launch uploads (the POD arguments of descriptor-addressed
+/// kernels) carved out of shared staging buffers: the current chunk and
+/// the bytes of it handed out. A chunk goes back to the staging pool once
+/// the arena has moved on and every launch using it has completed.
+#[derive(Default)]
+pub struct UploadArena {
+    current: Mutex<Option<(Arc<Staging>, u64)>>,
+}
+
+impl Device {
+    /// `size` bytes of mapped upload memory at an offset that is a multiple
+    /// of `align` in the returned buffer, which the caller holds until the
+    /// device has read them. Allocates only when a chunk is full.
+    pub fn upload_slice(self: &Arc<Self>, size: u64, align: u64) -> CLResult<(Arc<Staging>, u64)> {
+        let mut current = self.upload_arena.current.lock();
+        if let Some((b, used)) = current.as_mut() {
+            let offset = used.next_multiple_of(align);
+            if offset + size <= b.size {
+                *used = offset + size;
+                return Ok((b.clone(), offset));
+            }
+        }
+        let b = Arc::new(self.staging(size.max(ARENA_CHUNK), BufferKind::Upload)?);
+        *current = Some((b.clone(), size));
+        Ok((b, 0))
     }
 }

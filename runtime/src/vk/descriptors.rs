@@ -1,5 +1,6 @@
-//! Descriptor sets for image and sampler kernel arguments: per-device
-//! pools that grow on demand. Kernels recycle their sets (see
+//! Descriptor sets for image and sampler kernel arguments, and for the
+//! buffer and POD arguments of descriptor-addressed kernels (`abi`):
+//! per-device pools that grow on demand. Kernels recycle their sets (see
 //! `pipeline::KernelPipelines`), so a steady stream of launches allocates
 //! nothing; sets go back to their pool when the kernel goes away.
 
@@ -10,13 +11,15 @@ use super::device::Device;
 use super::map_vk_err;
 use crate::core::error::CLResult;
 
-/// The descriptor types image/sampler arguments use.
-const TYPES: [vk::DescriptorType; 5] = [
+/// The descriptor types kernel arguments use.
+pub const TYPES: [vk::DescriptorType; 7] = [
     vk::DescriptorType::SAMPLER,
     vk::DescriptorType::SAMPLED_IMAGE,
     vk::DescriptorType::STORAGE_IMAGE,
     vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
     vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+    vk::DescriptorType::STORAGE_BUFFER,
+    vk::DescriptorType::UNIFORM_BUFFER,
 ];
 
 const SETS_PER_POOL: u32 = 256;

@@ -23,6 +23,8 @@ pub struct Device {
     pub pipeline_cache: vk::PipelineCache,
     /// Recycled host-visible buffers (see `buffer::Staging`).
     pub staging_pool: super::buffer::StagingPool,
+    /// Small per-launch uploads (see `buffer::UploadArena`).
+    pub upload_arena: super::buffer::UploadArena,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
     /// Device timestamps → host clock, measured on first use (see `clock`).
@@ -213,6 +215,7 @@ impl Device {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
             staging_pool: Default::default(),
+            upload_arena: Default::default(),
             clock: std::sync::OnceLock::new(),
             samplers: Default::default(),
             descriptor_pools: Default::default(),

@@ -2,7 +2,8 @@
 //! constants (work-group size, enqueued local size, __local argument sizes),
 //! and the descriptor sets of its image/sampler arguments (see
 //! `ferrocl_compiler::abi`: literal samplers as immutable samplers of set 0,
-//! arguments in one set with one binding each).
+//! arguments in one set with one binding each; with descriptor addressing
+//! the buffer and POD arguments too).
 //!
 //! Kernels that use sub-groups (their module declares GroupNonUniform) get
 //! the subgroup size the device reports (`PhysicalDevice::subgroup_mode`):
@@ -126,17 +127,11 @@ impl KernelPipelines {
                             .descriptor_count(1)
                             .stage_flags(vk::ShaderStageFlags::COMPUTE)
                     }));
-                    let largest = [
-                        vk::DescriptorType::SAMPLER,
-                        vk::DescriptorType::SAMPLED_IMAGE,
-                        vk::DescriptorType::STORAGE_IMAGE,
-                        vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
-                        vk::DescriptorType::STORAGE_TEXEL_BUFFER,
-                    ]
-                    .iter()
-                    .map(|t| args.iter().filter(|(_, ty)| ty == t).count() as u32)
-                    .max()
-                    .unwrap_or(0);
+                    let largest = super::descriptors::TYPES
+                        .iter()
+                        .map(|t| args.iter().filter(|(_, ty)| ty == t).count() as u32)
+                        .max()
+                        .unwrap_or(0);
                     kp.arg_set = Some((set, largest));
                 }
             }

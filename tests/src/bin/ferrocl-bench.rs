@@ -3,9 +3,13 @@
 //!
 //! ```text
 //! ferrocl-bench [--quick] [FIRST [SECOND]]
+//! ferrocl-bench --addressing [--quick] [FIRST]
 //! ```
 //! FIRST and SECOND are case-insensitive substrings of platform names
-//! (default "ferrocl" and the first other platform). The loader must see
+//! (default "ferrocl" and the first other platform). `--addressing`
+//! compares ferrocl's two global-pointer formats on FIRST instead: the
+//! same kernels built with `-ferrocl-addressing=physical` (A) and
+//! `-ferrocl-addressing=descriptor` (B). The loader must see
 //! both: e.g. `OCL_ICD_VENDORS=<dir with both .icd files>`, or
 //! `OCL_ICD_FILENAMES=/path/libferrocl.so:libnvidia-opencl.so.1`.
 //!
@@ -439,6 +443,194 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     (name, rows)
 }
 
+const ADDRESSING_SOURCE: &str = r#"
+kernel void copy4(global const float4* a, global float4* b) {
+    size_t i = get_global_id(0);
+    b[i] = a[i];
+}
+kernel void saxpy(global float* y, global const float* x, float a, int n) {
+    size_t i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+kernel void gather(global float* out, global const float* in, global const uint* idx) {
+    size_t i = get_global_id(0);
+    out[i] = in[idx[i]];
+}
+kernel void pick(global float* out, global const float* a, global const float* b) {
+    size_t i = get_global_id(0);
+    global const float* p = (i & 1) ? a : b;
+    out[i] = p[i] * 2.0f;
+}
+kernel void empty4(global int* p, int a, float b, uint c) {}
+"#;
+
+/// The `--addressing` rows of one address format (`options`).
+fn addressing_rows(ctx: &Context, q: &Queue, s: &Sizes, options: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let prog = ctx
+        .try_build(ADDRESSING_SOURCE, options)
+        .unwrap_or_else(|e| panic!("{options}: {e}"));
+    let n = s.copy_elems;
+    let a = ctx.buffer::<[f32; 4]>(n);
+    let b = ctx.buffer::<[f32; 4]>(n);
+    let copy = prog.kernel("copy4");
+    copy.arg(0, &a).arg(1, &b);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(q, &copy, n);
+        finish(q);
+        t.elapsed()
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "float4 copy",
+            unit: "GB/s",
+            higher_better: true,
+            value: (n * 32) as f64 / d.as_secs_f64() / 1e9,
+        },
+    );
+    let m = 4 * n;
+    let xs: Vec<f32> = (0..m).map(|i| (i % 1000) as f32).collect();
+    let x = ctx.buffer_from(&xs);
+    let y = ctx.buffer_from(&xs);
+    let saxpy = prog.kernel("saxpy");
+    saxpy
+        .arg(0, &y)
+        .arg(1, &x)
+        .arg(2, &0.5f32)
+        .arg(3, &(m as i32));
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(q, &saxpy, m);
+        finish(q);
+        t.elapsed()
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "saxpy (2 buffers + 2 POD)",
+            unit: "GB/s",
+            higher_better: true,
+            value: (m * 12) as f64 / d.as_secs_f64() / 1e9,
+        },
+    );
+    let idx: Vec<u32> = (0..m as u64)
+        .map(|i| ((i * 2654435761) % m as u64) as u32)
+        .collect();
+    let idx = ctx.buffer_from(&idx);
+    let out = ctx.buffer::<f32>(m);
+    let gather = prog.kernel("gather");
+    gather.arg(0, &out).arg(1, &x).arg(2, &idx);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(q, &gather, m);
+        finish(q);
+        t.elapsed()
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "gather (random reads)",
+            unit: "Gelem/s",
+            higher_better: true,
+            value: m as f64 / d.as_secs_f64() / 1e9,
+        },
+    );
+    let pick = prog.kernel("pick");
+    pick.arg(0, &out).arg(1, &x).arg(2, &y);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(q, &pick, m);
+        finish(q);
+        t.elapsed()
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "pointer select between two arguments",
+            unit: "Gelem/s",
+            higher_better: true,
+            value: m as f64 / d.as_secs_f64() / 1e9,
+        },
+    );
+    let empty = prog.kernel("empty4");
+    empty
+        .arg(0, &out)
+        .arg(1, &1i32)
+        .arg(2, &2.0f32)
+        .arg(3, &3u32);
+    let launches = s.launches.min(2000);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        for _ in 0..launches / 10 {
+            enqueue(q, &empty, 1);
+            finish(q);
+        }
+        t.elapsed() / (launches / 10) as u32
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "launch latency (1 buffer + 3 POD)",
+            unit: "us",
+            higher_better: false,
+            value: d.as_secs_f64() * 1e6,
+        },
+    );
+    let d = best(s.reps.min(3), || {
+        let t = Instant::now();
+        for _ in 0..s.launches {
+            enqueue(q, &empty, 64);
+        }
+        finish(q);
+        t.elapsed()
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "enqueue throughput (1 buffer + 3 POD)",
+            unit: "kernels/s",
+            higher_better: true,
+            value: s.launches as f64 / d.as_secs_f64(),
+        },
+    );
+    rows
+}
+
+/// Prints the comparison table of A's and B's rows.
+fn print_table(na: &str, ra: &[Row], other: Option<(String, Vec<Row>)>) {
+    println!("A = {na}");
+    if let Some((nb, _)) = &other {
+        println!("B = {nb}");
+    }
+    println!(
+        "{:<42} {:>10} {:>14} {:>14} {:>8}",
+        "workload", "unit", "A", "B", "A/B"
+    );
+    for (i, r) in ra.iter().enumerate() {
+        let b = other.as_ref().map(|(_, rb)| rb[i].value);
+        let ratio = b.map(|b| r.value / b);
+        println!(
+            "{:<42} {:>10} {:>14.2} {:>14} {:>8}",
+            r.name,
+            r.unit,
+            r.value,
+            b.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into()),
+            ratio
+                .map(|x| format!(
+                    "{x:.2}{}",
+                    if r.higher_better {
+                        ""
+                    } else {
+                        " (lower better)"
+                    }
+                ))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -484,35 +676,27 @@ fn main() {
             reps: 5,
         }
     };
+    if args.iter().any(|a| a == "--addressing") {
+        let device = devices(first)[0];
+        let name = format!(
+            "{} / {}",
+            platform_name(first),
+            device_string(device, CL_DEVICE_NAME)
+        );
+        let ctx = Context::on(device);
+        let q = ctx.queue();
+        eprintln!("measuring {name}, physical addressing");
+        let ra = addressing_rows(&ctx, &q, &s, "-ferrocl-addressing=physical");
+        eprintln!("measuring {name}, descriptor addressing");
+        let rb = addressing_rows(&ctx, &q, &s, "-ferrocl-addressing=descriptor");
+        print_table(
+            &format!("{name}, physical addressing"),
+            &ra,
+            Some((format!("{name}, descriptor addressing"), rb)),
+        );
+        return;
+    }
     let (na, ra) = run_platform(first, &s);
     let other = second.map(|p| run_platform(p, &s));
-    println!("A = {na}");
-    if let Some((nb, _)) = &other {
-        println!("B = {nb}");
-    }
-    println!(
-        "{:<42} {:>10} {:>14} {:>14} {:>8}",
-        "workload", "unit", "A", "B", "A/B"
-    );
-    for (i, r) in ra.iter().enumerate() {
-        let b = other.as_ref().map(|(_, rb)| rb[i].value);
-        let ratio = b.map(|b| r.value / b);
-        println!(
-            "{:<42} {:>10} {:>14.2} {:>14} {:>8}",
-            r.name,
-            r.unit,
-            r.value,
-            b.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into()),
-            ratio
-                .map(|x| format!(
-                    "{x:.2}{}",
-                    if r.higher_better {
-                        ""
-                    } else {
-                        " (lower better)"
-                    }
-                ))
-                .unwrap_or_else(|| "-".into())
-        );
-    }
+    print_table(&na, &ra, other);
 }
