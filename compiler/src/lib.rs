@@ -82,6 +82,16 @@ pub struct DeviceCaps {
     /// `fma` must be. Vulkan does not promise it: where it is false, double
     /// `fma` is computed in software (`frontend::libclc`).
     pub fused_fma64: bool,
+    /// GLSL.std.450 `Fma` on floats is fused. Where it is false, float
+    /// `fma` is libclc's software one (`frontend::libclc`).
+    pub fused_fma32: bool,
+    /// The device preserves single-precision denormals where a module asks
+    /// (shaderDenormPreserveFloat32): kernels get the DenormPreserve 32
+    /// execution mode and CL_DEVICE_SINGLE_FP_CONFIG reports CL_FP_DENORM.
+    /// Without it denormals may be flushed (OpenCL allows it then) and
+    /// libclc's float functions flush the results they compute in integer
+    /// arithmetic.
+    pub denorms32: bool,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,

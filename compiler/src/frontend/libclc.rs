@@ -81,6 +81,68 @@ pub const DOUBLE_BUILTINS: &[&str] = &[
     "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma",
 ];
 
+/// The builtins whose float overloads come from libclc: every one whose
+/// GLSL.std.450 (or inline) version may miss OpenCL's full-profile bound
+/// on some Vulkan implementation (module doc, "Single precision"). `fma`
+/// only where the device's is not fused ([`MathOptions::soft_fma32`]).
+pub const FLOAT_BUILTINS: &[&str] = &[
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
+    "atanpi", "cbrt", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp10", "exp2", "expm1",
+    "fma", "fmod", "hypot", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown",
+    "powr", "remainder", "remquo", "rootn", "sin", "sincos", "sinh", "sinpi", "tan", "tanh",
+    "tanpi", "tgamma",
+];
+
+/// The float builtins that keep their GLSL.std.450 versions under
+/// `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`: OpenCL C
+/// §7.4's relaxed bounds are those of GLSL.std.450's (sin, cos: 2^-11
+/// absolute in [-pi, pi]; exp, exp2: 3 + floor(|2x|) ulp; log, log2: 3 ulp,
+/// 2^-21 absolute in [0.5, 2]) or the formula the lowering uses ("derived
+/// implementations": pow as exp2(y * log2(x)), tan as sin / cos, sinh as
+/// (exp(x) - exp(-x)) / 2, ...).
+pub const RELAXED_GLSL: &[&str] = &[
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
+    "atanpi", "cbrt", "cos", "cosh", "cospi", "exp", "exp10", "exp2", "expm1", "log", "log10",
+    "log1p", "log2", "pow", "pown", "powr", "rootn", "sin", "sincos", "sinh", "sinpi", "tan",
+    "tanh", "tanpi",
+];
+
+/// What the device and the build options ask of the math library.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MathOptions {
+    /// Double `fma` in software (`DeviceCaps::fused_fma64` false).
+    pub soft_fma64: bool,
+    /// Float `fma` in software: libclc's (`DeviceCaps::fused_fma32`
+    /// false). Where false, libclc's float code calls the device's `Fma`.
+    pub soft_fma32: bool,
+    /// Single-precision denormals are preserved (`DeviceCaps::denorms32`):
+    /// libclc's float code does not flush the results it computes in
+    /// integer arithmetic (`__clc_fp32_subnormals_supported`).
+    pub denorms32: bool,
+    /// `-cl-fast-relaxed-math` or `-cl-unsafe-math-optimizations`: the
+    /// float builtins of [`RELAXED_GLSL`] keep GLSL.std.450's versions.
+    pub relaxed: bool,
+}
+
+impl MathOptions {
+    /// The options of a build for `caps`; `relaxed` from the build options.
+    pub fn new(caps: &crate::DeviceCaps, relaxed: bool) -> MathOptions {
+        MathOptions {
+            soft_fma64: caps.fp64 && !caps.fused_fma64,
+            soft_fma32: !caps.fused_fma32,
+            denorms32: caps.denorms32,
+            relaxed,
+        }
+    }
+
+    /// Whether the float overload of `base` comes from libclc.
+    fn float_from_libclc(&self, base: &str) -> bool {
+        FLOAT_BUILTINS.contains(&base)
+            && !(self.relaxed && RELAXED_GLSL.contains(&base))
+            && (base != "fma" || self.soft_fma32)
+    }
+}
+
 /// The builtins ferrocl implements itself, in OpenCL C linked like
 /// libclc's functions: (OpenCL name, source, name of the overloads it
 /// defines). `fma` only where the device's is not fused; `tgamma` because
@@ -151,16 +213,22 @@ fn demangle_base(mangled: &str) -> Option<(&str, &str)> {
     Some((base, &rest[digits + len..]))
 }
 
-/// Whether a mangled parameter list starts with a double or a double
-/// vector (`d`, `Dv<n>_d`).
-fn first_param_is_double(params: &str) -> bool {
-    if params.starts_with('d') {
+/// Whether a mangled parameter list starts with a `code` scalar or vector
+/// (`d`, `Dv<n>_d` for double; `f`, `Dv<n>_f` for float).
+fn first_param_is(params: &str, code: char) -> bool {
+    if params.starts_with(code) {
         return true;
     }
     params
         .strip_prefix("Dv")
         .and_then(|p| p.split_once('_'))
-        .is_some_and(|(n, e)| n.chars().all(|c| c.is_ascii_digit()) && e.starts_with('d'))
+        .is_some_and(|(n, e)| n.chars().all(|c| c.is_ascii_digit()) && e.starts_with(code))
+}
+
+/// Whether a mangled parameter list starts with a double or a double
+/// vector.
+fn first_param_is_double(params: &str) -> bool {
+    first_param_is(params, 'd')
 }
 
 /// The name a `declare`/`define` line gives its function.
@@ -169,8 +237,9 @@ fn declared_name(line: &str) -> Option<&str> {
     Some(&rest[..rest.find('(')?])
 }
 
-/// The double overloads of [`DOUBLE_BUILTINS`] that `ll` declares.
-fn needed(ll: &str) -> Vec<Needed> {
+/// The double overloads of [`DOUBLE_BUILTINS`] and the float overloads of
+/// [`FLOAT_BUILTINS`] (as `opts` selects) that `ll` declares.
+fn needed(ll: &str, opts: &MathOptions) -> Vec<Needed> {
     let mut out: Vec<Needed> = ll
         .lines()
         .filter(|l| l.starts_with("declare "))
@@ -178,8 +247,9 @@ fn needed(ll: &str) -> Vec<Needed> {
             let name = declared_name(line)?;
             let (base, params) = demangle_base(name)?;
             let own = OWN.iter().any(|(o, _, _)| *o == base);
-            let wanted = DOUBLE_BUILTINS.contains(&base) && !own;
-            (wanted && first_param_is_double(params)).then(|| Needed {
+            let double = DOUBLE_BUILTINS.contains(&base) && !own && first_param_is_double(params);
+            let float = first_param_is(params, 'f') && opts.float_from_libclc(base);
+            (double || float).then(|| Needed {
                 name: name.to_string(),
                 declaration: line.to_string(),
             })
@@ -316,17 +386,25 @@ fn generic_wrapper(n: &Needed) -> Result<(String, String), BuildError> {
     };
     let private = n.name.replacen(GENERIC_PTR, "P", 1);
     let (ret, params) = signature(&n.declaration).ok_or_else(bad)?;
-    let [x, ptr] = params.as_slice() else {
+    // The values (x, or x and y for remquo), then the pointer.
+    let Some((ptr, values)) = params.split_last() else {
         return Err(bad());
     };
     let pointee = ptr
         .strip_suffix(" addrspace(4)*")
         .ok_or_else(bad)?
         .to_string();
+    // Declared and passed on alike.
+    let values = values
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} %x{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let ir = format!(
-        "define spir_func {ret} @{PREFIX}{name}({x} %x, {ptr} %p) {{\n\
+        "define spir_func {ret} @{PREFIX}{name}({values}, {ptr} %p) {{\n\
          \x20 %t = alloca {pointee}\n\
-         \x20 %r = call spir_func {ret} @{PREFIX}{private}({x} %x, {pointee}* %t)\n\
+         \x20 %r = call spir_func {ret} @{PREFIX}{private}({values}, {pointee}* %t)\n\
          \x20 %v = load {pointee}, {pointee}* %t\n\
          \x20 store {pointee} %v, {ptr} %p\n\
          \x20 ret {ret} %r\n\
@@ -421,11 +499,21 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
         .join(", ");
     let name = &n.name;
     let vector = ret.strip_prefix('<').and_then(|r| r.split_once(" x "));
-    let (cond, int) = match vector {
-        Some((n, _)) => (format!("<{n} x i1>"), format!("<{n} x i64>")),
-        None => ("i1".to_string(), "i64".to_string()),
+    let float = ret.contains("float");
+    // The integer of the same width, its sign bit, and for tanpi the
+    // floating-point type's 2^(mantissa bits + 1), from where on every
+    // value is an even integer.
+    let (bits, sign_bit, big) = if float {
+        ("i32", "-2147483648", "0x4170000000000000")
+    } else {
+        ("i64", "-9223372036854775808", "0x4340000000000000")
     };
-    let sign = splat(&ret, "i64", "-9223372036854775808");
+    let elem = if float { "float" } else { "double" };
+    let (cond, int) = match vector {
+        Some((n, _)) => (format!("<{n} x i1>"), format!("<{n} x {bits}>")),
+        None => ("i1".to_string(), bits.to_string()),
+    };
+    let sign = splat(&ret, bits, sign_bit);
     let body = match fix {
         ZeroFix::Odd => format!(
             "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
@@ -444,10 +532,11 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
         ),
         ZeroFix::Tanpi => {
             // x is an integer where tanpi is zero: odd when x/2 is not
-            // an integer (every double from 2^53 on is even).
-            let half = splat(&ret, "double", "5.000000e-01");
-            let big = splat(&ret, "double", "0x4340000000000000");
-            let minus_big = splat(&ret, "double", "0xC340000000000000");
+            // an integer (every double from 2^53 on is even, every float
+            // from 2^24 on).
+            let half = splat(&ret, elem, "5.000000e-01");
+            let minus_big = big.replacen("0x4", "0xC", 1);
+            let (big, minus_big) = (splat(&ret, elem, big), splat(&ret, elem, &minus_big));
             format!(
                 "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
                  %h = fmul {ret} %a0, {half}\n  \
@@ -497,6 +586,7 @@ fn vector_loop(n: &Needed) -> Option<Result<(String, String), BuildError>> {
         let e = t.strip_prefix(&format!("<{width} x "))?.strip_suffix('>')?;
         Some(match e {
             "double" => ("double".to_string(), "d"),
+            "float" => ("float".to_string(), "f"),
             "i32" => ("i32".to_string(), "i"),
             _ => return None,
         })
@@ -636,9 +726,15 @@ fn library_bitcode() -> Result<PathBuf, String> {
 
 /// The optimized libclc module (textual IR) defining `ferrocl.clc.<name>`
 /// for every needed builtin (module doc, steps 3 to 6), cached per process.
-fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, BuildError> {
-    static MODULES: OnceLock<Mutex<HashMap<Vec<String>, String>>> = OnceLock::new();
-    let key: Vec<String> = needed.iter().map(|n| n.name.clone()).collect();
+fn library_module(
+    needed: &[Needed],
+    opts: &MathOptions,
+    scratch: &ScratchDir,
+) -> Result<String, BuildError> {
+    type Key = (Vec<String>, bool, bool);
+    static MODULES: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
+    let names: Vec<String> = needed.iter().map(|n| n.name.clone()).collect();
+    let key = (names, opts.soft_fma32, opts.denorms32);
     let modules = MODULES.get_or_init(Default::default);
     if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(&key) {
         return Ok(m.clone());
@@ -678,7 +774,7 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
                 .find(|f| out.stderr.contains(f.as_str()))
                 .map(|f| {
                     let base = demangle_base(f).map_or(f.as_str(), |(b, _)| b);
-                    format!("double-precision '{base}' ({f}) is not in libclc's library")
+                    format!("'{base}' ({f}) is not in libclc's library")
                 });
             return Err(match missing {
                 Some(m) => BuildError::failure(format!("error: {m}")),
@@ -699,6 +795,7 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
         }
         globals.extend(missing);
     };
+    let extracted = configure_float_code(&extracted, opts);
     let map: HashMap<String, String> = defined_symbols(&extracted)
         .into_iter()
         .map(|s| (s.clone(), format!("{PREFIX}{s}")))
@@ -748,6 +845,55 @@ fn library_module(needed: &[Needed], scratch: &ScratchDir) -> Result<String, Bui
         .map_err(|_| poisoned())?
         .insert(key, optimized.clone());
     Ok(optimized)
+}
+
+/// libclc's float `fma` (`_Z3fmafff`), which its library defines as the
+/// software one.
+const FMA32: &str = "_Z3fmafff";
+
+/// The definition of function `name` in textual IR `text`, as the range
+/// from its `define` line to its closing brace.
+fn definition_range(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let head = format!("@{name}(");
+    let mut offset = 0;
+    let mut start = None;
+    for line in text.split_inclusive('\n') {
+        if start.is_none() && line.starts_with("define ") && line.contains(&head) {
+            start = Some(offset);
+        } else if start.is_some() && line.trim_end() == "}" {
+            return Some(start?..offset + line.len());
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// libclc's float code configured for the device (module doc, "Single
+/// precision"): where the device's float `Fma` is fused, libclc's `fma`
+/// (the software one) becomes a declaration, so that its calls stay
+/// OpenCL.std `fma` instructions (GLSL.std.450 `Fma`); where denormals are
+/// preserved, `__clc_fp32_subnormals_supported` (false in the library, so
+/// the software fma and ldexp flush tiny results) returns true.
+fn configure_float_code(extracted: &str, opts: &MathOptions) -> String {
+    let mut text = extracted.to_string();
+    if !opts.soft_fma32 {
+        if let Some(r) = definition_range(&text, FMA32) {
+            text.replace_range(
+                r,
+                &format!("declare spir_func float @{FMA32}(float, float, float)\n"),
+            );
+        }
+    }
+    if opts.denorms32 {
+        if let Some(r) = definition_range(&text, "__clc_fp32_subnormals_supported") {
+            text.replace_range(
+                r,
+                "define spir_func zeroext i1 @__clc_fp32_subnormals_supported() {\n  \
+                 ret i1 true\n}\n",
+            );
+        }
+    }
+    text
 }
 
 fn poisoned() -> BuildError {
@@ -867,22 +1013,22 @@ fn link_own(
     link_needed(scratch, &program, &lib, &out).map(Some)
 }
 
-/// Links what the program `ll` (textual IR) needs of double-precision math
-/// into it (module doc): ferrocl's tgamma (which calls libclc's sinpi and
-/// fma), then libclc's functions, then the software fma where `soft_fma64`
-/// (`DeviceCaps::fused_fma64` false). The linked textual IR, or None when
-/// it needs nothing.
-pub fn link_double_math(
+/// Links what the program `ll` (textual IR) needs of libclc's math into it
+/// (module doc): ferrocl's double tgamma (which calls libclc's sinpi and
+/// fma), then libclc's functions, then the software double fma where
+/// `opts.soft_fma64` (`DeviceCaps::fused_fma64` false). The linked textual
+/// IR, or None when it needs nothing.
+pub fn link_math(
     ll: &str,
     scratch: &ScratchDir,
-    soft_fma64: bool,
+    opts: &MathOptions,
 ) -> Result<Option<String>, BuildError> {
     let [fma, tgamma] = [OWN[0], OWN[1]];
     let mut linked = link_own(ll, scratch, tgamma)?;
     let current = linked.clone().unwrap_or_else(|| ll.to_string());
-    let needed = needed(&current);
+    let needed = needed(&current, opts);
     if !needed.is_empty() {
-        let clc = library_module(&needed, scratch)?;
+        let clc = library_module(&needed, opts, scratch)?;
         let calls: HashMap<String, String> = needed
             .iter()
             .map(|n| (n.name.clone(), call_target(n)))
@@ -901,7 +1047,7 @@ pub fn link_double_math(
             "linked.ll",
         )?);
     }
-    if soft_fma64 {
+    if opts.soft_fma64 {
         let current = linked.clone().unwrap_or_else(|| ll.to_string());
         if let Some(l) = link_own(&current, scratch, fma)? {
             linked = Some(l);
@@ -925,16 +1071,38 @@ mod tests {
                   declare spir_func double @_Z4fabsd(double)\n\
                   declare spir_func <2 x double> @_Z4pownDv2_dDv2_i(<2 x double>, <2 x i32>)\n\
                   declare spir_func double @_Z6sincosdPU3AS4d(double, double addrspace(4)*)\n";
-        let n: Vec<String> = needed(ll).into_iter().map(|n| n.name).collect();
+        let n: Vec<String> = needed(ll, &MathOptions::default())
+            .into_iter()
+            .map(|n| n.name)
+            .collect();
         assert_eq!(
             n,
             [
                 "_Z3sind",
+                "_Z3sinf",
                 "_Z4pownDv2_dDv2_i",
                 "_Z6acospiDv4_d",
                 "_Z6sincosdPU3AS4d"
             ]
         );
+        // Relaxed math keeps sin's GLSL.std.450 version, not fmod's; float
+        // fma only where it is not fused.
+        let ll = "declare spir_func float @_Z3sinf(float)\n\
+                  declare spir_func float @_Z4fmodff(float, float)\n\
+                  declare spir_func float @_Z3fmafff(float, float, float)\n";
+        let names = |opts: MathOptions| -> Vec<String> {
+            needed(ll, &opts).into_iter().map(|n| n.name).collect()
+        };
+        let relaxed = MathOptions {
+            relaxed: true,
+            ..Default::default()
+        };
+        assert_eq!(names(relaxed), ["_Z4fmodff"]);
+        let soft = MathOptions {
+            soft_fma32: true,
+            ..Default::default()
+        };
+        assert_eq!(names(soft), ["_Z3fmafff", "_Z3sinf", "_Z4fmodff"]);
     }
 
     #[test]
@@ -957,12 +1125,12 @@ mod tests {
         let (private, ir) = generic_wrapper(&n).unwrap();
         assert_eq!(private, "_Z6sincosDv2_dPS_");
         assert!(ir.starts_with(
-            "define spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPU3AS4S_(<2 x double> %x, \
+            "define spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPU3AS4S_(<2 x double> %x0, \
              <2 x double> addrspace(4)* %p) {"
         ));
         assert!(ir.contains("%t = alloca <2 x double>\n"));
         assert!(ir.contains(
-            "call spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPS_(<2 x double> %x, \
+            "call spir_func <2 x double> @ferrocl.clc._Z6sincosDv2_dPS_(<2 x double> %x0, \
              <2 x double>* %t)"
         ));
     }

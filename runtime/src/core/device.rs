@@ -370,6 +370,8 @@ impl Device {
             images: self.image_support(),
             read_write_images: self.read_write_images(),
             fused_fma64: self.fused_fma64(),
+            fused_fma32: self.fused_fma32(),
+            denorms32: self.phys.shader_fp_denorm_preserve_32,
             descriptor: Default::default(),
         }
     }
@@ -383,6 +385,22 @@ impl Device {
     /// until measured. `FERROCL_FUSED_FMA64=0|1` overrides the table.
     pub fn fused_fma64(&self) -> bool {
         match std::env::var("FERROCL_FUSED_FMA64").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+    }
+
+    /// Whether the driver computes GLSL.std.450 `Fma` on floats with one
+    /// rounding (`DeviceCaps::fused_fma32`), as OpenCL's `fma` must be.
+    /// Same approach as `fused_fma64`: only a driver known to emit the
+    /// GPU's fused instruction says yes: NVIDIA's (FFMA; checked on the
+    /// device by tests/float_math.rs `fma_is_fused`). lavapipe 22.3 rounds
+    /// the product first (measured); other drivers get libclc's software
+    /// fma until measured. `FERROCL_FUSED_FMA32=0|1` overrides the table.
+    pub fn fused_fma32(&self) -> bool {
+        match std::env::var("FERROCL_FUSED_FMA32").as_deref() {
             Ok("0") => return false,
             Ok("1") => return true,
             _ => {}
