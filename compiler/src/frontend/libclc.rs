@@ -115,10 +115,6 @@ pub struct MathOptions {
     /// Float `fma` in software: libclc's (`DeviceCaps::fused_fma32`
     /// false). Where false, libclc's float code calls the device's `Fma`.
     pub soft_fma32: bool,
-    /// Single-precision denormals are preserved (`DeviceCaps::denorms32`):
-    /// libclc's float code does not flush the results it computes in
-    /// integer arithmetic (`__clc_fp32_subnormals_supported`).
-    pub denorms32: bool,
     /// `-cl-fast-relaxed-math` or `-cl-unsafe-math-optimizations`: the
     /// float builtins of [`RELAXED_GLSL`] keep GLSL.std.450's versions.
     pub relaxed: bool,
@@ -130,7 +126,6 @@ impl MathOptions {
         MathOptions {
             soft_fma64: caps.fp64 && !caps.fused_fma64,
             soft_fma32: !caps.fused_fma32,
-            denorms32: caps.denorms32,
             relaxed,
         }
     }
@@ -143,14 +138,55 @@ impl MathOptions {
     }
 }
 
-/// The builtins ferrocl implements itself, in OpenCL C linked like
-/// libclc's functions: (OpenCL name, source, name of the overloads it
-/// defines). `fma` only where the device's is not fused; `tgamma` because
-/// libclc-15's, exp(lgamma(x)), is off by up to 300 ulp (OpenCL allows 16).
-const OWN: &[(&str, &str, &str)] = &[
-    ("fma", include_str!("fma64.cl"), "__ferrocl_fma"),
-    ("tgamma", include_str!("tgamma64.cl"), "__ferrocl_tgamma"),
+/// One builtin ferrocl implements itself, in OpenCL C linked like
+/// libclc's functions.
+#[derive(Clone, Copy)]
+struct Own {
+    /// The OpenCL name.
+    base: &'static str,
+    /// The overloads it replaces: those whose first parameter has this
+    /// mangled element type (`d` double, `f` float).
+    element: char,
+    /// The source's file name (its stem names the compiled module).
+    file: &'static str,
+    source: &'static str,
+    /// The name of the overloads the source defines.
+    defines: &'static str,
+}
+
+/// The builtins ferrocl implements itself: double `fma` only where the
+/// device's is not fused; `tgamma` because libclc-15's is off by up to 300
+/// ulp in double (exp(lgamma(x))) and 70 ulp in float, with wrong
+/// infinities near zero and underflows (OpenCL allows 16 ulp).
+const OWN: &[Own] = &[
+    Own {
+        base: "fma",
+        element: 'd',
+        file: "fma64.cl",
+        source: include_str!("fma64.cl"),
+        defines: "__ferrocl_fma",
+    },
+    Own {
+        base: "tgamma",
+        element: 'd',
+        file: "tgamma64.cl",
+        source: include_str!("tgamma64.cl"),
+        defines: "__ferrocl_tgamma",
+    },
+    Own {
+        base: "tgamma",
+        element: 'f',
+        file: "tgamma32.cl",
+        source: include_str!("tgamma32.cl"),
+        defines: "__ferrocl_tgamma",
+    },
 ];
+
+/// Whether ferrocl implements the overloads of `base` whose first
+/// parameter has element type `element` itself.
+fn is_own(base: &str, element: char) -> bool {
+    OWN.iter().any(|o| o.base == base && o.element == element)
+}
 
 /// The prefix of every symbol taken from libclc.
 const PREFIX: &str = "ferrocl.clc.";
@@ -169,6 +205,9 @@ enum ZeroFix {
     /// `tanpi`: zero results (at the integers n) are ±0 with the sign of n
     /// for even n and of -n for odd n.
     Tanpi,
+    /// `remainder`: remainder(±0, y) is ±0 for y not zero or NaN
+    /// (libclc-15's float one is -0 for +0 and a denormal y).
+    ZeroFirstArgument,
 }
 
 /// The builtins with a [`ZeroFix`].
@@ -179,6 +218,7 @@ fn zero_fix_of(base: &str) -> Option<ZeroFix> {
         "cospi" => ZeroFix::PositiveZero,
         "sinpi" => ZeroFix::SignOfArgument,
         "tanpi" => ZeroFix::Tanpi,
+        "remainder" => ZeroFix::ZeroFirstArgument,
         _ => return None,
     })
 }
@@ -246,9 +286,10 @@ fn needed(ll: &str, opts: &MathOptions) -> Vec<Needed> {
         .filter_map(|line| {
             let name = declared_name(line)?;
             let (base, params) = demangle_base(name)?;
-            let own = OWN.iter().any(|(o, _, _)| *o == base);
-            let double = DOUBLE_BUILTINS.contains(&base) && !own && first_param_is_double(params);
-            let float = first_param_is(params, 'f') && opts.float_from_libclc(base);
+            let double =
+                DOUBLE_BUILTINS.contains(&base) && !is_own(base, 'd') && first_param_is_double(params);
+            let float =
+                first_param_is(params, 'f') && opts.float_from_libclc(base) && !is_own(base, 'f');
             (double || float).then(|| Needed {
                 name: name.to_string(),
                 declaration: line.to_string(),
@@ -519,6 +560,12 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
             "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
              %s = select {cond} %z, {ret} %a0, {ret} %r\n"
         ),
+        ZeroFix::ZeroFirstArgument => format!(
+            "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
+             %y = fcmp one {ret} %a1, zeroinitializer\n  \
+             %zy = and {cond} %z, %y\n  \
+             %s = select {cond} %zy, {ret} %a0, {ret} %r\n"
+        ),
         ZeroFix::PositiveZero => format!(
             "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
              %s = select {cond} %z, {ret} zeroinitializer, {ret} %r\n"
@@ -731,10 +778,10 @@ fn library_module(
     opts: &MathOptions,
     scratch: &ScratchDir,
 ) -> Result<String, BuildError> {
-    type Key = (Vec<String>, bool, bool);
+    type Key = (Vec<String>, bool);
     static MODULES: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
     let names: Vec<String> = needed.iter().map(|n| n.name.clone()).collect();
-    let key = (names, opts.soft_fma32, opts.denorms32);
+    let key = (names, opts.soft_fma32);
     let modules = MODULES.get_or_init(Default::default);
     if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(&key) {
         return Ok(m.clone());
@@ -871,9 +918,13 @@ fn definition_range(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
 /// libclc's float code configured for the device (module doc, "Single
 /// precision"): where the device's float `Fma` is fused, libclc's `fma`
 /// (the software one) becomes a declaration, so that its calls stay
-/// OpenCL.std `fma` instructions (GLSL.std.450 `Fma`); where denormals are
-/// preserved, `__clc_fp32_subnormals_supported` (false in the library, so
-/// the software fma and ldexp flush tiny results) returns true.
+/// OpenCL.std `fma` instructions (GLSL.std.450 `Fma`); and
+/// `__clc_fp32_subnormals_supported` (false in the library) returns true:
+/// else libclc flushes the denormal results it computes in integer
+/// arithmetic (the software fma, ldexp, and with them results just below
+/// the smallest normal float, such as rootn(FLT_MIN, 1) = 0). The
+/// hardware may still flush where the device does not report
+/// CL_FP_DENORM, which OpenCL allows.
 fn configure_float_code(extracted: &str, opts: &MathOptions) -> String {
     let mut text = extracted.to_string();
     if !opts.soft_fma32 {
@@ -884,14 +935,12 @@ fn configure_float_code(extracted: &str, opts: &MathOptions) -> String {
             );
         }
     }
-    if opts.denorms32 {
-        if let Some(r) = definition_range(&text, "__clc_fp32_subnormals_supported") {
-            text.replace_range(
-                r,
-                "define spir_func zeroext i1 @__clc_fp32_subnormals_supported() {\n  \
-                 ret i1 true\n}\n",
-            );
-        }
+    if let Some(r) = definition_range(&text, "__clc_fp32_subnormals_supported") {
+        text.replace_range(
+            r,
+            "define spir_func zeroext i1 @__clc_fp32_subnormals_supported() {\n  \
+             ret i1 true\n}\n",
+        );
     }
     text
 }
@@ -901,16 +950,17 @@ fn poisoned() -> BuildError {
 }
 
 /// One of the [`OWN`] sources compiled to textual IR, once per process.
-fn own_module(name: &str, source: &str, scratch: &ScratchDir) -> Result<String, BuildError> {
+fn own_module(own: &Own, scratch: &ScratchDir) -> Result<String, BuildError> {
     static MODULES: OnceLock<Mutex<HashMap<String, Result<String, String>>>> = OnceLock::new();
     let modules = MODULES.get_or_init(Default::default);
-    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(name) {
+    let (file, source) = (own.file, own.source);
+    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(file) {
         return m.clone().map_err(BuildError::internal);
     }
+    let name = file.trim_end_matches(".cl");
     let compile = || -> Result<String, String> {
-        let file = format!("{name}64.cl");
-        let out_file = format!("{name}64.ll");
-        std::fs::write(scratch.file(&file), source)
+        let out_file = format!("{name}.ll");
+        std::fs::write(scratch.file(file), source)
             .map_err(|e| format!("cannot write a temporary file: {e}"))?;
         let args = [
             "-cc1",
@@ -925,7 +975,7 @@ fn own_module(name: &str, source: &str, scratch: &ScratchDir) -> Result<String, 
             "-emit-llvm",
             "-o",
             &out_file,
-            &file,
+            file,
         ];
         let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
         let out = run_tool(tools::CLANG, &os, &scratch.path).map_err(|e| e.log)?;
@@ -940,20 +990,21 @@ fn own_module(name: &str, source: &str, scratch: &ScratchDir) -> Result<String, 
     modules
         .lock()
         .map_err(|_| poisoned())?
-        .insert(name.to_string(), m.clone());
+        .insert(file.to_string(), m.clone());
     m.map_err(BuildError::internal)
 }
 
-/// The double overloads of builtin `base` that `ll` declares, each with the
-/// name of ferrocl's version, `own` (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
-fn own_overloads(ll: &str, base: &str, own: &str) -> HashMap<String, String> {
+/// The overloads of `own` that `ll` declares, each with the name of
+/// ferrocl's version (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
+fn own_overloads(ll: &str, own: &Own) -> HashMap<String, String> {
+    let defines = own.defines;
     ll.lines()
         .filter(|l| l.starts_with("declare "))
         .filter_map(declared_name)
         .filter_map(|name| {
             let (b, params) = demangle_base(name)?;
-            (b == base && first_param_is_double(params))
-                .then(|| (name.to_string(), format!("_Z{}{own}{params}", own.len())))
+            (b == own.base && first_param_is(params, own.element))
+                .then(|| (name.to_string(), format!("_Z{}{defines}{params}", defines.len())))
         })
         .collect()
 }
@@ -987,25 +1038,22 @@ fn link_needed(
         .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))
 }
 
-/// Links ferrocl's version of builtin `base` ([`OWN`]) into the textual
-/// IR `ll` when it calls a double overload: the linked IR, or None.
-fn link_own(
-    ll: &str,
-    scratch: &ScratchDir,
-    (base, source, own): (&str, &str, &str),
-) -> Result<Option<String>, BuildError> {
-    let calls = own_overloads(ll, base, own);
+/// Links ferrocl's version of a builtin ([`OWN`]) into the textual IR `ll`
+/// when it calls one of its overloads: the linked IR, or None.
+fn link_own(ll: &str, scratch: &ScratchDir, own: &Own) -> Result<Option<String>, BuildError> {
+    let calls = own_overloads(ll, own);
     if calls.is_empty() {
         return Ok(None);
     }
-    let module = own_module(base, source, scratch)?;
+    let module = own_module(own, scratch)?;
+    let base = own.file.trim_end_matches(".cl");
     let write = |name: &str, text: &str| {
         std::fs::write(scratch.file(name), text)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
     };
     let (program, lib, out) = (
         format!("program-{base}.ll"),
-        format!("{base}64-opt.ll"),
+        format!("{base}-opt.ll"),
         format!("linked-{base}.ll"),
     );
     write(&lib, &set_datalayout(&module, datalayout(ll)))?;
@@ -1014,8 +1062,8 @@ fn link_own(
 }
 
 /// Links what the program `ll` (textual IR) needs of libclc's math into it
-/// (module doc): ferrocl's double tgamma (which calls libclc's sinpi and
-/// fma), then libclc's functions, then the software double fma where
+/// (module doc): ferrocl's tgamma (which calls libclc's sinpi and fma),
+/// then libclc's functions, then the software double fma where
 /// `opts.soft_fma64` (`DeviceCaps::fused_fma64` false). The linked textual
 /// IR, or None when it needs nothing.
 pub fn link_math(
@@ -1023,8 +1071,14 @@ pub fn link_math(
     scratch: &ScratchDir,
     opts: &MathOptions,
 ) -> Result<Option<String>, BuildError> {
-    let [fma, tgamma] = [OWN[0], OWN[1]];
-    let mut linked = link_own(ll, scratch, tgamma)?;
+    let [fma, tgamma64, tgamma32] = [&OWN[0], &OWN[1], &OWN[2]];
+    let mut linked = None;
+    for own in [tgamma64, tgamma32] {
+        let current = linked.clone().unwrap_or_else(|| ll.to_string());
+        if let Some(l) = link_own(&current, scratch, own)? {
+            linked = Some(l);
+        }
+    }
     let current = linked.clone().unwrap_or_else(|| ll.to_string());
     let needed = needed(&current, opts);
     if !needed.is_empty() {
