@@ -115,6 +115,13 @@ pub struct MathOptions {
     /// Float `fma` in software: libclc's (`DeviceCaps::fused_fma32`
     /// false). Where false, libclc's float code calls the device's `Fma`.
     pub soft_fma32: bool,
+    /// Single-precision denormals are preserved (`DeviceCaps::denorms32`,
+    /// which implies a fused float fma): libclc's float code computes
+    /// denormal results (`__clc_fp32_subnormals_supported` true). Else it
+    /// flushes the ones it computes in integer arithmetic, as its software
+    /// fma must (it handles no denormal operands), and remquo's denormal
+    /// divisors are flushed (`scalar_fixes`).
+    pub denorms32: bool,
     /// `-cl-fast-relaxed-math` or `-cl-unsafe-math-optimizations`: the
     /// float builtins of [`RELAXED_GLSL`] keep GLSL.std.450's versions.
     pub relaxed: bool,
@@ -126,6 +133,7 @@ impl MathOptions {
         MathOptions {
             soft_fma64: caps.fp64 && !caps.fused_fma64,
             soft_fma32: !caps.fused_fma32,
+            denorms32: caps.denorms32,
             relaxed,
         }
     }
@@ -778,10 +786,10 @@ fn library_module(
     opts: &MathOptions,
     scratch: &ScratchDir,
 ) -> Result<String, BuildError> {
-    type Key = (Vec<String>, bool);
+    type Key = (Vec<String>, bool, bool);
     static MODULES: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
     let names: Vec<String> = needed.iter().map(|n| n.name.clone()).collect();
-    let key = (names, opts.soft_fma32);
+    let key = (names, opts.soft_fma32, opts.denorms32);
     let modules = MODULES.get_or_init(Default::default);
     if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(&key) {
         return Ok(m.clone());
@@ -886,7 +894,9 @@ fn library_module(
     let optimized = std::fs::read_to_string(scratch.file("clc-opt.ll"))
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
     // The wrappers after the optimizer, which would unroll the loops.
-    let optimized = strip_version_metadata(&super::remove_freeze(&optimized)) + &wrappers + &loops;
+    let (optimized, fixes) = scalar_fixes(&optimized, opts)?;
+    let optimized =
+        strip_version_metadata(&super::remove_freeze(&optimized)) + &wrappers + &loops + &fixes;
     modules
         .lock()
         .map_err(|_| poisoned())?
@@ -918,13 +928,9 @@ fn definition_range(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
 /// libclc's float code configured for the device (module doc, "Single
 /// precision"): where the device's float `Fma` is fused, libclc's `fma`
 /// (the software one) becomes a declaration, so that its calls stay
-/// OpenCL.std `fma` instructions (GLSL.std.450 `Fma`); and
-/// `__clc_fp32_subnormals_supported` (false in the library) returns true:
-/// else libclc flushes the denormal results it computes in integer
-/// arithmetic (the software fma, ldexp, and with them results just below
-/// the smallest normal float, such as rootn(FLT_MIN, 1) = 0). The
-/// hardware may still flush where the device does not report
-/// CL_FP_DENORM, which OpenCL allows.
+/// OpenCL.std `fma` instructions (GLSL.std.450 `Fma`); where denormals are
+/// preserved, `__clc_fp32_subnormals_supported` (false in the library, so
+/// the software fma and ldexp flush tiny results) returns true.
 fn configure_float_code(extracted: &str, opts: &MathOptions) -> String {
     let mut text = extracted.to_string();
     if !opts.soft_fma32 {
@@ -935,14 +941,120 @@ fn configure_float_code(extracted: &str, opts: &MathOptions) -> String {
             );
         }
     }
-    if let Some(r) = definition_range(&text, "__clc_fp32_subnormals_supported") {
-        text.replace_range(
-            r,
-            "define spir_func zeroext i1 @__clc_fp32_subnormals_supported() {\n  \
-             ret i1 true\n}\n",
-        );
+    if opts.denorms32 {
+        if let Some(r) = definition_range(&text, "__clc_fp32_subnormals_supported") {
+            text.replace_range(
+                r,
+                "define spir_func zeroext i1 @__clc_fp32_subnormals_supported() {\n  \
+                 ret i1 true\n}\n",
+            );
+        }
     }
     text
+}
+
+/// The fixes of libclc-15's scalar float functions, applied where every
+/// overload (vector loops, generic-pointer wrappers) goes through them:
+/// the definition `ferrocl.clc.<name>` in the optimized module `ll`
+/// becomes `ferrocl.clc.<name>.impl`, and a wrapper with the original name
+/// calls it. Returns the module and the wrappers.
+///
+/// - `lgamma`, `lgamma_r`: libclc's are infinite for negative x above
+///   about -1e-19 and at -inf. lgamma(x) = lgamma(-x) - 2γx for
+///   -2^-20 < x < 0 (the odd terms of lgamma's series about 0 beyond γx
+///   are below 2^-60 there; the sign is -1), and lgamma(-inf) = +inf.
+/// - `remquo` without denormals: libclc's quotient is wrong for denormal
+///   divisors, which are flushed to zeros of their sign (OpenCL allows it
+///   where CL_FP_DENORM is not reported).
+fn scalar_fixes(ll: &str, opts: &MathOptions) -> Result<(String, String), BuildError> {
+    let mut module = String::with_capacity(ll.len());
+    let mut fixes = String::new();
+    for line in ll.lines() {
+        let fixed = line
+            .strip_prefix("define ")
+            .and_then(|_| declared_name(line))
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|n| {
+                let (base, params) = demangle_base(n)?;
+                let scalar_float = params.starts_with('f');
+                let fix = match base {
+                    "lgamma" | "lgamma_r" => true,
+                    "remquo" => !opts.denorms32,
+                    _ => false,
+                };
+                (scalar_float && fix).then(|| (n.to_string(), base.to_string()))
+            });
+        let Some((name, base)) = fixed else {
+            module.push_str(line);
+            module.push('\n');
+            continue;
+        };
+        let head = format!("@{PREFIX}{name}(");
+        module.push_str(&line.replacen(&head, &format!("@{PREFIX}{name}.impl("), 1));
+        module.push('\n');
+        fixes.push_str(&scalar_fix_wrapper(line, &name, &base)?);
+    }
+    Ok((module, fixes))
+}
+
+/// The wrapper of [`scalar_fixes`] for libclc's `define` line `define`.
+fn scalar_fix_wrapper(define: &str, name: &str, base: &str) -> Result<String, BuildError> {
+    let (ret, params) = signature(define).ok_or_else(|| {
+        BuildError::internal(format!("unexpected definition in libclc: {define}"))
+    })?;
+    let decl: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} %a{i}"))
+        .collect();
+    let decl = decl.join(", ");
+    let body = match base {
+        "remquo" => {
+            let ptr = params.get(2).cloned().unwrap_or_default();
+            format!(
+                "  %yb = bitcast float %a1 to i32\n  \
+                 %ya = and i32 %yb, 2147483647\n  \
+                 %den = icmp ult i32 %ya, 8388608\n  \
+                 %ys = and i32 %yb, -2147483648\n  \
+                 %yz = select i1 %den, i32 %ys, i32 %yb\n  \
+                 %yf = bitcast i32 %yz to float\n  \
+                 %r = call spir_func {ret} @{PREFIX}{name}.impl(float %a0, float %yf, {ptr} %a2)\n  \
+                 ret {ret} %r\n"
+            )
+        }
+        _ => {
+            // lgamma, lgamma_r: -2γ and -2^-20 as float constants.
+            let mut args = vec!["float %arg".to_string()];
+            args.extend(params.iter().enumerate().skip(1).map(|(i, t)| format!("{t} %a{i}")));
+            let sign = match params.get(1) {
+                Some(ptr) => format!(
+                    "  %old = load i32, {ptr} %a1\n  \
+                     %sign = select i1 %tiny, i32 -1, i32 %old\n  \
+                     store i32 %sign, {ptr} %a1\n"
+                ),
+                None => String::new(),
+            };
+            format!(
+                "  %neg = fcmp olt float %a0, 0.000000e+00\n  \
+                 %small = fcmp ogt float %a0, 0xBEB0000000000000\n  \
+                 %tiny = and i1 %neg, %small\n  \
+                 %nx = fneg float %a0\n  \
+                 %arg = select i1 %tiny, float %nx, float %a0\n  \
+                 %r = call spir_func {ret} @{PREFIX}{name}.impl({args})\n\
+                 {sign}  \
+                 %c = fmul float %a0, 0xBFF2788D00000000\n  \
+                 %rc = fadd float %r, %c\n  \
+                 %r1 = select i1 %tiny, float %rc, float %r\n  \
+                 %ninf = fcmp oeq float %a0, 0xFFF0000000000000\n  \
+                 %r2 = select i1 %ninf, float 0x7FF0000000000000, float %r1\n  \
+                 ret {ret} %r2\n",
+                args = args.join(", ")
+            )
+        }
+    };
+    Ok(format!(
+        "define spir_func {ret} @{PREFIX}{name}({decl}) {{\n{body}}}\n"
+    ))
 }
 
 fn poisoned() -> BuildError {

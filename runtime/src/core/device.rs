@@ -322,12 +322,24 @@ impl Device {
         64 * 1024
     }
 
+    /// CL_DEVICE_SINGLE_FP_CONFIG. CL_FP_FMA: `fma` is correctly rounded
+    /// (the device's where fused, else libclc's software one). CL_FP_DENORM
+    /// where `denorms32`.
     pub fn single_fp_config(&self) -> cl_device_fp_config {
         let mut c = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA;
-        if self.phys.shader_fp_denorm_preserve_32 {
+        if self.denorms32() {
             c |= CL_FP_DENORM;
         }
         c
+    }
+
+    /// Single-precision denormals are kept (`DeviceCaps::denorms32`,
+    /// CL_FP_DENORM): the device preserves them where a module asks
+    /// (shaderDenormPreserveFloat32; kernels get DenormPreserve 32) and its
+    /// float fma is fused, since libclc's software fma handles no denormal
+    /// operands (`frontend::libclc` in the compiler).
+    pub fn denorms32(&self) -> bool {
+        self.phys.shader_fp_denorm_preserve_32 && self.fused_fma32()
     }
 
     pub fn double_fp_config(&self) -> cl_device_fp_config {
@@ -371,7 +383,7 @@ impl Device {
             read_write_images: self.read_write_images(),
             fused_fma64: self.fused_fma64(),
             fused_fma32: self.fused_fma32(),
-            denorms32: self.phys.shader_fp_denorm_preserve_32,
+            denorms32: self.denorms32(),
             descriptor: Default::default(),
         }
     }
