@@ -252,9 +252,7 @@ fn source(name: &str, shape: Shape) -> String {
                 format!("{i} k; o[i] = lgamma_r(x[i], &k); s[i] = k;"),
             ),
             Shape::RemQuo => (
-                format!(
-                    "global const {f} *x, global const {f} *y, global {f} *o, global {i} *q"
-                ),
+                format!("global const {f} *x, global const {f} *y, global {f} *o, global {i} *q"),
                 format!("{i} k; o[i] = remquo(x[i], y[i], &k); q[i] = k;"),
             ),
         };
@@ -307,11 +305,9 @@ impl Report {
                 match ulp_error_f32(got, r) {
                     // Accepted by the absolute bound: not counted in the
                     // largest ulp error (max_absolute reports it).
-                    Ok(e) if absolute <= bound.absolute => Ok(if e <= bound.ulps {
-                        e
-                    } else {
-                        -absolute
-                    }),
+                    Ok(e) if absolute <= bound.absolute => {
+                        Ok(if e <= bound.ulps { e } else { -absolute })
+                    }
                     // A zero for an exact result within the bound of a
                     // denormal, where denormals may be flushed.
                     _ if self.ftz
@@ -766,7 +762,8 @@ fn fma_is_correctly_rounded() {
         let bad: Vec<String> = (0..a.len())
             .filter(|&i| {
                 let want = a[i].mul_add(b[i], c[i]);
-                let same = |w: f32| got[i].to_bits() == w.to_bits() || got[i].is_nan() && w.is_nan();
+                let same =
+                    |w: f32| got[i].to_bits() == w.to_bits() || got[i].is_nan() && w.is_nan();
                 // Without CL_FP_DENORM: denormal operands (to zeros of
                 // either sign) or a denormal result may be flushed.
                 let f = flush(a[i]).mul_add(flush(b[i]), flush(c[i]));

@@ -20,7 +20,8 @@ use std::process::ExitCode;
 use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
-const USAGE: &str = "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] \
+const USAGE: &str =
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 

@@ -188,9 +188,10 @@ pub fn parse_build_options(
         }
     }
     out.clang_args.push(format!("-cl-std={std}"));
-    let relaxed = out.clang_args.iter().any(|a| {
-        a == "-cl-fast-relaxed-math" || a == "-cl-unsafe-math-optimizations"
-    });
+    let relaxed = out
+        .clang_args
+        .iter()
+        .any(|a| a == "-cl-fast-relaxed-math" || a == "-cl-unsafe-math-optimizations");
     out.math = super::libclc::MathOptions::new(caps, relaxed);
     // clang defines __IMAGE_SUPPORT__ for every SPIR target: keep it only
     // where the device supports images (CL_DEVICE_IMAGE_SUPPORT).
