@@ -80,9 +80,14 @@
 //! first); the program's own float `fma` likewise. libclc's float code
 //! flushes the denormal results it computes in integer arithmetic unless
 //! told that denormals are supported, and its software fma handles no
-//! denormal operands: `DeviceCaps::denorms32` (CL_FP_DENORM, DenormPreserve
-//! 32) is therefore only set with a fused fma, and then libclc's
-//! `__clc_fp32_subnormals_supported` returns true. Measured on lavapipe
+//! denormal operands. Told that denormals are supported
+//! (`__clc_fp32_subnormals_supported` true, done where
+//! `DeviceCaps::denorms32`), its exp, exp2, erfc and fmod still return 0
+//! for denormal results on lavapipe (which keeps denormals). So ferrocl
+//! does not report CL_FP_DENORM (the runtime sets `denorms32` only on
+//! request, `FERROCL_DENORMS32=1`); OpenCL then lets denormals be flushed,
+//! and tests/tests/float_math.rs accepts what the CTS accepts of a device
+//! that flushes. Measured on lavapipe
 //! (tests/tests/float_math.rs, full profile; max error over ~3000
 //! arguments, float and float4): at most 2.5 ulp for every function with a
 //! 4-6 ulp bound, erfc 13.7 (16), lgamma 11.7 / lgamma_r 15.0 (no OpenCL
@@ -237,12 +242,12 @@ pub struct MathOptions {
     /// Float `fma` in software: libclc's (`DeviceCaps::fused_fma32`
     /// false). Where false, libclc's float code calls the device's `Fma`.
     pub soft_fma32: bool,
-    /// Single-precision denormals are preserved (`DeviceCaps::denorms32`,
-    /// which implies a fused float fma): libclc's float code computes
-    /// denormal results (`__clc_fp32_subnormals_supported` true). Else it
-    /// flushes the ones it computes in integer arithmetic, as its software
-    /// fma must (it handles no denormal operands), and remquo's denormal
-    /// divisors are flushed (`scalar_fixes`).
+    /// Single-precision denormals are reported (`DeviceCaps::denorms32`):
+    /// libclc's float code is told they are supported
+    /// (`__clc_fp32_subnormals_supported` true). Else it flushes the ones
+    /// it computes in integer arithmetic, as its software fma must (it
+    /// handles no denormal operands), and remquo's denormal divisors are
+    /// flushed (`scalar_fixes`).
     pub denorms32: bool,
     /// `-cl-fast-relaxed-math` or `-cl-unsafe-math-optimizations`: the
     /// float builtins of [`RELAXED_GLSL`] keep GLSL.std.450's versions.

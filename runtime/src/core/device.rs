@@ -334,12 +334,18 @@ impl Device {
     }
 
     /// Single-precision denormals are kept (`DeviceCaps::denorms32`,
-    /// CL_FP_DENORM): the device preserves them where a module asks
-    /// (shaderDenormPreserveFloat32; kernels get DenormPreserve 32) and its
-    /// float fma is fused, since libclc's software fma handles no denormal
-    /// operands (`frontend::libclc` in the compiler).
+    /// CL_FP_DENORM; kernels then get DenormPreserve 32): never by default.
+    /// The float math builtins are libclc-15's, written for devices that
+    /// flush denormals: its software fma handles no denormal operands, and
+    /// told that denormals are supported (`__clc_fp32_subnormals_supported`)
+    /// its exp, exp2, erfc and fmod still return 0 for denormal results on
+    /// lavapipe (which keeps denormals). OpenCL lets a device without
+    /// CL_FP_DENORM flush them. `FERROCL_DENORMS32=1` reports them where
+    /// the device can preserve them (shaderDenormPreserveFloat32), for
+    /// experiments.
     pub fn denorms32(&self) -> bool {
-        self.phys.shader_fp_denorm_preserve_32 && self.fused_fma32()
+        std::env::var("FERROCL_DENORMS32").as_deref() == Ok("1")
+            && self.phys.shader_fp_denorm_preserve_32
     }
 
     pub fn double_fp_config(&self) -> cl_device_fp_config {
