@@ -420,7 +420,7 @@ fn check_with(
             // there).
             if name == "erfc" {
                 let mut rng = Rng(seed);
-                for (lo, hi) in [(1.93, 2.0), (3.92, 4.0), (7.9, 10.1)] {
+                for (lo, hi) in [(1.84, 2.0), (3.92, 4.0), (7.9, 10.1)] {
                     x.extend((0..512).map(|_| rng.uniform(lo, hi)));
                 }
             }

@@ -2,14 +2,14 @@
 // exp(-z * z - 0.5625) with z = x rounded to 12 bits, whose argument is not
 // exact once it passes a power of two: up to 48 ulp off for x in
 // [7.96, 10.05] (CTS math_brute_force; OpenCL allows 16), 16 in
-// [3.93, 4), 4 in [1.94, 2). For 1.9 <= x <= 10.5 ferrocl uses erfc's
+// [3.93, 4), 5.5 in [1.854, 2). For 1.85 <= x <= 10.5 ferrocl uses erfc's
 // continued fraction instead:
 //
 //   erfc(x) = exp(-x^2) / sqrt(pi) / F,
 //   F = x + (1/2) / (x + 1 / (x + (3/2) / (x + 2 / (x + ...)))),
 //
 // evaluated backwards from depth 24 (truncation error below 0.04 ulp from
-// x = 1.9 on, less further out). x^2 = hi + lo exactly (Dekker's product
+// x = 1.85 on, less further out). x^2 = hi + lo exactly (Dekker's product
 // on 12-bit halves, every operation rounded as written: the lowering
 // decorates this code NoContraction), and exp(-x^2) =
 // exp(-hi) (1 - lo), or from hi = 64 on (where exp(-hi) nears the
@@ -45,7 +45,7 @@ static float erfc_cf(float x)
 
 static float erfc32(float x)
 {
-    if (x >= 1.9f && x <= 10.5f)
+    if (x >= 1.85f && x <= 10.5f)
         return erfc_cf(x);
     return erfc(x);
 }

@@ -110,7 +110,7 @@
 //! | sinh, cosh, tanh, asinh, acosh, atanh | inherited formulas | 4-5 ulp | libclc |
 //! | cbrt, hypot (inline pow, sqrt) | inherited | 2, 4 ulp | libclc |
 //! | erf, lgamma, lgamma_r | none | 16 ulp, undefined | libclc (lgamma fixed) |
-//! | erfc | none | 16 ulp | libclc, ferrocl's (erfc32.cl) in [1.9, 10.5] |
+//! | erfc | none | 16 ulp | libclc, ferrocl's (erfc32.cl) in [1.85, 10.5] |
 //! | tgamma | none | 16 ulp | ferrocl's (tgamma32.cl) |
 //! | fmod (OpFRem) | x - y * trunc(x/y) | exact | libclc |
 //! | remainder, remquo | inline x - y * rint(x/y), none | exact | libclc |
@@ -297,7 +297,7 @@ struct Own {
 /// device's is not fused; `tgamma` because libclc-15's is off by up to 300
 /// ulp in double (exp(lgamma(x))) and 70 ulp in float, with wrong
 /// infinities near zero and underflows (OpenCL allows 16 ulp); float
-/// `erfc` for x in [1.9, 10.5], where libclc-15's is up to 48 ulp off
+/// `erfc` for x in [1.85, 10.5], where libclc-15's is up to 48 ulp off
 /// (calling libclc's elsewhere).
 const OWN: &[Own] = &[
     Own {
