@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -232,6 +232,8 @@ impl Writer {
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
         self.u8(c.fused_fma64 as u8);
+        self.u8(c.fused_fma32 as u8);
+        self.u8(c.denorms32 as u8);
         self.u8(c.descriptor.pod_ubo as u8);
         self.u8(c.descriptor.cluster_pod_args as u8);
         self.u32(c.descriptor.sampler_map.len() as u32);
@@ -512,6 +514,8 @@ impl<'a> Reader<'a> {
             images: self.bool()?,
             read_write_images: self.bool()?,
             fused_fma64: self.bool()?,
+            fused_fma32: self.bool()?,
+            denorms32: self.bool()?,
             descriptor: self.descriptor_options()?,
         })
     }
@@ -706,6 +710,8 @@ mod tests {
             images: false,
             read_write_images: false,
             fused_fma64: true,
+            fused_fma32: true,
+            denorms32: false,
             descriptor: Default::default(),
         }
     }

@@ -83,6 +83,18 @@ pub struct DeviceCaps {
     /// `fma` must be. Vulkan does not promise it: where it is false, double
     /// `fma` is computed in software (`frontend::libclc`).
     pub fused_fma64: bool,
+    /// GLSL.std.450 `Fma` on floats is fused. Where it is false, float
+    /// `fma` is libclc's software one (`frontend::libclc`).
+    pub fused_fma32: bool,
+    /// The device reports single-precision denormals (CL_FP_DENORM, where
+    /// it preserves them when a module asks: shaderDenormPreserveFloat32):
+    /// kernels get the DenormPreserve 32 execution mode and libclc's float
+    /// code is told that denormals are supported. Without it denormals may
+    /// be flushed (OpenCL allows it then), and libclc's float functions
+    /// flush the results they compute in integer arithmetic. The runtime
+    /// sets it only on request (`FERROCL_DENORMS32=1`): libclc-15's float
+    /// code is written for devices that flush.
+    pub denorms32: bool,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,

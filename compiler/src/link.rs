@@ -49,6 +49,10 @@ pub struct LinkOptions {
     pub create_library: bool,
     /// `-enable-link-options`.
     pub enable_link_options: bool,
+    /// `-cl-fast-relaxed-math` or `-cl-unsafe-math-optimizations`: the
+    /// float math linked from libclc is only what the relaxed bounds need
+    /// (`frontend::libclc::RELAXED_GLSL`).
+    pub relaxed_math: bool,
 }
 
 /// Reads clLinkProgram options (OpenCL 3.0 §5.8.7): `-create-library`,
@@ -63,11 +67,10 @@ pub fn parse_link_options(options: &str) -> Result<LinkOptions, BuildError> {
         match w.as_str() {
             "-create-library" => out.create_library = true,
             "-enable-link-options" => out.enable_link_options = true,
+            "-cl-unsafe-math-optimizations" | "-cl-fast-relaxed-math" => out.relaxed_math = true,
             "-cl-denorms-are-zero"
             | "-cl-no-signed-zeros"
-            | "-cl-unsafe-math-optimizations"
             | "-cl-finite-math-only"
-            | "-cl-fast-relaxed-math"
             | "-cl-no-subgroup-ifp" => {}
             // ferrocl's target options, applied by `target_caps` (the
             // lowering happens at link time).
@@ -209,8 +212,8 @@ pub fn link_objects(
         tools::dump("0-linked.ll", ll.as_bytes());
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
         let ll = frontend::remove_freeze(&ll);
-        let soft_fma64 = caps.fp64 && !caps.fused_fma64;
-        let ll = frontend::libclc::link_double_math(&ll, &scratch, soft_fma64)?.unwrap_or(ll);
+        let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
+        let ll = frontend::libclc::link_math(&ll, &scratch, &math)?.unwrap_or(ll);
         std::fs::write(scratch.file("input.ll"), &ll)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
         frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;

@@ -18,6 +18,8 @@ fn caps() -> DeviceCaps {
         images: false,
         read_write_images: false,
         fused_fma64: true,
+        fused_fma32: true,
+        denorms32: false,
         khr_subgroups: true,
         descriptor: Default::default(),
     }

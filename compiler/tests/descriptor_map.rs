@@ -148,6 +148,8 @@ fn caps(sampler_map: Vec<u32>) -> DeviceCaps {
         images: true,
         read_write_images: true,
         fused_fma64: true,
+        fused_fma32: true,
+        denorms32: false,
         khr_subgroups: true,
         descriptor: DescriptorOptions {
             sampler_map,

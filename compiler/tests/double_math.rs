@@ -23,6 +23,8 @@ fn caps(fused_fma64: bool) -> DeviceCaps {
         images: false,
         read_write_images: false,
         fused_fma64,
+        fused_fma32: true,
+        denorms32: false,
         khr_subgroups: false,
         descriptor: Default::default(),
     }

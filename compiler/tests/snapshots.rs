@@ -25,6 +25,8 @@ fn caps() -> DeviceCaps {
         images: true,
         read_write_images: true,
         fused_fma64: true,
+        fused_fma32: true,
+        denorms32: false,
         khr_subgroups: true,
         descriptor: Default::default(),
     }

@@ -1,5 +1,5 @@
-/* Reference values for the double-precision math tests
- * (tests/tests/double_math.rs): each function evaluated in the C library's
+/* Reference values for the double- and single-precision math tests
+ * (tests/tests/double_math.rs, float_math.rs): each function evaluated in the C library's
  * long double (x87 extended precision on x86-64: 64-bit significand, so
  * its rounding error is 2^-11 of a double's ulp), returned as an unevaluated
  * sum hi + lo of two doubles so that the caller measures a device result's
@@ -182,7 +182,32 @@ int ferrocl_math_ref(const char *name, double x, double y, int n, double out[4],
     F1("tanh", tanhl(X));
     F1("tanpi", ref_tanpi(x));
     F1("tgamma", tgammal(X));
+    /* Exact in any precision (the remainder of two floats or doubles is
+     * one), with OpenCL's and C's special cases alike. */
+    F1("fmod", fmodl(X, Y));
+    F1("remainder", remainderl(X, Y));
+    F1("sqrt", sqrtl(X));
+    F1("rsqrt", 1.0L / sqrtl(X));
 #undef F1
+    if (strcmp(name, "remquo") == 0) {
+        /* *sign: the quotient's sign and its 7 low bits (what OpenCL
+         * promises of remquo's quo; the C library's remquo only 3). The
+         * quotient of xr = |x| mod 128|y| (exact) has the same low 7 bits
+         * and the same rounding (128 is even), and xr - remainder(xr, |y|)
+         * is exact in long double for float and double arguments of
+         * nearby exponents (xr < 128|y|). */
+        r = remainderl(X, Y);
+        *sign = 0;
+        if (isfinite(x) && isfinite(y) && y != 0.0) {
+            long double ay = fabsl(Y);
+            long double xr = fmodl(fabsl(X), 128.0L * ay);
+            long double n = (xr - remainderl(xr, ay)) / ay;
+            int q = (int)n & 0x7f;
+            *sign = signbit(x) != signbit(y) ? -q : q;
+        }
+        split(r, out);
+        return 1;
+    }
     if (strcmp(name, "lgamma_r") == 0) {
         r = lgammal_r(X, sign);
         split(r, out);

@@ -1,5 +1,5 @@
-//! Reference values for double-precision math (`csrc/mathref.c`, built by
-//! `build.rs`): the C library's long double evaluation, kept as an
+//! Reference values for double- and single-precision math
+//! (`csrc/mathref.c`, built by `build.rs`): the C library's long double evaluation, kept as an
 //! unevaluated sum of two doubles, and the error of a device result in
 //! ulps of the reference (OpenCL C spec §7.4).
 
@@ -98,6 +98,56 @@ pub fn ulp_error(got: f64, r: &Reference) -> Result<f64, String> {
     Ok(((got - r.hi) - r.lo).abs() / ulp_of(r.hi, r.lo))
 }
 
+/// ulp(r) in single precision of the real number `hi + lo` (OpenCL C
+/// §7.4, as [`ulp_of`]): 2^-149 below the smallest normal float, 2^104
+/// beyond the largest.
+pub fn ulp_of_f32(hi: f64, lo: f64) -> f64 {
+    let a = hi.abs();
+    if a < f32::MIN_POSITIVE as f64 {
+        return 2f64.powi(-149);
+    }
+    let e = ((a.to_bits() >> 52) as i32 - 1023).min(127);
+    let spacing = 2f64.powi(e - 23);
+    let power_of_two = a == 2f64.powi(e) && e > -126;
+    if power_of_two && lo != 0.0 && lo.is_sign_negative() != hi.is_sign_negative() {
+        spacing / 2.0
+    } else {
+        spacing
+    }
+}
+
+/// The error of single-precision device result `got` against `r` (a
+/// reference computed from float arguments) in float ulps, or why it is
+/// not a number of ulps, as [`ulp_error`]. An exact result beyond
+/// `f32::MAX` may be returned as the infinity of its sign.
+pub fn ulp_error_f32(got: f32, r: &Reference) -> Result<f64, String> {
+    if r.hi.is_nan() {
+        return if got.is_nan() {
+            Ok(0.0)
+        } else {
+            Err("want NaN".into())
+        };
+    }
+    if r.hi.is_infinite() {
+        return if got as f64 == r.hi {
+            Ok(0.0)
+        } else {
+            Err(format!("want {}", r.hi))
+        };
+    }
+    let beyond = r.hi.abs() > f32::MAX as f64 || r.overflows;
+    if beyond && got.is_infinite() && got.is_sign_negative() == r.hi.is_sign_negative() {
+        return Ok(0.0);
+    }
+    if !got.is_finite() {
+        return Err(format!("want finite {:e}", r.hi));
+    }
+    if r.exact_zero && got == 0.0 && got.is_sign_negative() != r.hi.is_sign_negative() {
+        return Err(format!("want {:?} (zero sign)", r.hi));
+    }
+    Ok(((got as f64 - r.hi) - r.lo).abs() / ulp_of_f32(r.hi, r.lo))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +168,24 @@ mod tests {
         let r = reference("exp", 710.0, 0.0, 0);
         assert!(r.overflows && r.hi == f64::MAX);
         assert_eq!(ulp_error(f64::INFINITY, &r), Ok(0.0));
+    }
+
+    #[test]
+    fn float_ulps() {
+        assert_eq!(ulp_of_f32(1.0, 0.0), f32::EPSILON as f64);
+        assert_eq!(ulp_of_f32(1.0, -1e-30), f32::EPSILON as f64 / 2.0);
+        assert_eq!(ulp_of_f32(0.0, 0.0), 2f64.powi(-149));
+        assert_eq!(ulp_of_f32(1e-40, 0.0), 2f64.powi(-149));
+        assert_eq!(ulp_of_f32(f32::MAX as f64, 0.0), 2f64.powi(104));
+        assert_eq!(ulp_of_f32(1e300, 0.0), 2f64.powi(104));
+        let r = reference("exp", 1.0, 0.0, 0);
+        assert!(ulp_error_f32(std::f32::consts::E, &r).unwrap() < 0.5);
+        let next = f32::from_bits(std::f32::consts::E.to_bits() + 1);
+        let e = ulp_error_f32(next, &r).unwrap();
+        assert!(e > 0.5 && e < 1.5, "{e}");
+        let r = reference("exp", 89.0, 0.0, 0);
+        assert_eq!(ulp_error_f32(f32::INFINITY, &r), Ok(0.0));
+        let r = reference("remquo", 7.0, 2.0, 0);
+        assert_eq!((r.hi, r.sign), (-1.0, 4));
     }
 }

@@ -3,7 +3,9 @@
 //! `ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [OpenCL build
 //! options]` writes the module of the first kernel (or of NAME) and prints
 //! the reflection to stderr. `-soft-fma64`: compile for a device whose
-//! double Fma is not fused (`DeviceCaps::fused_fma64`).
+//! double Fma is not fused (`DeviceCaps::fused_fma64`); `-soft-fma32`: the
+//! same for float (`DeviceCaps::fused_fma32`); `-denorms32`: for a device
+//! that preserves float denormals (`DeviceCaps::denorms32`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -18,7 +20,8 @@ use std::process::ExitCode;
 use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
-const USAGE: &str = "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] \
+const USAGE: &str =
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -27,6 +30,8 @@ fn main() -> ExitCode {
     let mut output = None;
     let mut kernel = None;
     let mut fused_fma64 = true;
+    let mut fused_fma32 = true;
+    let mut denorms32 = false;
     let mut addressing = None;
     let mut descriptor_map_path = None;
     let mut sampler_map_path = None;
@@ -38,6 +43,10 @@ fn main() -> ExitCode {
             output = args.next();
         } else if a == "-soft-fma64" {
             fused_fma64 = false;
+        } else if a == "-soft-fma32" {
+            fused_fma32 = false;
+        } else if a == "-denorms32" {
+            denorms32 = true;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
             kernel = Some(k.to_string());
         } else if let Some(m) = a.strip_prefix("-addressing=") {
@@ -129,6 +138,8 @@ fn main() -> ExitCode {
         images: true,
         read_write_images: true,
         fused_fma64,
+        fused_fma32,
+        denorms32,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

@@ -44,7 +44,8 @@ pub struct FrontendOutput {
 /// -emit-llvm`
 /// with the translated build options; the textual IR gives the kernel
 /// argument metadata. The double-precision math it calls is linked from
-/// libclc (`libclc::link_double_math`). `clang -cc1 -x ir` turns it into bitcode and
+/// libclc (`libclc::link_math`), and so is the single-precision math
+/// whose GLSL.std.450 versions miss OpenCL's bounds. `clang -cc1 -x ir` turns it into bitcode and
 /// llvm-spirv-15 into SPIR-V (OpLine instructions let later passes name
 /// source lines; they are stripped from the output).
 /// Typed pointers (`-no-opaque-pointers`) because llvm-spirv-15 cannot
@@ -60,7 +61,7 @@ pub fn compile_opencl_c(
     let (ll, log) = compile_to_bitcode(source, opts, &[], scratch)?;
     let arg_metadata = read_kernel_arg_metadata(&ll);
     let unsigned_vec_hints = read_unsigned_vec_type_hints(&ll);
-    if let Some(linked) = libclc::link_double_math(&ll, scratch, opts.soft_fma64)? {
+    if let Some(linked) = libclc::link_math(&ll, scratch, &opts.math)? {
         write_bitcode(scratch, &linked, opts)?;
     }
     let spirv = translate_bitcode(scratch)?;

@@ -9,8 +9,10 @@ pub struct FrontendOptions {
     pub clang_args: Vec<String>,
     /// `-cl-opt-disable`: compile at -O0.
     pub opt_disable: bool,
-    /// Double `fma` in software (`DeviceCaps::fused_fma64` false).
-    pub soft_fma64: bool,
+    /// What the math library is linked for (`libclc::MathOptions`): the
+    /// device's fma and denormals, `-cl-fast-relaxed-math` /
+    /// `-cl-unsafe-math-optimizations`.
+    pub math: super::libclc::MathOptions,
     /// Feature macros to undefine after clang's default header, which
     /// defines them for SPIR targets whatever `-cl-ext` says.
     pub undef_macros: Vec<&'static str>,
@@ -252,7 +254,11 @@ pub fn parse_build_options(
         }
     }
     out.clang_args.push(format!("-cl-std={std}"));
-    out.soft_fma64 = caps.fp64 && !caps.fused_fma64;
+    let relaxed = out
+        .clang_args
+        .iter()
+        .any(|a| a == "-cl-fast-relaxed-math" || a == "-cl-unsafe-math-optimizations");
+    out.math = super::libclc::MathOptions::new(caps, relaxed);
     // clang defines __IMAGE_SUPPORT__ for every SPIR target: keep it only
     // where the device supports images (CL_DEVICE_IMAGE_SUPPORT).
     if !caps.images {

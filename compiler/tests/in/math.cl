@@ -1,3 +1,4 @@
+// options: -cl-fast-relaxed-math
 __kernel void math(__global float *x, __global int *n) {
   size_t i = get_global_id(0);
   float v = x[i];

@@ -329,12 +329,30 @@ impl Device {
         64 * 1024
     }
 
+    /// CL_DEVICE_SINGLE_FP_CONFIG. CL_FP_FMA: `fma` is correctly rounded
+    /// (the device's where fused, else libclc's software one). CL_FP_DENORM
+    /// where `denorms32`.
     pub fn single_fp_config(&self) -> cl_device_fp_config {
         let mut c = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA;
-        if self.phys.shader_fp_denorm_preserve_32 {
+        if self.denorms32() {
             c |= CL_FP_DENORM;
         }
         c
+    }
+
+    /// Single-precision denormals are kept (`DeviceCaps::denorms32`,
+    /// CL_FP_DENORM; kernels then get DenormPreserve 32): never by default.
+    /// The float math builtins are libclc-15's, written for devices that
+    /// flush denormals: its software fma handles no denormal operands, and
+    /// told that denormals are supported (`__clc_fp32_subnormals_supported`)
+    /// its exp, exp2, erfc and fmod still return 0 for denormal results on
+    /// lavapipe (which keeps denormals). OpenCL lets a device without
+    /// CL_FP_DENORM flush them. `FERROCL_DENORMS32=1` reports them where
+    /// the device can preserve them (shaderDenormPreserveFloat32), for
+    /// experiments.
+    pub fn denorms32(&self) -> bool {
+        std::env::var("FERROCL_DENORMS32").as_deref() == Ok("1")
+            && self.phys.shader_fp_denorm_preserve_32
     }
 
     pub fn double_fp_config(&self) -> cl_device_fp_config {
@@ -481,6 +499,8 @@ impl Device {
             images: self.image_support(),
             read_write_images: self.read_write_images(),
             fused_fma64: self.fused_fma64(),
+            fused_fma32: self.fused_fma32(),
+            denorms32: self.denorms32(),
             descriptor: Default::default(),
         }
     }
@@ -494,6 +514,22 @@ impl Device {
     /// until measured. `FERROCL_FUSED_FMA64=0|1` overrides the table.
     pub fn fused_fma64(&self) -> bool {
         match std::env::var("FERROCL_FUSED_FMA64").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+    }
+
+    /// Whether the driver computes GLSL.std.450 `Fma` on floats with one
+    /// rounding (`DeviceCaps::fused_fma32`), as OpenCL's `fma` must be.
+    /// Same approach as `fused_fma64`: only a driver known to emit the
+    /// GPU's fused instruction says yes: NVIDIA's (FFMA; checked on the
+    /// device by tests/float_math.rs `fma_is_fused`). lavapipe 22.3 rounds
+    /// the product first (measured); other drivers get libclc's software
+    /// fma until measured. `FERROCL_FUSED_FMA32=0|1` overrides the table.
+    pub fn fused_fma32(&self) -> bool {
+        match std::env::var("FERROCL_FUSED_FMA32").as_deref() {
             Ok("0") => return false,
             Ok("1") => return true,
             _ => {}

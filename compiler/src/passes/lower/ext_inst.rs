@@ -3,12 +3,13 @@
 //!
 //! Precision: the GLSL.std.450 transcendental functions (exp, log, pow,
 //! sin, ...) meet Vulkan's precision, not OpenCL's full-profile ULP
-//! bounds; they stand in until libclc's versions are linked (DESIGN §4
-//! stage 2). Vulkan only has them for 16/32-bit floats: the double
-//! versions come from libclc in programs built from OpenCL C
-//! (`frontend::libclc`, linked before llvm-spirv, so they never reach this
-//! table); in SPIR-V programs (clCreateProgramWithIL) they are build
-//! errors (`no_double_here`).
+//! bounds. In programs built from OpenCL C, the float and double versions
+//! come from libclc instead (`frontend::libclc`, linked before llvm-spirv,
+//! so they never reach this table; its module doc tables the decision per
+//! builtin): the float entries here serve `native_*` / `half_*`,
+//! `-cl-fast-relaxed-math` (whose bounds are Vulkan's) and SPIR-V programs
+//! (clCreateProgramWithIL), where the double ones are build errors
+//! (`no_double_here`).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};

@@ -1600,6 +1600,11 @@ impl<'a> Lower<'a> {
         }
         caps.extend(&self.group_caps);
         caps.extend(&bindings.caps);
+        if self.caps.denorms32 {
+            // SPIR-V 1.4 core (SPV_KHR_float_controls): with the execution
+            // mode below, CL_FP_DENORM holds.
+            caps.push(Capability::DenormPreserve);
+        }
         caps.sort_by_key(|c| *c as u32);
         caps.dedup();
         m.capabilities = caps
@@ -1652,7 +1657,19 @@ impl<'a> Lower<'a> {
                 Operand::LiteralBit32(ls[2]),
             ],
         ));
-        self.decorate_exact_double_arithmetic(&functions);
+        if self.caps.denorms32 {
+            m.execution_modes.push(Instruction::new(
+                Op::ExecutionMode,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(main),
+                    Operand::ExecutionMode(ExecutionMode::DenormPreserve),
+                    Operand::LiteralBit32(32),
+                ],
+            ));
+        }
+        self.decorate_exact_arithmetic(&functions);
         m.annotations = std::mem::take(&mut self.out.annotations);
         m.types_global_values = std::mem::take(&mut self.out.globals);
         m.functions = functions;
@@ -1664,31 +1681,45 @@ impl<'a> Lower<'a> {
 }
 
 impl Lower<'_> {
-    /// Decorates every double-precision add, subtract, multiply, divide,
-    /// remainder and negation of `functions` NoContraction. OpenCL rounds
-    /// each operation as written (OpenCL C §7.4: they are correctly
-    /// rounded), but Vulkan compilers may otherwise rewrite undecorated
-    /// arithmetic: Mesa's NIR applies its inexact-only algebraic rules
-    /// (reassociation, `a + b - a` → `b`), which destroys the exact error
-    /// terms of compensated sums that libclc's double-precision math is
-    /// made of (`frontend::libclc`).
-    fn decorate_exact_double_arithmetic(&mut self, functions: &[dr::Function]) {
+    /// Decorates NoContraction every double-precision add, subtract,
+    /// multiply, divide, remainder and negation of `functions`, and the
+    /// single-precision ones of the math library's functions (those named
+    /// `ferrocl.*` or `*__ferrocl_*`: libclc's and ferrocl's own,
+    /// `frontend::libclc`). OpenCL rounds each operation as written (OpenCL
+    /// C §7.4: they are correctly rounded), but Vulkan compilers may
+    /// otherwise rewrite undecorated arithmetic: Mesa's NIR applies its
+    /// inexact-only algebraic rules (reassociation, `a + b - a` → `b`),
+    /// NVIDIA's fuses multiplies and adds, either of which destroys the
+    /// exact error terms of the compensated sums and split products that
+    /// libclc's math is made of. The program's own float arithmetic stays
+    /// undecorated: OpenCL C lets it be contracted (FP_CONTRACT).
+    fn decorate_exact_arithmetic(&mut self, functions: &[dr::Function]) {
         let mut doubles: HashSet<Word> = HashSet::new();
+        let mut floats: HashSet<Word> = HashSet::new();
         for g in &self.out.globals {
-            let is_double = match g.class.opcode {
-                Op::TypeFloat => g.operands.first() == Some(&Operand::LiteralBit32(64)),
-                Op::TypeVector => g
-                    .operands
-                    .first()
-                    .and_then(|o| o.id_ref_any())
-                    .is_some_and(|e| doubles.contains(&e)),
-                _ => false,
-            };
-            if is_double {
-                doubles.extend(g.result_id);
+            let Some(id) = g.result_id else { continue };
+            match g.class.opcode {
+                Op::TypeFloat => match g.operands.first() {
+                    Some(&Operand::LiteralBit32(64)) => {
+                        doubles.insert(id);
+                    }
+                    Some(&Operand::LiteralBit32(32)) => {
+                        floats.insert(id);
+                    }
+                    _ => {}
+                },
+                Op::TypeVector => {
+                    let e = g.operands.first().and_then(|o| o.id_ref_any());
+                    if e.is_some_and(|e| doubles.contains(&e)) {
+                        doubles.insert(id);
+                    } else if e.is_some_and(|e| floats.contains(&e)) {
+                        floats.insert(id);
+                    }
+                }
+                _ => {}
             }
         }
-        if doubles.is_empty() {
+        if doubles.is_empty() && floats.is_empty() {
             return;
         }
         let mut value_ty: HashMap<Word, Word> = HashMap::new();
@@ -1698,32 +1729,44 @@ impl Lower<'_> {
             }
         }
         let is_double = |id: Word| value_ty.get(&id).is_some_and(|t| doubles.contains(t));
-        for inst in functions.iter().flat_map(|f| f.all_inst_iter()) {
-            let arithmetic = matches!(
-                inst.class.opcode,
-                Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
-            );
-            // Conversions from a double too: NIR otherwise turns
-            // (double)(long)x into trunc(x), which lavapipe gets wrong.
-            let conversion = matches!(
-                inst.class.opcode,
-                Op::ConvertFToS | Op::ConvertFToU | Op::FConvert
-            ) && inst
-                .operands
-                .first()
-                .and_then(|o| o.id_ref_any())
-                .is_some_and(is_double);
-            let to_double = matches!(
-                inst.class.opcode,
-                Op::ConvertSToF | Op::ConvertUToF | Op::FConvert
-            );
-            let result_double = inst.result_type.is_some_and(|t| doubles.contains(&t));
-            if (arithmetic || to_double) && result_double || conversion {
-                if let Some(id) = inst.result_id {
-                    self.out
-                        .decorate(id, vec![Operand::Decoration(Decoration::NoContraction)]);
+        let mut exact: Vec<Word> = Vec::new();
+        for f in functions {
+            let library = f.def_id().is_some_and(|id| {
+                let name = self.name_of(id);
+                name.starts_with("ferrocl.") || name.contains("__ferrocl_")
+            });
+            for inst in f.all_inst_iter() {
+                let arithmetic = matches!(
+                    inst.class.opcode,
+                    Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+                );
+                // Conversions from a double too: NIR otherwise turns
+                // (double)(long)x into trunc(x), which lavapipe gets wrong.
+                let conversion = matches!(
+                    inst.class.opcode,
+                    Op::ConvertFToS | Op::ConvertFToU | Op::FConvert
+                ) && inst
+                    .operands
+                    .first()
+                    .and_then(|o| o.id_ref_any())
+                    .is_some_and(is_double);
+                let to_double = matches!(
+                    inst.class.opcode,
+                    Op::ConvertSToF | Op::ConvertUToF | Op::FConvert
+                );
+                let result_double = inst.result_type.is_some_and(|t| doubles.contains(&t));
+                let result_float = inst.result_type.is_some_and(|t| floats.contains(&t));
+                if (arithmetic || to_double) && result_double
+                    || conversion
+                    || library && arithmetic && result_float
+                {
+                    exact.extend(inst.result_id);
                 }
             }
+        }
+        for id in exact {
+            self.out
+                .decorate(id, vec![Operand::Decoration(Decoration::NoContraction)]);
         }
     }
 }

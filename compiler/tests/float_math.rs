@@ -1,0 +1,149 @@
+//! Single-precision math builtins (libclc's, `frontend::libclc`): builds
+//! that call them produce valid Vulkan SPIR-V (every build runs spirv-val)
+//! without GLSL.std.450 transcendentals on floats; `-cl-fast-relaxed-math`
+//! keeps those its bounds allow; float `fma` is the device's where fused,
+//! libclc's software one elsewhere; the math library's float arithmetic is
+//! NoContraction; devices that preserve denormals get DenormPreserve 32.
+
+use std::process::Command;
+
+use ferrocl_compiler::{build_source, Addressing, DeviceCaps, Kernel};
+
+fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
+    DeviceCaps {
+        addressing: Addressing::Physical,
+        max_push_constant_size: 128,
+        fp64: false,
+        fp16: false,
+        int64_atomics: true,
+        subgroup_size: 32,
+        spirv_version: (1, 5),
+        images: false,
+        read_write_images: false,
+        fused_fma64: true,
+        fused_fma32,
+        denorms32,
+        khr_subgroups: false,
+        descriptor: Default::default(),
+    }
+}
+
+const SOURCE: &str = r#"
+kernel void k(global const float *x, global float *o, global int *q) {
+    size_t i = get_global_id(0);
+    float c;
+    o[i] = sin(x[i]) + exp(x[i]) + log(x[i]) + pow(x[i], 2.5f) + fmod(x[i], 3.0f)
+         + fma(x[i], x[i], 1.0f) + sincos(x[i], &c) + c + remquo(x[i], 2.0f, q + i);
+}
+kernel void v(global const float4 *x, global float4 *o) {
+    size_t i = get_global_id(0);
+    o[i] = tanpi(x[i]) + erfc(x[i]) + atan2(x[i], x[i]) + fma(x[i], x[i], x[i]);
+}
+"#;
+
+fn disassemble(k: &Kernel) -> String {
+    let f = std::env::temp_dir().join(format!(
+        "ferrocl-float-math-{}-{}-{:?}.spv",
+        std::process::id(),
+        k.name,
+        std::thread::current().id()
+    ));
+    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&f, bytes).unwrap();
+    let out = Command::new(std::env::var("FERROCL_SPIRV_DIS").unwrap_or("spirv-dis".into()))
+        .args(["--no-header", "--no-color"])
+        .arg(&f)
+        .output()
+        .expect("spirv-dis runs");
+    let _ = std::fs::remove_file(&f);
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The GLSL.std.450 instructions of the module.
+fn glsl_ops(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains("OpExtInst "))
+        .filter_map(|l| l.split_whitespace().nth(5).map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn full_precision_uses_no_glsl_transcendentals() {
+    for (fused, denorms) in [(true, false), (false, true)] {
+        let p = build_source(SOURCE, "", &caps(fused, denorms)).unwrap_or_else(|e| panic!("{e}"));
+        for k in &p.kernels {
+            let text = disassemble(k);
+            for op in glsl_ops(&text) {
+                // What remains is exact (or sqrt, see the module doc of
+                // frontend::libclc), and Fma only where fused.
+                let exact = matches!(
+                    op.as_str(),
+                    "FAbs"
+                        | "Floor"
+                        | "Ceil"
+                        | "Trunc"
+                        | "RoundEven"
+                        | "NMin"
+                        | "NMax"
+                        | "Sqrt"
+                        | "Ldexp"
+                        | "FrexpStruct"
+                        | "SMin"
+                        | "SMax"
+                        | "SAbs"
+                        | "SClamp"
+                        | "UMin"
+                        | "UMax"
+                        | "FindUMsb"
+                        | "FindILsb"
+                ) || (op == "Fma" && fused);
+                assert!(exact, "kernel {}: GLSL.std.450 {op}", k.name);
+            }
+            assert!(!text.contains("OpFRem"), "fmod is libclc's, not OpFRem");
+            // libclc's float arithmetic rounds as written.
+            assert!(text.contains("NoContraction"), "kernel {}", k.name);
+            assert_eq!(
+                text.lines()
+                    .any(|l| l.contains("OpExecutionMode ") && l.ends_with(" DenormPreserve 32")),
+                denorms,
+                "kernel {}",
+                k.name
+            );
+            if fused {
+                assert!(glsl_ops(&text).iter().any(|o| o == "Fma"), "{}", k.name);
+            } else {
+                assert!(!glsl_ops(&text).iter().any(|o| o == "Fma"), "{}", k.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn relaxed_math_keeps_glsl_where_its_bounds_allow() {
+    for option in ["-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations"] {
+        let p = build_source(SOURCE, option, &caps(true, false)).unwrap_or_else(|e| panic!("{e}"));
+        let k = p.kernels.iter().find(|k| k.name == "k").unwrap();
+        let text = disassemble(k);
+        let ops = glsl_ops(&text);
+        for op in ["Sin", "Cos", "Pow"] {
+            assert!(ops.iter().any(|o| o == op), "{option}: no {op} in {ops:?}");
+        }
+        // fmod and remquo have no relaxed bound, exp's and log's are
+        // tighter than Vulkan's: still libclc's.
+        assert!(!text.contains("OpFRem"), "{option}");
+        for f in ["_Z4fmodff", "_Z3expf", "_Z3logf"] {
+            assert!(text.contains(&format!("ferrocl.clc.{f}")), "{option}: {f}");
+        }
+        assert!(!ops.iter().any(|o| o == "Exp" || o == "Log"), "{option}");
+    }
+}
+
+/// The program's own float arithmetic may still be contracted (OpenCL C's
+/// FP_CONTRACT): only the library's is NoContraction.
+#[test]
+fn program_float_arithmetic_stays_contractable() {
+    let src = "kernel void k(global float *o) { o[0] = o[1] * o[2] + o[3]; }";
+    let p = build_source(src, "", &caps(true, false)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!disassemble(&p.kernels[0]).contains("NoContraction"));
+}
