@@ -353,6 +353,8 @@ mod tests {
             images: false,
             read_write_images: false,
             fused_fma64: true,
+            fused_fma32: true,
+            denorms32: false,
             descriptor: Default::default(),
         }
     }
