@@ -2,26 +2,17 @@
 //! build_il, concurrency.
 
 use ferrocl_compiler::{
-    build_il, build_source, AccessQualifier, AddressQualifier, Addressing, ArgKind, DeviceCaps,
-    ImplicitField, PrintfArgKind,
+    build_il, build_source, AccessQualifier, AddressQualifier, ArgKind, DeviceCaps, ImplicitField,
+    PrintfArgKind,
 };
+
+mod common;
 
 fn caps() -> DeviceCaps {
     DeviceCaps {
-        addressing: Addressing::Physical,
-        max_push_constant_size: 128,
-        fp64: true,
-        fp16: false,
-        int64_atomics: true,
-        subgroup_size: 32,
-        spirv_version: (1, 5),
         images: false,
         read_write_images: false,
-        fused_fma64: true,
-        fused_fma32: true,
-        denorms32: false,
-        khr_subgroups: true,
-        descriptor: Default::default(),
+        ..common::test_caps()
     }
 }
 

@@ -8,6 +8,8 @@ use std::process::Command;
 
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
+mod common;
+
 const FOO: &str = "void kernel foo(global int* a, float f, global float* b, uint c) {\n\
     size_t i = get_global_id(0);\n\
     b[i] = a[i] * f + b[i] + c;\n\
@@ -139,22 +141,11 @@ kernel,foo,arg,c,argOrdinal,3,descriptorSet,1,binding,2,offset,4,argKind,pod
 fn caps(sampler_map: Vec<u32>) -> DeviceCaps {
     DeviceCaps {
         addressing: Addressing::Descriptor,
-        max_push_constant_size: 128,
-        fp64: true,
-        fp16: false,
-        int64_atomics: true,
-        subgroup_size: 32,
-        spirv_version: (1, 5),
-        images: true,
-        read_write_images: true,
-        fused_fma64: true,
-        fused_fma32: true,
-        denorms32: false,
-        khr_subgroups: true,
         descriptor: DescriptorOptions {
             sampler_map,
             ..Default::default()
         },
+        ..common::test_caps()
     }
 }
 

@@ -7,26 +7,17 @@
 
 use std::process::Command;
 
-use ferrocl_compiler::{
-    build_source, compile_source, link_objects, Addressing, DeviceCaps, Kernel, Linked,
-};
+use ferrocl_compiler::{build_source, compile_source, link_objects, DeviceCaps, Kernel, Linked};
+
+mod common;
 
 fn caps(fused_fma64: bool) -> DeviceCaps {
     DeviceCaps {
-        addressing: Addressing::Physical,
-        max_push_constant_size: 128,
-        fp64: true,
-        fp16: false,
-        int64_atomics: true,
-        subgroup_size: 32,
-        spirv_version: (1, 5),
         images: false,
         read_write_images: false,
         fused_fma64,
-        fused_fma32: true,
-        denorms32: false,
         khr_subgroups: false,
-        descriptor: Default::default(),
+        ..common::test_caps()
     }
 }
 

@@ -7,24 +7,19 @@
 
 use std::process::Command;
 
-use ferrocl_compiler::{build_source, Addressing, DeviceCaps, Kernel};
+use ferrocl_compiler::{build_source, DeviceCaps, Kernel};
+
+mod common;
 
 fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
     DeviceCaps {
-        addressing: Addressing::Physical,
-        max_push_constant_size: 128,
         fp64: false,
-        fp16: false,
-        int64_atomics: true,
-        subgroup_size: 32,
-        spirv_version: (1, 5),
         images: false,
         read_write_images: false,
-        fused_fma64: true,
         fused_fma32,
         denorms32,
         khr_subgroups: false,
-        descriptor: Default::default(),
+        ..common::test_caps()
     }
 }
 

@@ -13,23 +13,10 @@ use std::process::Command;
 
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps, Kernel};
 
+mod common;
+
 fn caps() -> DeviceCaps {
-    DeviceCaps {
-        addressing: Addressing::Physical,
-        max_push_constant_size: 128,
-        fp64: true,
-        fp16: false,
-        int64_atomics: true,
-        subgroup_size: 32,
-        spirv_version: (1, 5),
-        images: true,
-        read_write_images: true,
-        fused_fma64: true,
-        fused_fma32: true,
-        denorms32: false,
-        khr_subgroups: true,
-        descriptor: Default::default(),
-    }
+    common::test_caps()
 }
 
 fn tool(env: &str, default: &str) -> String {
