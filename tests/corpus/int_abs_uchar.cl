@@ -1,0 +1,8 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const uchar* a, global const uchar* b, global uchar* out) {
+    size_t i = get_global_id(0);
+    uchar x = a[i];
+    uchar y = b[i];
+    out[2 * i] = abs(x);
+    out[2 * i + 1] = abs_diff(x, y);
+}

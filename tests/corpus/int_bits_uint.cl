@@ -1,0 +1,8 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const uint* a, global const uint* b, global uint* out) {
+    size_t i = get_global_id(0);
+    uint x = a[i];
+    uint y = b[i];
+    out[2 * i] = clz(x);
+    out[2 * i + 1] = popcount(x);
+}

@@ -1,0 +1,9 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const int* a, global const int* b, global int* out) {
+    size_t i = get_global_id(0);
+    int x = a[i];
+    int y = b[i];
+    out[3 * i] = min(x, y);
+    out[3 * i + 1] = max(x, y);
+    out[3 * i + 2] = clamp(x, (int)10, (int)100);
+}

@@ -1,0 +1,7 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const char* a, global const char* b, global char* out) {
+    size_t i = get_global_id(0);
+    char x = a[i];
+    char y = b[i];
+    out[i] = rotate(x, y);
+}

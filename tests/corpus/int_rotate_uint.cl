@@ -1,0 +1,7 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const uint* a, global const uint* b, global uint* out) {
+    size_t i = get_global_id(0);
+    uint x = a[i];
+    uint y = b[i];
+    out[i] = rotate(x, y);
+}

@@ -1,0 +1,7 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const ushort* a, global const ushort* b, global uint* out) {
+    size_t i = get_global_id(0);
+    ushort x = a[i];
+    ushort y = b[i];
+    out[i] = upsample(x, y);
+}
