@@ -74,7 +74,6 @@ impl Case {
         self.requires = Some(ext);
         self
     }
-    #[allow(dead_code)]
     fn known_bug(mut self, what: &'static str) -> Self {
         self.known_bug = Some(what);
         self
@@ -382,3 +381,425 @@ fn integer_ops_32_64() {
     cases.push(upsample_case!(u32, u32, u64, "uint"));
     run_family(cases);
 }
+
+/// `v` with its first values replaced by `specials`.
+fn with(mut v: Vec<f32>, specials: &[f32]) -> Vec<f32> {
+    v[..specials.len()].copy_from_slice(specials);
+    v
+}
+
+/// Small integers as floats: products and sums of them are exact.
+fn small_floats(seed: u64, n: usize, max: i64) -> Vec<f32> {
+    let mut r = rng(seed);
+    (0..n)
+        .map(|_| ((r() % (2 * max as u64 + 1)) as i64 - max) as f32)
+        .collect()
+}
+
+fn small_ints(seed: u64, n: usize, max: i64) -> Vec<i32> {
+    small_floats(seed, n, max).iter().map(|&x| x as i32).collect()
+}
+
+const NAN: f32 = f32::NAN;
+const INF: f32 = f32::INFINITY;
+
+/// f32 rounded from an f64 reference.
+fn via64(f: impl Fn(f64) -> f64) -> impl Fn(f32) -> f32 {
+    move |x| f(f64::from(x)) as f32
+}
+
+fn frexp(x: f32) -> (f32, i32) {
+    if x == 0.0 {
+        return (x, 0);
+    }
+    let bits = x.to_bits();
+    let e = ((bits >> 23) & 0xff) as i32 - 126;
+    (f32::from_bits((bits & !(0xff << 23)) | (126 << 23)), e)
+}
+
+#[test]
+fn float_ops() {
+    let n = N;
+    let a = floats(10, n, 100.0);
+    let b = floats(11, n, 100.0);
+    let nonzero: Vec<f32> = floats(12, n, 10.0)
+        .iter()
+        .map(|&y| if y.abs() < 0.01 { 1.5 } else { y })
+        .collect();
+    let halves: Vec<f32> = small_floats(13, n, 20).iter().map(|x| x / 2.0).collect();
+    let halves = with(halves, &[2.5, -2.5, 0.5, -0.5, 1.5, -1.5, 0.49999997, -0.4]);
+    let nan_a = with(a.clone(), &[NAN, 1.0, NAN, -INF, 3.0]);
+    let nan_b = with(b.clone(), &[1.0, NAN, NAN, 2.0, INF]);
+    let exps: Vec<i32> = small_ints(14, n, 20);
+    let no_zero: Vec<f32> = a.iter().map(|&x| if x == 0.0 { 1.0 } else { x }).collect();
+    let cases = vec![
+        map2("float_fma.cl", a.clone(), b.clone(), 0, |x: f32, y: f32| {
+            [x.mul_add(y, x)]
+        }),
+        map2(
+            "float_mad.cl",
+            small_floats(15, n, 100),
+            small_floats(16, n, 100),
+            0,
+            |x: f32, y: f32| [x * y + y],
+        ),
+        map2("float_fminmax.cl", nan_a.clone(), nan_b.clone(), 0, |x: f32, y: f32| {
+            [x.min(y), x.max(y)]
+        }),
+        map2("float_fmod.cl", a.clone(), nonzero.clone(), 0, |x: f32, y: f32| [x % y]),
+        map1("float_rounding.cl", halves, 0, |x: f32| {
+            [x.floor(), x.ceil(), x.round(), x.trunc(), x.round_ties_even()]
+        }),
+        map2(
+            "float_copysign.cl",
+            a.clone(),
+            with(b.clone(), &[-0.0, 0.0, -INF]),
+            0,
+            |x: f32, y: f32| [x.copysign(y)],
+        ),
+        map2("float_ldexp.cl", a.clone(), exps, 0, |x: f32, e: i32| {
+            [x * 2f32.powi(e)]
+        }),
+        map1("float_frexp.cl", with(a.clone(), &[0.0, 1.0, -0.75, 1e30]), 0, |x: f32| {
+            let (m, e) = frexp(x);
+            [m, e as f32]
+        }),
+        map1("float_ilogb.cl", no_zero.clone(), 0, |x: f32| {
+            [((x.to_bits() >> 23) & 0xff) as i32 - 127]
+        }),
+        map2("float_nextafter.cl", no_zero.clone(), b.clone(), 0, |x: f32, y: f32| {
+            [if x == y {
+                y
+            } else if y > x {
+                x.next_up()
+            } else {
+                x.next_down()
+            }]
+        }),
+        map2("float_arith.cl", a.clone(), nonzero.clone(), 3, |x: f32, y: f32| {
+            [x + y, x - y, x * y, x / y]
+        }),
+        map1("float_sqrt.cl", a.clone(), 3, |x: f32| [via64(f64::sqrt)(x.abs())]),
+        map1("float_fabs_neg.cl", nan_a.clone(), 0, |x: f32| [x.abs(), -x]),
+        map1("float_exp_log.cl", floats(17, n, 10.0), 3, |x: f32| {
+            [via64(f64::exp)(x), via64(f64::ln)(x.abs() + 1.0)]
+        }),
+        map1("float_sin_cos.cl", floats(18, n, 10.0), 4, |x: f32| {
+            [via64(f64::sin)(x), via64(f64::cos)(x)]
+        }),
+        map2(
+            "float_compare.cl",
+            with(nan_a.clone(), &[NAN, 1.0, 2.0, -0.0]),
+            with(nan_b.clone(), &[1.0, NAN, 2.0, 0.0]),
+            0,
+            |x: f32, y: f32| {
+                [(x < y) as i32
+                    | ((x <= y) as i32) << 1
+                    | ((x == y) as i32) << 2
+                    | ((x != y) as i32) << 3
+                    | ((x > y) as i32) << 4
+                    | ((x >= y) as i32) << 5]
+            },
+        ),
+    ];
+    run_family(cases);
+}
+
+const SAT_OVERFLOW: &str =
+    "convert_*_sat of a float above the range gives the minimum (INT_MIN, LONG_MIN, 0), not the maximum";
+
+/// `x` (exact in f64) rounded to f32 toward zero, up or down.
+fn round_dir(x: f64, dir: &str) -> f32 {
+    let f = x as f32;
+    let fx = f64::from(f);
+    match dir {
+        "rtz" if fx.abs() > x.abs() => {
+            if x > 0.0 {
+                f.next_down()
+            } else {
+                f.next_up()
+            }
+        }
+        "rtn" if fx > x => f.next_down(),
+        "rtp" if fx < x => f.next_up(),
+        _ => f,
+    }
+}
+
+#[test]
+fn conversions() {
+    let n = N;
+    let specials = [NAN, INF, -INF, -0.0, 0.5, -0.5, 2.5, -2.5];
+    let big = |seed, scale| with(floats(seed, n, scale), &specials);
+    let a32: Vec<i32> = ints(20);
+    let a_u32: Vec<u32> = ints(21);
+    let a16: Vec<i16> = ints(22);
+    let a64: Vec<i64> = ints(23);
+    let a8: Vec<i8> = ints(24);
+    let normal_bits: Vec<u32> = floats(25, n, 1e6).iter().map(|x| x.to_bits()).collect();
+    let cases = vec![
+        map1("conv_int_sat_rtz.cl", big(26, 3e9), 0, |x: f32| [x as i32]).known_bug(SAT_OVERFLOW),
+        map1(
+            "conv_int_rounding.cl",
+            with(floats(27, n, 1000.0), &[0.5, -0.5, 1.5, -1.5, 2.5, 1e9, -7.25]),
+            0,
+            |x: f32| {
+                [
+                    x.round_ties_even() as i32,
+                    x.ceil() as i32,
+                    x.floor() as i32,
+                    x.trunc() as i32,
+                ]
+            },
+        ),
+        map1("conv_cast_float_int.cl", floats(28, n, 1e6), 0, |x: f32| [x as i32]),
+        map1("conv_uchar_sat.cl", a32.clone(), 0, |x: i32| [x.clamp(0, 255) as u8]),
+        map1("conv_char_sat_short.cl", a16, 0, |x: i16| [x.clamp(-128, 127) as i8]),
+        map1("conv_short_sat_float.cl", big(29, 1e5), 0, |x: f32| [x as i16]),
+        map1("conv_long_sat_float.cl", big(30, 3e19), 0, |x: f32| [x as i64]).known_bug(SAT_OVERFLOW),
+        map1("conv_uint_sat_float.cl", big(31, 6e9), 0, |x: f32| [x as u32]).known_bug(SAT_OVERFLOW),
+        map1("conv_float_from_int.cl", a32.clone(), 0, |x: i32| {
+            let w = f64::from(x);
+            [x as f32, round_dir(w, "rtz"), round_dir(w, "rtn")]
+        })
+        .known_bug("convert_float_rtz/_rtn(int) round to nearest even"),
+        map1("conv_float_from_uint.cl", a_u32, 0, |x: u32| {
+            [x as f32, round_dir(f64::from(x), "rtp")]
+        })
+        .known_bug("convert_float_rtp(uint) rounds to nearest even"),
+        map1("conv_float_from_long.cl", a64, 0, |x: i64| [x as f32]),
+        map1(
+            "conv_as_uint.cl",
+            with(floats(32, n, 1e3), &[-0.0, INF, -INF, 1.0]),
+            0,
+            |x: f32| [x.to_bits()],
+        ),
+        map1("conv_as_float.cl", normal_bits, 0, |x: u32| [f32::from_bits(x)]),
+        map1("conv_as_char4.cl", a32.clone(), 0, |x: i32| {
+            let b = x.to_le_bytes().map(|b| b as i8);
+            [b[3], b[2], b[1], b[0]]
+        }),
+        map1("conv_sign_extend.cl", a8, 0, |x: i8| [i64::from(x), i64::from(x as u8)]),
+        {
+            let f = floats(33, n, 1e7);
+            let want: Vec<i32> = f.iter().map(|&x| (x * 1000.0) as i32).collect();
+            raw("conv_int4_float4.cl", f, vec![0i32], global(n / 4), vec![0; n], want, 0)
+                .known_bug(SAT_OVERFLOW)
+        },
+    ];
+    run_family(cases);
+}
+
+/// A half's bits as the float they denote.
+fn half_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f32::from(h & 0x3ff);
+    sign * match e {
+        0 => m * 2f32.powi(-24),
+        31 if m == 0.0 => INF,
+        31 => NAN,
+        _ => (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// Runs a vector kernel over `a.len() / width_in` work-items, `out`
+/// holding `want`.
+fn vec_case<A: Elem, B: Elem, R: Elem>(
+    file: &'static str,
+    a: Vec<A>,
+    b: Vec<B>,
+    items: usize,
+    want: Vec<R>,
+    ulp: u32,
+) -> Case {
+    let init = vec![R::zeroed(); want.len()];
+    raw(file, a, b, global(items), init, want, ulp)
+}
+
+#[test]
+fn vectors() {
+    let n = N;
+    let a: Vec<i32> = ints(40);
+    let b: Vec<i32> = ints(41);
+    let fa = floats(42, n, 100.0);
+    let fb = floats(43, n, 100.0);
+    let chunks = |v: &[i32], w: usize| -> Vec<Vec<i32>> { v.chunks(w).map(<[i32]>::to_vec).collect() };
+    let halves: Vec<u16> = ints(44);
+    let finite_halves: Vec<u16> = halves
+        .iter()
+        .map(|&h| if (h >> 10) & 0x1f == 31 { h & 0x83ff } else { h })
+        .collect();
+    let s_a: Vec<i16> = ints(45);
+    let s_b: Vec<i16> = ints(46);
+    let u_a: Vec<u8> = ints(47);
+    let l_a: Vec<i64> = ints(48);
+    let u32_a: Vec<u32> = ints(49);
+    let u32_b: Vec<u32> = ints(50);
+    let cases = vec![
+        vec_case(
+            "vec_int4_swizzle.cl",
+            a.clone(),
+            b.clone(),
+            n / 4,
+            chunks(&a, 4)
+                .iter()
+                .zip(chunks(&b, 4))
+                .flat_map(|(v, w)| {
+                    [
+                        v[3].wrapping_add(w[0]),
+                        v[2].wrapping_add(w[0]),
+                        v[1].wrapping_add(w[1]),
+                        v[0].wrapping_add(w[1]),
+                    ]
+                })
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int2_ops.cl",
+            a.clone(),
+            b.clone(),
+            n / 2,
+            chunks(&a, 2)
+                .iter()
+                .zip(chunks(&b, 2))
+                .flat_map(|(v, w)| [v[1].wrapping_mul(w[0]), v[0].wrapping_sub(w[1])])
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_float8_hilo.cl",
+            fa.clone(),
+            vec![0f32],
+            n / 8,
+            fa.chunks(8)
+                .flat_map(|v| {
+                    let mut r = [0f32; 8];
+                    for j in 0..4 {
+                        r[j] = v[4 + j] + v[j];
+                        r[4 + j] = v[2 * j] - v[2 * j + 1];
+                    }
+                    r
+                })
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int16_sF.cl",
+            a.clone(),
+            vec![0i32],
+            n / 16,
+            chunks(&a, 16)
+                .iter()
+                .flat_map(|v| {
+                    let mut r: Vec<i32> = v.iter().rev().copied().collect();
+                    r[0] = r[0].wrapping_add(v[15]);
+                    r
+                })
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int3_vload3.cl",
+            a[..255].to_vec(),
+            vec![0i32],
+            85,
+            chunks(&a[..255], 3)
+                .iter()
+                .flat_map(|v| {
+                    let (x, y, z) = (v[0], v[1], v[2]);
+                    [
+                        z.wrapping_mul(2).wrapping_add(x),
+                        x.wrapping_mul(2).wrapping_add(y),
+                        y.wrapping_mul(2).wrapping_add(z),
+                    ]
+                })
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int3_layout.cl",
+            a.clone(),
+            vec![0i32],
+            n / 4,
+            chunks(&a, 4).iter().flat_map(|v| [v[0], v[1], v[2]]).collect(),
+            0,
+        ),
+        vec_case(
+            "vec_uchar4_literal.cl",
+            u_a.clone(),
+            vec![0i32],
+            n / 4,
+            u_a.iter()
+                .enumerate()
+                .map(|(i, &x)| x.wrapping_add([1, 2, 3, 250][i % 4]))
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_float4_scalar_widen.cl",
+            fa.clone(),
+            vec![0f32],
+            n / 4,
+            fa.iter().map(|x| x * 2.0 + 1.0).collect(),
+            0,
+        ),
+        vec_case(
+            "vec_short8_compare.cl",
+            s_a.clone(),
+            s_b.clone(),
+            n / 8,
+            s_a.iter().zip(&s_b).map(|(x, y)| -i16::from(x < y)).collect(),
+            0,
+        ),
+        map1("vec_vload_half.cl", halves.clone(), 0, |h: u16| [half_to_f32(h)]),
+        // Floats that are halves exactly: any rounding mode stores them back.
+        vec_case(
+            "vec_vstore_half.cl",
+            finite_halves.iter().map(|&h| half_to_f32(h)).collect::<Vec<f32>>(),
+            vec![0f32],
+            n,
+            finite_halves.clone(),
+            0,
+        ),
+        vec_case(
+            "vec_vload_half4.cl",
+            halves.clone(),
+            vec![0i32],
+            n / 4,
+            halves.iter().map(|&h| half_to_f32(h)).collect(),
+            0,
+        ),
+        vec_case(
+            "vec_long2_shuffle.cl",
+            l_a.clone(),
+            vec![0i32],
+            n / 2,
+            l_a.chunks(2).flat_map(|v| [v[1], v[0]]).collect(),
+            0,
+        ),
+        vec_case(
+            "vec_uint4_shuffle2.cl",
+            u32_a.clone(),
+            u32_b.clone(),
+            n / 4,
+            u32_a
+                .chunks(4)
+                .zip(u32_b.chunks(4))
+                .flat_map(|(v, w)| [v[0], w[1], v[2], w[3]])
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_component_write.cl",
+            fa.clone(),
+            fb.clone(),
+            n,
+            fa.iter().zip(&fb).flat_map(|(&x, &y)| [4.0, x, y, 3.0]).collect(),
+            0,
+        ),
+    ];
+    run_family(cases);
+}
+

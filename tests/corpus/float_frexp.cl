@@ -1,0 +1,7 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const float* a, global const float* b, global float* out) {
+    size_t i = get_global_id(0);
+    int e;
+    out[2 * i] = frexp(a[i], &e);
+    out[2 * i + 1] = (float)e;
+}

@@ -1,0 +1,6 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const float* a, global const float* b, global float* out) {
+    size_t i = get_global_id(0);
+    out[2 * i] = sin(a[i]);
+    out[2 * i + 1] = cos(a[i]);
+}

@@ -1,0 +1,5 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+kernel void k(global const float* a, global const float* b, global float* out) {
+    size_t i = get_global_id(0);
+    vstore4(normalize(vload4(i, a)), i, out);
+}
