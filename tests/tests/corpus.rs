@@ -59,7 +59,8 @@ type Runner = Box<dyn Fn(&Cl, &Kernel) -> Result<(), String>>;
 struct Case {
     file: &'static str,
     options: &'static str,
-    /// An extension the device must report, else the case is skipped.
+    /// An extension or OpenCL C feature the device must report, else the
+    /// case is skipped.
     requires: Option<&'static str>,
     known_bug: Option<&'static str>,
     run: Runner,
@@ -194,11 +195,26 @@ fn map1<A: Elem, R: Elem, const M: usize>(
 /// Runs a family's cases; panics listing every failing file.
 fn run_family(cases: Vec<Case>) {
     let cl = Cl::new();
-    let extensions = device_string(cl.device(), sys::CL_DEVICE_EXTENSIONS);
+    // Extensions and OpenCL C features (cl_name_version: a version, then
+    // a NUL-padded name of 64 bytes).
+    let mut available: Vec<String> = device_string(cl.device(), sys::CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let features: Vec<u8> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
+        cl.device(),
+        sys::CL_DEVICE_OPENCL_C_FEATURES,
+    ))
+    .unwrap_or_default();
+    available.extend(features.chunks_exact(68).map(|c| {
+        let name = &c[4..];
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        String::from_utf8_lossy(&name[..end]).into_owned()
+    }));
     let mut failures = Vec::new();
     for case in cases {
         if let Some(ext) = case.requires {
-            if !extensions.split_whitespace().any(|e| e == ext) {
+            if !available.iter().any(|e| e == ext) {
                 eprintln!("corpus/{}: skipped, device lacks {ext}", case.file);
                 continue;
             }
@@ -803,3 +819,270 @@ fn vectors() {
     run_family(cases);
 }
 
+
+#[test]
+fn relational_geometric() {
+    let n = N;
+    let classes = with(
+        floats(60, n, 100.0),
+        &[NAN, INF, -INF, -0.0, 0.0, 1.0, -1.0, f32::MAX, f32::MIN_POSITIVE, -NAN],
+    );
+    let fb = with(floats(61, n, 100.0), &[1.0, NAN, 2.0]);
+    let a: Vec<i32> = ints(62);
+    let b: Vec<i32> = ints(63);
+    let u_a: Vec<u32> = ints(64);
+    let u_b: Vec<u32> = ints(65);
+    // Some all-negative and all-non-negative vectors for any/all.
+    let mut signs = a.clone();
+    signs[..4].copy_from_slice(&[-1, -5, i32::MIN, -7]);
+    signs[4..8].copy_from_slice(&[1, 0, 5, 7]);
+    let sa = small_floats(66, n, 50);
+    let sb = small_floats(67, n, 50);
+    let sa_nonzero: Vec<f32> = sa.iter().map(|&x| if x == 0.0 { 3.0 } else { x }).collect();
+    let dot4 = |v: &[f32], w: &[f32]| -> f64 {
+        v.iter()
+            .zip(w)
+            .map(|(&x, &y)| f64::from(x) * f64::from(y))
+            .sum()
+    };
+    let cases = vec![
+        map1("rel_classify.cl", classes.clone(), 0, |x: f32| {
+            [
+                x.is_nan() as i32,
+                x.is_infinite() as i32,
+                x.is_sign_negative() as i32,
+                x.is_finite() as i32,
+                x.is_normal() as i32,
+            ]
+        }),
+        vec_case(
+            "rel_classify_vec.cl",
+            classes.clone(),
+            vec![0i32],
+            n / 4,
+            classes
+                .iter()
+                .map(|x| if x.is_nan() { -1 } else if x.is_infinite() { 2 } else { 0 })
+                .collect(),
+            0,
+        ),
+        map2("rel_select_scalar.cl", classes.clone(), fb.clone(), 0, |x: f32, y: f32| {
+            [if x < y { y } else { x }]
+        }),
+        vec_case(
+            "rel_select_vec.cl",
+            a.clone(),
+            b.clone(),
+            n / 4,
+            a.iter().zip(&b).map(|(&x, &y)| if x < 0 { y } else { x }).collect(),
+            0,
+        ),
+        map2("rel_bitselect.cl", u_a, u_b, 0, |x: u32, y: u32| {
+            [(x & !0x0ff0_f00f) | (y & 0x0ff0_f00f)]
+        }),
+        vec_case(
+            "rel_any_all.cl",
+            signs.clone(),
+            vec![0i32],
+            n / 4,
+            signs
+                .chunks(4)
+                .flat_map(|v| {
+                    [
+                        v.iter().any(|&x| x < 0) as i32,
+                        v.iter().all(|&x| x < 0) as i32,
+                    ]
+                })
+                .collect(),
+            0,
+        ),
+        map2("rel_isordered.cl", classes.clone(), fb.clone(), 0, |x: f32, y: f32| {
+            let unordered = x.is_nan() || y.is_nan();
+            [(!unordered) as i32, unordered as i32]
+        }),
+        vec_case(
+            "geo_dot.cl",
+            sa.clone(),
+            sb.clone(),
+            n / 4,
+            sa.chunks(4)
+                .zip(sb.chunks(4))
+                .map(|(v, w)| dot4(v, w) as f32)
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "geo_cross.cl",
+            sa[..255].to_vec(),
+            sb[..255].to_vec(),
+            85,
+            sa[..255]
+                .chunks(3)
+                .zip(sb[..255].chunks(3))
+                .flat_map(|(v, w)| {
+                    [
+                        v[1] * w[2] - v[2] * w[1],
+                        v[2] * w[0] - v[0] * w[2],
+                        v[0] * w[1] - v[1] * w[0],
+                    ]
+                })
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "geo_length.cl",
+            sa_nonzero.clone(),
+            sb.clone(),
+            n / 4,
+            sa_nonzero
+                .chunks(4)
+                .zip(sb.chunks(4))
+                .flat_map(|(v, w)| {
+                    let d: Vec<f32> = v.iter().zip(w).map(|(x, y)| x - y).collect();
+                    [dot4(v, v).sqrt() as f32, dot4(&d, &d).sqrt() as f32]
+                })
+                .collect(),
+            4,
+        ),
+        vec_case(
+            "geo_normalize.cl",
+            sa_nonzero.clone(),
+            vec![0f32],
+            n / 4,
+            sa_nonzero
+                .chunks(4)
+                .flat_map(|v| {
+                    let len = dot4(v, v).sqrt();
+                    v.iter()
+                        .map(|&x| (f64::from(x) / len) as f32)
+                        .collect::<Vec<f32>>()
+                })
+                .collect(),
+            4,
+        ),
+    ];
+    run_family(cases);
+}
+
+/// Applies `f` to each work-group's slice of `v` (groups of `local`).
+fn per_group<T: Copy, R>(v: &[T], local: usize, f: impl Fn(&[T]) -> Vec<R>) -> Vec<R> {
+    v.chunks(local).flat_map(f).collect()
+}
+
+#[test]
+fn address_spaces_and_structs() {
+    let n = N;
+    let a: Vec<i32> = ints(70);
+    let b: Vec<i32> = ints(71);
+    let fa = floats(72, n, 100.0);
+    let fb = floats(73, n, 100.0);
+    let table = [1, 1, 2, 3, 5, 8, 13, 21];
+    let grouped = |file, want: Vec<i32>| {
+        raw(file, a.clone(), b.clone(), groups(n, 64), vec![0; n], want, 0)
+    };
+    // Records { int x; float y; short z; char w; } (12 bytes each), with
+    // small x and y in quarters so x * y + z - w is exact.
+    let small = small_ints(74, n, 1000);
+    let quarters: Vec<f32> = small_floats(75, n, 400).iter().map(|y| y / 4.0).collect();
+    let records: Vec<u8> = (0..n)
+        .flat_map(|i| {
+            let mut r = [0u8; 12];
+            r[..4].copy_from_slice(&small[i].to_le_bytes());
+            r[4..8].copy_from_slice(&quarters[i].to_le_bytes());
+            r[8..10].copy_from_slice(&(small[i] as i16).wrapping_mul(5).to_le_bytes());
+            r[10] = (small[i] as i8).wrapping_add(3) as u8;
+            r
+        })
+        .collect();
+    let record_want: Vec<f32> = (0..n)
+        .map(|i| {
+            let z = (small[i] as i16).wrapping_mul(5);
+            let w = (small[i] as i8).wrapping_add(3);
+            small[i] as f32 * quarters[i] + f32::from(z) - f32::from(w)
+        })
+        .collect();
+    let cases = vec![
+        map1("as_constant_table.cl", a.clone(), 0, move |x: i32| {
+            [table[(x & 7) as usize] + table[7 - (x & 7) as usize]]
+        }),
+        {
+            let want = (0..n).map(|i| a[i].wrapping_mul(b[(i + 1) % n])).collect();
+            raw("as_constant_arg.cl", a.clone(), b.clone(), global(n), vec![0; n], want, 0)
+        },
+        map2("as_private_array.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            [x.wrapping_mul(y & 15)
+                .wrapping_add(x.wrapping_mul((y >> 4) & 15))]
+        }),
+        grouped(
+            "as_local_array.cl",
+            per_group(&a, 64, |g| {
+                (0..64).map(|l| g[63 - l].wrapping_add(g[(l + 1) & 63])).collect()
+            }),
+        ),
+        {
+            let want = (0..n)
+                .map(|i| if i + 1 < n { a[i + 1].wrapping_sub(a[i]).wrapping_add(1) } else { 0 })
+                .collect();
+            raw("as_pointer_arith.cl", a.clone(), b.clone(), global(n), vec![0; n], want, 0)
+        },
+        map1("as_pointer_cast_global.cl", fa.clone(), 0, |x: f32| {
+            [x.to_bits() ^ 0x8000_0000]
+        }),
+        map1("as_pointer_cast_bytes.cl", a.clone(), 0, |x: i32| {
+            [x.to_le_bytes().iter().map(|&b| u32::from(b)).sum::<u32>() as u8]
+        }),
+        map1("as_pointer_cast_private.cl", fa.clone(), 0, |x: f32| [x.to_bits() >> 23]),
+        {
+            let want = (0..n).map(|i| b[(2 * i) % n].wrapping_add(a[i])).collect();
+            raw("as_struct_with_pointer.cl", a.clone(), b.clone(), global(n), vec![0; n], want, 0)
+        },
+        map1("as_helper_pointer.cl", a.clone(), 0, |x: i32| [x.wrapping_mul(6)]).known_bug(
+            "build fails: llvm-spirv InvalidBitWidth 33 (the loop's closed form in i33)",
+        ),
+        grouped(
+            "as_helper_local_pointer.cl",
+            per_group(&a, 64, |g| (0..64).map(|l| g[l].wrapping_add(g[l ^ 1])).collect()),
+        ),
+        map2("as_select_pointer.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            [x.max(y)]
+        }),
+        map1("as_private_pointer_helper.cl", a.clone(), 0, |x: i32| [x / 7, x % 7]),
+        map1("as_global_write_offset.cl", a.clone(), 0, |x: i32| [x, x.wrapping_neg()]),
+        grouped(
+            "as_generic_pointer.cl",
+            a.iter().zip(&b).map(|(x, y)| x.wrapping_add(*y)).collect(),
+        )
+        .cl3()
+        .requires("__opencl_c_generic_address_space"),
+        map2("struct_by_value.cl", small.clone(), fb.clone(), 0, |x: i32, y: f32| {
+            [x as f32 + y + f32::from((x * 3) as i16) + f32::from(x as i8)]
+        }),
+        raw(
+            "struct_in_buffer.cl",
+            records,
+            vec![0i32],
+            global(n),
+            vec![0f32; n],
+            record_want,
+            0,
+        ),
+        map2("struct_write_buffer.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            [x.wrapping_add(y), y]
+        }),
+        map2("struct_nested_array.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            [x.wrapping_add(y & 3)]
+        }),
+        map1("union_punning.cl", fa.clone(), 0, |x: f32| {
+            [x.to_bits(), x.to_bits() >> 24]
+        }),
+        vec_case(
+            "struct_vector_member.cl",
+            fa.clone(),
+            fb.clone(),
+            n / 4,
+            fa.iter().zip(&fb).map(|(p, v)| p + v * 0.5).collect(),
+            0,
+        ),
+    ];
+    run_family(cases);
+}
