@@ -1086,3 +1086,314 @@ fn address_spaces_and_structs() {
     ];
     run_family(cases);
 }
+
+#[test]
+fn local_memory_and_atomics() {
+    let n = N;
+    let a: Vec<i32> = ints(80);
+    let fa = floats(81, n, 100.0);
+    let fb = floats(82, n, 100.0);
+    let u: Vec<u32> = ints(83);
+    let l64: Vec<i64> = ints(84);
+    let wsum = |v: &[i32]| v.iter().fold(0i32, |s, &x| s.wrapping_add(x));
+    // out[j] for j in 0..4 folds the values of work-items i with i % 4 == j.
+    let lanes = |init: i32, f: fn(i32, i32) -> i32| -> Vec<i32> {
+        (0..4)
+            .map(|j| a.iter().skip(j).step_by(4).fold(init, |s, &x| f(s, x)))
+            .collect()
+    };
+    let atomic = |file, init: i32, f: fn(i32, i32) -> i32| {
+        raw(file, a.clone(), vec![0i32], global(n), vec![init; 4], lanes(init, f), 0)
+    };
+    let cases = vec![
+        raw(
+            "local_reduce_sum.cl",
+            a.clone(),
+            vec![0i32],
+            groups(n, 64),
+            vec![0; 4],
+            per_group(&a, 64, |g| vec![wsum(g)]),
+            0,
+        ),
+        raw(
+            "local_reduce_max_float.cl",
+            fa.clone(),
+            vec![0f32],
+            groups(n, 64),
+            vec![0.0; 4],
+            per_group(&fa, 64, |g| vec![g.iter().copied().fold(f32::MIN, f32::max)]),
+            0,
+        ),
+        raw(
+            "local_prefix_sum.cl",
+            a.clone(),
+            vec![0i32],
+            groups(n, 64),
+            vec![0; n],
+            per_group(&a, 64, |g| (0..64).map(|l| wsum(&g[..=l])).collect()),
+            0,
+        ),
+        raw(
+            "local_2d_shared_struct.cl",
+            fa.clone(),
+            fb.clone(),
+            groups(n, 64),
+            vec![0.0; n],
+            fa.chunks(64)
+                .zip(fb.chunks(64))
+                .flat_map(|(x, y)| (0..64).map(|l| x[(l + 7) & 63] * y[(l + 9) & 63]).collect::<Vec<_>>())
+                .collect(),
+            0,
+        ),
+        atomic("atomic_add_global.cl", 0, i32::wrapping_add),
+        atomic("atomic_sub_global.cl", 0, i32::wrapping_sub),
+        atomic("atomic_min_global.cl", i32::MAX, i32::min),
+        atomic("atomic_max_global.cl", i32::MIN, i32::max),
+        atomic("atomic_and_global.cl", -1, |s, x| s & x),
+        atomic("atomic_or_global.cl", 0, |s, x| s | x),
+        atomic("atomic_xor_global.cl", 0, |s, x| s ^ x),
+        raw(
+            "atomic_inc_dec_global.cl",
+            a.clone(),
+            vec![0i32],
+            global(n),
+            vec![0; 2],
+            vec![n as i32, -(a.iter().filter(|&&x| x & 1 != 0).count() as i32)],
+            0,
+        ),
+        raw(
+            "atomic_xchg_global.cl",
+            a[..4].to_vec(),
+            vec![0i32],
+            global(4),
+            vec![10, 20, 30, 40, 0, 0, 0, 0],
+            vec![a[0], a[1], a[2], a[3], 10, 20, 30, 40],
+            0,
+        ),
+        raw(
+            "atomic_cmpxchg_global.cl",
+            a.clone(),
+            vec![0i32],
+            global(n),
+            vec![0],
+            vec![wsum(&a)],
+            0,
+        ),
+        raw(
+            "atomic_add_local.cl",
+            a.clone(),
+            vec![0i32],
+            groups(n, 64),
+            vec![0; 20],
+            per_group(&a, 64, |g| {
+                let mut r: Vec<i32> = (0..4)
+                    .map(|j| g.iter().skip(j).step_by(4).fold(0i32, |s, &x| s.wrapping_add(x)))
+                    .collect();
+                r.push(g.iter().copied().fold(0, i32::max));
+                r
+            }),
+            0,
+        ),
+        raw(
+            "atomic_minmax_local.cl",
+            a.clone(),
+            vec![0i32],
+            groups(n, 64),
+            vec![0; 8],
+            per_group(&a, 64, |g| {
+                vec![*g.iter().min().unwrap(), *g.iter().max().unwrap()]
+            }),
+            0,
+        ),
+        raw(
+            "atomic_uint_or_local.cl",
+            u.clone(),
+            vec![0i32],
+            groups(n, 64),
+            vec![0u32; 4],
+            per_group(&u, 64, |g| vec![g.iter().fold(0u32, |s, &x| s | 1 << (x & 31))]),
+            0,
+        ),
+        raw(
+            "atom_add_long.cl",
+            l64.clone(),
+            vec![0i32],
+            global(n),
+            vec![0i64; 4],
+            (0..4)
+                .map(|j| l64.iter().skip(j).step_by(4).fold(0i64, |s, &x| s.wrapping_add(x)))
+                .collect(),
+            0,
+        )
+        .requires("cl_khr_int64_base_atomics"),
+        atomic("atomic_fetch_add_c11.cl", 0, i32::wrapping_add)
+            .cl3()
+            .requires("__opencl_c_atomic_scope_device"),
+    ];
+    run_family(cases);
+}
+
+#[test]
+fn work_items() {
+    let n = N;
+    let cases = vec![
+        raw(
+            "wi_global_offset.cl",
+            vec![0i32],
+            vec![0i32],
+            Range {
+                global: 64,
+                local: Some(16),
+                offset: Some(100),
+            },
+            vec![0; 64],
+            (100..164).map(|i| i * 1000 + 100).collect(),
+            0,
+        ),
+        raw(
+            "wi_ids.cl",
+            vec![0i32],
+            vec![0i32],
+            groups(n, 32),
+            vec![0; 4 * n],
+            (0..n as i32).flat_map(|i| [i % 32, i / 32, 32, 8]).collect(),
+            0,
+        ),
+        raw(
+            "wi_nonuniform.cl",
+            vec![0i32],
+            vec![0i32],
+            groups(100, 16),
+            vec![0; 300],
+            (0..100).flat_map(|i| [if i >= 96 { 4 } else { 16 }, 16, i]).collect(),
+            0,
+        )
+        .cl3(),
+        raw(
+            "wi_work_dim.cl",
+            vec![0i32],
+            vec![0i32],
+            global(n),
+            vec![0; 2 * n],
+            (0..n).flat_map(|_| [1, n as i32 + 110]).collect(),
+            0,
+        ),
+    ];
+    run_family(cases);
+}
+
+fn collatz_steps(x: i32) -> i32 {
+    let mut x = x as u32 | 1;
+    let mut steps = 0;
+    loop {
+        x = if x & 1 != 0 { x.wrapping_mul(3).wrapping_add(1) } else { x / 2 };
+        steps += 1;
+        if x == 1 || steps >= 500 {
+            return steps;
+        }
+    }
+}
+
+#[test]
+fn control_flow() {
+    let n = N;
+    let a: Vec<i32> = ints(90);
+    let b: Vec<i32> = ints(91);
+    let sa = small_ints(92, n, 1000);
+    let sb = small_ints(93, n, 1000);
+    let cases = vec![
+        map1("cf_loop_break_continue.cl", a.clone(), 0, |x: i32| {
+            let mut s = 0;
+            for j in 0..100 {
+                if j % 3 == 0 {
+                    continue;
+                }
+                if s > x {
+                    break;
+                }
+                s += j;
+            }
+            [s]
+        }),
+        map1("cf_switch_fallthrough.cl", a.clone(), 0, |x: i32| {
+            [match x & 7 {
+                0 => 11,
+                1 => 10,
+                2 | 3 => 100,
+                5 => 995,
+                _ => 1000,
+            }]
+        })
+        .known_bug("build fails: llvm-spirv InvalidBitWidth 3 (the switch on x & 7 as an i3)"),
+        map1("cf_nested_loops.cl", a.clone(), 0, |x: i32| {
+            let mut s = 0;
+            for i in 0..(x & 15) {
+                for j in 0..=i {
+                    s += i ^ j;
+                }
+            }
+            [s]
+        }),
+        map1("cf_do_while.cl", a.clone(), 0, |x: i32| [collatz_steps(x)]),
+        map1("cf_early_return.cl", a.clone(), 0, |x: i32| {
+            [if x < 0 {
+                -1
+            } else if x > 1000 {
+                1
+            } else {
+                0
+            }]
+        }),
+        map2("cf_helper_early_return.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            [(0..8)
+                .find(|j| (x >> j) & 1 != 0 && (y >> j) & 1 != 0)
+                .unwrap_or(-1)]
+        }),
+        map1("cf_ternary_chain.cl", a.clone(), 0, |x: i32| {
+            [if x < -100 {
+                0
+            } else if x < 0 {
+                1
+            } else if x == 0 {
+                2
+            } else if x < 100 {
+                3
+            } else {
+                4
+            }]
+        }),
+        map2("cf_short_circuit.cl", sa.clone(), sb.clone(), 0, |x: i32, y: i32| {
+            let mut r = 0;
+            if y != 0 && x / y > 2 {
+                r |= 1;
+            }
+            if x == 0 || y / x < 2 {
+                r |= 2;
+            }
+            [r]
+        }),
+        map2("cf_divergent_loop_trip.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            let (mut s, mut m) = (0i32, x & 63);
+            while m > 0 {
+                s = s.wrapping_add(m.wrapping_mul(y));
+                m -= if m & 1 != 0 { 1 } else { 2 };
+            }
+            [s]
+        }),
+        map2("cf_multi_exit_loop.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            let mut r = -1;
+            for j in 0..32 {
+                if x & (1 << j) != 0 {
+                    r = j;
+                    break;
+                }
+                if y & (1 << j) != 0 {
+                    r = 100 + j;
+                    break;
+                }
+            }
+            [r]
+        }),
+    ];
+    run_family(cases);
+}
