@@ -295,7 +295,11 @@ fn ints<T: IntGen>(seed: u64) -> Vec<T> {
     while v.len() < N {
         let x = r();
         // Half small magnitudes, half full-range.
-        v.push(T::from_u64(if x & 1 == 0 { (x >> 1) % 300 } else { x >> 1 }));
+        v.push(T::from_u64(if x & 1 == 0 {
+            (x >> 1) % 300
+        } else {
+            x >> 1
+        }));
     }
     v
 }
@@ -329,37 +333,85 @@ macro_rules! int_family {
         // Shift counts below the width (char and short promote to int).
         let shift_b: Vec<$t> = b.iter().map(|&y| (y as u32 % W) as $t).collect();
         vec![
-            map2(concat!("int_arith_", $name, ".cl"), a.clone(), b.clone(), 0, |x: $t, y: $t| {
-                [x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y)]
-            }),
-            map2(concat!("int_divrem_", $name, ".cl"), a.clone(), div_b, 0, |x: $t, y: $t| {
-                [x.wrapping_div(y), x.wrapping_rem(y)]
-            }),
-            map2(concat!("int_shift_", $name, ".cl"), a.clone(), shift_b, 0, |x: $t, y: $t| {
-                [x.wrapping_shl(y as u32), x.wrapping_shr(y as u32)]
-            }),
-            map2(concat!("int_rotate_", $name, ".cl"), a.clone(), b.clone(), 0, |x: $t, y: $t| {
-                [x.rotate_left((y as u64 % u64::from(W)) as u32)]
-            }),
-            map2(concat!("int_sat_", $name, ".cl"), a.clone(), b.clone(), 0, |x: $t, y: $t| {
-                [x.saturating_add(y), x.saturating_sub(y)]
-            }),
-            map2(concat!("int_hadd_", $name, ".cl"), a.clone(), b.clone(), 0, move |x: $t, y: $t| {
-                [narrow((wide(x) + wide(y)) >> 1), narrow((wide(x) + wide(y) + 1) >> 1)]
-            }),
-            map2(concat!("int_mulhi_", $name, ".cl"), a.clone(), b.clone(), 0, move |x: $t, y: $t| {
-                let hi = narrow(wide(x).wrapping_mul(wide(y)) >> W);
-                [hi, hi.wrapping_add(x)]
-            }),
+            map2(
+                concat!("int_arith_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                |x: $t, y: $t| [x.wrapping_add(y), x.wrapping_sub(y), x.wrapping_mul(y)],
+            ),
+            map2(
+                concat!("int_divrem_", $name, ".cl"),
+                a.clone(),
+                div_b,
+                0,
+                |x: $t, y: $t| [x.wrapping_div(y), x.wrapping_rem(y)],
+            ),
+            map2(
+                concat!("int_shift_", $name, ".cl"),
+                a.clone(),
+                shift_b,
+                0,
+                |x: $t, y: $t| [x.wrapping_shl(y as u32), x.wrapping_shr(y as u32)],
+            ),
+            map2(
+                concat!("int_rotate_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                |x: $t, y: $t| [x.rotate_left((y as u64 % u64::from(W)) as u32)],
+            ),
+            map2(
+                concat!("int_sat_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                |x: $t, y: $t| [x.saturating_add(y), x.saturating_sub(y)],
+            ),
+            map2(
+                concat!("int_hadd_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                move |x: $t, y: $t| {
+                    [
+                        narrow((wide(x) + wide(y)) >> 1),
+                        narrow((wide(x) + wide(y) + 1) >> 1),
+                    ]
+                },
+            ),
+            map2(
+                concat!("int_mulhi_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                move |x: $t, y: $t| {
+                    let hi = narrow(wide(x).wrapping_mul(wide(y)) >> W);
+                    [hi, hi.wrapping_add(x)]
+                },
+            ),
             map1(concat!("int_bits_", $name, ".cl"), a.clone(), 0, |x: $t| {
                 [x.leading_zeros() as $t, x.count_ones() as $t]
             }),
-            map2(concat!("int_abs_", $name, ".cl"), a.clone(), b.clone(), 0, move |x: $t, y: $t| {
-                [wide(x).unsigned_abs() as $u, (wide(x) - wide(y)).unsigned_abs() as $u]
-            }),
-            map2(concat!("int_minmax_", $name, ".cl"), a.clone(), b.clone(), 0, |x: $t, y: $t| {
-                [x.min(y), x.max(y), x.clamp(10, 100)]
-            }),
+            map2(
+                concat!("int_abs_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                move |x: $t, y: $t| {
+                    [
+                        wide(x).unsigned_abs() as $u,
+                        (wide(x) - wide(y)).unsigned_abs() as $u,
+                    ]
+                },
+            ),
+            map2(
+                concat!("int_minmax_", $name, ".cl"),
+                a.clone(),
+                b.clone(),
+                0,
+                |x: $t, y: $t| [x.min(y), x.max(y), x.clamp(10, 100)],
+            ),
         ]
     }};
 }
@@ -368,9 +420,13 @@ macro_rules! upsample_case {
     ($t:ty, $u:ty, $w:ty, $name:literal) => {{
         let a: Vec<$t> = ints(3);
         let b: Vec<$u> = ints(4);
-        map2(concat!("int_upsample_", $name, ".cl"), a, b, 0, |x: $t, y: $u| {
-            [((x as $w) << <$t>::BITS) | (y as $w)]
-        })
+        map2(
+            concat!("int_upsample_", $name, ".cl"),
+            a,
+            b,
+            0,
+            |x: $t, y: $u| [((x as $w) << <$t>::BITS) | (y as $w)],
+        )
     }};
 }
 
@@ -413,7 +469,10 @@ fn small_floats(seed: u64, n: usize, max: i64) -> Vec<f32> {
 }
 
 fn small_ints(seed: u64, n: usize, max: i64) -> Vec<i32> {
-    small_floats(seed, n, max).iter().map(|&x| x as i32).collect()
+    small_floats(seed, n, max)
+        .iter()
+        .map(|&x| x as i32)
+        .collect()
 }
 
 const NAN: f32 = f32::NAN;
@@ -422,6 +481,23 @@ const INF: f32 = f32::INFINITY;
 /// f32 rounded from an f64 reference.
 fn via64(f: impl Fn(f64) -> f64) -> impl Fn(f32) -> f32 {
     move |x| f(f64::from(x)) as f32
+}
+
+/// The next float above `x` (f32::next_up needs Rust 1.86, above the MSRV).
+fn next_up(x: f32) -> f32 {
+    if x.is_nan() || x == INF {
+        x
+    } else if x == 0.0 {
+        f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() + 1)
+    } else {
+        f32::from_bits(x.to_bits() - 1)
+    }
+}
+
+fn next_down(x: f32) -> f32 {
+    -next_up(-x)
 }
 
 fn frexp(x: f32) -> (f32, i32) {
@@ -459,12 +535,28 @@ fn float_ops() {
             0,
             |x: f32, y: f32| [x * y + y],
         ),
-        map2("float_fminmax.cl", nan_a.clone(), nan_b.clone(), 0, |x: f32, y: f32| {
-            [x.min(y), x.max(y)]
-        }),
-        map2("float_fmod.cl", a.clone(), nonzero.clone(), 0, |x: f32, y: f32| [x % y]),
+        map2(
+            "float_fminmax.cl",
+            nan_a.clone(),
+            nan_b.clone(),
+            0,
+            |x: f32, y: f32| [x.min(y), x.max(y)],
+        ),
+        map2(
+            "float_fmod.cl",
+            a.clone(),
+            nonzero.clone(),
+            0,
+            |x: f32, y: f32| [x % y],
+        ),
         map1("float_rounding.cl", halves, 0, |x: f32| {
-            [x.floor(), x.ceil(), x.round(), x.trunc(), x.round_ties_even()]
+            [
+                x.floor(),
+                x.ceil(),
+                x.round(),
+                x.trunc(),
+                x.round_ties_even(),
+            ]
         }),
         map2(
             "float_copysign.cl",
@@ -476,27 +568,46 @@ fn float_ops() {
         map2("float_ldexp.cl", a.clone(), exps, 0, |x: f32, e: i32| {
             [x * 2f32.powi(e)]
         }),
-        map1("float_frexp.cl", with(a.clone(), &[0.0, 1.0, -0.75, 1e30]), 0, |x: f32| {
-            let (m, e) = frexp(x);
-            [m, e as f32]
-        }),
+        map1(
+            "float_frexp.cl",
+            with(a.clone(), &[0.0, 1.0, -0.75, 1e30]),
+            0,
+            |x: f32| {
+                let (m, e) = frexp(x);
+                [m, e as f32]
+            },
+        ),
         map1("float_ilogb.cl", no_zero.clone(), 0, |x: f32| {
             [((x.to_bits() >> 23) & 0xff) as i32 - 127]
         }),
-        map2("float_nextafter.cl", no_zero.clone(), b.clone(), 0, |x: f32, y: f32| {
-            [if x == y {
-                y
-            } else if y > x {
-                x.next_up()
-            } else {
-                x.next_down()
-            }]
+        map2(
+            "float_nextafter.cl",
+            no_zero.clone(),
+            b.clone(),
+            0,
+            |x: f32, y: f32| {
+                [if x == y {
+                    y
+                } else if y > x {
+                    next_up(x)
+                } else {
+                    next_down(x)
+                }]
+            },
+        ),
+        map2(
+            "float_arith.cl",
+            a.clone(),
+            nonzero.clone(),
+            3,
+            |x: f32, y: f32| [x + y, x - y, x * y, x / y],
+        ),
+        map1("float_sqrt.cl", a.clone(), 3, |x: f32| {
+            [via64(f64::sqrt)(x.abs())]
         }),
-        map2("float_arith.cl", a.clone(), nonzero.clone(), 3, |x: f32, y: f32| {
-            [x + y, x - y, x * y, x / y]
+        map1("float_fabs_neg.cl", nan_a.clone(), 0, |x: f32| {
+            [x.abs(), -x]
         }),
-        map1("float_sqrt.cl", a.clone(), 3, |x: f32| [via64(f64::sqrt)(x.abs())]),
-        map1("float_fabs_neg.cl", nan_a.clone(), 0, |x: f32| [x.abs(), -x]),
         map1("float_exp_log.cl", floats(17, n, 10.0), 3, |x: f32| {
             [via64(f64::exp)(x), via64(f64::ln)(x.abs() + 1.0)]
         }),
@@ -531,13 +642,13 @@ fn round_dir(x: f64, dir: &str) -> f32 {
     match dir {
         "rtz" if fx.abs() > x.abs() => {
             if x > 0.0 {
-                f.next_down()
+                next_down(f)
             } else {
-                f.next_up()
+                next_up(f)
             }
         }
-        "rtn" if fx > x => f.next_down(),
-        "rtp" if fx < x => f.next_up(),
+        "rtn" if fx > x => next_down(f),
+        "rtp" if fx < x => next_up(f),
         _ => f,
     }
 }
@@ -557,7 +668,10 @@ fn conversions() {
         map1("conv_int_sat_rtz.cl", big(26, 3e9), 0, |x: f32| [x as i32]).known_bug(SAT_OVERFLOW),
         map1(
             "conv_int_rounding.cl",
-            with(floats(27, n, 1000.0), &[0.5, -0.5, 1.5, -1.5, 2.5, 1e9, -7.25]),
+            with(
+                floats(27, n, 1000.0),
+                &[0.5, -0.5, 1.5, -1.5, 2.5, 1e9, -7.25],
+            ),
             0,
             |x: f32| {
                 [
@@ -568,12 +682,26 @@ fn conversions() {
                 ]
             },
         ),
-        map1("conv_cast_float_int.cl", floats(28, n, 1e6), 0, |x: f32| [x as i32]),
-        map1("conv_uchar_sat.cl", a32.clone(), 0, |x: i32| [x.clamp(0, 255) as u8]),
-        map1("conv_char_sat_short.cl", a16, 0, |x: i16| [x.clamp(-128, 127) as i8]),
-        map1("conv_short_sat_float.cl", big(29, 1e5), 0, |x: f32| [x as i16]),
-        map1("conv_long_sat_float.cl", big(30, 3e19), 0, |x: f32| [x as i64]).known_bug(SAT_OVERFLOW),
-        map1("conv_uint_sat_float.cl", big(31, 6e9), 0, |x: f32| [x as u32]).known_bug(SAT_OVERFLOW),
+        map1("conv_cast_float_int.cl", floats(28, n, 1e6), 0, |x: f32| {
+            [x as i32]
+        }),
+        map1("conv_uchar_sat.cl", a32.clone(), 0, |x: i32| {
+            [x.clamp(0, 255) as u8]
+        }),
+        map1("conv_char_sat_short.cl", a16, 0, |x: i16| {
+            [x.clamp(-128, 127) as i8]
+        }),
+        map1("conv_short_sat_float.cl", big(29, 1e5), 0, |x: f32| {
+            [x as i16]
+        }),
+        map1("conv_long_sat_float.cl", big(30, 3e19), 0, |x: f32| {
+            [x as i64]
+        })
+        .known_bug(SAT_OVERFLOW),
+        map1("conv_uint_sat_float.cl", big(31, 6e9), 0, |x: f32| {
+            [x as u32]
+        })
+        .known_bug(SAT_OVERFLOW),
         map1("conv_float_from_int.cl", a32.clone(), 0, |x: i32| {
             let w = f64::from(x);
             [x as f32, round_dir(w, "rtz"), round_dir(w, "rtn")]
@@ -590,17 +718,29 @@ fn conversions() {
             0,
             |x: f32| [x.to_bits()],
         ),
-        map1("conv_as_float.cl", normal_bits, 0, |x: u32| [f32::from_bits(x)]),
+        map1("conv_as_float.cl", normal_bits, 0, |x: u32| {
+            [f32::from_bits(x)]
+        }),
         map1("conv_as_char4.cl", a32.clone(), 0, |x: i32| {
             let b = x.to_le_bytes().map(|b| b as i8);
             [b[3], b[2], b[1], b[0]]
         }),
-        map1("conv_sign_extend.cl", a8, 0, |x: i8| [i64::from(x), i64::from(x as u8)]),
+        map1("conv_sign_extend.cl", a8, 0, |x: i8| {
+            [i64::from(x), i64::from(x as u8)]
+        }),
         {
             let f = floats(33, n, 1e7);
             let want: Vec<i32> = f.iter().map(|&x| (x * 1000.0) as i32).collect();
-            raw("conv_int4_float4.cl", f, vec![0i32], global(n / 4), vec![0; n], want, 0)
-                .known_bug(SAT_OVERFLOW)
+            raw(
+                "conv_int4_float4.cl",
+                f,
+                vec![0i32],
+                global(n / 4),
+                vec![0; n],
+                want,
+                0,
+            )
+            .known_bug(SAT_OVERFLOW)
         },
     ];
     run_family(cases);
@@ -640,11 +780,18 @@ fn vectors() {
     let b: Vec<i32> = ints(41);
     let fa = floats(42, n, 100.0);
     let fb = floats(43, n, 100.0);
-    let chunks = |v: &[i32], w: usize| -> Vec<Vec<i32>> { v.chunks(w).map(<[i32]>::to_vec).collect() };
+    let chunks =
+        |v: &[i32], w: usize| -> Vec<Vec<i32>> { v.chunks(w).map(<[i32]>::to_vec).collect() };
     let halves: Vec<u16> = ints(44);
     let finite_halves: Vec<u16> = halves
         .iter()
-        .map(|&h| if (h >> 10) & 0x1f == 31 { h & 0x83ff } else { h })
+        .map(|&h| {
+            if (h >> 10) & 0x1f == 31 {
+                h & 0x83ff
+            } else {
+                h
+            }
+        })
         .collect();
     let s_a: Vec<i16> = ints(45);
     let s_b: Vec<i16> = ints(46);
@@ -739,7 +886,10 @@ fn vectors() {
             a.clone(),
             vec![0i32],
             n / 4,
-            chunks(&a, 4).iter().flat_map(|v| [v[0], v[1], v[2]]).collect(),
+            chunks(&a, 4)
+                .iter()
+                .flat_map(|v| [v[0], v[1], v[2]])
+                .collect(),
             0,
         ),
         vec_case(
@@ -766,14 +916,22 @@ fn vectors() {
             s_a.clone(),
             s_b.clone(),
             n / 8,
-            s_a.iter().zip(&s_b).map(|(x, y)| -i16::from(x < y)).collect(),
+            s_a.iter()
+                .zip(&s_b)
+                .map(|(x, y)| -i16::from(x < y))
+                .collect(),
             0,
         ),
-        map1("vec_vload_half.cl", halves.clone(), 0, |h: u16| [half_to_f32(h)]),
+        map1("vec_vload_half.cl", halves.clone(), 0, |h: u16| {
+            [half_to_f32(h)]
+        }),
         // Floats that are halves exactly: any rounding mode stores them back.
         vec_case(
             "vec_vstore_half.cl",
-            finite_halves.iter().map(|&h| half_to_f32(h)).collect::<Vec<f32>>(),
+            finite_halves
+                .iter()
+                .map(|&h| half_to_f32(h))
+                .collect::<Vec<f32>>(),
             vec![0f32],
             n,
             finite_halves.clone(),
@@ -812,20 +970,33 @@ fn vectors() {
             fa.clone(),
             fb.clone(),
             n,
-            fa.iter().zip(&fb).flat_map(|(&x, &y)| [4.0, x, y, 3.0]).collect(),
+            fa.iter()
+                .zip(&fb)
+                .flat_map(|(&x, &y)| [4.0, x, y, 3.0])
+                .collect(),
             0,
         ),
     ];
     run_family(cases);
 }
 
-
 #[test]
 fn relational_geometric() {
     let n = N;
     let classes = with(
         floats(60, n, 100.0),
-        &[NAN, INF, -INF, -0.0, 0.0, 1.0, -1.0, f32::MAX, f32::MIN_POSITIVE, -NAN],
+        &[
+            NAN,
+            INF,
+            -INF,
+            -0.0,
+            0.0,
+            1.0,
+            -1.0,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            -NAN,
+        ],
     );
     let fb = with(floats(61, n, 100.0), &[1.0, NAN, 2.0]);
     let a: Vec<i32> = ints(62);
@@ -862,19 +1033,34 @@ fn relational_geometric() {
             n / 4,
             classes
                 .iter()
-                .map(|x| if x.is_nan() { -1 } else if x.is_infinite() { 2 } else { 0 })
+                .map(|x| {
+                    if x.is_nan() {
+                        -1
+                    } else if x.is_infinite() {
+                        2
+                    } else {
+                        0
+                    }
+                })
                 .collect(),
             0,
         ),
-        map2("rel_select_scalar.cl", classes.clone(), fb.clone(), 0, |x: f32, y: f32| {
-            [if x < y { y } else { x }]
-        }),
+        map2(
+            "rel_select_scalar.cl",
+            classes.clone(),
+            fb.clone(),
+            0,
+            |x: f32, y: f32| [if x < y { y } else { x }],
+        ),
         vec_case(
             "rel_select_vec.cl",
             a.clone(),
             b.clone(),
             n / 4,
-            a.iter().zip(&b).map(|(&x, &y)| if x < 0 { y } else { x }).collect(),
+            a.iter()
+                .zip(&b)
+                .map(|(&x, &y)| if x < 0 { y } else { x })
+                .collect(),
             0,
         ),
         map2("rel_bitselect.cl", u_a, u_b, 0, |x: u32, y: u32| {
@@ -896,10 +1082,16 @@ fn relational_geometric() {
                 .collect(),
             0,
         ),
-        map2("rel_isordered.cl", classes.clone(), fb.clone(), 0, |x: f32, y: f32| {
-            let unordered = x.is_nan() || y.is_nan();
-            [(!unordered) as i32, unordered as i32]
-        }),
+        map2(
+            "rel_isordered.cl",
+            classes.clone(),
+            fb.clone(),
+            0,
+            |x: f32, y: f32| {
+                let unordered = x.is_nan() || y.is_nan();
+                [(!unordered) as i32, unordered as i32]
+            },
+        ),
         vec_case(
             "geo_dot.cl",
             sa.clone(),
@@ -978,7 +1170,15 @@ fn address_spaces_and_structs() {
     let fb = floats(73, n, 100.0);
     let table = [1, 1, 2, 3, 5, 8, 13, 21];
     let grouped = |file, want: Vec<i32>| {
-        raw(file, a.clone(), b.clone(), groups(n, 64), vec![0; n], want, 0)
+        raw(
+            file,
+            a.clone(),
+            b.clone(),
+            groups(n, 64),
+            vec![0; n],
+            want,
+            0,
+        )
     };
     // Records { int x; float y; short z; char w; } (12 bytes each), with
     // small x and y in quarters so x * y + z - w is exact.
@@ -1007,23 +1207,53 @@ fn address_spaces_and_structs() {
         }),
         {
             let want = (0..n).map(|i| a[i].wrapping_mul(b[(i + 1) % n])).collect();
-            raw("as_constant_arg.cl", a.clone(), b.clone(), global(n), vec![0; n], want, 0)
+            raw(
+                "as_constant_arg.cl",
+                a.clone(),
+                b.clone(),
+                global(n),
+                vec![0; n],
+                want,
+                0,
+            )
         },
-        map2("as_private_array.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            [x.wrapping_mul(y & 15)
-                .wrapping_add(x.wrapping_mul((y >> 4) & 15))]
-        }),
+        map2(
+            "as_private_array.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                [x.wrapping_mul(y & 15)
+                    .wrapping_add(x.wrapping_mul((y >> 4) & 15))]
+            },
+        ),
         grouped(
             "as_local_array.cl",
             per_group(&a, 64, |g| {
-                (0..64).map(|l| g[63 - l].wrapping_add(g[(l + 1) & 63])).collect()
+                (0..64)
+                    .map(|l| g[63 - l].wrapping_add(g[(l + 1) & 63]))
+                    .collect()
             }),
         ),
         {
             let want = (0..n)
-                .map(|i| if i + 1 < n { a[i + 1].wrapping_sub(a[i]).wrapping_add(1) } else { 0 })
+                .map(|i| {
+                    if i + 1 < n {
+                        a[i + 1].wrapping_sub(a[i]).wrapping_add(1)
+                    } else {
+                        0
+                    }
+                })
                 .collect();
-            raw("as_pointer_arith.cl", a.clone(), b.clone(), global(n), vec![0; n], want, 0)
+            raw(
+                "as_pointer_arith.cl",
+                a.clone(),
+                b.clone(),
+                global(n),
+                vec![0; n],
+                want,
+                0,
+            )
         },
         map1("as_pointer_cast_global.cl", fa.clone(), 0, |x: f32| {
             [x.to_bits() ^ 0x8000_0000]
@@ -1031,32 +1261,57 @@ fn address_spaces_and_structs() {
         map1("as_pointer_cast_bytes.cl", a.clone(), 0, |x: i32| {
             [x.to_le_bytes().iter().map(|&b| u32::from(b)).sum::<u32>() as u8]
         }),
-        map1("as_pointer_cast_private.cl", fa.clone(), 0, |x: f32| [x.to_bits() >> 23]),
+        map1("as_pointer_cast_private.cl", fa.clone(), 0, |x: f32| {
+            [x.to_bits() >> 23]
+        }),
         {
             let want = (0..n).map(|i| b[(2 * i) % n].wrapping_add(a[i])).collect();
-            raw("as_struct_with_pointer.cl", a.clone(), b.clone(), global(n), vec![0; n], want, 0)
+            raw(
+                "as_struct_with_pointer.cl",
+                a.clone(),
+                b.clone(),
+                global(n),
+                vec![0; n],
+                want,
+                0,
+            )
         },
-        map1("as_helper_pointer.cl", a.clone(), 0, |x: i32| [x.wrapping_mul(6)]).known_bug(
-            "build fails: llvm-spirv InvalidBitWidth 33 (the loop's closed form in i33)",
-        ),
+        map1("as_helper_pointer.cl", a.clone(), 0, |x: i32| {
+            [x.wrapping_mul(6)]
+        })
+        .known_bug("build fails: llvm-spirv InvalidBitWidth 33 (the loop's closed form in i33)"),
         grouped(
             "as_helper_local_pointer.cl",
-            per_group(&a, 64, |g| (0..64).map(|l| g[l].wrapping_add(g[l ^ 1])).collect()),
+            per_group(&a, 64, |g| {
+                (0..64).map(|l| g[l].wrapping_add(g[l ^ 1])).collect()
+            }),
         ),
-        map2("as_select_pointer.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            [x.max(y)]
+        map2(
+            "as_select_pointer.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| [x.max(y)],
+        ),
+        map1("as_private_pointer_helper.cl", a.clone(), 0, |x: i32| {
+            [x / 7, x % 7]
         }),
-        map1("as_private_pointer_helper.cl", a.clone(), 0, |x: i32| [x / 7, x % 7]),
-        map1("as_global_write_offset.cl", a.clone(), 0, |x: i32| [x, x.wrapping_neg()]),
+        map1("as_global_write_offset.cl", a.clone(), 0, |x: i32| {
+            [x, x.wrapping_neg()]
+        }),
         grouped(
             "as_generic_pointer.cl",
             a.iter().zip(&b).map(|(x, y)| x.wrapping_add(*y)).collect(),
         )
         .cl3()
         .requires("__opencl_c_generic_address_space"),
-        map2("struct_by_value.cl", small.clone(), fb.clone(), 0, |x: i32, y: f32| {
-            [x as f32 + y + f32::from((x * 3) as i16) + f32::from(x as i8)]
-        }),
+        map2(
+            "struct_by_value.cl",
+            small.clone(),
+            fb.clone(),
+            0,
+            |x: i32, y: f32| [x as f32 + y + f32::from((x * 3) as i16) + f32::from(x as i8)],
+        ),
         raw(
             "struct_in_buffer.cl",
             records,
@@ -1066,12 +1321,20 @@ fn address_spaces_and_structs() {
             record_want,
             0,
         ),
-        map2("struct_write_buffer.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            [x.wrapping_add(y), y]
-        }),
-        map2("struct_nested_array.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            [x.wrapping_add(y & 3)]
-        }),
+        map2(
+            "struct_write_buffer.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| [x.wrapping_add(y), y],
+        ),
+        map2(
+            "struct_nested_array.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| [x.wrapping_add(y & 3)],
+        ),
         map1("union_punning.cl", fa.clone(), 0, |x: f32| {
             [x.to_bits(), x.to_bits() >> 24]
         }),
@@ -1103,7 +1366,15 @@ fn local_memory_and_atomics() {
             .collect()
     };
     let atomic = |file, init: i32, f: fn(i32, i32) -> i32| {
-        raw(file, a.clone(), vec![0i32], global(n), vec![init; 4], lanes(init, f), 0)
+        raw(
+            file,
+            a.clone(),
+            vec![0i32],
+            global(n),
+            vec![init; 4],
+            lanes(init, f),
+            0,
+        )
     };
     let cases = vec![
         raw(
@@ -1121,7 +1392,9 @@ fn local_memory_and_atomics() {
             vec![0f32],
             groups(n, 64),
             vec![0.0; 4],
-            per_group(&fa, 64, |g| vec![g.iter().copied().fold(f32::MIN, f32::max)]),
+            per_group(&fa, 64, |g| {
+                vec![g.iter().copied().fold(f32::MIN, f32::max)]
+            }),
             0,
         ),
         raw(
@@ -1141,7 +1414,11 @@ fn local_memory_and_atomics() {
             vec![0.0; n],
             fa.chunks(64)
                 .zip(fb.chunks(64))
-                .flat_map(|(x, y)| (0..64).map(|l| x[(l + 7) & 63] * y[(l + 9) & 63]).collect::<Vec<_>>())
+                .flat_map(|(x, y)| {
+                    (0..64)
+                        .map(|l| x[(l + 7) & 63] * y[(l + 9) & 63])
+                        .collect::<Vec<_>>()
+                })
                 .collect(),
             0,
         ),
@@ -1158,7 +1435,10 @@ fn local_memory_and_atomics() {
             vec![0i32],
             global(n),
             vec![0; 2],
-            vec![n as i32, -(a.iter().filter(|&&x| x & 1 != 0).count() as i32)],
+            vec![
+                n as i32,
+                -(a.iter().filter(|&&x| x & 1 != 0).count() as i32),
+            ],
             0,
         ),
         raw(
@@ -1187,7 +1467,12 @@ fn local_memory_and_atomics() {
             vec![0; 20],
             per_group(&a, 64, |g| {
                 let mut r: Vec<i32> = (0..4)
-                    .map(|j| g.iter().skip(j).step_by(4).fold(0i32, |s, &x| s.wrapping_add(x)))
+                    .map(|j| {
+                        g.iter()
+                            .skip(j)
+                            .step_by(4)
+                            .fold(0i32, |s, &x| s.wrapping_add(x))
+                    })
                     .collect();
                 r.push(g.iter().copied().fold(0, i32::max));
                 r
@@ -1211,7 +1496,9 @@ fn local_memory_and_atomics() {
             vec![0i32],
             groups(n, 64),
             vec![0u32; 4],
-            per_group(&u, 64, |g| vec![g.iter().fold(0u32, |s, &x| s | 1 << (x & 31))]),
+            per_group(&u, 64, |g| {
+                vec![g.iter().fold(0u32, |s, &x| s | 1 << (x & 31))]
+            }),
             0,
         ),
         raw(
@@ -1221,7 +1508,12 @@ fn local_memory_and_atomics() {
             global(n),
             vec![0i64; 4],
             (0..4)
-                .map(|j| l64.iter().skip(j).step_by(4).fold(0i64, |s, &x| s.wrapping_add(x)))
+                .map(|j| {
+                    l64.iter()
+                        .skip(j)
+                        .step_by(4)
+                        .fold(0i64, |s, &x| s.wrapping_add(x))
+                })
                 .collect(),
             0,
         )
@@ -1256,7 +1548,9 @@ fn work_items() {
             vec![0i32],
             groups(n, 32),
             vec![0; 4 * n],
-            (0..n as i32).flat_map(|i| [i % 32, i / 32, 32, 8]).collect(),
+            (0..n as i32)
+                .flat_map(|i| [i % 32, i / 32, 32, 8])
+                .collect(),
             0,
         ),
         raw(
@@ -1265,7 +1559,9 @@ fn work_items() {
             vec![0i32],
             groups(100, 16),
             vec![0; 300],
-            (0..100).flat_map(|i| [if i >= 96 { 4 } else { 16 }, 16, i]).collect(),
+            (0..100)
+                .flat_map(|i| [if i >= 96 { 4 } else { 16 }, 16, i])
+                .collect(),
             0,
         )
         .cl3(),
@@ -1286,7 +1582,11 @@ fn collatz_steps(x: i32) -> i32 {
     let mut x = x as u32 | 1;
     let mut steps = 0;
     loop {
-        x = if x & 1 != 0 { x.wrapping_mul(3).wrapping_add(1) } else { x / 2 };
+        x = if x & 1 != 0 {
+            x.wrapping_mul(3).wrapping_add(1)
+        } else {
+            x / 2
+        };
         steps += 1;
         if x == 1 || steps >= 500 {
             return steps;
@@ -1344,11 +1644,17 @@ fn control_flow() {
                 0
             }]
         }),
-        map2("cf_helper_early_return.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            [(0..8)
-                .find(|j| (x >> j) & 1 != 0 && (y >> j) & 1 != 0)
-                .unwrap_or(-1)]
-        }),
+        map2(
+            "cf_helper_early_return.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                [(0..8)
+                    .find(|j| (x >> j) & 1 != 0 && (y >> j) & 1 != 0)
+                    .unwrap_or(-1)]
+            },
+        ),
         map1("cf_ternary_chain.cl", a.clone(), 0, |x: i32| {
             [if x < -100 {
                 0
@@ -1362,38 +1668,56 @@ fn control_flow() {
                 4
             }]
         }),
-        map2("cf_short_circuit.cl", sa.clone(), sb.clone(), 0, |x: i32, y: i32| {
-            let mut r = 0;
-            if y != 0 && x / y > 2 {
-                r |= 1;
-            }
-            if x == 0 || y / x < 2 {
-                r |= 2;
-            }
-            [r]
-        }),
-        map2("cf_divergent_loop_trip.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            let (mut s, mut m) = (0i32, x & 63);
-            while m > 0 {
-                s = s.wrapping_add(m.wrapping_mul(y));
-                m -= if m & 1 != 0 { 1 } else { 2 };
-            }
-            [s]
-        }),
-        map2("cf_multi_exit_loop.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
-            let mut r = -1;
-            for j in 0..32 {
-                if x & (1 << j) != 0 {
-                    r = j;
-                    break;
+        map2(
+            "cf_short_circuit.cl",
+            sa.clone(),
+            sb.clone(),
+            0,
+            |x: i32, y: i32| {
+                let mut r = 0;
+                if y != 0 && x / y > 2 {
+                    r |= 1;
                 }
-                if y & (1 << j) != 0 {
-                    r = 100 + j;
-                    break;
+                if x == 0 || y / x < 2 {
+                    r |= 2;
                 }
-            }
-            [r]
-        }),
+                [r]
+            },
+        ),
+        map2(
+            "cf_divergent_loop_trip.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let (mut s, mut m) = (0i32, x & 63);
+                while m > 0 {
+                    s = s.wrapping_add(m.wrapping_mul(y));
+                    m -= if m & 1 != 0 { 1 } else { 2 };
+                }
+                [s]
+            },
+        ),
+        map2(
+            "cf_multi_exit_loop.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let mut r = -1;
+                for j in 0..32 {
+                    if x & (1 << j) != 0 {
+                        r = j;
+                        break;
+                    }
+                    if y & (1 << j) != 0 {
+                        r = 100 + j;
+                        break;
+                    }
+                }
+                [r]
+            },
+        ),
     ];
     run_family(cases);
 }
