@@ -1721,3 +1721,254 @@ fn control_flow() {
     ];
     run_family(cases);
 }
+
+/// Kernels added in a second pass, across families: more control flow,
+/// conversions, vectors, integer and float built-ins, program-scope data.
+#[test]
+fn mixed_second_pass() {
+    let n = N;
+    let a: Vec<i32> = ints(100);
+    let b: Vec<i32> = ints(101);
+    let fa = floats(102, n, 100.0);
+    let fb = floats(103, n, 100.0);
+    let sa = small_floats(104, n, 50);
+    let sb = small_floats(105, n, 50);
+    let a8: Vec<i8> = ints(106);
+    let b8: Vec<u8> = ints(107);
+    let a16: Vec<i16> = ints(108);
+    let l_a: Vec<i64> = ints(109);
+    let l_b: Vec<i64> = ints(110);
+    let u_a: Vec<u32> = ints(111);
+    let u_b: Vec<u32> = ints(112);
+    let packed: Vec<u8> = a8
+        .iter()
+        .zip(&a)
+        .flat_map(|(&c, &x)| {
+            let mut r = [c as u8, 0, 0, 0, 0];
+            r[1..].copy_from_slice(&x.to_le_bytes());
+            r
+        })
+        .collect();
+    let ops = [(1, 0), (2, 1), (-1, 7), (5, -3)];
+    let offsets = [10, 20, 30, 40];
+    let cases = vec![
+        map1("cf_state_machine.cl", a.clone(), 0, |x: i32| {
+            let (mut state, mut count) = (0, 0);
+            for j in 0..32 {
+                let bit = (x as u32 >> j) & 1 != 0;
+                state = match state {
+                    0 => bit as i32,
+                    1 => 2 * bit as i32,
+                    _ if !bit => {
+                        count += 1;
+                        0
+                    }
+                    s => s,
+                };
+            }
+            [count * 4 + state]
+        }),
+        map1("cf_loop_with_flags.cl", a.clone(), 0, |x: i32| {
+            let t = x & 63;
+            [(t / 8) * 100 + t % 8]
+        }),
+        map1(
+            "conv_char_sat_rte.cl",
+            with(
+                floats(113, n, 300.0),
+                &[NAN, INF, -INF, 0.5, 1.5, -2.5, 127.5, -128.5],
+            ),
+            0,
+            |x: f32| [x.round_ties_even() as i8],
+        ),
+        map1("conv_ushort_sat_int.cl", a.clone(), 0, |x: i32| {
+            [x.clamp(0, 65535) as u16]
+        }),
+        map2("conv_promotion.cl", a8.clone(), b8, 0, |x: i8, y: u8| {
+            let (x, y) = (i32::from(x), i32::from(y));
+            [x * y, (x + y) >> 1]
+        }),
+        vec_case(
+            "conv_short4_int4.cl",
+            a16,
+            vec![0i32],
+            n / 4,
+            ints::<i16>(108).iter().map(|&x| i32::from(x) * 3).collect(),
+            0,
+        ),
+        vec_case(
+            "vec_float3_ops.cl",
+            sa[..255].to_vec(),
+            sb[..255].to_vec(),
+            85,
+            sa[..255]
+                .chunks(3)
+                .zip(sb[..255].chunks(3))
+                .flat_map(|(v, w)| [v[0] * w[0] + v[1], v[1] * w[1] + v[2], v[2] * w[2] + v[0]])
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int8_select.cl",
+            a.clone(),
+            b.clone(),
+            n / 8,
+            a.iter().zip(&b).map(|(&x, &y)| x.max(y)).collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int4_ternary.cl",
+            a.clone(),
+            b.clone(),
+            n / 4,
+            a.iter()
+                .zip(&b)
+                .map(|(&x, &y)| {
+                    if x > y {
+                        x.wrapping_sub(y)
+                    } else {
+                        y.wrapping_sub(x)
+                    }
+                })
+                .collect(),
+            0,
+        ),
+        vec_case(
+            "vec_int4_logical.cl",
+            a.clone(),
+            b.clone(),
+            n / 4,
+            a.iter()
+                .zip(&b)
+                .map(|(&x, &y)| {
+                    -i32::from(x != 0 && y != 0)
+                        - 2 * i32::from(x != 0 || y != 0)
+                        - 4 * i32::from(x == 0)
+                })
+                .collect(),
+            0,
+        ),
+        map2("int_mul24.cl", a.clone(), b.clone(), 0, |x: i32, y: i32| {
+            let (x, y) = (x >> 8, y >> 24);
+            [x * y, x * y + x]
+        }),
+        map2(
+            "int_mad_sat.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let r = i64::from(x) * i64::from(y) + i64::from(x);
+                [r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32]
+            },
+        )
+        .known_bug("build fails: builtin s_mad_sat is not supported yet"),
+        map2("int_bitwise_long.cl", l_a, l_b, 0, |x: i64, y: i64| {
+            [x & y, x | y, x ^ y, !x]
+        }),
+        vec_case(
+            "int_uint4_rotate.cl",
+            u_a.clone(),
+            u_b.clone(),
+            n / 4,
+            u_a.iter()
+                .zip(&u_b)
+                .map(|(&x, &y)| x.rotate_left(y % 32))
+                .collect(),
+            0,
+        ),
+        map1(
+            "float_fract_modf.cl",
+            with(fa.clone(), &[-0.5, 3.0, -7.25]),
+            0,
+            |x: f32| {
+                [
+                    (x - x.floor()).min(f32::from_bits(0x3f7f_ffff)),
+                    x.floor(),
+                    x - x.trunc(),
+                    x.trunc(),
+                ]
+            },
+        ),
+        map2(
+            "float_fdim_maxmag.cl",
+            fa.clone(),
+            fb.clone(),
+            0,
+            |x: f32, y: f32| {
+                let maxmag = if x.abs() > y.abs() {
+                    x
+                } else if y.abs() > x.abs() {
+                    y
+                } else {
+                    x.max(y)
+                };
+                let minmag = if x.abs() < y.abs() {
+                    x
+                } else if y.abs() < x.abs() {
+                    y
+                } else {
+                    x.min(y)
+                };
+                [if x > y { x - y } else { 0.0 }, maxmag, minmag]
+            },
+        ),
+        map2(
+            "float_common.cl",
+            with(fa.clone(), &[0.0, -0.0, 5.0]),
+            with(fb.clone(), &[1.0, 1.0, 5.0]),
+            0,
+            |x: f32, y: f32| {
+                let sign = if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    x
+                };
+                [
+                    sign,
+                    if x < y { 0.0 } else { 1.0 },
+                    x.clamp(-10.0, 10.0),
+                    x.max(y),
+                ]
+            },
+        ),
+        map2(
+            "as_constant_struct_table.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            move |x: i32, y: i32| {
+                let (m, c) = ops[(x & 3) as usize];
+                [y.wrapping_mul(m).wrapping_add(c)]
+            },
+        ),
+        raw(
+            "as_program_scope_global.cl",
+            a.clone(),
+            vec![0i32],
+            global(n),
+            vec![0; n],
+            (0..n)
+                .map(|i| a[i].wrapping_mul(3).wrapping_add(offsets[i & 3]))
+                .collect(),
+            0,
+        )
+        .cl3()
+        .requires("__opencl_c_program_scope_global_variables"),
+        raw(
+            "struct_packed.cl",
+            packed,
+            vec![0i32],
+            global(n),
+            vec![0; 2 * n],
+            a8.iter()
+                .zip(&a)
+                .flat_map(|(&c, &x)| [i32::from(c), x])
+                .collect(),
+            0,
+        ),
+    ];
+    run_family(cases);
+}
