@@ -7,16 +7,23 @@
 //! or `constant`; a kernel that needs one input ignores `b`) and the
 //! output. A kernel writing several results per work-item writes
 //! `out[m * i + j]`; vectors are flattened to their scalars. `out` starts
-//! as `Case::init` (zeroes unless given), so atomics can accumulate in it.
-//! Files build with `-cl-std=CL1.2` unless the case says otherwise.
+//! as the case's `init` (zeroes for [`map1`]/[`map2`]), so atomics can
+//! accumulate in it. The NDRange is one-dimensional ([`Range`]: global
+//! size, optional local size and offset). Files build with
+//! `-cl-std=CL1.2` unless the case says [`Case::cl3`]; a case may
+//! [`Case::requires`] an extension or OpenCL C feature, and is skipped
+//! (reported on stderr) where the device lacks it.
 //!
 //! Each [`Case`] names its file, inputs, NDRange and the expected output:
 //! integers must match exactly, floats within the case's ulp bound (NaN
-//! matches NaN). A case marked `known_bug` is a ferrocl bug found by the
-//! corpus: its failure is reported on stderr and does not fail the test
-//! (a known bug that passes is reported too, so the mark can be removed).
-//! One test function per feature family; a failure lists every failing
-//! file of the family.
+//! matches NaN, +0 matches -0). A case marked [`Case::known_bug`] is a
+//! ferrocl bug found by the corpus: its failure is reported on stderr and
+//! does not fail the test (a known bug that passes is reported too, so the
+//! mark can be removed). One test function per feature family; a failure
+//! lists every failing file of the family with its first wrong values.
+//!
+//! Adding a kernel: write `tests/corpus/<feature>.cl` following the
+//! convention and add a case to its family's table.
 
 use std::fmt::Debug;
 
