@@ -428,3 +428,18 @@ fn many_image_arguments_keep_their_fields_in_the_arg_buffer() {
         .iter()
         .all(|(f, _)| !matches!(f, ferrocl_compiler::ImplicitField::ImageChannelOrder(_))));
 }
+
+/// LLVM's -O2 writes a loop's closed-form exit value in 33 bits and a
+/// switch on `x & 7` in 3 bits; llvm-spirv-15 rejects both widths. Such
+/// programs are optimized again with the native integer widths
+/// (`frontend::optimize_with_native_widths`). Both kernels failed to build
+/// before (found by tests/corpus).
+#[test]
+fn loops_and_switches_that_llvm_narrows_to_odd_widths_build() {
+    let src = "kernel void tri(global int* o, int n) { int s = 0; for (int j = 0; j < n; j++) s += j; o[0] = s; }\n\
+               kernel void sw(global int* a, global int* o) { int i = get_global_id(0); int r = 0;\n\
+               switch (a[i] & 7) { case 0: r += 1; case 1: r += 10; break; case 2: case 3: r = 100; break; case 5: r = -5; default: r += 1000; }\n\
+               o[i] = r; }";
+    let p = build_source(src, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
+    assert_eq!(p.kernels.len(), 2);
+}

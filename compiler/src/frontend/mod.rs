@@ -155,12 +155,114 @@ pub fn compile_to_bitcode(
             log
         }));
     }
-    let ll = std::fs::read_to_string(scratch.file("input.ll"))
+    let mut ll = std::fs::read_to_string(scratch.file("input.ll"))
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+    if !opts.opt_disable && has_odd_integer_widths(&ll) {
+        ll = optimize_with_native_widths(scratch, &args)?;
+    }
     tools::dump("0-frontend.ll", ll.as_bytes());
     let ll = remove_freeze(&ll);
     write_bitcode(scratch, &ll, opts)?;
     Ok((ll, log))
+}
+
+/// Whether textual IR uses integer types llvm-spirv-15 cannot translate
+/// (widths other than 1, 8, 16, 32, 64: e.g. `i33` from a loop's closed-form
+/// exit value, `i3` from a switch on `x & 7` narrowed by InstCombine).
+fn has_odd_integer_widths(ll: &str) -> bool {
+    let b = ll.as_bytes();
+    let mut i = 0;
+    while let Some(p) = ll[i..].find('i') {
+        let at = i + p;
+        i = at + 1;
+        let starts = at == 0
+            || !(b[at - 1].is_ascii_alphanumeric()
+                || matches!(b[at - 1], b'_' | b'.' | b'%' | b'@' | b'$' | b'"'));
+        if !starts {
+            continue;
+        }
+        let digits = b[at + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            continue;
+        }
+        let end = at + 1 + digits;
+        if end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+            continue;
+        }
+        if !matches!(&ll[at + 1..end], "1" | "8" | "16" | "32" | "64") {
+            return true;
+        }
+    }
+    false
+}
+
+/// The -O2 build again for IR that `has_odd_integer_widths`: clang emits
+/// unoptimized -O2 IR (`-disable-llvm-passes`), its data layout gains the
+/// native integer widths the SPIR target leaves out (`n8:16:32:64`, so
+/// InstCombine does not narrow to odd widths), and `opt-15` runs the same
+/// O2 pipeline with loop exit values left as loops (`-replexitval=never`:
+/// SCEV computes closed forms such as a triangular sum in 33 bits).
+/// Kernels without odd widths never take this path (they failed to build
+/// before it existed). Known gap: with native widths SimplifyCFG may turn a
+/// switch into a lookup table, a private global that llvm-spirv-15 gives
+/// the Function storage class at module scope, which the lowering rejects
+/// (a build failure, as before).
+fn optimize_with_native_widths(
+    scratch: &ScratchDir,
+    clang_args: &[String],
+) -> Result<String, BuildError> {
+    let mut args: Vec<String> = clang_args.to_vec();
+    let o = args
+        .iter()
+        .position(|a| a == "-O2")
+        .ok_or_else(|| BuildError::internal("no -O2"))?;
+    args.insert(o + 1, "-disable-llvm-passes".into());
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "clang (unoptimized) failed: {}",
+            out.stderr
+        )));
+    }
+    let ll = std::fs::read_to_string(scratch.file("input.ll"))
+        .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+    let mut patched = String::with_capacity(ll.len() + 16);
+    for line in ll.lines() {
+        match line
+            .strip_prefix("target datalayout = \"")
+            .and_then(|r| r.strip_suffix('"'))
+        {
+            Some(dl) if !dl.split('-').any(|p| p.starts_with('n')) => {
+                patched.push_str(&format!("target datalayout = \"{dl}-n8:16:32:64\""));
+            }
+            _ => patched.push_str(line),
+        }
+        patched.push('\n');
+    }
+    std::fs::write(scratch.file("unopt.ll"), patched)
+        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+    let opt = [
+        "-S",
+        "-passes=default<O2>",
+        "-replexitval=never",
+        "unopt.ll",
+        "-o",
+        "input.ll",
+    ];
+    let os: Vec<&OsStr> = opt.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::OPT, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "opt (O2) failed: {}",
+            out.stderr
+        )));
+    }
+    std::fs::read_to_string(scratch.file("input.ll"))
+        .map_err(|e| BuildError::internal(format!("opt wrote no IR: {e}")))
 }
 
 /// Writes textual IR `ll` as `input.ll` and its bitcode as `input.bc` in
