@@ -642,9 +642,6 @@ fn float_ops() {
     run_family(cases);
 }
 
-const SAT_OVERFLOW: &str = "convert_{int,long}_sat of a float above the range (+inf included) \
-     gives INT_MIN/LONG_MIN, and convert_uint_sat of one at or above 2^32 gives 0, not the maximum";
-
 /// `x` (exact in f64) rounded to f32 toward zero, up or down.
 fn round_dir(x: f64, dir: &str) -> f32 {
     let f = x as f32;
@@ -675,7 +672,7 @@ fn conversions() {
     let a8: Vec<i8> = ints(24);
     let normal_bits: Vec<u32> = floats(25, n, 1e6).iter().map(|x| x.to_bits()).collect();
     let cases = vec![
-        map1("conv_int_sat_rtz.cl", big(26, 3e9), 0, |x: f32| [x as i32]).known_bug(SAT_OVERFLOW),
+        map1("conv_int_sat_rtz.cl", big(26, 3e9), 0, |x: f32| [x as i32]),
         map1(
             "conv_int_rounding.cl",
             with(
@@ -707,11 +704,11 @@ fn conversions() {
         map1("conv_long_sat_float.cl", big(30, 3e19), 0, |x: f32| {
             [x as i64]
         })
-        .known_bug(SAT_OVERFLOW),
+        ,
         map1("conv_uint_sat_float.cl", big(31, 6e9), 0, |x: f32| {
             [x as u32]
         })
-        .known_bug(SAT_OVERFLOW),
+        ,
         map1("conv_float_from_int.cl", a32.clone(), 0, |x: i32| {
             let w = f64::from(x);
             [x as f32, round_dir(w, "rtz"), round_dir(w, "rtn")]
@@ -750,7 +747,6 @@ fn conversions() {
                 want,
                 0,
             )
-            .known_bug(SAT_OVERFLOW)
         },
     ];
     run_family(cases);

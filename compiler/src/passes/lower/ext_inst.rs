@@ -1103,21 +1103,39 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// convert_T_sat from float: NaN → 0, clamp to the range of `t`'s
-    /// integers (output types `st` → `t`).
-    pub(crate) fn saturate_float_to_int(
+    /// convert_T_sat from float (output types `st` → `t`): the converted
+    /// value, NaN → 0, below the range → its minimum, at or above 2^w (2^(w-1)
+    /// signed) → its maximum. The clamp bound is the largest float below
+    /// that limit (2^31 - 1 is not a float: clamping to it would round up to
+    /// 2^31 and overflow the conversion); values at the limit or above
+    /// select the integer maximum after the conversion.
+    pub(crate) fn saturating_float_to_int(
         &mut self,
         b: &mut Block,
+        op: Op,
         x: Word,
         st: Word,
         t: Word,
         signed: bool,
     ) -> Word {
-        let w = self.out.scalar_width(t).unwrap_or(32) as i32;
-        let (lo, hi) = if signed {
-            (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0)
+        let w = self.out.scalar_width(self.out.elem(t)).unwrap_or(32) as i32;
+        let fw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
+        let (precision, max_finite) = match fw {
+            16 => (11, 65504.0),
+            32 => (24, f32::MAX as f64),
+            _ => (53, f64::MAX),
+        };
+        let k = if signed { w - 1 } else { w };
+        let limit = 2f64.powi(k);
+        let (limit, hi) = if limit <= max_finite {
+            (limit, limit - 2f64.powi(k - precision))
         } else {
-            (0.0, 2f64.powi(w) - 1.0)
+            (f64::INFINITY, max_finite)
+        };
+        let lo = if signed {
+            (-2f64.powi(k)).max(-max_finite)
+        } else {
+            0.0
         };
         let lo_c = self.splat(st, 0, lo);
         let hi_c = self.splat(st, 0, hi);
@@ -1125,7 +1143,27 @@ impl Lower<'_> {
         let bt = self.bool_ty(st);
         let nan = self.emit(b, Op::IsNan, bt, ids(&[x]));
         let z = self.splat(st, 0, 0.0);
-        self.emit(b, Op::Select, st, ids(&[nan, z, c]))
+        let c = self.emit(b, Op::Select, st, ids(&[nan, z, c]));
+        let conv = self.emit(b, op, t, ids(&[c]));
+        let limit_c = self.splat(st, 0, limit);
+        let over = self.emit(b, Op::FOrdGreaterThanEqual, bt, ids(&[x, limit_c]));
+        let max = if signed {
+            (1u64 << (w - 1)) - 1
+        } else if w == 64 {
+            u64::MAX
+        } else {
+            (1u64 << w) - 1
+        };
+        let max_c = self.splat(t, max, 0.0);
+        let r = self.emit(b, Op::Select, t, ids(&[over, max_c, conv]));
+        if !(signed && limit.is_infinite()) {
+            return r;
+        }
+        // A half converted to a wider signed type: -inf → the minimum.
+        let neg = self.splat(st, 0, f64::NEG_INFINITY);
+        let under = self.emit(b, Op::FOrdEqual, bt, ids(&[x, neg]));
+        let min_c = self.splat(t, 1u64 << (w - 1), 0.0);
+        self.emit(b, Op::Select, t, ids(&[under, min_c, r]))
     }
 
     /// A double converted to an integer type without `_sat`: out-of-range

@@ -1486,7 +1486,8 @@ impl<'a> Lower<'a> {
                     x = self.glsl_round(b, r, st, x);
                 }
                 if saturate {
-                    x = self.saturate_float_to_int(b, x, st, t, op == Op::ConvertFToS);
+                    let signed = op == Op::ConvertFToS;
+                    return Ok(self.saturating_float_to_int(b, op, x, st, t, signed));
                 } else if self.out.scalar_width(self.out.elem(st)) == Some(64) {
                     x = self.clamp_double_to_int(b, x, st, t, op == Op::ConvertFToS);
                 }
