@@ -703,21 +703,17 @@ fn conversions() {
         }),
         map1("conv_long_sat_float.cl", big(30, 3e19), 0, |x: f32| {
             [x as i64]
-        })
-        ,
+        }),
         map1("conv_uint_sat_float.cl", big(31, 6e9), 0, |x: f32| {
             [x as u32]
-        })
-        ,
+        }),
         map1("conv_float_from_int.cl", a32.clone(), 0, |x: i32| {
             let w = f64::from(x);
             [x as f32, round_dir(w, "rtz"), round_dir(w, "rtn")]
-        })
-        .known_bug("convert_float_rtz/_rtn/_rtp(int) round to nearest even (16777217 -> 16777216 in all modes)"),
+        }),
         map1("conv_float_from_uint.cl", a_u32, 0, |x: u32| {
             [x as f32, round_dir(f64::from(x), "rtp")]
-        })
-        .known_bug("convert_float_rtp(uint) rounds to nearest even"),
+        }),
         map1("conv_float_from_long.cl", a64, 0, |x: i64| [x as f32]),
         map1(
             "conv_as_uint.cl",

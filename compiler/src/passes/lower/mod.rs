@@ -1492,6 +1492,16 @@ impl<'a> Lower<'a> {
                     x = self.clamp_double_to_int(b, x, st, t, op == Op::ConvertFToS);
                 }
             }
+            Op::ConvertSToF | Op::ConvertUToF => {
+                use spirv::FPRoundingMode as R;
+                let sw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
+                let fw = self.out.scalar_width(self.out.elem(t)).unwrap_or(32);
+                if let (Some(mode @ (R::RTZ | R::RTP | R::RTN)), true, 32) =
+                    (rounding, sw <= 32, fw)
+                {
+                    return Ok(self.int_to_float_directed(b, op, x, st, t, mode));
+                }
+            }
             Op::SConvert | Op::UConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
                 let (sw, dw) = (
                     self.out.scalar_width(st).unwrap_or(32),
@@ -1521,6 +1531,66 @@ impl<'a> Lower<'a> {
             _ => {}
         }
         Ok(self.emit(b, op, t, ids(&[x])))
+    }
+
+    /// A 32-bit-or-narrower integer `x` (type `st`) to float `t` rounded
+    /// toward zero, +inf or -inf (`convert_float_rtz/rtp/rtn`): Vulkan's
+    /// conversion rounds to nearest even, so the result is converted back
+    /// to a 64-bit integer (exact: |r| <= 2^32) and moved one ulp where it
+    /// lies on the wrong side of `x`. (64-bit sources keep the nearest-even
+    /// result.)
+    fn int_to_float_directed(
+        &mut self,
+        b: &mut Block,
+        op: Op,
+        x: Word,
+        st: Word,
+        t: Word,
+        mode: spirv::FPRoundingMode,
+    ) -> Word {
+        use spirv::FPRoundingMode as R;
+        let n = self.out.vec_len(st);
+        let vec = |l: &mut Self, e: Word| if n == 1 { e } else { l.out.t_vec(e, n) };
+        let i64t = self.out.t_int(64);
+        let i64t = vec(self, i64t);
+        let u32t = self.out.t_u32();
+        let u32t = vec(self, u32t);
+        let boolt = self.out.t_bool();
+        let boolt = vec(self, boolt);
+        let signed = op == Op::ConvertSToF;
+        let widen = if signed { Op::SConvert } else { Op::UConvert };
+        let x64 = self.emit(b, widen, i64t, ids(&[x]));
+        let r = self.emit(b, op, t, ids(&[x]));
+        let back = self.emit(b, Op::ConvertFToS, i64t, ids(&[r]));
+        let above = self.emit(b, Op::SGreaterThan, boolt, ids(&[back, x64]));
+        let below = self.emit(b, Op::SLessThan, boolt, ids(&[back, x64]));
+        // One ulp toward -inf (`down`) or +inf: the bit pattern of a
+        // non-zero float moves by one, the direction by its sign.
+        let bits = self.emit(b, Op::Bitcast, u32t, ids(&[r]));
+        let one = self.splat(u32t, 1, 0.0);
+        let inc = self.emit(b, Op::IAdd, u32t, ids(&[bits, one]));
+        let dec = self.emit(b, Op::ISub, u32t, ids(&[bits, one]));
+        let zero = self.splat(t, 0, 0.0);
+        let pos = self.emit(b, Op::FOrdGreaterThan, boolt, ids(&[r, zero]));
+        let up_bits = self.emit(b, Op::Select, u32t, ids(&[pos, inc, dec]));
+        let down_bits = self.emit(b, Op::Select, u32t, ids(&[pos, dec, inc]));
+        let up = self.emit(b, Op::Bitcast, t, ids(&[up_bits]));
+        let down = self.emit(b, Op::Bitcast, t, ids(&[down_bits]));
+        match mode {
+            R::RTP => self.emit(b, Op::Select, t, ids(&[below, up, r])),
+            R::RTN => self.emit(b, Op::Select, t, ids(&[above, down, r])),
+            _ => {
+                // Toward zero: down where r > x >= 0, up where r < x < 0.
+                let r1 = self.emit(b, Op::Select, t, ids(&[above, down, r]));
+                if !signed {
+                    return r1;
+                }
+                let z = self.splat(st, 0, 0.0);
+                let neg = self.emit(b, Op::SLessThan, boolt, ids(&[x, z]));
+                let r2 = self.emit(b, Op::Select, t, ids(&[below, up, r]));
+                self.emit(b, Op::Select, t, ids(&[neg, r2, r1]))
+            }
+        }
     }
 
     /// Copies the defined/used ids into a complete module.
