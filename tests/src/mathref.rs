@@ -148,6 +148,57 @@ pub fn ulp_error_f32(got: f32, r: &Reference) -> Result<f64, String> {
     Ok(((got as f64 - r.hi) - r.lo).abs() / ulp_of_f32(r.hi, r.lo))
 }
 
+/// A small deterministic generator (xorshift64*) for the math tests'
+/// arguments.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn bits(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.bits() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+
+    /// Uniform in [lo, hi), as a float.
+    pub fn uniform_f32(&mut self, lo: f64, hi: f64) -> f32 {
+        self.uniform(lo, hi) as f32
+    }
+
+    /// A finite double with random bits: every magnitude equally likely.
+    pub fn any_finite(&mut self) -> f64 {
+        loop {
+            let x = f64::from_bits(self.bits());
+            if x.is_finite() {
+                return x;
+            }
+        }
+    }
+
+    /// A finite float with random bits: every magnitude equally likely.
+    pub fn any_finite_f32(&mut self) -> f32 {
+        loop {
+            let x = f32::from_bits((self.bits() >> 32) as u32);
+            if x.is_finite() {
+                return x;
+            }
+        }
+    }
+}
+
+/// Pads `v` to a multiple of 4 elements (for the 4-wide kernels) with
+/// copies of its first element.
+pub fn pad4<T: Copy>(v: &mut Vec<T>) {
+    while v.len() % 4 != 0 {
+        v.push(v[0]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@
 //! `cargo test -p ferrocl-tests --test double_math -- --nocapture` prints
 //! the largest error of every function.
 
-use ferrocl_tests::mathref::{reference, ulp_error, Reference};
+use ferrocl_tests::mathref::{pad4, reference, ulp_error, Reference, Rng};
 use ferrocl_tests::{device_value, Buffer, Cl, KernelArg};
 use opencl_sys::{cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG};
 
@@ -27,33 +27,6 @@ enum Shape {
     SinCos,
     /// `lgamma_r(x, &sign)`.
     LgammaR,
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform in [lo, hi).
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    /// A finite double with random bits: every magnitude equally likely.
-    fn any_finite(&mut self) -> f64 {
-        loop {
-            let x = f64::from_bits(self.next());
-            if x.is_finite() {
-                return x;
-            }
-        }
-    }
 }
 
 const SPECIAL: &[f64] = &[
@@ -187,14 +160,6 @@ fn int_args(seed: u64) -> (Vec<f64>, Vec<i32>) {
         n.push(INTS[i % INTS.len()]);
     }
     (x, n)
-}
-
-/// Pads `v` to a multiple of 4 elements (for the double4 kernels) with
-/// copies of its first element.
-fn pad4<T: Copy>(v: &mut Vec<T>) {
-    while v.len() % 4 != 0 {
-        v.push(v[0]);
-    }
 }
 
 /// The kernels `s` (doubles) and `v` (double4) calling `name`.
@@ -601,7 +566,7 @@ fn fma_is_correctly_rounded() {
             _ => f64::from_bits(
                 (-(x * y))
                     .to_bits()
-                    .wrapping_add(rng.next() % 5)
+                    .wrapping_add(rng.bits() % 5)
                     .wrapping_sub(2),
             ),
         };

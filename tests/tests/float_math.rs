@@ -20,7 +20,7 @@
 //! `cargo test -p ferrocl-tests --test float_math -- --nocapture` prints
 //! the largest error of every function.
 
-use ferrocl_tests::mathref::{reference, ulp_error_f32, ulp_of_f32, Reference};
+use ferrocl_tests::mathref::{pad4, reference, ulp_error_f32, ulp_of_f32, Reference, Rng};
 use ferrocl_tests::{device_value, Buffer, Cl, KernelArg};
 use opencl_sys::{cl_device_fp_config, CL_DEVICE_SINGLE_FP_CONFIG, CL_FP_DENORM};
 
@@ -39,33 +39,6 @@ enum Shape {
     LgammaR,
     /// `remquo(x, y, &quo)`.
     RemQuo,
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform in [lo, hi), as a float.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f32 {
-        (lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)) as f32
-    }
-
-    /// A finite float with random bits: every magnitude equally likely.
-    fn any_finite(&mut self) -> f32 {
-        loop {
-            let x = f32::from_bits((self.next() >> 32) as u32);
-            if x.is_finite() {
-                return x;
-            }
-        }
-    }
 }
 
 const SPECIAL: &[f32] = &[
@@ -157,9 +130,9 @@ fn unary_args(seed: u64) -> Vec<f32> {
         (256, -1e4, 1e4),
         (256, -1e7, 1e7),
     ] {
-        x.extend((0..n).map(|_| rng.uniform(lo, hi)));
+        x.extend((0..n).map(|_| rng.uniform_f32(lo, hi)));
     }
-    x.extend((0..1024).map(|_| rng.any_finite()));
+    x.extend((0..1024).map(|_| rng.any_finite_f32()));
     x
 }
 
@@ -174,27 +147,27 @@ fn binary_args(seed: u64) -> (Vec<f32>, Vec<f32>) {
         }
     }
     for _ in 0..512 {
-        x.push(rng.uniform(-10.0, 10.0));
-        y.push(rng.uniform(-10.0, 10.0));
+        x.push(rng.uniform_f32(-10.0, 10.0));
+        y.push(rng.uniform_f32(-10.0, 10.0));
     }
     for _ in 0..512 {
-        x.push(rng.any_finite());
-        y.push(rng.any_finite());
+        x.push(rng.any_finite_f32());
+        y.push(rng.any_finite_f32());
     }
     // pow's interesting range: moderate bases, exponents up to ±30,
     // negative bases with integral exponents.
     for _ in 0..512 {
-        x.push(rng.uniform(0.0, 4.0));
-        y.push(rng.uniform(-30.0, 30.0));
+        x.push(rng.uniform_f32(0.0, 4.0));
+        y.push(rng.uniform_f32(-30.0, 30.0));
     }
     for _ in 0..256 {
-        x.push(rng.uniform(-4.0, 0.0));
-        y.push(rng.uniform(-20.0, 20.0).round());
+        x.push(rng.uniform_f32(-4.0, 0.0));
+        y.push(rng.uniform_f32(-20.0, 20.0).round());
     }
     // fmod / remainder with large quotients.
     for _ in 0..256 {
-        x.push(rng.uniform(-1e30, 1e30));
-        y.push(rng.uniform(-10.0, 10.0));
+        x.push(rng.uniform_f32(-1e30, 1e30));
+        y.push(rng.uniform_f32(-10.0, 10.0));
     }
     (x, y)
 }
@@ -214,14 +187,6 @@ fn int_args(seed: u64) -> (Vec<f32>, Vec<i32>) {
         n.push(INTS[i % INTS.len()]);
     }
     (x, n)
-}
-
-/// Pads `v` to a multiple of 4 elements (for the float4 kernels) with
-/// copies of its first element.
-fn pad4<T: Copy>(v: &mut Vec<T>) {
-    while v.len() % 4 != 0 {
-        v.push(v[0]);
-    }
 }
 
 /// The kernels `s` (floats) and `v` (float4) calling `name`.
@@ -421,7 +386,7 @@ fn check_with(
             if name == "erfc" {
                 let mut rng = Rng(seed);
                 for (lo, hi) in [(1.84, 2.0), (3.92, 4.0), (7.9, 10.1)] {
-                    x.extend((0..512).map(|_| rng.uniform(lo, hi)));
+                    x.extend((0..512).map(|_| rng.uniform_f32(lo, hi)));
                 }
             }
             (x, Vec::new(), Vec::new())
@@ -735,19 +700,22 @@ fn fma_is_correctly_rounded() {
     }
     for i in 0..20000 {
         let (x, y) = match i % 4 {
-            0 => (rng.any_finite(), rng.any_finite()),
-            1 => (rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)),
-            2 => (rng.uniform(-1e-19, 1e-19), rng.uniform(-1e-20, 1e-20)),
-            _ => (rng.uniform(-1e19, 1e19), rng.uniform(-1e19, 1e19)),
+            0 => (rng.any_finite_f32(), rng.any_finite_f32()),
+            1 => (rng.uniform_f32(-2.0, 2.0), rng.uniform_f32(-2.0, 2.0)),
+            2 => (
+                rng.uniform_f32(-1e-19, 1e-19),
+                rng.uniform_f32(-1e-20, 1e-20),
+            ),
+            _ => (rng.uniform_f32(-1e19, 1e19), rng.uniform_f32(-1e19, 1e19)),
         };
         // Addends near -x*y exercise cancellation.
         let z = match i % 3 {
-            0 => rng.any_finite(),
+            0 => rng.any_finite_f32(),
             1 => -(x * y),
             _ => f32::from_bits(
                 (-(x * y))
                     .to_bits()
-                    .wrapping_add((rng.next() % 5) as u32)
+                    .wrapping_add((rng.bits() % 5) as u32)
                     .wrapping_sub(2),
             ),
         };
