@@ -606,26 +606,7 @@ impl Lower<'_> {
                     Operand::LiteralBit32(4),
                 ],
             );
-            let st = self.out.id();
-            self.out.globals.push(Instruction::new(
-                Op::TypeStruct,
-                None,
-                Some(st),
-                ids(&[arr]),
-            ));
-            self.out
-                .decorate(st, vec![Operand::Decoration(Decoration::Block)]);
-            self.out.annotations.push(Instruction::new(
-                Op::MemberDecorate,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(st),
-                    Operand::LiteralBit32(0),
-                    Operand::Decoration(Decoration::Offset),
-                    Operand::LiteralBit32(0),
-                ],
-            ));
+            let st = self.out.block_struct(arr);
             let pt = self.out.t_ptr(StorageClass::PushConstant, st);
             self.out.globals.push(Instruction::new(
                 Op::Variable,

@@ -369,26 +369,7 @@ impl Lower<'_> {
                 Operand::LiteralBit32(stride as u32),
             ],
         );
-        let st = self.out.id();
-        self.out.globals.push(Instruction::new(
-            Op::TypeStruct,
-            None,
-            Some(st),
-            ids(&[arr]),
-        ));
-        self.out
-            .decorate(st, vec![Operand::Decoration(Decoration::Block)]);
-        self.out.annotations.push(Instruction::new(
-            Op::MemberDecorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(st),
-                Operand::LiteralBit32(0),
-                Operand::Decoration(Decoration::Offset),
-                Operand::LiteralBit32(0),
-            ],
-        ));
+        let st = self.out.block_struct(arr);
         let pt = self.out.t_ptr(StorageClass::StorageBuffer, st);
         self.desc.view_types.insert(nt, pt);
         pt
@@ -486,26 +467,7 @@ impl Lower<'_> {
                 Operand::LiteralBit32(stride),
             ],
         );
-        let st = self.out.id();
-        self.out.globals.push(Instruction::new(
-            Op::TypeStruct,
-            None,
-            Some(st),
-            ids(&[arr]),
-        ));
-        self.out
-            .decorate(st, vec![Operand::Decoration(Decoration::Block)]);
-        self.out.annotations.push(Instruction::new(
-            Op::MemberDecorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(st),
-                Operand::LiteralBit32(0),
-                Operand::Decoration(Decoration::Offset),
-                Operand::LiteralBit32(0),
-            ],
-        ));
+        let st = self.out.block_struct(arr);
         let pt = self.out.t_ptr(sc, st);
         let v = self.out.id();
         self.out.globals.push(Instruction::new(

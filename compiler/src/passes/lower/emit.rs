@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Op, StorageClass, Word};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 /// The output module's global section and id allocator.
 pub struct Out {
@@ -209,6 +209,31 @@ impl Out {
         ops.extend(operands);
         self.annotations
             .push(Instruction::new(Op::Decorate, None, None, ops));
+    }
+
+    /// A Block-decorated struct whose one member, at offset 0, is `member`
+    /// (the type of a push-constant block or of a buffer binding).
+    pub fn block_struct(&mut self, member: Word) -> Word {
+        let st = self.id();
+        self.globals.push(Instruction::new(
+            Op::TypeStruct,
+            None,
+            Some(st),
+            vec![Operand::IdRef(member)],
+        ));
+        self.decorate(st, vec![Operand::Decoration(Decoration::Block)]);
+        self.annotations.push(Instruction::new(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(st),
+                Operand::LiteralBit32(0),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(0),
+            ],
+        ));
+        st
     }
 }
 
