@@ -338,7 +338,8 @@ pub struct GlobalVariables {
 /// Where the argument block lives when it does not fit in push constants.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgBuffer {
-    /// Push-constant byte offset of the buffer's 64-bit device address.
+    /// Push-constant byte offset of the buffer's 64-bit device address
+    /// (physical addressing).
     pub address_offset: u32,
     /// Size of the buffer in bytes: the argument block, then `implicit`.
     pub size: u32,
@@ -347,6 +348,11 @@ pub struct ArgBuffer {
     /// kernel with so many image/sampler arguments that their fields would
     /// crowd the push constants (`lower::args`).
     pub implicit: Vec<(ImplicitField, u32)>,
+    /// Descriptor addressing: the buffer is a POD binding of the kernel's
+    /// set (`DescriptorKind::Pod`, or `PodUbo` with `-pod-ubo`) holding
+    /// only `implicit`; `address_offset` is unused. Arguments stay in
+    /// their own bindings.
+    pub descriptor: Option<ArgDescriptor>,
 }
 
 /// OpenCL address qualifier of a kernel argument (clGetKernelArgInfo).

@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -234,6 +234,8 @@ impl Writer {
         self.u8(c.fused_fma64 as u8);
         self.u8(c.fused_fma32 as u8);
         self.u8(c.denorms32 as u8);
+        self.u8(c.preserve_denorms.0);
+        self.u8(c.preserve_inf_nan.0);
         self.u8(c.descriptor.pod_ubo as u8);
         self.u8(c.descriptor.cluster_pod_args as u8);
         self.u32(c.descriptor.sampler_map.len() as u32);
@@ -278,6 +280,7 @@ impl Writer {
                 self.u32(b.address_offset);
                 self.u32(b.size);
                 self.implicit(&b.implicit);
+                self.opt_descriptor(b.descriptor);
             }
             None => self.u8(0),
         }
@@ -384,7 +387,11 @@ impl Writer {
         }
         self.u32(a.offset);
         self.u32(a.size);
-        match a.descriptor {
+        self.opt_descriptor(a.descriptor);
+    }
+
+    fn opt_descriptor(&mut self, d: Option<ArgDescriptor>) {
+        match d {
             Some(d) => {
                 self.u8(1);
                 self.u32(d.set);
@@ -516,6 +523,8 @@ impl<'a> Reader<'a> {
             fused_fma64: self.bool()?,
             fused_fma32: self.bool()?,
             denorms32: self.bool()?,
+            preserve_denorms: crate::FloatWidths(self.u8()?),
+            preserve_inf_nan: crate::FloatWidths(self.u8()?),
             descriptor: self.descriptor_options()?,
         })
     }
@@ -536,6 +545,7 @@ impl<'a> Reader<'a> {
                 address_offset: self.u32()?,
                 size: self.u32()?,
                 implicit: self.implicit()?,
+                descriptor: self.opt_descriptor()?,
             })
         } else {
             None
@@ -662,22 +672,25 @@ impl<'a> Reader<'a> {
             },
             offset: self.u32()?,
             size: self.u32()?,
-            descriptor: if self.bool()? {
-                Some(ArgDescriptor {
-                    set: self.u32()?,
-                    binding: self.u32()?,
-                    offset: self.u32()?,
-                    kind: match self.u8()? {
-                        0 => DescriptorKind::Buffer,
-                        1 => DescriptorKind::Pod,
-                        2 => DescriptorKind::PodUbo,
-                        _ => return Err(bad("descriptor kind")),
-                    },
-                })
-            } else {
-                None
-            },
+            descriptor: self.opt_descriptor()?,
         })
+    }
+
+    fn opt_descriptor(&mut self) -> Res<Option<ArgDescriptor>> {
+        if !self.bool()? {
+            return Ok(None);
+        }
+        Ok(Some(ArgDescriptor {
+            set: self.u32()?,
+            binding: self.u32()?,
+            offset: self.u32()?,
+            kind: match self.u8()? {
+                0 => DescriptorKind::Buffer,
+                1 => DescriptorKind::Pod,
+                2 => DescriptorKind::PodUbo,
+                _ => return Err(bad("descriptor kind")),
+            },
+        }))
     }
 
     fn descriptor_options(&mut self) -> Res<DescriptorOptions> {
@@ -712,6 +725,8 @@ mod tests {
             fused_fma64: true,
             fused_fma32: true,
             denorms32: false,
+            preserve_denorms: Default::default(),
+            preserve_inf_nan: Default::default(),
             descriptor: Default::default(),
         }
     }
@@ -776,6 +791,7 @@ mod tests {
                 address_offset: 16,
                 size: 300,
                 implicit: vec![(ImplicitField::ImageChannelOrder(2), 296)],
+                descriptor: None,
             }),
             implicit: vec![
                 (ImplicitField::GlobalOffset(1), 8),

@@ -95,9 +95,57 @@ pub struct DeviceCaps {
     /// sets it only on request (`FERROCL_DENORMS32=1`): libclc-15's float
     /// code is written for devices that flush.
     pub denorms32: bool,
+    /// Float widths whose denormals the device preserves when a module
+    /// asks (shaderDenormPreserveFloat16/32/64): kernels get DenormPreserve
+    /// for them. Vulkan leaves denormal handling to the implementation
+    /// otherwise, and NVIDIA's then flushes some operations and not others
+    /// (libclc's cbrt(1e-40) returned 1e-40), which no OpenCL rule allows.
+    /// With it, single-precision denormals are computed exactly whether or
+    /// not CL_FP_DENORM is reported (`denorms32`).
+    pub preserve_denorms: FloatWidths,
+    /// Float widths whose signed zeros, infinities and NaNs the device
+    /// preserves when a module asks (shaderSignedZeroInfNanPreserveFloat*):
+    /// kernels get SignedZeroInfNanPreserve for them. Without it a Vulkan
+    /// compiler may assume there are none (NVIDIA's turned
+    /// `select(a, b, a < b)` into a max that dropped a NaN `a`, and
+    /// remainder(+0, y) returned -0), while OpenCL C requires IEEE 754
+    /// behaviour unless the build says `-cl-finite-math-only`.
+    pub preserve_inf_nan: FloatWidths,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,
+}
+
+/// A set of float widths (16, 32, 64).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FloatWidths(pub u8);
+
+impl FloatWidths {
+    pub const ALL: FloatWidths = FloatWidths(0b111);
+
+    fn bit(width: u32) -> u8 {
+        match width {
+            16 => 1,
+            32 => 2,
+            64 => 4,
+            _ => 0,
+        }
+    }
+
+    /// The set of the widths for which `has(width)` holds.
+    pub fn from_fn(has: impl Fn(u32) -> bool) -> FloatWidths {
+        FloatWidths(
+            [16, 32, 64]
+                .into_iter()
+                .filter(|&w| has(w))
+                .map(Self::bit)
+                .sum(),
+        )
+    }
+
+    pub fn contains(self, width: u32) -> bool {
+        self.0 & Self::bit(width) != 0
+    }
 }
 
 impl DeviceCaps {

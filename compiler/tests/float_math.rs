@@ -142,3 +142,75 @@ fn program_float_arithmetic_stays_contractable() {
     let p = build_source(src, "", &caps(true, false)).unwrap_or_else(|e| panic!("{e}"));
     assert!(!disassemble(&p.kernels[0]).contains("NoContraction"));
 }
+
+/// The execution modes of the device's float controls: DenormPreserve and
+/// SignedZeroInfNanPreserve for each width the device preserves and the
+/// module uses (16 and 64 only with those types), their capabilities, and
+/// none of them for a device that preserves nothing.
+#[test]
+fn float_controls_follow_the_device() {
+    use ferrocl_compiler::FloatWidths;
+    let source = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        kernel void f(global float *o) { o[0] = o[1] / o[2]; }
+        kernel void d(global double *o) { o[0] = o[1] / o[2]; }";
+    let modes = |text: &str| -> Vec<String> {
+        let mut m: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains("OpExecutionMode ") && !l.contains("LocalSize"))
+            .map(|l| l.split_whitespace().skip(2).collect::<Vec<_>>().join(" "))
+            .collect();
+        m.sort();
+        m
+    };
+    let cases = [
+        (FloatWidths::default(), FloatWidths::default()),
+        (FloatWidths::ALL, FloatWidths::ALL),
+        (FloatWidths(2), FloatWidths(4)),
+    ];
+    for (denorms, inf_nan) in cases {
+        let caps = DeviceCaps {
+            fp64: true,
+            preserve_denorms: denorms,
+            preserve_inf_nan: inf_nan,
+            ..caps(true, false)
+        };
+        let p = build_source(source, "", &caps).unwrap_or_else(|e| panic!("{e}"));
+        for k in &p.kernels {
+            let text = disassemble(k);
+            let widths: &[u32] = if k.name == "d" { &[32, 64] } else { &[32] };
+            let mut want = Vec::new();
+            for &w in widths {
+                if denorms.contains(w) {
+                    want.push(format!("DenormPreserve {w}"));
+                }
+                if inf_nan.contains(w) {
+                    want.push(format!("SignedZeroInfNanPreserve {w}"));
+                }
+            }
+            want.sort();
+            assert_eq!(
+                modes(&text),
+                want,
+                "kernel {} {denorms:?} {inf_nan:?}",
+                k.name
+            );
+            for (cap, used) in [
+                (
+                    "DenormPreserve",
+                    want.iter().any(|m| m.starts_with("Denorm")),
+                ),
+                (
+                    "SignedZeroInfNanPreserve",
+                    want.iter().any(|m| m.starts_with("Signed")),
+                ),
+            ] {
+                assert_eq!(
+                    text.contains(&format!("OpCapability {cap}")),
+                    used,
+                    "kernel {} {cap}",
+                    k.name
+                );
+            }
+        }
+    }
+}

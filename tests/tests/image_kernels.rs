@@ -671,7 +671,6 @@ fn as_many_image_and_sampler_arguments_as_the_spec_promises() {
          }}",
         params.join(", ")
     );
-    let k = cl.kernel(&source, "many");
     // Image i holds i + 1; even ones are CL_RGBA (border alpha 0), odd
     // ones CL_R (border alpha 1).
     let images: Vec<Image> = (0..n_images)
@@ -691,18 +690,20 @@ fn as_many_image_and_sampler_arguments_as_the_spec_promises() {
         })
         .collect();
     let r = cl.buffer::<f32>(3);
-    k.arg(0, &r);
-    for (i, img) in images.iter().enumerate() {
-        k.arg(i as u32 + 1, img);
-    }
-    cl.queue.run(&k, &[1], None);
-    let got = cl.queue.read(&r);
     let sum = (n_images * (n_images + 1) / 2) as f32;
-    assert_same(
-        "texels, border alphas, RGBA count",
-        &got,
-        &[sum, (n_images / 2) as f32, (n_images / 2) as f32],
-    );
+    for &options in addressings() {
+        let k = build(&cl, &source, options).kernel("many");
+        k.arg(0, &r);
+        for (i, img) in images.iter().enumerate() {
+            k.arg(i as u32 + 1, img);
+        }
+        cl.queue.run(&k, &[1], None);
+        assert_same(
+            &format!("texels, border alphas, RGBA count ({options})"),
+            &cl.queue.read(&r),
+            &[sum, (n_images / 2) as f32, (n_images / 2) as f32],
+        );
+    }
 
     // 16 sampler arguments: CLAMP_TO_EDGE reads texel 0 (5.0) at x = -1,
     // CLAMP reads the border (0 for CL_R's red).
@@ -723,7 +724,6 @@ fn as_many_image_and_sampler_arguments_as_the_spec_promises() {
          }}",
         params.join(", ")
     );
-    let k = cl.kernel(&source, "samplers");
     let img = Image::new(
         &cl,
         CL_MEM_READ_ONLY,
@@ -744,16 +744,44 @@ fn as_many_image_and_sampler_arguments_as_the_spec_promises() {
         })
         .collect();
     let r = cl.buffer::<f32>(1);
-    k.arg(0, &r).arg(1, &img);
-    for (i, s) in samplers.iter().enumerate() {
-        k.arg(i as u32 + 2, s);
-    }
-    cl.queue.run(&k, &[1], None);
     let want: f32 = edge
         .iter()
         .enumerate()
         .filter(|(_, &e)| e)
         .map(|(i, _)| 5.0 * (1u32 << i) as f32)
         .sum();
-    assert_same("sampler-selected texels", &cl.queue.read(&r), &[want]);
+    for &options in addressings() {
+        let k = build(&cl, &source, options).kernel("samplers");
+        k.arg(0, &r).arg(1, &img);
+        for (i, s) in samplers.iter().enumerate() {
+            k.arg(i as u32 + 2, s);
+        }
+        cl.queue.run(&k, &[1], None);
+        assert_same(
+            &format!("sampler-selected texels ({options})"),
+            &cl.queue.read(&r),
+            &[want],
+        );
+    }
+}
+
+/// ferrocl's address formats, with each way descriptor addressing binds
+/// POD data (the spilled image and sampler fields are such a buffer
+/// there); other implementations get no options.
+fn addressings() -> &'static [&'static str] {
+    if testing_pocl() {
+        return &[""];
+    }
+    &[
+        "-ferrocl-addressing=physical",
+        "-ferrocl-addressing=descriptor",
+        "-ferrocl-addressing=descriptor -pod-ubo",
+        "-ferrocl-addressing=descriptor -cluster-pod-kernel-args",
+    ]
+}
+
+#[track_caller]
+fn build(cl: &Cl, source: &str, options: &str) -> ferrocl_tests::Program {
+    cl.try_build(source, options)
+        .unwrap_or_else(|e| panic!("{options}: {e}"))
 }

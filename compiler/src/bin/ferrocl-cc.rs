@@ -21,7 +21,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -32,6 +32,9 @@ fn main() -> ExitCode {
     let mut fused_fma64 = true;
     let mut fused_fma32 = true;
     let mut denorms32 = false;
+    // DenormPreserve and SignedZeroInfNanPreserve for every float width
+    // (what ferrocl asks of a device that has them).
+    let mut float_controls = ferrocl_compiler::FloatWidths::default();
     let mut addressing = None;
     let mut descriptor_map_path = None;
     let mut sampler_map_path = None;
@@ -47,6 +50,8 @@ fn main() -> ExitCode {
             fused_fma32 = false;
         } else if a == "-denorms32" {
             denorms32 = true;
+        } else if a == "-preserve-float-controls" {
+            float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
             kernel = Some(k.to_string());
         } else if let Some(m) = a.strip_prefix("-addressing=") {
@@ -140,6 +145,8 @@ fn main() -> ExitCode {
         fused_fma64,
         fused_fma32,
         denorms32,
+        preserve_denorms: float_controls,
+        preserve_inf_nan: float_controls,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

@@ -355,6 +355,8 @@ mod tests {
             fused_fma64: true,
             fused_fma32: true,
             denorms32: false,
+            preserve_denorms: Default::default(),
+            preserve_inf_nan: Default::default(),
             descriptor: Default::default(),
         }
     }

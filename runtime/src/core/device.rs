@@ -432,6 +432,12 @@ impl Device {
                 };
             }
             storage.extend(k.global_variables_binding);
+            if let Some(d) = k.arg_buffer.as_ref().and_then(|b| b.descriptor) {
+                match d.kind {
+                    DescriptorKind::PodUbo => uniform.insert(d.binding),
+                    _ => storage.insert(d.binding),
+                };
+            }
             let storage_max = l
                 .max_per_stage_descriptor_storage_buffers
                 .min(l.max_descriptor_set_storage_buffers);
@@ -501,6 +507,8 @@ impl Device {
             fused_fma64: self.fused_fma64(),
             fused_fma32: self.fused_fma32(),
             denorms32: self.denorms32(),
+            preserve_denorms: self.phys.shader_fp_denorm_preserve,
+            preserve_inf_nan: self.phys.shader_fp_inf_nan_preserve,
             descriptor: Default::default(),
         }
     }

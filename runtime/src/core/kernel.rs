@@ -90,6 +90,9 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
     if let Some(b) = k.global_variables_binding {
         bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
     }
+    if let Some(d) = k.arg_buffer.as_ref().and_then(|b| b.descriptor) {
+        bindings.push((d.binding, arg_descriptor_type(d.kind)));
+    }
     let args = match k.descriptor_set {
         Some(set) => Some((set, bindings)),
         None if bindings.is_empty() => None,
@@ -635,6 +638,7 @@ pub fn enqueue_ndrange(
     let block_size = info
         .arg_buffer
         .as_ref()
+        .filter(|b| b.descriptor.is_none())
         .map(|b| b.size as usize)
         .unwrap_or(push.len());
     let mut block = vec![0u8; block_size];
@@ -743,7 +747,17 @@ pub fn enqueue_ndrange(
         }
     }
     // Descriptor addressing: the POD buffers (one slice of the device's
-    // upload arena) and the program's global variables.
+    // upload arena, the spilled image/sampler fields' included) and the
+    // program's global variables.
+    if let Some(ab) = &info.arg_buffer {
+        if let Some(d) = ab.descriptor {
+            let mut fields = vec![0u8; ab.size as usize];
+            for &(field, off) in &ab.implicit {
+                put(&mut fields, off, &image_field(field, &args)?.to_le_bytes());
+            }
+            pods.add(d, &fields);
+        }
+    }
     let pod_buffer = if pods.bindings.is_empty() {
         None
     } else {
@@ -777,7 +791,7 @@ pub fn enqueue_ndrange(
         Some(b)
     };
     let arg_buffer = match &info.arg_buffer {
-        Some(ab) => {
+        Some(ab) if ab.descriptor.is_none() => {
             // Image/sampler fields kept in the buffer (many such arguments).
             for &(field, off) in &ab.implicit {
                 put(&mut block, off, &image_field(field, &args)?.to_le_bytes());
@@ -789,7 +803,7 @@ pub fn enqueue_ndrange(
             put(&mut push, ab.address_offset, &b.address.to_le_bytes());
             Some(b)
         }
-        None => {
+        _ => {
             push[..block.len()].copy_from_slice(&block);
             None
         }

@@ -14,8 +14,16 @@
 //! just after the fence wait returns (t1). The device wrote the timestamp
 //! somewhere inside [t0, t1], so taking the midpoint is off by at most
 //! (t1 - t0) / 2. The tightest of a few tries is kept; its bound is
-//! [`Calibration::error_ns`] (tens of microseconds on lavapipe). Drift
-//! between the two clocks after calibration is not corrected.
+//! [`Calibration::error_ns`] (tens of microseconds on lavapipe).
+//!
+//! Drift: a GPU's counter runs on its own oscillator and drifts from the
+//! host clock by some parts per million (on the H100, a calibration a few
+//! minutes old put a kernel's QUEUED time after a device time read later,
+//! CTS profiling_timebase). With VK_EXT_calibrated_timestamps the pair is
+//! re-read whenever it is older than [`REFRESH_NS`], and every
+//! clGetDeviceAndHostTimer call re-reads it anyway. The probe path keeps
+//! its first calibration: lavapipe's counter is the host's monotonic
+//! clock.
 
 use std::sync::OnceLock;
 
@@ -95,29 +103,43 @@ impl Calibration {
     }
 }
 
-/// The device's calibration, measured on first use.
+/// How old a calibration read through VK_EXT_calibrated_timestamps may
+/// get before it is read again (100 ms: at 10 ppm of drift, 1 µs).
+const REFRESH_NS: u64 = 100_000_000;
+
+/// The device's current calibration: measured on first use and, with
+/// VK_EXT_calibrated_timestamps, again once it is [`REFRESH_NS`] old.
 pub fn calibration(dev: &Device) -> CLResult<Calibration> {
-    if let Some(c) = dev.clock.get() {
-        return Ok(*c);
+    let mut slot = dev.clock.lock();
+    if let Some(c) = *slot {
+        if dev.calibrated.is_none() || host_now_ns().saturating_sub(c.host_ns) < REFRESH_NS {
+            return Ok(c);
+        }
     }
+    let first = slot.is_none();
     let c = measure(dev)?;
-    if std::env::var_os("FERROCL_LOG").is_some() {
+    if first && std::env::var_os("FERROCL_LOG").is_some() {
         eprintln!(
             "ferrocl: timestamp calibration: +/- {} ns, {} ns/tick",
             c.error_ns, c.period
         );
     }
-    Ok(*dev.clock.get_or_init(|| c))
+    *slot = Some(c);
+    Ok(c)
 }
 
 /// clGetDeviceAndHostTimer: reads the device's timestamp counter once and
 /// returns it mapped onto the host clock (the timeline of every profiling
-/// value), with the host clock at the middle of the read.
+/// value), with the host clock at the middle of the read. With
+/// VK_EXT_calibrated_timestamps the two are read together: the reading
+/// becomes the device's calibration, and both times are the same instant.
 pub fn device_and_host_time(dev: &Device) -> CLResult<(u64, u64)> {
-    let clock = calibration(dev)?;
-    if let Some((ticks, mono, _)) = calibrated_sample(dev)? {
-        return Ok((clock.to_host(ticks), mono_to_host(mono)));
+    if dev.calibrated.is_some() {
+        let c = measure(dev)?;
+        *dev.clock.lock() = Some(c);
+        return Ok((c.host_ns, c.host_ns));
     }
+    let clock = calibration(dev)?;
     let probe = Probe::new(dev)?;
     let (ticks, t0, t1) = probe.sample()?;
     Ok((clock.to_host(ticks), t0 + (t1 - t0) / 2))

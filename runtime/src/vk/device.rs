@@ -28,7 +28,7 @@ pub struct Device {
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
     /// Device timestamps → host clock, measured on first use (see `clock`).
-    pub clock: std::sync::OnceLock<super::clock::Calibration>,
+    pub clock: parking_lot::Mutex<Option<super::clock::Calibration>>,
     /// VkSamplers by OpenCL sampler encoding (see `image::Samplers`).
     pub samplers: super::image::Samplers,
     /// Descriptor pools for image/sampler kernel arguments.
@@ -216,7 +216,7 @@ impl Device {
             pipeline_cache,
             staging_pool: Default::default(),
             upload_arena: Default::default(),
-            clock: std::sync::OnceLock::new(),
+            clock: parking_lot::Mutex::new(None),
             samplers: Default::default(),
             descriptor_pools: Default::default(),
         }))

@@ -59,6 +59,10 @@ pub struct PhysicalDevice {
     pub min_imported_host_pointer_alignment: u64,
     pub max_storage_buffer_range: u32,
     pub shader_fp_denorm_preserve_32: bool,
+    /// shaderDenormPreserveFloat16/32/64.
+    pub shader_fp_denorm_preserve: ferrocl_compiler::FloatWidths,
+    /// shaderSignedZeroInfNanPreserveFloat16/32/64.
+    pub shader_fp_inf_nan_preserve: ferrocl_compiler::FloatWidths,
     /// Format properties queried so far (see [`PhysicalDevice::format_features`]).
     formats: parking_lot::Mutex<std::collections::HashMap<vk::Format, FormatFeatures>>,
 }
@@ -423,6 +427,22 @@ impl PhysicalDevice {
             },
             max_storage_buffer_range: properties.limits.max_storage_buffer_range,
             shader_fp_denorm_preserve_32: fc.shader_denorm_preserve_float32 != 0,
+            shader_fp_denorm_preserve: ferrocl_compiler::FloatWidths::from_fn(|w| {
+                let v = match w {
+                    16 => fc.shader_denorm_preserve_float16,
+                    32 => fc.shader_denorm_preserve_float32,
+                    _ => fc.shader_denorm_preserve_float64,
+                };
+                v != 0
+            }),
+            shader_fp_inf_nan_preserve: ferrocl_compiler::FloatWidths::from_fn(|w| {
+                let v = match w {
+                    16 => fc.shader_signed_zero_inf_nan_preserve_float16,
+                    32 => fc.shader_signed_zero_inf_nan_preserve_float32,
+                    _ => fc.shader_signed_zero_inf_nan_preserve_float64,
+                };
+                v != 0
+            }),
             formats: Default::default(),
         })
     }

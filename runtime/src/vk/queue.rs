@@ -44,7 +44,7 @@ use ash::vk;
 use opencl_sys::cl_int;
 use parking_lot::{Condvar, Mutex};
 
-use super::clock::{calibration, host_now_ns, Calibration};
+use super::clock::{calibration, host_now_ns};
 use super::device::Device;
 use super::map_vk_err;
 use crate::core::error::CLResult;
@@ -374,8 +374,9 @@ struct Shared {
     device: Arc<Device>,
     timeline: vk::Semaphore,
     pool: Mutex<(vk::CommandPool, Vec<vk::CommandBuffer>)>,
-    /// Set for a profiling queue.
-    clock: Option<Calibration>,
+    /// A profiling queue: device timestamps are mapped onto the host clock
+    /// through the device's current calibration (`clock::calibration`).
+    profiling: bool,
     queries: Mutex<Queries>,
     inbox: Mutex<Inbox>,
     inbox_cv: Condvar,
@@ -397,11 +398,10 @@ pub struct QueueEngine {
 impl QueueEngine {
     /// `profiling`: measure each command's device work (see the module doc).
     pub fn new(device: &Arc<Device>, profiling: bool) -> CLResult<QueueEngine> {
-        let clock = if profiling {
-            Some(calibration(device)?)
-        } else {
-            None
-        };
+        if profiling {
+            // Measured now, so that the first command does not wait for it.
+            calibration(device)?;
+        }
         let mut ti = vk::SemaphoreTypeCreateInfo::default()
             .semaphore_type(vk::SemaphoreType::TIMELINE)
             .initial_value(0);
@@ -424,7 +424,7 @@ impl QueueEngine {
             device: device.clone(),
             timeline,
             pool: Mutex::new((pool, Vec::new())),
-            clock,
+            profiling,
             queries: Mutex::new(Queries::default()),
             inbox: Mutex::new(Inbox {
                 commands: VecDeque::new(),
@@ -613,7 +613,10 @@ fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
         )
     };
     s.queries.lock().free.push(pair);
-    let clock = s.clock?;
+    if !s.profiling {
+        return None;
+    }
+    let clock = calibration(&s.device).ok()?;
     r.ok()
         .map(|()| [clock.to_host(ticks[0]), clock.to_host(ticks[1])])
 }
@@ -675,7 +678,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                             Err(e) => status = Err(e),
                         }
                     }
-                    if s.clock.is_some() && status.is_ok() {
+                    if s.profiling && status.is_ok() {
                         match alloc_queries(s) {
                             Ok(q) => queries = Some(q),
                             Err(e) => status = Err(e),

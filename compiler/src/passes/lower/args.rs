@@ -210,14 +210,32 @@ impl Lower<'_> {
     /// they would crowd the push constants: more than half the budget. Such
     /// a kernel keeps them in the argument buffer (`spilled_field`).
     pub(crate) fn meta_crowds_push_constants(&self) -> bool {
-        let words = 2 * self.images.args.len() + self.images.sampler_arg_count();
-        !self.desc.enabled && 4 * words as u32 > self.caps.max_push_constant_size / 2
+        4 * self.meta_words() > self.caps.max_push_constant_size / 2
+    }
+
+    /// The most implicit words the image and sampler arguments can have.
+    fn meta_words(&self) -> u32 {
+        (2 * self.images.args.len() + self.images.sampler_arg_count()) as u32
     }
 
     /// An image/sampler implicit field kept in the argument buffer: a u32
     /// loaded from the buffer's address (push-constant words 0 and 1) plus
-    /// the field's offset, a constant `build_entry` defines.
+    /// the field's offset, a constant `build_entry` defines. With
+    /// descriptor addressing the fields have a POD buffer of their own
+    /// (`Desc::spill_binding`), word k holding the k-th field used.
     pub(crate) fn spilled_field(&mut self, b: &mut Block, f: ImplicitField) -> Word {
+        if self.desc.enabled {
+            let k = match self.spilled.iter().position(|(g, _)| *g == f) {
+                Some(k) => k,
+                None => {
+                    self.spilled.push((f, 0));
+                    self.spilled.len() - 1
+                }
+            };
+            let bytes = 4 * self.meta_words();
+            let (var, ubo) = self.pod_var(self.desc.spill_binding, bytes);
+            return self.pod_word(b, var, ubo, k as u32);
+        }
         let off = match self.spilled.iter().find(|(g, _)| *g == f) {
             Some((_, c)) => *c,
             None => {
@@ -539,10 +557,19 @@ impl Lower<'_> {
             ));
             implicit.push((*field, off));
         }
-        // Spilled image/sampler fields follow the arguments in the buffer.
+        // Spilled image/sampler fields follow the arguments in the buffer
+        // (descriptor addressing: alone in theirs).
         let mut spilled = Vec::new();
         let fields = self.spilled.clone();
-        for (k, (field, c)) in fields.iter().enumerate() {
+        if self.desc.enabled {
+            spilled.extend(
+                fields
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (f, _))| (*f, 4 * k as u32)),
+            );
+        }
+        for (k, (field, c)) in fields.iter().enumerate().filter(|_| !self.desc.enabled) {
             let off = args_size + 4 * k as u32;
             let u64t = self.out.t_u64();
             self.out.globals.push(Instruction::new(
@@ -570,11 +597,30 @@ impl Lower<'_> {
         Ok(ArgInfo {
             args: layouts,
             push_constant_size,
-            arg_buffer: (use_buffer && args_size + n_spilled > 0).then_some(ArgBuffer {
-                address_offset: 0,
-                size: args_size + 4 * n_spilled,
-                implicit: spilled,
-            }),
+            arg_buffer: if self.desc.enabled {
+                (n_spilled > 0).then(|| ArgBuffer {
+                    address_offset: 0,
+                    size: 4 * self.meta_words(),
+                    implicit: spilled,
+                    descriptor: Some(ArgDescriptor {
+                        set: self.desc_set(),
+                        binding: self.desc.spill_binding,
+                        offset: 0,
+                        kind: if self.caps.descriptor.pod_ubo {
+                            DescriptorKind::PodUbo
+                        } else {
+                            DescriptorKind::Pod
+                        },
+                    }),
+                })
+            } else {
+                (use_buffer && args_size + n_spilled > 0).then_some(ArgBuffer {
+                    address_offset: 0,
+                    size: args_size + 4 * n_spilled,
+                    implicit: spilled,
+                    descriptor: None,
+                })
+            },
             implicit,
         })
     }

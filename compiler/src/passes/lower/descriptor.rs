@@ -93,6 +93,9 @@ pub(crate) struct Desc {
     pub pod_cluster_binding: Option<u32>,
     /// Binding of the global-variable buffer, when the kernel uses it.
     pub globals_binding: Option<u32>,
+    /// Binding of the buffer of spilled image/sampler fields
+    /// (`spilled_field`), when the kernel has one: after every other.
+    pub spill_binding: u32,
     /// Slot → binding of every buffer the kernel can reach.
     slot_binding: BTreeMap<u32, u32>,
     /// (binding, element type) → view variable.
@@ -171,7 +174,9 @@ impl Lower<'_> {
         if uses_globals {
             self.desc.globals_binding = Some(next);
             self.desc.slot_binding.insert(GLOBAL_VARIABLES_SLOT, next);
+            next += 1;
         }
+        self.desc.spill_binding = next;
         self.desc.arg_binding = bindings;
         self.desc.classes = classes;
         self.analyze_slots(order, entry_fn);

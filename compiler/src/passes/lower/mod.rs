@@ -566,12 +566,12 @@ impl<'a> Lower<'a> {
             self.use_group_cap(Capability::GroupNonUniform);
         }
         self.scan_images(entry_fn, &order)?;
-        self.spill_meta = self.meta_crowds_push_constants();
         self.lower_constants();
         self.classify_globals(&order)?;
         self.assign_frames(&order)?;
         self.infer_spaces(&order, entry_fn)?;
         self.prepare_descriptors(&order, entry_fn)?;
+        self.spill_meta = self.meta_crowds_push_constants();
 
         // Lower every reachable function.
         let mut functions = Vec::new();
@@ -1671,10 +1671,31 @@ impl<'a> Lower<'a> {
         }
         caps.extend(&self.group_caps);
         caps.extend(&bindings.caps);
-        if self.caps.denorms32 {
-            // SPIR-V 1.4 core (SPV_KHR_float_controls): with the execution
-            // mode below, CL_FP_DENORM holds.
-            caps.push(Capability::DenormPreserve);
+        // Float controls (SPIR-V 1.4 core): the execution modes below, for
+        // 32-bit floats and for 16/64 where the module has those types.
+        let float_modes: Vec<(ExecutionMode, u32)> = [16, 32, 64]
+            .into_iter()
+            .filter(|&w| match w {
+                16 => caps.contains(&Capability::Float16),
+                64 => caps.contains(&Capability::Float64),
+                _ => true,
+            })
+            .flat_map(|w| {
+                let denorm =
+                    self.caps.preserve_denorms.contains(w) || (w == 32 && self.caps.denorms32);
+                let inf_nan = self.caps.preserve_inf_nan.contains(w);
+                [
+                    denorm.then_some((ExecutionMode::DenormPreserve, w)),
+                    inf_nan.then_some((ExecutionMode::SignedZeroInfNanPreserve, w)),
+                ]
+            })
+            .flatten()
+            .collect();
+        for (mode, _) in &float_modes {
+            caps.push(match mode {
+                ExecutionMode::DenormPreserve => Capability::DenormPreserve,
+                _ => Capability::SignedZeroInfNanPreserve,
+            });
         }
         caps.sort_by_key(|c| *c as u32);
         caps.dedup();
@@ -1728,15 +1749,15 @@ impl<'a> Lower<'a> {
                 Operand::LiteralBit32(ls[2]),
             ],
         ));
-        if self.caps.denorms32 {
+        for (mode, width) in float_modes {
             m.execution_modes.push(Instruction::new(
                 Op::ExecutionMode,
                 None,
                 None,
                 vec![
                     Operand::IdRef(main),
-                    Operand::ExecutionMode(ExecutionMode::DenormPreserve),
-                    Operand::LiteralBit32(32),
+                    Operand::ExecutionMode(mode),
+                    Operand::LiteralBit32(width),
                 ],
             ));
         }
