@@ -94,6 +94,7 @@ pub(crate) fn build_module(
     let words = tools::bytes_to_words(spirv)
         .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
     let words = strip_debug_ext_insts(&words);
+    let words = dedupe_phi_parents(&words);
     let words = expand_decoration_groups(&words);
     let (words, global_variables) = global_vars::prepare_global_variables(&words)
         .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
@@ -302,4 +303,64 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
         i += count;
     }
     out
+}
+
+/// Keeps one (value, parent) pair per parent block in each OpPhi.
+/// llvm-spirv-15 copies LLVM's phi operands as they are, and LLVM repeats
+/// a predecessor once per switch case that branches straight to the phi's
+/// block (`case 1: case 3: r = 1; break;`, every case of a switch whose
+/// cases only pick constants); SPIR-V wants each parent once, and spirt
+/// refuses the module otherwise. (LLVM requires the repeated pairs to carry
+/// the same value.)
+fn dedupe_phi_parents(words: &[u32]) -> Vec<u32> {
+    const PHI: u32 = 245;
+    if words.len() < 5 {
+        return words.to_vec();
+    }
+    let mut out = words[..5].to_vec();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        if count == 0 || i + count > words.len() {
+            out.extend_from_slice(&words[i..]);
+            break;
+        }
+        let inst = &words[i..i + count];
+        i += count;
+        // OpPhi: result type, result id, then (value, parent) pairs.
+        if inst[0] & 0xffff != PHI || count < 5 {
+            out.extend_from_slice(inst);
+            continue;
+        }
+        let mut parents = std::collections::HashSet::new();
+        let pairs: Vec<&[u32]> = inst[3..]
+            .chunks(2)
+            .filter(|pair| pair.len() < 2 || parents.insert(pair[1]))
+            .collect();
+        let len: usize = 3 + pairs.iter().map(|p| p.len()).sum::<usize>();
+        out.push(((len as u32) << 16) | PHI);
+        out.extend_from_slice(&inst[1..3]);
+        for p in pairs {
+            out.extend_from_slice(p);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn phi_keeps_one_pair_per_parent() {
+        const PHI: u32 = 245;
+        let header = [0x0723_0203, 0x0001_0000, 0, 100, 0];
+        let mut words = header.to_vec();
+        // %5 = OpPhi %1 %7 %8 %9 %10 %9 %10 %9 %10
+        words.extend_from_slice(&[(11 << 16) | PHI, 1, 5, 7, 8, 9, 10, 9, 10, 9, 10]);
+        // OpReturn
+        words.push((1 << 16) | 253);
+        let mut want = header.to_vec();
+        want.extend_from_slice(&[(7 << 16) | PHI, 1, 5, 7, 8, 9, 10]);
+        want.push((1 << 16) | 253);
+        assert_eq!(super::dedupe_phi_parents(&words), want);
+    }
 }

@@ -443,3 +443,18 @@ fn loops_and_switches_that_llvm_narrows_to_odd_widths_build() {
     let p = build_source(src, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
     assert_eq!(p.kernels.len(), 2);
 }
+
+/// Switch cases that branch straight to the block after the switch: LLVM's
+/// phi there lists the switch block once per case, and llvm-spirv-15 keeps
+/// the repeats, which SPIR-V forbids (`pipeline::dedupe_phi_parents`).
+/// Failed to build before (found while reproducing the switch tables of
+/// the native-widths pipeline).
+#[test]
+fn switch_cases_sharing_a_target_build() {
+    let src =
+        "kernel void k(global const int* a, global int* o) { int i = get_global_id(0); int r;\n\
+               switch (a[i]) { case 1: case 3: case 5: case 6: case 100: r = 1; break;\n\
+               case -7: case 8: r = -1; break; default: r = a[i + 1]; }\n\
+               o[i] = r; }";
+    build_source(src, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
+}
