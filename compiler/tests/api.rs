@@ -458,3 +458,34 @@ fn switch_cases_sharing_a_target_build() {
                o[i] = r; }";
     build_source(src, "", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
 }
+
+/// Dense switches that pick constants, in kernels that take the
+/// native-widths pipeline (a switch on `x & 15`, a loop's 33-bit closed
+/// form): SimplifyCFG made them lookup tables (a private global in the
+/// default address space, which llvm-spirv-15 gives the Function storage
+/// class at module scope) or bitmaps (`i56` for seven chars); the pipeline
+/// now leaves switches as switches.
+#[test]
+fn switches_picking_constants_build_with_native_widths() {
+    let cases = [
+        ("int", "13 27 -5 99 1000 7 42"),
+        ("long", "1L 5000000000L -3L 7L 12L 9L 100L"),
+        ("char", "1 5 -3 127 -128 9 100"),
+        ("short", "1 -32768 32767 12345 -2"),
+        ("uchar", "200 17 255"),
+    ];
+    for (ty, values) in cases {
+        let arms: String = values
+            .split(' ')
+            .enumerate()
+            .map(|(k, v)| format!("case {k}: r = {v}; break; "))
+            .collect();
+        let src = format!(
+            "kernel void k(global const int* a, global {ty}* o) {{ int i = get_global_id(0);\n\
+             int s = 0; for (int j = 0; j < (a[i] & 255); j++) s += j;\n\
+             {ty} r; switch (a[i] & 15) {{ {arms}default: r = 0; }}\n\
+             o[i] = r + ({ty})s; }}"
+        );
+        build_source(&src, "", &caps()).unwrap_or_else(|e| panic!("{ty}: {}", e.log));
+    }
+}

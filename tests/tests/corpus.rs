@@ -1726,6 +1726,261 @@ fn control_flow() {
     run_family(cases);
 }
 
+/// The triangular sum `0 + 1 + ... + (n - 1)`: LLVM's closed form needs 33
+/// bits, so kernels with such a loop take the native-widths -O2 pipeline
+/// (`frontend::optimize_with_native_widths`), as do switches on `x & 15`.
+fn tri(n: i32) -> i32 {
+    n * (n - 1) / 2
+}
+
+/// Dense switches that pick constants: with native integer widths
+/// SimplifyCFG would turn them into lookup tables (a private array in the
+/// default address space), bitmaps (`i56` for seven chars) or linear maps,
+/// which failed to build; several cases sharing a target gave a phi that
+/// named the switch block once per case (invalid SPIR-V).
+#[test]
+fn switch_tables() {
+    let n = N;
+    let a: Vec<i32> = ints(110);
+    let b: Vec<i32> = ints(111);
+    let sa = small_ints(112, n, 120);
+    let pick = |x: i32| match x % 7 {
+        0 => 13,
+        1 => 27,
+        2 => -5,
+        3 => 99,
+        4 => 1000,
+        5 => 7,
+        6 => 42,
+        _ => -1,
+    };
+    let cases = vec![
+        map2(
+            "cf_switch_table_int.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            move |x: i32, y: i32| [pick(x), tri(x & 255) + pick(y)],
+        ),
+        map1("cf_switch_table_long.cl", a.clone(), 0, |x: i32| {
+            [match x & 15 {
+                0 => 1,
+                1 => 5_000_000_000,
+                2 => -3,
+                3 => i64::MAX,
+                4 => -9_000_000_000_000,
+                5 => 9,
+                6 => 100,
+                _ => 0,
+            }]
+        }),
+        map2(
+            "cf_switch_table_char.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let r: i8 = match x & 15 {
+                    0 => 1,
+                    1 => 5,
+                    2 => -3,
+                    3 => 127,
+                    4 => -128,
+                    5 => 9,
+                    6 => 100,
+                    _ => 0,
+                };
+                let u: u8 = match y & 7 {
+                    0 => 200,
+                    1 => 17,
+                    2 => 255,
+                    _ => 3,
+                };
+                [r, u as i8]
+            },
+        ),
+        map2(
+            "cf_switch_table_short.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let r: i16 = match x & 7 {
+                    0 => 1,
+                    1 => -32768,
+                    2 => 32767,
+                    3 => 12345,
+                    4 => -2,
+                    _ => 77,
+                };
+                let u: u16 = match y & 3 {
+                    0 => 65535,
+                    1 => 1,
+                    2 => 40000,
+                    _ => 300,
+                };
+                [r, u as i16]
+            },
+        ),
+        map2(
+            "cf_switch_table_float.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let r = match x & 15 {
+                    0 => 1.5,
+                    1 => 2.25,
+                    2 => -3.0,
+                    3 => 7.0,
+                    4 => 0.125,
+                    5 => 9.5,
+                    6 => 1e30,
+                    _ => 0.0,
+                };
+                let t = match y as u32 % 5 {
+                    0 => -1.0,
+                    1 => 0.5,
+                    2 => 3.75,
+                    3 => -0.0,
+                    _ => 100.0,
+                };
+                [r, t]
+            },
+        ),
+        map2(
+            "cf_switch_table_loop.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let (mut s, mut c) = (0i64, 0i64);
+                for j in 0..(x & 63) {
+                    s += match (j + (y & 7)) & 7 {
+                        0 => 3,
+                        1 => 1_000_000_007,
+                        2 => -11,
+                        3 => 64,
+                        4 => 5,
+                        5 => -1,
+                        _ => 2,
+                    };
+                    c += match j % 6 {
+                        0 => 1,
+                        1 => 10,
+                        2 => 100,
+                        3 => 7,
+                        4 => 70,
+                        _ => 700,
+                    };
+                }
+                [s, c]
+            },
+        ),
+        map2(
+            "cf_switch_table_large.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                const R: [i32; 32] = [
+                    2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, -59, -61, -67, -71,
+                    -73, -79, -83, -89, 97000, 101000, 103000, 107000, 109000, 113000, 127000,
+                    131000,
+                ];
+                let k = y & 15;
+                [R[(x & 31) as usize], k * k]
+            },
+        ),
+        map2(
+            "cf_switch_table_sparse.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let r = match x & 15 {
+                    1 => 10,
+                    2 => 20,
+                    4 => 40,
+                    5 => -50,
+                    8 => 80,
+                    9 => 90,
+                    11 => 110,
+                    _ => -1,
+                };
+                let (p, q) = match y & 7 {
+                    0 => (3, -3),
+                    1 => (1, 400),
+                    2 => (4, 1),
+                    3 => (1, -5),
+                    4 => (5, 9),
+                    _ => (9, 2),
+                };
+                [r, p, q]
+            },
+        ),
+        map2(
+            "cf_switch_table_linear.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                let k = x & 15;
+                let r = if k <= 5 { 10 * (k + 1) } else { 0 };
+                let odd = i32::from(matches!(x & 7, 1 | 3 | 5 | 6));
+                [r, odd, tri(y & 127)]
+            },
+        ),
+        map2(
+            "cf_switch_table_nested.cl",
+            a.iter().map(|&x| x as u32).collect(),
+            b.iter().map(|&y| y as u32).collect(),
+            0,
+            |x: u32, y: u32| {
+                let cell = |x: u32, y: u32| -> u32 {
+                    match x & 3 {
+                        0 => [1, 2, 3, 4][(y & 3) as usize],
+                        1 => [50, 60, 70, 80][(y & 3) as usize],
+                        2 => [0xffff_ffff, 7, 0x8000_0000][(y % 3) as usize],
+                        _ => 9,
+                    }
+                };
+                [(0..8).fold(0u32, |s, j| {
+                    s.wrapping_add(cell(x >> (2 * j), y >> (3 * j)))
+                })]
+            },
+        ),
+        map1("cf_switch_table_double.cl", a.clone(), 0, |x: i32| {
+            let r: f64 = match x & 15 {
+                0 => 0.1,
+                1 => -2.5,
+                2 => 1e300,
+                3 => 3.0,
+                4 => 4.75,
+                5 => -1e-300,
+                6 => 6.0,
+                _ => 0.0,
+            };
+            [r.to_bits() as i64]
+        })
+        .requires("cl_khr_fp64"),
+        map2(
+            "cf_switch_shared_target.cl",
+            sa,
+            b.clone(),
+            0,
+            |x: i32, y: i32| {
+                [match x {
+                    1 | 3 | 5 | 6 | 100 => 1,
+                    -7 | 8 => -1,
+                    _ => y,
+                }]
+            },
+        ),
+    ];
+    run_family(cases);
+}
+
 /// Kernels added in a second pass, across families: more control flow,
 /// conversions, vectors, integer and float built-ins, program-scope data.
 #[test]

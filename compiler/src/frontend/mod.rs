@@ -204,12 +204,15 @@ fn has_odd_integer_widths(ll: &str) -> bool {
 /// native integer widths the SPIR target leaves out (`n8:16:32:64`, so
 /// InstCombine does not narrow to odd widths), and `opt-15` runs the same
 /// O2 pipeline with loop exit values left as loops (`-replexitval=never`:
-/// SCEV computes closed forms such as a triangular sum in 33 bits).
+/// SCEV computes closed forms such as a triangular sum in 33 bits) and
+/// switches left as switches (`-switch-to-lookup=false`: with native widths
+/// SimplifyCFG turns a switch returning constants into a lookup table, a
+/// private global in the default address space that llvm-spirv-15 gives
+/// the Function storage class at module scope, or into a bitmap of
+/// table-size × element bits such as `i56` for seven chars; the -O2
+/// pipeline of the first build, without native widths, builds neither).
 /// Kernels without odd widths never take this path (they failed to build
-/// before it existed). Known gap: with native widths SimplifyCFG may turn a
-/// switch into a lookup table, a private global that llvm-spirv-15 gives
-/// the Function storage class at module scope, which the lowering rejects
-/// (a build failure, as before).
+/// before it existed).
 fn optimize_with_native_widths(
     scratch: &ScratchDir,
     clang_args: &[String],
@@ -249,6 +252,7 @@ fn optimize_with_native_widths(
         "-S",
         "-passes=default<O2>",
         "-replexitval=never",
+        "-switch-to-lookup=false",
         "unopt.ll",
         "-o",
         "input.ll",
