@@ -92,11 +92,11 @@ fn implementation(name: &str) -> Option<Impl> {
         | "s_mad_hi" | "u_mad_hi" | "rotate" | "vloadn" | "vstoren" | "prefetch" | "sinpi"
         | "cospi" | "tanpi" | "asinpi" | "acospi" | "atanpi" | "atan2pi" | "u_abs_diff"
         | "s_abs_diff" | "u_add_sat" | "s_add_sat" | "u_sub_sat" | "s_sub_sat" | "u_hadd"
-        | "s_hadd" | "u_rhadd" | "s_rhadd" | "u_upsample" | "s_upsample" | "maxmag" | "minmag"
-        | "nan" | "pown" | "rootn" | "remainder" | "logb" | "ilogb" | "vload_half"
-        | "vload_halfn" | "vloada_halfn" | "vstore_half" | "vstore_half_r" | "vstore_halfn"
-        | "vstore_halfn_r" | "vstorea_halfn" | "vstorea_halfn_r" | "fract" | "modf" | "sincos"
-        | "frexp" | "nextafter" => Inline,
+        | "s_hadd" | "u_rhadd" | "s_rhadd" | "u_mad_sat" | "s_mad_sat" | "u_upsample"
+        | "s_upsample" | "maxmag" | "minmag" | "nan" | "pown" | "rootn" | "remainder" | "logb"
+        | "ilogb" | "vload_half" | "vload_halfn" | "vloada_halfn" | "vstore_half"
+        | "vstore_half_r" | "vstore_halfn" | "vstore_halfn_r" | "vstorea_halfn"
+        | "vstorea_halfn_r" | "fract" | "modf" | "sincos" | "frexp" | "nextafter" => Inline,
         _ => return None,
     })
 }
@@ -511,6 +511,9 @@ impl Lower<'_> {
                 let h = self.mul_hi(b, rt, a[0], a[1], name == "s_mad_hi");
                 self.op2(b, Op::IAdd, rt, h, a[2])
             }
+            "s_mad_sat" | "u_mad_sat" => {
+                self.mad_sat(b, rt, [a[0], a[1], a[2]], name == "s_mad_sat")
+            }
             "rotate" => {
                 let w = self.out.scalar_width(rt).unwrap_or(32);
                 let mask = self.splat(rt, (w - 1) as u64, 0.0);
@@ -845,6 +848,81 @@ impl Lower<'_> {
             s,
         );
         self.emit(b, Op::UConvert, rt, ids(&[h]))
+    }
+
+    /// mad_sat(x, y, z) = x * y + z saturated to the range of `rt`, exact:
+    /// 8/16-bit operands in 32 bits and 32-bit ones in 64 bits (neither
+    /// the product nor the sum can overflow there), then clamped and
+    /// narrowed; 64-bit ones as a 128-bit value (hi, lo) = the full product
+    /// (Op[SU]MulExtended) plus z (sign-extended when signed) with the
+    /// carry out of lo. Unsigned, it fits where hi = 0 (the sum stays below
+    /// 2^128); signed, where hi is lo's sign extension, else its sign picks
+    /// the minimum or the maximum (|x * y + z| < 2^127).
+    fn mad_sat(&mut self, b: &mut Block, rt: Word, a: [Word; 3], signed: bool) -> Word {
+        let w = self.out.scalar_width(rt).unwrap_or(32);
+        let bt = self.bool_ty(rt);
+        let (min, max) = if signed {
+            (1u64 << (w - 1), (1u64 << (w - 1)) - 1)
+        } else {
+            (0, u64::MAX >> (64 - w))
+        };
+        if w <= 32 {
+            let ww = if w == 32 { 64 } else { 32 };
+            let (x, wt) = self.widen_int(b, rt, a[0], ww, signed);
+            let (y, _) = self.widen_int(b, rt, a[1], ww, signed);
+            let (z, _) = self.widen_int(b, rt, a[2], ww, signed);
+            let p = self.op2(b, Op::IMul, wt, x, y);
+            let s = self.op2(b, Op::IAdd, wt, p, z);
+            let c = if signed {
+                // The limits sign-extended to the wide type.
+                let ext = |v: u64| (((v << (64 - w)) as i64) >> (64 - w)) as u64;
+                let lo = self.splat(wt, ext(min), 0.0);
+                let hi = self.splat(wt, max, 0.0);
+                self.glsl(b, GLOp::SClamp, wt, &[s, lo, hi])
+            } else {
+                let hi = self.splat(wt, max, 0.0);
+                self.glsl(b, GLOp::UMin, wt, &[s, hi])
+            };
+            return self.emit(b, Op::UConvert, rt, ids(&[c]));
+        }
+        let st = self.out.t_struct(&[rt, rt]);
+        let mul = if signed {
+            Op::SMulExtended
+        } else {
+            Op::UMulExtended
+        };
+        let m = self.op2(b, mul, st, a[0], a[1]);
+        let part = |l: &mut Self, b: &mut Block, k: u32| {
+            l.emit(
+                b,
+                Op::CompositeExtract,
+                rt,
+                vec![Operand::IdRef(m), Operand::LiteralBit32(k)],
+            )
+        };
+        let lo = part(self, b, 0);
+        let hi = part(self, b, 1);
+        let sum = self.op2(b, Op::IAdd, rt, lo, a[2]);
+        let carried = self.op2(b, Op::ULessThan, bt, sum, lo);
+        let one = self.splat(rt, 1, 0.0);
+        let zero = self.splat(rt, 0, 0.0);
+        let carry = self.emit(b, Op::Select, rt, ids(&[carried, one, zero]));
+        let hi = self.op2(b, Op::IAdd, rt, hi, carry);
+        let max_c = self.splat(rt, max, 0.0);
+        if !signed {
+            let over = self.op2(b, Op::INotEqual, bt, hi, zero);
+            return self.emit(b, Op::Select, rt, ids(&[over, max_c, sum]));
+        }
+        // z's sign extension (0 or -1) added to the high half.
+        let s63 = self.splat(rt, 63, 0.0);
+        let z_ext = self.op2(b, Op::ShiftRightArithmetic, rt, a[2], s63);
+        let hi = self.op2(b, Op::IAdd, rt, hi, z_ext);
+        let sum_ext = self.op2(b, Op::ShiftRightArithmetic, rt, sum, s63);
+        let fits = self.op2(b, Op::IEqual, bt, hi, sum_ext);
+        let neg = self.op2(b, Op::SLessThan, bt, hi, zero);
+        let min_c = self.splat(rt, min, 0.0);
+        let lim = self.emit(b, Op::Select, rt, ids(&[neg, min_c, max_c]));
+        self.emit(b, Op::Select, rt, ids(&[fits, sum, lim]))
     }
 
     /// vloadn(offset, p, n) / vstoren(data, offset, p): element-aligned
