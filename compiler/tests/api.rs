@@ -489,3 +489,23 @@ fn switches_picking_constants_build_with_native_widths() {
         build_source(&src, "", &caps()).unwrap_or_else(|e| panic!("{ty}: {}", e.log));
     }
 }
+
+/// convert_T_rtz/rtn/rtp from 64-bit integers (to half, float, double)
+/// and from 16/32-bit ones to half: Vulkan rounds to nearest, so the
+/// lowering compares the result with the source exactly and steps one
+/// ulp (`int_to_float_directed`); the modules validate. Values:
+/// tests/corpus/conv_*_rounding_*.cl.
+#[test]
+fn directed_rounding_from_wide_integers_builds() {
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+               kernel void k(global const long* a, global ulong* o) { int i = get_global_id(0);\n\
+               long x = a[i];\n\
+               o[4 * i] = as_ushort(convert_half_rtz((ulong)x)) + as_ushort(convert_half_rtn((int)x))\n\
+                        + as_ushort(convert_half_rtp((ushort)x));\n\
+               o[4 * i + 1] = as_uint(convert_float_rtn(x)) + as_uint(convert_float_rtz((ulong)x));\n\
+               o[4 * i + 2] = as_ulong(convert_double_rtp(x)) + as_ulong(convert_double_rtz((ulong)x));\n\
+               o[4 * i + 3] = as_ulong(convert_double3_rtn(vload3(0, a)).s2); }";
+    let mut c = caps();
+    c.fp16 = true;
+    build_source(src, "", &c).unwrap_or_else(|e| panic!("{}", e.log));
+}

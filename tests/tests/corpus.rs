@@ -220,6 +220,18 @@ fn run_family(cases: Vec<Case>) {
         let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
         String::from_utf8_lossy(&name[..end]).into_owned()
     }));
+    // ferrocl compiles half arithmetic where the Vulkan device has
+    // shaderFloat16 but does not report cl_khr_fp16 yet
+    // (icd/src/api/device.rs): cases that require it run where such a
+    // kernel builds.
+    let wants_fp16 = cases.iter().any(|c| c.requires == Some("cl_khr_fp16"));
+    if wants_fp16 && !available.iter().any(|e| e == "cl_khr_fp16") {
+        let probe = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+                     kernel void k(global half* p) { p[0] = p[0] * (half)3; }";
+        if cl.try_build(probe, "").is_ok() {
+            available.push("cl_khr_fp16".into());
+        }
+    }
     let mut failures = Vec::new();
     for case in cases {
         if let Some(ext) = case.requires {
@@ -831,6 +843,228 @@ fn conversions() {
                 0,
             )
         },
+    ];
+    run_family(cases);
+}
+
+/// The rounding modes of `convert_T{,_rtz,_rtn,_rtp}`, in the corpus
+/// kernels' order.
+const MODES: [&str; 4] = ["rte", "rtz", "rtn", "rtp"];
+
+/// Integer `x` rounded to a float of `precision` significant bits in
+/// `mode`, exactly: (negative, magnitude), the magnitude `None` for an
+/// infinity (above `max_finite` after rounding away from zero; rounding
+/// toward zero stops at `max_finite`).
+fn round_int(x: i128, precision: u32, max_finite: u128, mode: &str) -> (bool, Option<u128>) {
+    let neg = x < 0;
+    let m = x.unsigned_abs();
+    let len = 128 - m.leading_zeros();
+    let k = len.saturating_sub(precision);
+    let lower = (m >> k) << k;
+    let upper = if lower == m { m } else { lower + (1 << k) };
+    let away = match mode {
+        "rtz" => false,
+        "rtn" => neg,
+        "rtp" => !neg,
+        // Nearest, ties to the even significand.
+        _ => m - lower > upper - m || (m - lower == upper - m && (lower >> k) & 1 == 1),
+    };
+    let r = if away { upper } else { lower };
+    if r <= max_finite {
+        (neg, Some(r))
+    } else if away || mode == "rte" {
+        (neg, None)
+    } else {
+        (neg, Some(max_finite))
+    }
+}
+
+fn float_bits(x: i128, mode: &str) -> u32 {
+    let (neg, m) = round_int(x, 24, u128::MAX, mode);
+    let f = m.expect("in range") as f32;
+    (if neg { -f } else { f }).to_bits()
+}
+
+fn double_bits(x: i128, mode: &str) -> u64 {
+    let (neg, m) = round_int(x, 53, u128::MAX, mode);
+    let f = m.expect("in range") as f64;
+    (if neg { -f } else { f }).to_bits()
+}
+
+fn half_bits(x: i128, mode: &str) -> u16 {
+    let (neg, m) = round_int(x, 11, 65504, mode);
+    let mag = match m {
+        None => 0x7c00,
+        Some(0) => 0,
+        // An integer below 2^16 with at most 11 significant bits: normal.
+        Some(m) => {
+            let e = 127 - m.leading_zeros();
+            let significand = if e >= 10 {
+                m >> (e - 10)
+            } else {
+                m << (10 - e)
+            };
+            (((e + 15) << 10) | (significand as u32 & 0x3ff)) as u16
+        }
+    };
+    mag | if neg { 0x8000 } else { 0 }
+}
+
+/// Integers where rounding to half, float or double is decided: powers
+/// of two and the midpoints between neighbouring floats around them
+/// (2^24 + 1, 2^53 + 1, 2^40 + 2^16, ...), the largest floats below 2^63
+/// and 2^64 and the midpoints above them, half's largest finite value and
+/// overflow threshold; each with its neighbours, both signs. Then
+/// pseudo-random values of every magnitude: at least 512, a multiple of 8.
+fn rounding_ints(seed: u64) -> Vec<i128> {
+    let mut v: Vec<i128> = Vec::new();
+    let mut push3 = |c: i128| {
+        for d in [-1, 0, 1] {
+            for s in [1, -1] {
+                v.push(s * (c + d));
+            }
+        }
+    };
+    for e in [11, 12, 15, 16, 24, 25, 31, 32, 40, 53, 54, 62, 63] {
+        push3(1 << e);
+    }
+    for (e, p) in [
+        (11, 11),
+        (12, 11),
+        (15, 11),
+        (24, 24),
+        (25, 24),
+        (40, 24),
+        (53, 53),
+        (54, 53),
+        (62, 53),
+    ] {
+        // The midpoint above 2^e at precision p, and the one below.
+        push3((1i128 << e) + (1 << (e + 1 - p)) / 2);
+        push3((1i128 << e) - (1 << (e - p)) / 2);
+    }
+    for (e, p) in [(63, 24), (64, 24), (63, 53), (64, 53)] {
+        let top = (1i128 << e) - (1 << (e - p));
+        push3(top);
+        push3(top + (1 << (e - p)) / 2);
+        push3(top - (1 << (e - p)) / 2);
+    }
+    for c in [
+        65504, 65519, 65520, 65535, 100_000, 32767, 2049, 2051, 4097, 16_777_217,
+    ] {
+        push3(c);
+    }
+    v.push(i64::MIN.into());
+    v.push(u64::MAX.into());
+    v.push(0);
+    let mut r = rng(seed);
+    while v.len() % 8 != 0 || v.len() < 512 {
+        let x = r();
+        v.push(if x & 1 == 0 {
+            i128::from(x as i64)
+        } else {
+            i128::from(x >> (x % 64))
+        });
+    }
+    v
+}
+
+/// A corpus case of conv_<T>_rounding_<long|ulong>.cl: 4 modes per value,
+/// scalar then through 2- and 8-wide vectors.
+fn rounding_case<A: Elem, R: Elem + Copy>(
+    file: &'static str,
+    a: Vec<A>,
+    exact: &[i128],
+    bits: impl Fn(i128, &str) -> R,
+) -> Case {
+    let n = a.len();
+    let by_mode: Vec<Vec<R>> = MODES
+        .iter()
+        .map(|m| exact.iter().map(|&x| bits(x, m)).collect())
+        .collect();
+    let mut want: Vec<R> = Vec::new();
+    for i in 0..n {
+        want.extend(by_mode.iter().map(|m| m[i]));
+    }
+    for _width in [2, 8] {
+        for m in &by_mode {
+            want.extend_from_slice(m);
+        }
+    }
+    let init = vec![R::zeroed(); want.len()];
+    raw(file, a, vec![0i32], global(n), init, want, 0)
+}
+
+/// convert_float/double/half with every rounding mode from 64-bit integers
+/// (and from 16/32-bit ones to half), against an exact reference: Vulkan
+/// converts with round-to-nearest-even; the directed modes of 64-bit
+/// sources rounded to nearest too.
+#[test]
+fn directed_rounding_from_integers() {
+    let v = rounding_ints(130);
+    let longs: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+    let ulongs: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+    let exact_l: Vec<i128> = longs.iter().map(|&x| x.into()).collect();
+    let exact_u: Vec<i128> = ulongs.iter().map(|&x| x.into()).collect();
+    let half_want: Vec<u16> = {
+        let n = longs.len();
+        let src = |x: i64, s: usize| -> i128 {
+            match s {
+                0 => (x as i16).into(),
+                1 => (x as u16).into(),
+                2 => (x as i32).into(),
+                3 => (x as u32).into(),
+                4 => x.into(),
+                _ => (x as u64).into(),
+            }
+        };
+        let mut w: Vec<u16> = longs
+            .iter()
+            .flat_map(|&x| (0..6).flat_map(move |s| MODES.map(|m| half_bits(src(x, s), m))))
+            .collect();
+        for m in MODES {
+            w.extend((0..n).map(|i| half_bits(src(longs[i], 2), m)));
+        }
+        w
+    };
+    let n = longs.len();
+    let cases = vec![
+        rounding_case(
+            "conv_float_rounding_long.cl",
+            longs.clone(),
+            &exact_l,
+            float_bits,
+        ),
+        rounding_case(
+            "conv_float_rounding_ulong.cl",
+            ulongs.clone(),
+            &exact_u,
+            float_bits,
+        ),
+        rounding_case(
+            "conv_double_rounding_long.cl",
+            longs.clone(),
+            &exact_l,
+            double_bits,
+        )
+        .requires("cl_khr_fp64"),
+        rounding_case(
+            "conv_double_rounding_ulong.cl",
+            ulongs,
+            &exact_u,
+            double_bits,
+        )
+        .requires("cl_khr_fp64"),
+        raw(
+            "conv_half_rounding.cl",
+            longs,
+            vec![0i32],
+            global(n),
+            vec![0; half_want.len()],
+            half_want,
+            0,
+        )
+        .requires("cl_khr_fp16"),
     ];
     run_family(cases);
 }

@@ -1496,8 +1496,17 @@ impl<'a> Lower<'a> {
                 use spirv::FPRoundingMode as R;
                 let sw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
                 let fw = self.out.scalar_width(self.out.elem(t)).unwrap_or(32);
-                if let (Some(mode @ (R::RTZ | R::RTP | R::RTN)), true, 32) =
-                    (rounding, sw <= 32, fw)
+                // Significant bits of the source (the signed minimum is a
+                // power of two) and of the float: fewer or as many, every
+                // value converts exactly.
+                let value_bits = if op == Op::ConvertSToF { sw - 1 } else { sw };
+                let precision = match fw {
+                    16 => 11,
+                    32 => 24,
+                    _ => 53,
+                };
+                if let (Some(mode @ (R::RTZ | R::RTP | R::RTN)), true) =
+                    (rounding, value_bits > precision)
                 {
                     return Ok(self.int_to_float_directed(b, op, x, st, t, mode));
                 }
@@ -1533,12 +1542,19 @@ impl<'a> Lower<'a> {
         Ok(self.emit(b, op, t, ids(&[x])))
     }
 
-    /// A 32-bit-or-narrower integer `x` (type `st`) to float `t` rounded
-    /// toward zero, +inf or -inf (`convert_float_rtz/rtp/rtn`): Vulkan's
-    /// conversion rounds to nearest even, so the result is converted back
-    /// to a 64-bit integer (exact: |r| <= 2^32) and moved one ulp where it
-    /// lies on the wrong side of `x`. (64-bit sources keep the nearest-even
-    /// result.)
+    /// An integer `x` (type `st`) to float `t` (half, float or double)
+    /// rounded toward zero, +inf or -inf (`convert_T_rtz/rtp/rtn`):
+    /// Vulkan's conversion rounds to nearest even, so the result `r` is
+    /// compared with `x` exactly and moved one ulp where it lies on the
+    /// wrong side. The comparison is in 64 bits: `r` converted back (an
+    /// integer-valued float) against `x` extended, signed, or unsigned for
+    /// ulong sources. `r` may lie outside the 64-bit range, where that
+    /// conversion is undefined: at 2^63 (long or ulong near their maximum
+    /// rounding up to float or double; 2^64 for ulong) `r` is above `x`,
+    /// and so is +inf (a half above 65504), -inf below; those are decided
+    /// by float comparisons and converted as 0. One ulp is one step of
+    /// the bit pattern, which also takes an infinity to the largest finite
+    /// value of its sign (a half rounded toward zero from above 65504).
     fn int_to_float_directed(
         &mut self,
         b: &mut Block,
@@ -1551,45 +1567,85 @@ impl<'a> Lower<'a> {
         use spirv::FPRoundingMode as R;
         let n = self.out.vec_len(st);
         let vec = |l: &mut Self, e: Word| if n == 1 { e } else { l.out.t_vec(e, n) };
+        let sw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
+        let fw = self.out.scalar_width(self.out.elem(t)).unwrap_or(32);
         let i64t = self.out.t_int(64);
         let i64t = vec(self, i64t);
-        let u32t = self.out.t_u32();
-        let u32t = vec(self, u32t);
+        let bits_t = self.out.t_int(fw);
+        let bits_t = vec(self, bits_t);
         let boolt = self.out.t_bool();
         let boolt = vec(self, boolt);
         let signed = op == Op::ConvertSToF;
-        let widen = if signed { Op::SConvert } else { Op::UConvert };
-        let x64 = self.emit(b, widen, i64t, ids(&[x]));
+        // ulong compares unsigned; everything else fits a signed long.
+        let unsigned_cmp = !signed && sw == 64;
+        let x64 = if sw == 64 {
+            x
+        } else {
+            let widen = if signed { Op::SConvert } else { Op::UConvert };
+            self.emit(b, widen, i64t, ids(&[x]))
+        };
         let r = self.emit(b, op, t, ids(&[x]));
-        let back = self.emit(b, Op::ConvertFToS, i64t, ids(&[r]));
-        let above = self.emit(b, Op::SGreaterThan, boolt, ids(&[back, x64]));
-        let below = self.emit(b, Op::SLessThan, boolt, ids(&[back, x64]));
-        // One ulp toward -inf (`down`) or +inf: the bit pattern of a
-        // non-zero float moves by one, the direction by its sign.
-        let bits = self.emit(b, Op::Bitcast, u32t, ids(&[r]));
-        let one = self.splat(u32t, 1, 0.0);
-        let inc = self.emit(b, Op::IAdd, u32t, ids(&[bits, one]));
-        let dec = self.emit(b, Op::ISub, u32t, ids(&[bits, one]));
+        // Above the 64-bit range (half: +inf), below it (half: -inf).
+        let (over, under) = if fw == 16 {
+            let hi = self.splat(t, 0, 65504.0);
+            let over = self.emit(b, Op::FOrdGreaterThan, boolt, ids(&[r, hi]));
+            let under = signed.then(|| {
+                let lo = self.splat(t, 0, -65504.0);
+                self.emit(b, Op::FOrdLessThan, boolt, ids(&[r, lo]))
+            });
+            (over, under)
+        } else {
+            let limit = if unsigned_cmp {
+                2f64.powi(64)
+            } else {
+                2f64.powi(63)
+            };
+            let hi = self.splat(t, 0, limit);
+            let over = self.emit(b, Op::FOrdGreaterThanEqual, boolt, ids(&[r, hi]));
+            (over, None)
+        };
+        let outside = match under {
+            Some(u) => self.emit(b, Op::LogicalOr, boolt, ids(&[over, u])),
+            None => over,
+        };
         let zero = self.splat(t, 0, 0.0);
+        let r_in = self.emit(b, Op::Select, t, ids(&[outside, zero, r]));
+        let (to_int, gt, lt) = if unsigned_cmp {
+            (Op::ConvertFToU, Op::UGreaterThan, Op::ULessThan)
+        } else {
+            (Op::ConvertFToS, Op::SGreaterThan, Op::SLessThan)
+        };
+        let back = self.emit(b, to_int, i64t, ids(&[r_in]));
+        let gt = self.emit(b, gt, boolt, ids(&[back, x64]));
+        let lt = self.emit(b, lt, boolt, ids(&[back, x64]));
+        let not_outside = self.emit(b, Op::LogicalNot, boolt, ids(&[outside]));
+        let gt = self.emit(b, Op::LogicalAnd, boolt, ids(&[gt, not_outside]));
+        let lt = self.emit(b, Op::LogicalAnd, boolt, ids(&[lt, not_outside]));
+        let above = self.emit(b, Op::LogicalOr, boolt, ids(&[over, gt]));
+        let below = match under {
+            Some(u) => self.emit(b, Op::LogicalOr, boolt, ids(&[u, lt])),
+            None => lt,
+        };
+        // One ulp toward -inf (`down`) or +inf: the bit pattern of a
+        // non-zero float moves by one, the direction by its sign (r is 0
+        // only for x = 0, exact).
+        let bits = self.emit(b, Op::Bitcast, bits_t, ids(&[r]));
+        let one = self.splat(bits_t, 1, 0.0);
+        let inc = self.emit(b, Op::IAdd, bits_t, ids(&[bits, one]));
+        let dec = self.emit(b, Op::ISub, bits_t, ids(&[bits, one]));
         let pos = self.emit(b, Op::FOrdGreaterThan, boolt, ids(&[r, zero]));
-        let up_bits = self.emit(b, Op::Select, u32t, ids(&[pos, inc, dec]));
-        let down_bits = self.emit(b, Op::Select, u32t, ids(&[pos, dec, inc]));
+        let up_bits = self.emit(b, Op::Select, bits_t, ids(&[pos, inc, dec]));
+        let down_bits = self.emit(b, Op::Select, bits_t, ids(&[pos, dec, inc]));
         let up = self.emit(b, Op::Bitcast, t, ids(&[up_bits]));
         let down = self.emit(b, Op::Bitcast, t, ids(&[down_bits]));
+        let lowered = self.emit(b, Op::Select, t, ids(&[above, down, r]));
+        let raised = self.emit(b, Op::Select, t, ids(&[below, up, r]));
         match mode {
-            R::RTP => self.emit(b, Op::Select, t, ids(&[below, up, r])),
-            R::RTN => self.emit(b, Op::Select, t, ids(&[above, down, r])),
-            _ => {
-                // Toward zero: down where r > x >= 0, up where r < x < 0.
-                let r1 = self.emit(b, Op::Select, t, ids(&[above, down, r]));
-                if !signed {
-                    return r1;
-                }
-                let z = self.splat(st, 0, 0.0);
-                let neg = self.emit(b, Op::SLessThan, boolt, ids(&[x, z]));
-                let r2 = self.emit(b, Op::Select, t, ids(&[below, up, r]));
-                self.emit(b, Op::Select, t, ids(&[neg, r2, r1]))
-            }
+            R::RTP => raised,
+            R::RTN => lowered,
+            // Toward zero: down where r > x >= 0, up where r < x < 0 (r
+            // has x's sign).
+            _ => self.emit(b, Op::Select, t, ids(&[pos, lowered, raised])),
         }
     }
 

@@ -1,0 +1,28 @@
+// Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
+// convert_double{,_rtz,_rtn,_rtp}(ulong) as bits, over n = global size
+// work-items: out[4i + m] the scalar result of mode m (rte, rtz, rtn,
+// rtp), out[4n + mn + i] through ulong2 (work-items i % 2 == 0),
+// out[8n + mn + i] through ulong8 (work-items i % 8 == 0).
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void k(global const ulong* a, global const int* b, global ulong* out) {
+    size_t i = get_global_id(0), n = get_global_size(0);
+    ulong x = a[i];
+    out[4 * i] = as_ulong(convert_double(x));
+    out[4 * i + 1] = as_ulong(convert_double_rtz(x));
+    out[4 * i + 2] = as_ulong(convert_double_rtn(x));
+    out[4 * i + 3] = as_ulong(convert_double_rtp(x));
+    if (i % 2 == 0) {
+        ulong2 v = vload2(0, a + i);
+        vstore2(as_ulong2(convert_double2(v)), 0, out + 4 * n + i);
+        vstore2(as_ulong2(convert_double2_rtz(v)), 0, out + 5 * n + i);
+        vstore2(as_ulong2(convert_double2_rtn(v)), 0, out + 6 * n + i);
+        vstore2(as_ulong2(convert_double2_rtp(v)), 0, out + 7 * n + i);
+    }
+    if (i % 8 == 0) {
+        ulong8 v = vload8(0, a + i);
+        vstore8(as_ulong8(convert_double8(v)), 0, out + 8 * n + i);
+        vstore8(as_ulong8(convert_double8_rtz(v)), 0, out + 9 * n + i);
+        vstore8(as_ulong8(convert_double8_rtn(v)), 0, out + 10 * n + i);
+        vstore8(as_ulong8(convert_double8_rtp(v)), 0, out + 11 * n + i);
+    }
+}
