@@ -55,7 +55,9 @@
 //! libclc's `sinpi`, `exp`, `erfc`) and, on devices whose double `Fma` is
 //! not fused, double `fma` (linked last: libclc's functions call it). A few of libclc's scalar float
 //! functions are wrapped where they are wrong (`scalar_fixes`: lgamma near
-//! -0 and at -inf, remquo's quotient for denormal divisors).
+//! -0 and at -inf; without CL_FP_DENORM, every float function flushes its
+//! denormal arguments first, so that devices that flush in hardware give
+//! consistent results).
 //!
 //! # Precision
 //!
@@ -674,12 +676,34 @@ fn splat(ty: &str, elem: &str, value: &str) -> String {
     }
 }
 
+/// IR lines that define `%f<i>`: the float (or float vector) argument
+/// `%a<i>` of type `ty` with denormals flushed to zeros of their sign
+/// (bit operations: a device that flushes may not be trusted to compare
+/// a denormal with zero as it is).
+fn flush_denormal_ir(i: usize, ty: &str) -> String {
+    let int = ty.replace("float", "i32");
+    let abs = splat(ty, "i32", "2147483647");
+    let min = splat(ty, "i32", "8388608");
+    let sign = splat(ty, "i32", "-2147483648");
+    let cond = int.replace("i32", "i1");
+    format!(
+        "  %b{i} = bitcast {ty} %a{i} to {int}\n  \
+         %m{i} = and {int} %b{i}, {abs}\n  \
+         %d{i} = icmp ult {int} %m{i}, {min}\n  \
+         %s{i} = and {int} %b{i}, {sign}\n  \
+         %z{i} = select {cond} %d{i}, {int} %s{i}, {int} %b{i}\n  \
+         %f{i} = bitcast {int} %z{i} to {ty}\n"
+    )
+}
+
 /// The wrapper of a builtin with a [`ZeroFix`]: calls libclc's function
 /// and replaces its zero results (or, for the odd functions, returns a
 /// zero argument); component-wise on vectors, any other arguments passed
 /// through. Plain IR (bit operations, no intrinsics): it is appended to a
 /// module that may declare them already.
-fn zero_fix(n: &Needed) -> Result<String, BuildError> {
+/// With `flush` (float builtins where CL_FP_DENORM is not reported, see
+/// `scalar_fixes`), denormal float arguments count as zeros of their sign.
+fn zero_fix(n: &Needed, flush: bool) -> Result<String, BuildError> {
     let (ret, params) = signature(&n.declaration).ok_or_else(|| {
         BuildError::internal(format!(
             "unexpected declaration of a libclc builtin: {}",
@@ -706,6 +730,15 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
         ("i64", "-9223372036854775808", "0x4340000000000000")
     };
     let elem = if float { "float" } else { "double" };
+    // The arguments as the fix sees them: %f<i>, flushed where `flush`.
+    let mut prologue = String::new();
+    for (i, t) in params.iter().enumerate() {
+        if flush && float && t.contains("float") && !t.contains('*') {
+            prologue.push_str(&flush_denormal_ir(i, t));
+        } else {
+            prologue.push_str(&format!("  %f{i} = bitcast {t} %a{i} to {t}\n"));
+        }
+    }
     let (cond, int) = match vector {
         Some((n, _)) => (format!("<{n} x i1>"), format!("<{n} x {bits}>")),
         None => ("i1".to_string(), bits.to_string()),
@@ -713,14 +746,14 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
     let sign = splat(&ret, bits, sign_bit);
     let body = match fix {
         ZeroFix::Odd => format!(
-            "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
-             %s = select {cond} %z, {ret} %a0, {ret} %r\n"
+            "  %z = fcmp oeq {ret} %f0, zeroinitializer\n  \
+             %s = select {cond} %z, {ret} %f0, {ret} %r\n"
         ),
         ZeroFix::ZeroFirstArgument => format!(
-            "  %z = fcmp oeq {ret} %a0, zeroinitializer\n  \
-             %y = fcmp one {ret} %a1, zeroinitializer\n  \
+            "  %z = fcmp oeq {ret} %f0, zeroinitializer\n  \
+             %y = fcmp one {ret} %f1, zeroinitializer\n  \
              %zy = and {cond} %z, %y\n  \
-             %s = select {cond} %zy, {ret} %a0, {ret} %r\n"
+             %s = select {cond} %zy, {ret} %f0, {ret} %r\n"
         ),
         ZeroFix::PositiveZero => format!(
             "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
@@ -728,7 +761,7 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
         ),
         ZeroFix::SignOfArgument => format!(
             "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
-             %xb = bitcast {ret} %a0 to {int}\n  \
+             %xb = bitcast {ret} %f0 to {int}\n  \
              %sb = and {int} %xb, {sign}\n  \
              %sz = bitcast {int} %sb to {ret}\n  \
              %s = select {cond} %z, {ret} %sz, {ret} %r\n"
@@ -742,15 +775,15 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
             let (big, minus_big) = (splat(&ret, elem, big), splat(&ret, elem, &minus_big));
             format!(
                 "  %z = fcmp oeq {ret} %r, zeroinitializer\n  \
-                 %h = fmul {ret} %a0, {half}\n  \
+                 %h = fmul {ret} %f0, {half}\n  \
                  %hi = fptosi {ret} %h to {int}\n  \
                  %hb = sitofp {int} %hi to {ret}\n  \
                  %frac = fcmp une {ret} %h, %hb\n  \
-                 %lt = fcmp olt {ret} %a0, {big}\n  \
-                 %gt = fcmp ogt {ret} %a0, {minus_big}\n  \
+                 %lt = fcmp olt {ret} %f0, {big}\n  \
+                 %gt = fcmp ogt {ret} %f0, {minus_big}\n  \
                  %small = and {cond} %lt, %gt\n  \
                  %odd = and {cond} %frac, %small\n  \
-                 %xb = bitcast {ret} %a0 to {int}\n  \
+                 %xb = bitcast {ret} %f0 to {int}\n  \
                  %sb = and {int} %xb, {sign}\n  \
                  %flip = select {cond} %odd, {int} {sign}, {int} zeroinitializer\n  \
                  %nb = xor {int} %sb, %flip\n  \
@@ -760,7 +793,8 @@ fn zero_fix(n: &Needed) -> Result<String, BuildError> {
         }
     };
     Ok(format!(
-        "define spir_func {ret} @{ZERO_PREFIX}{name}({args}) {{\n  \
+        "define spir_func {ret} @{ZERO_PREFIX}{name}({args}) {{\n\
+         {prologue}  \
          %r = call spir_func {ret} @{PREFIX}{name}({args})\n\
          {body}  ret {ret} %s\n\
          }}\n"
@@ -948,7 +982,7 @@ fn library_module(
     let mut funcs: BTreeSet<String> = BTreeSet::new();
     for n in needed {
         if call_target(n).starts_with(ZERO_PREFIX) {
-            wrappers.push_str(&zero_fix(n)?);
+            wrappers.push_str(&zero_fix(n, !opts.denorms32)?);
         }
         if let Some(l) = vector_loop(n) {
             let (scalar, ir) = l?;
@@ -1111,9 +1145,18 @@ fn configure_float_code(extracted: &str, opts: &MathOptions) -> String {
 ///   about -1e-19 and at -inf. lgamma(x) = lgamma(-x) - 2γx for
 ///   -2^-20 < x < 0 (the odd terms of lgamma's series about 0 beyond γx
 ///   are below 2^-60 there; the sign is -1), and lgamma(-inf) = +inf.
-/// - `remquo` without denormals: libclc's quotient is wrong for denormal
-///   divisors, which are flushed to zeros of their sign (OpenCL allows it
-///   where CL_FP_DENORM is not reported).
+/// - Every function, where CL_FP_DENORM is not reported (`denorms32`
+///   false): denormal float arguments are flushed to zeros of their sign
+///   before the call. A device that flushes denormals in its float
+///   arithmetic (NVIDIA's Vulkan driver cannot preserve single-precision
+///   ones) would otherwise run libclc's code half flushed: `x == 0` holds
+///   for a denormal x there while the integer paths still see its bits, so
+///   cbrt, erf, asinpi and atanpi returned x itself for denormal x, and
+///   remainder(+0, denormal) returned -0, none of which OpenCL's
+///   flush-to-zero rules allow (OpenCL C §7.5.3: the result for flushed
+///   operands, or one for exact ones). Flushed operands make every device
+///   give the former. It also fixes libclc's remquo quotient for
+///   denormal divisors.
 fn scalar_fixes(ll: &str, opts: &MathOptions) -> Result<(String, String), BuildError> {
     let mut module = String::with_capacity(ll.len());
     let mut fixes = String::new();
@@ -1125,11 +1168,7 @@ fn scalar_fixes(ll: &str, opts: &MathOptions) -> Result<(String, String), BuildE
             .and_then(|n| {
                 let (base, params) = demangle_base(n)?;
                 let scalar_float = params.starts_with('f');
-                let fix = match base {
-                    "lgamma" | "lgamma_r" => true,
-                    "remquo" => !opts.denorms32,
-                    _ => false,
-                };
+                let fix = matches!(base, "lgamma" | "lgamma_r") || !opts.denorms32;
                 (scalar_float && fix).then(|| (n.to_string(), base.to_string()))
             });
         let Some((name, base)) = fixed else {
@@ -1140,13 +1179,21 @@ fn scalar_fixes(ll: &str, opts: &MathOptions) -> Result<(String, String), BuildE
         let head = format!("@{PREFIX}{name}(");
         module.push_str(&line.replacen(&head, &format!("@{PREFIX}{name}.impl("), 1));
         module.push('\n');
-        fixes.push_str(&scalar_fix_wrapper(line, &name, &base)?);
+        fixes.push_str(&scalar_fix_wrapper(line, &name, &base, !opts.denorms32)?);
     }
     Ok((module, fixes))
 }
 
-/// The wrapper of [`scalar_fixes`] for libclc's `define` line `define`.
-fn scalar_fix_wrapper(define: &str, name: &str, base: &str) -> Result<String, BuildError> {
+/// The wrapper of [`scalar_fixes`] for libclc's `define` line `define`:
+/// with `flush`, its float arguments `%a<i>` become `%f<i>`, flushed to
+/// zeros of their sign (others are `%f<i>` unchanged); then `base`'s fix,
+/// or a plain call.
+fn scalar_fix_wrapper(
+    define: &str,
+    name: &str,
+    base: &str,
+    flush: bool,
+) -> Result<String, BuildError> {
     let (ret, params) = signature(define).ok_or_else(|| {
         BuildError::internal(format!("unexpected definition in libclc: {define}"))
     })?;
@@ -1156,30 +1203,23 @@ fn scalar_fix_wrapper(define: &str, name: &str, base: &str) -> Result<String, Bu
         .map(|(i, t)| format!("{t} %a{i}"))
         .collect();
     let decl = decl.join(", ");
-    let body = match base {
-        "remquo" => {
-            let ptr = params.get(2).cloned().unwrap_or_default();
-            format!(
-                "  %yb = bitcast float %a1 to i32\n  \
-                 %ya = and i32 %yb, 2147483647\n  \
-                 %den = icmp ult i32 %ya, 8388608\n  \
-                 %ys = and i32 %yb, -2147483648\n  \
-                 %yz = select i1 %den, i32 %ys, i32 %yb\n  \
-                 %yf = bitcast i32 %yz to float\n  \
-                 %r = call spir_func {ret} @{PREFIX}{name}.impl(float %a0, float %yf, {ptr} %a2)\n  \
-                 ret {ret} %r\n"
-            )
+    let mut prologue = String::new();
+    let mut args = Vec::new();
+    for (i, t) in params.iter().enumerate() {
+        if flush && t == "float" {
+            prologue.push_str(&flush_denormal_ir(i, t));
+            args.push(format!("float %f{i}"));
+        } else {
+            args.push(format!("{t} %a{i}"));
         }
-        _ => {
-            // lgamma, lgamma_r: -2γ and -2^-20 as float constants.
-            let mut args = vec!["float %arg".to_string()];
-            args.extend(
-                params
-                    .iter()
-                    .enumerate()
-                    .skip(1)
-                    .map(|(i, t)| format!("{t} %a{i}")),
-            );
+    }
+    let arg = |i: usize| args[i].rsplit(' ').next().unwrap_or_default().to_string();
+    let body = match base {
+        "lgamma" | "lgamma_r" => {
+            // -2γ and -2^-20 as float constants.
+            let x = arg(0);
+            let mut call = vec!["float %arg".to_string()];
+            call.extend(args.iter().skip(1).cloned());
             let sign = match params.get(1) {
                 Some(ptr) => format!(
                     "  %old = load i32, {ptr} %a1\n  \
@@ -1189,25 +1229,30 @@ fn scalar_fix_wrapper(define: &str, name: &str, base: &str) -> Result<String, Bu
                 None => String::new(),
             };
             format!(
-                "  %neg = fcmp olt float %a0, 0.000000e+00\n  \
-                 %small = fcmp ogt float %a0, 0xBEB0000000000000\n  \
+                "  %neg = fcmp olt float {x}, 0.000000e+00\n  \
+                 %small = fcmp ogt float {x}, 0xBEB0000000000000\n  \
                  %tiny = and i1 %neg, %small\n  \
-                 %nx = fneg float %a0\n  \
-                 %arg = select i1 %tiny, float %nx, float %a0\n  \
-                 %r = call spir_func {ret} @{PREFIX}{name}.impl({args})\n\
+                 %nx = fneg float {x}\n  \
+                 %arg = select i1 %tiny, float %nx, float {x}\n  \
+                 %r = call spir_func {ret} @{PREFIX}{name}.impl({call})\n\
                  {sign}  \
-                 %c = fmul float %a0, 0xBFF2788D00000000\n  \
+                 %c = fmul float {x}, 0xBFF2788D00000000\n  \
                  %rc = fadd float %r, %c\n  \
                  %r1 = select i1 %tiny, float %rc, float %r\n  \
-                 %ninf = fcmp oeq float %a0, 0xFFF0000000000000\n  \
+                 %ninf = fcmp oeq float {x}, 0xFFF0000000000000\n  \
                  %r2 = select i1 %ninf, float 0x7FF0000000000000, float %r1\n  \
                  ret {ret} %r2\n",
-                args = args.join(", ")
+                call = call.join(", ")
             )
         }
+        _ => format!(
+            "  %r = call spir_func {ret} @{PREFIX}{name}.impl({})\n  \
+             ret {ret} %r\n",
+            args.join(", ")
+        ),
     };
     Ok(format!(
-        "define spir_func {ret} @{PREFIX}{name}({decl}) {{\n{body}}}\n"
+        "define spir_func {ret} @{PREFIX}{name}({decl}) {{\n{prologue}{body}}}\n"
     ))
 }
 

@@ -88,6 +88,15 @@ impl Platform {
                 for r in &rejected {
                     eprintln!("ferrocl: {r}");
                 }
+                for d in &devices {
+                    let p = &d.phys;
+                    eprintln!(
+                        "ferrocl: {}: float controls: denormals preserved {:?}, signed zero/inf/NaN preserved {:?} (bits: 16, 32, 64)",
+                        p.name(),
+                        p.shader_fp_denorm_preserve,
+                        p.shader_fp_inf_nan_preserve
+                    );
+                }
             }
             // The platform is never released: the extra Arc held by the
             // static keeps it alive for the life of the process.
