@@ -3,7 +3,8 @@
 //! instructions carry the Vulkan scope and semantics of the mapping, for
 //! -cl-std=CL2.0 and CL3.0 and both address formats; every module passes
 //! spirv-val (the build runs it) and the rules of Vulkan's environment
-//! checked below.
+//! checked below. `DeviceCaps::rmw_ordering` (lavapipe) trades the
+//! semantics for read-modify-writes.
 
 use ferrocl_compiler::{build_source, Addressing, DeviceCaps, Kernel};
 use rspirv::dr::{load_words, Operand};
@@ -465,15 +466,11 @@ fn sixty_four_bit_atomics_on_global_memory() {
         int64_atomics: false,
         ..caps(Addressing::Physical)
     };
-    let e = build_source(src, "-cl-std=CL3.0", &no64)
-        .err()
-        .expect("fails");
+    let e = build_source(src, "-cl-std=CL3.0", &no64).expect_err("fails");
     assert!(e.log.contains("64-bit atomics"), "{}", e.log);
     let local =
         "kernel void k(local atomic_long *l, global long *o) { o[0] = atomic_fetch_add(l, 1); }";
-    let e = build_source(local, "-cl-std=CL3.0", &caps(Addressing::Physical))
-        .err()
-        .expect("fails");
+    let e = build_source(local, "-cl-std=CL3.0", &caps(Addressing::Physical)).expect_err("fails");
     assert!(
         e.log.contains("64-bit atomics on __local memory"),
         "{}",
@@ -494,4 +491,54 @@ fn atomic_feature_macros_are_defined_for_cl3() {
     }";
     let got = build(src, "-cl-std=CL3.0", &caps(Addressing::Physical));
     assert_eq!(got, vec![atomic(Op::AtomicIAdd, DEVICE, ACQ_REL | BOTH)]);
+}
+
+#[test]
+fn rmw_ordering_orders_without_memory_semantics() {
+    // DeviceCaps::rmw_ordering (lavapipe): no semantics anywhere; ordered
+    // loads and stores become read-modify-writes, ordered fences an
+    // increment of a Workgroup word; barriers keep theirs.
+    use Op::*;
+    let src = "kernel void k(global atomic_int *a, local atomic_int *l, global int *o) {
+        o[0] = atomic_load(a);
+        o[1] = atomic_load_explicit(a, memory_order_relaxed);
+        atomic_store(a, 1);
+        atomic_store_explicit(a, 2, memory_order_relaxed);
+        o[2] = atomic_fetch_add(a, 1);
+        int e = 0;
+        o[3] = atomic_compare_exchange_strong(a, &e, 1);
+        atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel, memory_scope_device);
+        atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_relaxed, memory_scope_work_group);
+        work_group_barrier(CLK_GLOBAL_MEM_FENCE);
+        atomic_flag_clear((global atomic_flag *)a);
+        atomic_store_explicit(l, 3, memory_order_release, memory_scope_work_group);
+        o[4] = atomic_load_explicit(l, memory_order_acquire, memory_scope_work_group);
+    }";
+    let want = vec![
+        atomic(AtomicOr, DEVICE, 0),
+        atomic(AtomicLoad, DEVICE, 0),
+        atomic(AtomicExchange, DEVICE, 0),
+        atomic(AtomicStore, DEVICE, 0),
+        atomic(AtomicIAdd, DEVICE, 0),
+        sync(AtomicCompareExchange, 32, &[DEVICE], &[0, 0]),
+        atomic(AtomicIIncrement, WORKGROUP, 0),
+        sync(
+            ControlBarrier,
+            0,
+            &[WORKGROUP, WORKGROUP],
+            &[ACQ_REL | UNIFORM],
+        ),
+        atomic(AtomicExchange, DEVICE, 0),
+        atomic(AtomicExchange, WORKGROUP, 0),
+        atomic(AtomicOr, WORKGROUP, 0),
+    ];
+    for addressing in ADDRESSINGS {
+        let caps = DeviceCaps {
+            rmw_ordering: true,
+            ..caps(addressing)
+        };
+        for std in STDS {
+            assert_eq!(build(src, std, &caps), want, "{addressing:?} {std}");
+        }
+    }
 }

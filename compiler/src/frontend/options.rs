@@ -355,6 +355,7 @@ mod tests {
             denorms32: false,
             preserve_denorms: Default::default(),
             preserve_inf_nan: Default::default(),
+            rmw_ordering: false,
             descriptor: Default::default(),
         }
     }

@@ -509,8 +509,26 @@ impl Device {
             denorms32: self.denorms32(),
             preserve_denorms: self.phys.shader_fp_denorm_preserve,
             preserve_inf_nan: self.phys.shader_fp_inf_nan_preserve,
+            rmw_ordering: self.rmw_ordering(),
             descriptor: Default::default(),
         }
+    }
+
+    /// Whether atomics and fences are ordered by read-modify-writes instead
+    /// of memory semantics (`DeviceCaps::rmw_ordering`): lavapipe (Mesa
+    /// 22.3's llvmpipe turns every memory barrier into a work-group
+    /// execution barrier, and a compare-exchange loop with acquire/release
+    /// semantics lost pushes of a lock-free stack, tests/atomics_orders.rs;
+    /// its read-modify-writes are sequentially consistent LLVM atomics on
+    /// the CPU, so they order memory without one). `FERROCL_RMW_ORDERING=0|1`
+    /// overrides the table.
+    pub fn rmw_ordering(&self) -> bool {
+        match std::env::var("FERROCL_RMW_ORDERING").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one

@@ -49,6 +49,20 @@
 //!   for `sub_group_barrier`), AcquireRelease with the flags' storage
 //!   classes, memory scope as for fences (Invocation: Workgroup).
 //!
+//! # Drivers whose memory barriers stall (`DeviceCaps::rmw_ordering`)
+//!
+//! lavapipe 22.3 turns every memory barrier (OpMemoryBarrier, and the
+//! barrier spirv-to-NIR puts around an atomic with acquire/release
+//! semantics) into a work-group execution barrier, which loses work in
+//! divergent control flow (a compare-exchange loop of a lock-free stack
+//! dropped most pushes). Its read-modify-writes are sequentially
+//! consistent LLVM atomics on the CPU, which order memory by themselves,
+//! so there: atomics carry no semantics, an ordered OpAtomicLoad becomes
+//! OpAtomicOr with 0, an ordered OpAtomicStore (and flag clear) an
+//! OpAtomicExchange whose result is unused, and an ordered fence an
+//! OpAtomicIIncrement of a Workgroup word of its own (not an idempotent
+//! operation, which LLVM may turn into a plain load). Barriers stay.
+//!
 //! # What seq_cst loses
 //!
 //! Vulkan has no sequentially consistent order (its memory model treats
@@ -227,7 +241,12 @@ impl Lower<'_> {
             Space::Local => Scope::Workgroup as u32,
             _ => Scope::Device as u32,
         });
-        let sem = |l: &mut Self, o: Order| l.out.c_u32(o.semantics(ATOMIC_STORAGE).bits());
+        // rmw_ordering: no semantics (module docs).
+        let rmw = self.caps.rmw_ordering;
+        let sem = |l: &mut Self, o: Order| {
+            let o = if rmw { Order::Relaxed } else { o };
+            l.out.c_u32(o.semantics(ATOMIC_STORAGE).bits())
+        };
         let value = |l: &mut Self, b: &mut Block, id: Word| -> Word {
             let v = l.v(id);
             if float {
@@ -239,15 +258,19 @@ impl Lower<'_> {
         let rid = inst.result_id.unwrap_or(0);
         let result = match op {
             Op::AtomicLoad => {
-                let s = self.order_operand(ids_[2])?.for_load();
-                let s = sem(self, s);
-                Some(self.emit(b, op, it, ids(&[p, scope, s])))
+                let o = self.order_operand(ids_[2])?.for_load();
+                let s = sem(self, o);
+                if rmw && o != Order::Relaxed {
+                    let zero = self.out.c_int(width, 0);
+                    Some(self.emit(b, Op::AtomicOr, it, ids(&[p, scope, s, zero])))
+                } else {
+                    Some(self.emit(b, op, it, ids(&[p, scope, s])))
+                }
             }
             Op::AtomicStore => {
-                let s = self.order_operand(ids_[2])?.for_store();
-                let s = sem(self, s);
+                let o = self.order_operand(ids_[2])?.for_store();
                 let v = value(self, b, ids_[3]);
-                b.push(op, None, None, ids(&[p, scope, s, v]));
+                self.atomic_store(b, it, [p, scope], o, v);
                 None
             }
             Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
@@ -299,10 +322,9 @@ impl Lower<'_> {
                 return Ok(());
             }
             Op::AtomicFlagClear => {
-                let s = self.order_operand(ids_[2])?.for_store();
-                let s = sem(self, s);
+                let o = self.order_operand(ids_[2])?.for_store();
                 let zero = self.out.c_int(width, 0);
-                b.push(Op::AtomicStore, None, None, ids(&[p, scope, s, zero]));
+                self.atomic_store(b, it, [p, scope], o, zero);
                 None
             }
             _ => return Err(format!("atomic Op{op:?} is not supported yet")),
@@ -317,6 +339,35 @@ impl Lower<'_> {
             self.alias.insert(rid, r);
         }
         Ok(())
+    }
+
+    /// An atomic store of `v` (type `it`) through `p` at `scope` with
+    /// order `o` (at most a release): an exchange with `rmw_ordering`.
+    fn atomic_store(&mut self, b: &mut Block, it: Word, [p, scope]: [Word; 2], o: Order, v: Word) {
+        if self.caps.rmw_ordering && o != Order::Relaxed {
+            let relaxed = self.out.c_u32(0);
+            self.emit(b, Op::AtomicExchange, it, ids(&[p, scope, relaxed, v]));
+        } else {
+            let s = self.out.c_u32(o.semantics(ATOMIC_STORAGE).bits());
+            b.push(Op::AtomicStore, None, None, ids(&[p, scope, s, v]));
+        }
+    }
+
+    /// A fence as a read-modify-write of the Workgroup fence word
+    /// (`rmw_ordering`, module docs).
+    fn fence_by_rmw(&mut self, b: &mut Block) {
+        let var = match self.fence_word {
+            Some(v) => v,
+            None => {
+                let v = self.out.id();
+                self.fence_word = Some(v);
+                v
+            }
+        };
+        let u32t = self.out.t_u32();
+        let scope = self.out.c_u32(Scope::Workgroup as u32);
+        let relaxed = self.out.c_u32(0);
+        self.emit(b, Op::AtomicIIncrement, u32t, ids(&[var, scope, relaxed]));
     }
 
     /// OpControlBarrier (barriers) and OpMemoryBarrier (fences): module
@@ -364,8 +415,12 @@ impl Lower<'_> {
         } else {
             let order = Order::of(s);
             if order != Order::Relaxed && !storage.is_empty() {
-                let semc = self.out.c_u32(order.semantics(storage).bits());
-                b.push(op, None, None, ids(&[mem_scope, semc]));
+                if self.caps.rmw_ordering {
+                    self.fence_by_rmw(b);
+                } else {
+                    let semc = self.out.c_u32(order.semantics(storage).bits());
+                    b.push(op, None, None, ids(&[mem_scope, semc]));
+                }
             }
         }
         Ok(())

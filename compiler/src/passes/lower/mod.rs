@@ -226,6 +226,9 @@ pub(crate) struct Lower<'a> {
     uses_private: bool,
     uses_const: bool,
     uses_int64_atomics: bool,
+    /// The Workgroup word fences read-modify-write with
+    /// `DeviceCaps::rmw_ordering` (`atomic`), once one is needed.
+    fence_word: Option<Word>,
     /// GroupNonUniform* capabilities the sub-group lowering used.
     group_caps: Vec<Capability>,
     static_local_size: u64,
@@ -338,6 +341,7 @@ impl<'a> Lower<'a> {
             uses_private: false,
             uses_const: false,
             uses_int64_atomics: false,
+            fence_word: None,
             group_caps: Vec::new(),
             static_local_size: 0,
             private_size: 0,
