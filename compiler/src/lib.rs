@@ -132,13 +132,14 @@ impl FloatWidths {
         }
     }
 
-    /// The set of the widths for which `has(width)` holds.
-    pub fn from_fn(has: impl Fn(u32) -> bool) -> FloatWidths {
+    /// The set of the widths whose flag (16, 32, 64 bits: Vulkan's
+    /// `VkBool32`s) is set.
+    pub fn from_flags(f16: u32, f32: u32, f64: u32) -> FloatWidths {
         FloatWidths(
-            [16, 32, 64]
+            [(16, f16), (32, f32), (64, f64)]
                 .into_iter()
-                .filter(|&w| has(w))
-                .map(Self::bit)
+                .filter(|&(_, f)| f != 0)
+                .map(|(w, _)| Self::bit(w))
                 .sum(),
         )
     }

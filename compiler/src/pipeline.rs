@@ -164,17 +164,10 @@ fn expand_decoration_groups(words: &[u32]) -> Vec<u32> {
     const GROUP_MEMBER_DECORATE: u32 = 75;
     const NAME: u32 = 5;
     let insts = |words: &[u32]| -> Vec<(usize, usize)> {
-        let mut v = Vec::new();
-        let mut i = 5;
-        while i < words.len() {
-            let count = (words[i] >> 16) as usize;
-            if count == 0 || i + count > words.len() {
-                break;
-            }
-            v.push((i, count));
-            i += count;
-        }
-        v
+        tools::instructions(words)
+            .map_while(Result::ok)
+            .map(|(i, inst)| (i, inst.len()))
+            .collect()
     };
     if words.len() < 5 {
         return words.to_vec();
@@ -250,20 +243,9 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
     const EXT_INST: u32 = 12;
     const LOOP_MERGE: u32 = 246;
     const SELECTION_MERGE: u32 = 247;
-    if words.len() < 5 {
-        return words.to_vec();
-    }
     let mut debug_sets = std::collections::HashSet::new();
-    let mut out = words[..5].to_vec();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let op = words[i] & 0xffff;
-        if count == 0 || i + count > words.len() {
-            out.extend_from_slice(&words[i..]);
-            break;
-        }
-        let inst = &words[i..i + count];
+    tools::rewrite_instructions(words, |inst, out| {
+        let (op, count) = (inst[0] & 0xffff, inst.len());
         if op == EXT_INST_IMPORT {
             let name: Vec<u8> = inst[2..]
                 .iter()
@@ -272,17 +254,14 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
                 .collect();
             if name != b"OpenCL.std" {
                 debug_sets.insert(inst[1]);
-                i += count;
-                continue;
+                return;
             }
         }
         if op == EXT_INST && count >= 4 && debug_sets.contains(&inst[3]) {
-            i += count;
-            continue;
+            return;
         }
         if op == LOOP_MERGE || op == SELECTION_MERGE {
-            i += count;
-            continue;
+            return;
         }
         // OpenCL.std vloadn = 171, vload_halfn = 174, vloada_halfn = 179
         // (literal n), vstore_half_r = 176, vstore_halfn_r = 178,
@@ -296,13 +275,10 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
         if op == EXT_INST && literal_last && !debug_sets.contains(&inst[3]) {
             out.push(((count as u32 - 1) << 16) | EXT_INST);
             out.extend_from_slice(&inst[1..count - 1]);
-            i += count;
-            continue;
+            return;
         }
         out.extend_from_slice(inst);
-        i += count;
-    }
-    out
+    })
 }
 
 /// Keeps one (value, parent) pair per parent block in each OpPhi.
@@ -314,23 +290,11 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
 /// the same value.)
 fn dedupe_phi_parents(words: &[u32]) -> Vec<u32> {
     const PHI: u32 = 245;
-    if words.len() < 5 {
-        return words.to_vec();
-    }
-    let mut out = words[..5].to_vec();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        if count == 0 || i + count > words.len() {
-            out.extend_from_slice(&words[i..]);
-            break;
-        }
-        let inst = &words[i..i + count];
-        i += count;
+    tools::rewrite_instructions(words, |inst, out| {
         // OpPhi: result type, result id, then (value, parent) pairs.
-        if inst[0] & 0xffff != PHI || count < 5 {
+        if inst[0] & 0xffff != PHI || inst.len() < 5 {
             out.extend_from_slice(inst);
-            continue;
+            return;
         }
         let mut parents = std::collections::HashSet::new();
         let pairs: Vec<&[u32]> = inst[3..]
@@ -343,8 +307,7 @@ fn dedupe_phi_parents(words: &[u32]) -> Vec<u32> {
         for p in pairs {
             out.extend_from_slice(p);
         }
-    }
-    out
+    })
 }
 
 #[cfg(test)]

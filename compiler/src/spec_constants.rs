@@ -37,17 +37,12 @@ const DECORATION_SPEC_ID: u32 = 1;
 
 /// One instruction: (opcode, word range in the module).
 fn instructions(words: &[u32]) -> Option<Vec<(u32, std::ops::Range<usize>)>> {
-    let mut out = Vec::new();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        if count == 0 || i + count > words.len() {
-            return None;
-        }
-        out.push((words[i] & 0xffff, i..i + count));
-        i += count;
-    }
-    Some(out)
+    crate::tools::instructions(words)
+        .map(|r| {
+            r.ok()
+                .map(|(i, inst)| (inst[0] & 0xffff, i..i + inst.len()))
+        })
+        .collect()
 }
 
 /// A scalar specialization constant with a SpecId.

@@ -135,6 +135,36 @@ pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// The instructions of a SPIR-V module after its 5-word header: `Ok((word
+/// index, words))` each; a malformed word count (0, or past the end) ends
+/// the walk with `Err(rest)`, the remaining words unparsed.
+pub fn instructions(words: &[u32]) -> impl Iterator<Item = Result<(usize, &[u32]), &[u32]>> {
+    let mut i = words.len().min(5);
+    std::iter::from_fn(move || {
+        let start = i;
+        let count = (*words.get(i)? >> 16) as usize;
+        if count == 0 || i + count > words.len() {
+            i = words.len();
+            return Some(Err(&words[start..]));
+        }
+        i += count;
+        Some(Ok((start, &words[start..i])))
+    })
+}
+
+/// A module rebuilt instruction by instruction: its header, then what `f`
+/// pushes for each instruction (a malformed rest is kept as it is).
+pub fn rewrite_instructions(words: &[u32], mut f: impl FnMut(&[u32], &mut Vec<u32>)) -> Vec<u32> {
+    let mut out = words[..words.len().min(5)].to_vec();
+    for inst in instructions(words) {
+        match inst {
+            Ok((_, inst)) => f(inst, &mut out),
+            Err(rest) => out.extend_from_slice(rest),
+        }
+    }
+    out
+}
+
 /// Little-endian bytes to words (SPIR-V files may also be big-endian: the
 /// magic number tells).
 pub fn bytes_to_words(bytes: &[u8]) -> Option<Vec<u32>> {

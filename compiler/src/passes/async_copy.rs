@@ -63,18 +63,9 @@ pub fn expand_async_copies(words: &[u32]) -> Result<Vec<u32>, String> {
 }
 
 fn has_opcode(words: &[u32], ops: &[u32]) -> bool {
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        if ops.contains(&(words[i] & 0xffff)) {
-            return true;
-        }
-        if count == 0 {
-            return false;
-        }
-        i += count;
-    }
-    false
+    crate::tools::instructions(words)
+        .map_while(Result::ok)
+        .any(|(_, inst)| ops.contains(&(inst[0] & 0xffff)))
 }
 
 struct Expander<'m> {

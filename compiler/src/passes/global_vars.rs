@@ -69,19 +69,8 @@ pub struct SpecOp {
 fn take_spec_ops(words: &[u32]) -> (Vec<u32>, HashMap<Word, SpecOp>) {
     const SPEC_CONSTANT_OP: u32 = 52;
     let mut ops = HashMap::new();
-    if words.len() < 5 {
-        return (words.to_vec(), ops);
-    }
-    let mut out = words[..5].to_vec();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        if count == 0 || i + count > words.len() {
-            out.extend_from_slice(&words[i..]);
-            break;
-        }
-        let inst = &words[i..i + count];
-        if words[i] & 0xffff == SPEC_CONSTANT_OP && count >= 4 {
+    let out = crate::tools::rewrite_instructions(words, |inst, out| {
+        if inst[0] & 0xffff == SPEC_CONSTANT_OP && inst.len() >= 4 {
             ops.insert(
                 inst[2],
                 SpecOp {
@@ -93,8 +82,7 @@ fn take_spec_ops(words: &[u32]) -> (Vec<u32>, HashMap<Word, SpecOp>) {
         } else {
             out.extend_from_slice(inst);
         }
-        i += count;
-    }
+    });
     (out, ops)
 }
 

@@ -352,7 +352,7 @@ impl Device {
     /// experiments.
     pub fn denorms32(&self) -> bool {
         std::env::var("FERROCL_DENORMS32").as_deref() == Ok("1")
-            && self.phys.shader_fp_denorm_preserve_32
+            && self.phys.shader_fp_denorm_preserve.contains(32)
     }
 
     pub fn double_fp_config(&self) -> cl_device_fp_config {

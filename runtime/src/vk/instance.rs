@@ -58,7 +58,6 @@ pub struct PhysicalDevice {
     /// (0 without the extension).
     pub min_imported_host_pointer_alignment: u64,
     pub max_storage_buffer_range: u32,
-    pub shader_fp_denorm_preserve_32: bool,
     /// shaderDenormPreserveFloat16/32/64.
     pub shader_fp_denorm_preserve: ferrocl_compiler::FloatWidths,
     /// shaderSignedZeroInfNanPreserveFloat16/32/64.
@@ -426,23 +425,16 @@ impl PhysicalDevice {
                 0
             },
             max_storage_buffer_range: properties.limits.max_storage_buffer_range,
-            shader_fp_denorm_preserve_32: fc.shader_denorm_preserve_float32 != 0,
-            shader_fp_denorm_preserve: ferrocl_compiler::FloatWidths::from_fn(|w| {
-                let v = match w {
-                    16 => fc.shader_denorm_preserve_float16,
-                    32 => fc.shader_denorm_preserve_float32,
-                    _ => fc.shader_denorm_preserve_float64,
-                };
-                v != 0
-            }),
-            shader_fp_inf_nan_preserve: ferrocl_compiler::FloatWidths::from_fn(|w| {
-                let v = match w {
-                    16 => fc.shader_signed_zero_inf_nan_preserve_float16,
-                    32 => fc.shader_signed_zero_inf_nan_preserve_float32,
-                    _ => fc.shader_signed_zero_inf_nan_preserve_float64,
-                };
-                v != 0
-            }),
+            shader_fp_denorm_preserve: ferrocl_compiler::FloatWidths::from_flags(
+                fc.shader_denorm_preserve_float16,
+                fc.shader_denorm_preserve_float32,
+                fc.shader_denorm_preserve_float64,
+            ),
+            shader_fp_inf_nan_preserve: ferrocl_compiler::FloatWidths::from_flags(
+                fc.shader_signed_zero_inf_nan_preserve_float16,
+                fc.shader_signed_zero_inf_nan_preserve_float32,
+                fc.shader_signed_zero_inf_nan_preserve_float64,
+            ),
             formats: Default::default(),
         })
     }
