@@ -113,7 +113,57 @@ fn reflection(k: &Kernel) -> String {
     if let Some(b) = k.global_variables_binding {
         writeln!(s, ";   global_variables_binding {b}").unwrap();
     }
+    if let Some(b) = k.printf_binding {
+        writeln!(s, ";   printf_binding {b}").unwrap();
+    }
     s
+}
+
+/// printf with descriptor addressing reaches its buffer through a storage
+/// buffer binding (the one after every other), never a device address:
+/// the modules have no PhysicalStorageBuffer pointer, no push-constant
+/// printf field, and validate.
+#[test]
+fn descriptor_printf_uses_no_device_address() {
+    let source = r#"
+        __attribute__((noinline)) void note(int i) { printf("note %d\n", i); }
+        kernel void show(global const int4 *v, global int *ret, int base) {
+            int i = get_global_id(0);
+            ret[i] = printf("%d %v4d %s\n", i + base, v[i], "s");
+            note(i);
+        }
+        kernel void hello(void) { printf("hello\n"); }
+    "#;
+    for (pod_ubo, cluster_pod_args) in [(false, false), (true, false), (true, true)] {
+        let mut caps = caps();
+        caps.addressing = Addressing::Descriptor;
+        caps.descriptor = DescriptorOptions {
+            pod_ubo,
+            cluster_pod_args,
+            sampler_map: Vec::new(),
+        };
+        let program = build_source(source, "", &caps).expect("builds");
+        for k in &program.kernels {
+            let tag = format!("desc_printf_{pod_ubo}_{cluster_pod_args}");
+            validate(k, &tag);
+            let text = disassemble(k, &tag);
+            assert!(!text.contains("PhysicalStorageBuffer"), "{tag}/{}", k.name);
+            assert!(!text.contains("PhysicalStorageBufferAddresses"));
+            assert!(k
+                .implicit
+                .iter()
+                .all(|(f, _)| !matches!(f, ferrocl_compiler::ImplicitField::PrintfBuffer(_))));
+            let binding = k.printf_binding.expect("printf binding");
+            assert!(k.descriptor_set.is_some(), "{}", k.name);
+            assert!(k
+                .args
+                .iter()
+                .filter_map(|a| a.descriptor)
+                .all(|d| d.binding < binding));
+            assert!(text.contains(&format!("Binding {binding}")), "{text}");
+        }
+        assert_eq!(program.kernels[1].printf_binding, Some(0));
+    }
 }
 
 #[test]
