@@ -166,6 +166,36 @@ fn descriptor_printf_uses_no_device_address() {
     }
 }
 
+/// With image/sampler fields spilled to a buffer binding of their own, the
+/// printf buffer comes after it.
+#[test]
+fn descriptor_printf_after_spilled_image_fields() {
+    let source = r#"
+        kernel void k(read_only image2d_t a, read_only image2d_t b,
+                      read_only image2d_t c, global int *out) {
+            int o = get_image_channel_order(a) + get_image_channel_order(b)
+                  + get_image_channel_data_type(c);
+            out[0] = o;
+            printf("%d\n", o);
+        }
+    "#;
+    let mut caps = caps();
+    caps.addressing = Addressing::Descriptor;
+    caps.max_push_constant_size = 16;
+    let program = build_source(source, "", &caps).expect("builds");
+    let k = &program.kernels[0];
+    validate(k, "desc_printf_spill");
+    let text = disassemble(k, "desc_printf_spill");
+    assert!(!text.contains("PhysicalStorageBuffer"));
+    let spill = k
+        .arg_buffer
+        .as_ref()
+        .and_then(|b| b.descriptor)
+        .expect("spilled fields")
+        .binding;
+    assert_eq!(k.printf_binding, Some(spill + 1));
+}
+
 #[test]
 fn snapshots() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
