@@ -48,6 +48,9 @@
 //!   storage buffer at `Kernel::global_variables_binding` (the program's
 //!   `GlobalVariables` buffer); its relocations add
 //!   `GLOBAL_VARIABLES_SLOT << 32` instead of a device address.
+//! * the launch's printf buffer (a kernel that calls printf): a storage
+//!   buffer at `Kernel::printf_binding`, after every other binding of the
+//!   set; the runtime binds the whole buffer (its layout: `PrintfCall`).
 //! * `__local` pointers, specialization constants and the implicit fields in
 //!   push constants are as in physical addressing; the argument block is
 //!   empty (`Kernel::push_constant_size` holds the implicit fields only).
@@ -62,8 +65,7 @@
 //! a pointer comes from (a pointer loaded from memory, made from an
 //! integer) it selects among the kernel's buffers by the slot at run time
 //! (VariablePointersStorageBuffer: the device must enable
-//! `variablePointersStorageBuffer`). printf needs buffer device addresses
-//! and is refused in this format.
+//! `variablePointersStorageBuffer`).
 //!
 //! The format is chosen per build: `DeviceCaps::addressing` is the
 //! device's default (the runtime's `FERROCL_ADDRESSING`), which the build
@@ -175,7 +177,7 @@ pub enum ImplicitField {
     /// global-variable buffer (`Program::global_variables`).
     GlobalVariables(u8),
     /// Word `n` (0: low, 1: high) of the device address of this launch's
-    /// printf buffer (`PrintfCall`).
+    /// printf buffer (`PrintfCall`; physical addressing only).
     PrintfBuffer(u8),
     /// Word `n` of the NULL mask of buffer arguments (descriptor
     /// addressing): bit `i % 32` of word `i / 32` is set when argument `i`
@@ -291,7 +293,8 @@ impl PrintfArg {
 /// A printf call of a kernel (`Kernel::printf`).
 ///
 /// printf buffer (the runtime allocates one per launch of a kernel with
-/// printf calls and gives its address through `ImplicitField::PrintfBuffer`):
+/// printf calls and gives its address through `ImplicitField::PrintfBuffer`,
+/// or, with descriptor addressing, binds it at `Kernel::printf_binding`):
 /// `u32 used` (bytes of records, advanced atomically by each call), `u32
 /// capacity` (written by the runtime), then the records from byte 8. A
 /// record is the u32 index of its call in `Kernel::printf`, then its

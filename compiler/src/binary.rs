@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -326,12 +326,14 @@ impl Writer {
             Addressing::Physical => 0,
             Addressing::Descriptor => 1,
         });
-        match k.global_variables_binding {
-            Some(b) => {
-                self.u8(1);
-                self.u32(b);
+        for binding in [k.global_variables_binding, k.printf_binding] {
+            match binding {
+                Some(b) => {
+                    self.u8(1);
+                    self.u32(b);
+                }
+                None => self.u8(0),
             }
-            None => self.u8(0),
         }
     }
 
@@ -593,6 +595,11 @@ impl<'a> Reader<'a> {
             } else {
                 None
             },
+            printf_binding: if self.bool()? {
+                Some(self.u32()?)
+            } else {
+                None
+            },
         })
     }
     fn printf_calls(&mut self) -> Res<Vec<PrintfCall>> {
@@ -826,6 +833,7 @@ mod tests {
             literal_samplers: vec![0x13],
             addressing: Addressing::Physical,
             global_variables_binding: None,
+            printf_binding: None,
         }
     }
 
@@ -859,6 +867,7 @@ mod tests {
         let mut k = kernel();
         k.addressing = Addressing::Descriptor;
         k.global_variables_binding = Some(7);
+        k.printf_binding = Some(9);
         k.implicit.push((ImplicitField::NullBufferArgs(3), 28));
         k.args[0].descriptor = Some(ArgDescriptor {
             set: 1,
@@ -897,6 +906,7 @@ mod tests {
         assert_eq!(d.implicit, k.implicit);
         assert_eq!(d.addressing, Addressing::Descriptor);
         assert_eq!(d.global_variables_binding, Some(7));
+        assert_eq!(d.printf_binding, Some(9));
         // Other descriptor options: refused.
         let mut other = c.clone();
         other.descriptor.sampler_map.pop();

@@ -203,6 +203,11 @@ pub struct Kernel {
     /// Descriptor addressing: the binding (in `descriptor_set`) of the
     /// program's global-variable buffer, when the kernel uses it.
     pub global_variables_binding: Option<u32>,
+    /// Descriptor addressing: the binding (in `descriptor_set`) of the
+    /// launch's printf buffer (a storage buffer, whole range), when the
+    /// kernel calls printf. Physical addressing passes the buffer's address
+    /// in `ImplicitField::PrintfBuffer` instead.
+    pub printf_binding: Option<u32>,
 }
 
 /// The output of a successful build.

@@ -52,6 +52,7 @@ pub fn reflect_kernel(
         literal_samplers: lowered.literal_samplers.clone(),
         addressing: lowered.addressing,
         global_variables_binding: lowered.global_variables_binding,
+        printf_binding: lowered.printf_binding,
     }
 }
 

@@ -113,7 +113,87 @@ fn reflection(k: &Kernel) -> String {
     if let Some(b) = k.global_variables_binding {
         writeln!(s, ";   global_variables_binding {b}").unwrap();
     }
+    if let Some(b) = k.printf_binding {
+        writeln!(s, ";   printf_binding {b}").unwrap();
+    }
     s
+}
+
+/// printf with descriptor addressing reaches its buffer through a storage
+/// buffer binding (the one after every other), never a device address:
+/// the modules have no PhysicalStorageBuffer pointer, no push-constant
+/// printf field, and validate.
+#[test]
+fn descriptor_printf_uses_no_device_address() {
+    let source = r#"
+        __attribute__((noinline)) void note(int i) { printf("note %d\n", i); }
+        kernel void show(global const int4 *v, global int *ret, int base) {
+            int i = get_global_id(0);
+            ret[i] = printf("%d %v4d %s\n", i + base, v[i], "s");
+            note(i);
+        }
+        kernel void hello(void) { printf("hello\n"); }
+    "#;
+    for (pod_ubo, cluster_pod_args) in [(false, false), (true, false), (true, true)] {
+        let mut caps = caps();
+        caps.addressing = Addressing::Descriptor;
+        caps.descriptor = DescriptorOptions {
+            pod_ubo,
+            cluster_pod_args,
+            sampler_map: Vec::new(),
+        };
+        let program = build_source(source, "", &caps).expect("builds");
+        for k in &program.kernels {
+            let tag = format!("desc_printf_{pod_ubo}_{cluster_pod_args}");
+            validate(k, &tag);
+            let text = disassemble(k, &tag);
+            assert!(!text.contains("PhysicalStorageBuffer"), "{tag}/{}", k.name);
+            assert!(!text.contains("PhysicalStorageBufferAddresses"));
+            assert!(k
+                .implicit
+                .iter()
+                .all(|(f, _)| !matches!(f, ferrocl_compiler::ImplicitField::PrintfBuffer(_))));
+            let binding = k.printf_binding.expect("printf binding");
+            assert!(k.descriptor_set.is_some(), "{}", k.name);
+            assert!(k
+                .args
+                .iter()
+                .filter_map(|a| a.descriptor)
+                .all(|d| d.binding < binding));
+            assert!(text.contains(&format!("Binding {binding}")), "{text}");
+        }
+        assert_eq!(program.kernels[1].printf_binding, Some(0));
+    }
+}
+
+/// With image/sampler fields spilled to a buffer binding of their own, the
+/// printf buffer comes after it.
+#[test]
+fn descriptor_printf_after_spilled_image_fields() {
+    let source = r#"
+        kernel void k(read_only image2d_t a, read_only image2d_t b,
+                      read_only image2d_t c, global int *out) {
+            int o = get_image_channel_order(a) + get_image_channel_order(b)
+                  + get_image_channel_data_type(c);
+            out[0] = o;
+            printf("%d\n", o);
+        }
+    "#;
+    let mut caps = caps();
+    caps.addressing = Addressing::Descriptor;
+    caps.max_push_constant_size = 16;
+    let program = build_source(source, "", &caps).expect("builds");
+    let k = &program.kernels[0];
+    validate(k, "desc_printf_spill");
+    let text = disassemble(k, "desc_printf_spill");
+    assert!(!text.contains("PhysicalStorageBuffer"));
+    let spill = k
+        .arg_buffer
+        .as_ref()
+        .and_then(|b| b.descriptor)
+        .expect("spilled fields")
+        .binding;
+    assert_eq!(k.printf_binding, Some(spill + 1));
 }
 
 #[test]

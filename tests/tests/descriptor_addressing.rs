@@ -6,8 +6,8 @@
 //! punning, narrow and vector accesses, pointers chosen at run time,
 //! sub-buffers, NULL arguments, POD arguments in the three POD modes
 //! (`-pod-ubo`, `-cluster-pod-kernel-args`), `__constant` arguments,
-//! program-scope variables, atomics, long argument lists, binaries, and the
-//! build failures of what the format cannot do.
+//! program-scope variables, atomics, long argument lists, binaries, printf
+//! (its buffer is a binding too), and bad build options.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -700,26 +700,10 @@ fn too_many_bindings_fail_the_build_with_a_log() {
     }
 }
 
-/// printf needs buffer device addresses: refused at build time, with a
-/// log line naming the reason; bad address-format options are invalid
-/// build options.
+/// Bad address-format options are invalid build options.
 #[test]
-fn unsupported_constructs_and_bad_options_fail_the_build() {
+fn bad_address_format_options_fail_the_build() {
     let cl = Cl::new();
-    let e = cl
-        .try_build(
-            r#"kernel void k(global int *x) { printf("%d\n", x[0]); }"#,
-            DESC,
-        )
-        .err()
-        .expect("printf with descriptor addressing must not build");
-    assert_eq!(e.status, ClError(CL_BUILD_PROGRAM_FAILURE));
-    assert!(
-        e.log
-            .contains("printf is not supported with descriptor addressing"),
-        "{}",
-        e.log
-    );
     for bad in [
         "-ferrocl-addressing=virtual",
         "-ferrocl-addressing=physical -pod-ubo",
@@ -967,4 +951,90 @@ fn buffers_beyond_the_binding_range() {
         }
         Err(e) => assert_eq!(e, ClError(CL_OUT_OF_RESOURCES)),
     }
+}
+
+/// The child process of `printf_through_a_binding` runs its kernels when
+/// this variable is set; kernel printf output goes to the process's stdout,
+/// which the parent reads (the harness of the parent, running tests on
+/// other threads, keeps its own stdout).
+const PRINTF_CHILD: &str = "FERROCL_DESCRIPTOR_PRINTF_CHILD";
+
+const PRINTF_SOURCE: &str = r#"
+kernel void show(global const float4 *v, global int *ret, int mode) {
+    int i = get_global_id(0);
+    ret[i] = printf("dp %d %d: %v4hlf|%s|%v2d|%ld|%c\n", mode, i, v[i], "word",
+                    (int2)(i, -i), (long)i * 3000000000L, 'A' + i);
+}
+kernel void hello(void) { printf("dp hello %u\n", (uint)get_global_id(0)); }
+"#;
+
+/// printf with descriptor addressing (the launch's buffer bound after the
+/// kernel's other bindings), in every POD mode: several work-items,
+/// vectors, `%s`, and a kernel whose only binding is printf's.
+#[test]
+fn printf_through_a_binding() {
+    const N: usize = 5;
+    if std::env::var_os(PRINTF_CHILD).is_some() {
+        let cl = Cl::new();
+        let v: Vec<f32> = (0..4 * N).map(|k| k as f32 * 0.5 - 2.0).collect();
+        let dv = cl.buffer_from(&v);
+        for (mode, options) in POD_MODES.iter().enumerate() {
+            let p = build(&cl, PRINTF_SOURCE, options);
+            let ret = cl.buffer_from(&[7i32; N]);
+            let k = p.kernel("show");
+            k.arg(0, &dv).arg(1, &ret).arg(2, &(mode as i32));
+            cl.queue.run(&k, &[N], None);
+            assert_same(options, &cl.queue.read(&ret), &[0; N]);
+            let h = p.kernel("hello");
+            cl.queue.run(&h, &[3], None);
+            cl.queue.finish();
+        }
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "printf_through_a_binding",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(PRINTF_CHILD, "1")
+        .output()
+        .expect("the test binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "child failed:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The child's harness writes "test NAME ... " before the first line.
+    let mut lines: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.find("dp ").map(|k| &l[k..]))
+        .collect();
+    lines.sort();
+    let v: Vec<f32> = (0..4 * N).map(|k| k as f32 * 0.5 - 2.0).collect();
+    let mut want: Vec<String> = Vec::new();
+    for mode in 0..POD_MODES.len() {
+        for i in 0..N {
+            let c = &v[4 * i..4 * i + 4];
+            want.push(format!(
+                "dp {mode} {i}: {:.6},{:.6},{:.6},{:.6}|word|{},{}|{}|{}",
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                i,
+                -(i as i32),
+                i as i64 * 3_000_000_000,
+                (b'A' + i as u8) as char
+            ));
+        }
+        for i in 0..3 {
+            want.push(format!("dp hello {i}"));
+        }
+    }
+    want.sort();
+    assert_eq!(lines, want.iter().map(String::as_str).collect::<Vec<_>>());
 }

@@ -432,6 +432,7 @@ impl Device {
                 };
             }
             storage.extend(k.global_variables_binding);
+            storage.extend(k.printf_binding);
             if let Some(d) = k.arg_buffer.as_ref().and_then(|b| b.descriptor) {
                 match d.kind {
                     DescriptorKind::PodUbo => uniform.insert(d.binding),

@@ -90,6 +90,10 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
     if let Some(b) = k.global_variables_binding {
         bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
     }
+    // Descriptor addressing: the launch's printf buffer.
+    if let Some(b) = k.printf_binding {
+        bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
+    }
     if let Some(d) = k.arg_buffer.as_ref().and_then(|b| b.descriptor) {
         bindings.push((d.binding, arg_descriptor_type(d.kind)));
     }
@@ -790,6 +794,18 @@ pub fn enqueue_ndrange(
         unsafe { std::ptr::copy_nonoverlapping(header.as_ptr(), p, header.len()) };
         Some(b)
     };
+    // Descriptor addressing: the printf buffer is a binding, whole range.
+    if let (Some(binding), Some(b)) = (info.printf_binding, &printf_buffer) {
+        descriptors.push(Descriptor::Buffer(
+            binding,
+            vk::DescriptorType::STORAGE_BUFFER,
+            vk::DescriptorBufferInfo {
+                buffer: b.raw,
+                offset: 0,
+                range: b.size,
+            },
+        ));
+    }
     let arg_buffer = match &info.arg_buffer {
         Some(ab) if ab.descriptor.is_none() => {
             // Image/sampler fields kept in the buffer (many such arguments).

@@ -96,6 +96,9 @@ pub(crate) struct Desc {
     /// Binding of the buffer of spilled image/sampler fields
     /// (`spilled_field`), when the kernel has one: after every other.
     pub spill_binding: u32,
+    /// The launch's printf buffer (`printf_buffer_var`), when the kernel
+    /// calls printf: its variable and binding (after every other).
+    pub printf: Option<(Word, u32)>,
     /// Slot → binding of every buffer the kernel can reach.
     slot_binding: BTreeMap<u32, u32>,
     /// (binding, element type) → view variable.
@@ -523,6 +526,29 @@ impl Lower<'_> {
         self.emit(b, Op::Select, u64t, ids(&[is_null, null, val]))
     }
 
+    /// The variable of the launch's printf buffer (`Kernel::printf_binding`):
+    /// a StorageBuffer `struct { u32 words[]; }` at the binding after every
+    /// other: `spill_binding`, or the one after it when image/sampler fields
+    /// spill (decided before any function is lowered).
+    pub(crate) fn printf_buffer_var(&mut self) -> Word {
+        if let Some((v, _)) = self.desc.printf {
+            return v;
+        }
+        let u32t = self.out.t_u32();
+        let pt = self.view_type(u32t, 4);
+        let v = self.out.id();
+        self.out.globals.push(Instruction::new(
+            Op::Variable,
+            Some(pt),
+            Some(v),
+            vec![Operand::StorageClass(StorageClass::StorageBuffer)],
+        ));
+        let binding = self.desc.spill_binding + u32::from(self.spill_meta);
+        self.desc.printf = Some((v, binding));
+        self.desc.bound.push((v, binding));
+        v
+    }
+
     /// Decorates the view and POD variables with their set and binding;
     /// returns them (the entry point's interface).
     pub(crate) fn finish_descriptors(&mut self, set: u32) -> Vec<Word> {
@@ -551,6 +577,7 @@ impl Lower<'_> {
         self.desc.enabled
             && (self.desc.arg_binding.iter().any(|b| b.is_some())
                 || self.desc.pod_cluster_binding.is_some()
-                || self.desc.globals_binding.is_some())
+                || self.desc.globals_binding.is_some()
+                || self.desc.printf.is_some())
     }
 }

@@ -37,7 +37,8 @@
 //!   live in the program's global-variable buffer (`passes::global_vars`):
 //!   a function that uses one computes its address from the buffer's
 //!   address (two implicit push-constant fields) at its top. printf writes records into the
-//!   launch's printf buffer (`printf`).
+//!   launch's printf buffer (`printf`; a binding of its own with descriptor
+//!   addressing).
 //! * Images and samplers (`image`, `sampler`): descriptor variables per
 //!   the ABI's descriptor sets; each image/sampler value is resolved to
 //!   its kernel argument or literal sampler (`passes::image_args`), so
@@ -118,6 +119,8 @@ pub struct LoweredKernel {
     pub addressing: Addressing,
     /// `Kernel::global_variables_binding`.
     pub global_variables_binding: Option<u32>,
+    /// `Kernel::printf_binding`.
+    pub printf_binding: Option<u32>,
 }
 
 /// A lowering failure: the message, and the source line it concerns.
@@ -604,6 +607,7 @@ impl<'a> Lower<'a> {
             literal_samplers: bindings.literal_samplers,
             addressing: self.caps.addressing,
             global_variables_binding: self.desc.globals_binding,
+            printf_binding: self.desc.printf.map(|(_, b)| b),
         })
     }
 

@@ -12,6 +12,12 @@
 //! fit is written past the capacity, where the runtime left room for it,
 //! and printf returns -1 (no branch needed); otherwise 0.
 //!
+//! The buffer is reached through its 64-bit device address
+//! (`ImplicitField::PrintfBuffer`) with physical addressing, and through a
+//! storage-buffer binding of the kernel's set (`Kernel::printf_binding`, a
+//! `u32` runtime array, word-indexed) with descriptor addressing, which
+//! uses no buffer device address.
+//!
 //! Arguments: integers and floating-point values (and vectors of them) as
 //! their bits, each component zero-extended to whole words; a pointer to
 //! `__constant` `char` data (a `%s` argument) as its byte offset in the
@@ -189,11 +195,6 @@ impl Lower<'_> {
         rty: Word,
         raw: &[Word],
     ) -> Res<()> {
-        if self.desc.enabled {
-            return Err("printf is not supported with descriptor addressing \
-                        (its buffer needs buffer device addresses)"
-                .into());
-        }
         let (&fmt, args) = raw.split_first().ok_or("printf without a format")?;
         let off = self
             .const_address(fmt)
@@ -215,6 +216,65 @@ impl Lower<'_> {
         let size = call.record_size() as u32;
         self.printf_calls.push(call);
 
+        let ok = if self.desc.enabled {
+            self.printf_store_descriptor(b, size, &words)
+        } else {
+            self.printf_store_physical(b, size, &words)
+        };
+        let rt = self.lower_ty(rty)?;
+        let w = self.out.int_width(rt).unwrap_or(32);
+        let zero = self.out.c_int(w, 0);
+        let minus1 = self.out.c_int(w, u64::MAX >> (64 - w));
+        b.push(Op::Select, Some(rt), Some(id), ids(&[ok, zero, minus1]));
+        Ok(())
+    }
+
+    /// `at + size <= cap` without wrapping (`size <= cap && at <= cap -
+    /// size`), and the byte offset (in the records) where the record goes:
+    /// `at` when it fits, else `cap`. Returns (fits, offset).
+    fn printf_slot(&mut self, b: &mut Block, at: Word, cap: Word, size_c: Word) -> (Word, Word) {
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let size_fits = self.emit(b, Op::ULessThanEqual, bt, ids(&[size_c, cap]));
+        let room = self.emit(b, Op::ISub, u32t, ids(&[cap, size_c]));
+        let at_fits = self.emit(b, Op::ULessThanEqual, bt, ids(&[at, room]));
+        let ok = self.emit(b, Op::LogicalAnd, bt, ids(&[size_fits, at_fits]));
+        let slot = self.emit(b, Op::Select, u32t, ids(&[ok, at, cap]));
+        (ok, slot)
+    }
+
+    /// Descriptor addressing: reserves and writes the record through the
+    /// printf buffer's binding (`printf_buffer_var`), word-indexed; returns
+    /// whether it fit.
+    fn printf_store_descriptor(&mut self, b: &mut Block, size: u32, words: &[Word]) -> Word {
+        let var = self.printf_buffer_var();
+        let u32t = self.out.t_u32();
+        let pt = self.out.t_ptr(StorageClass::StorageBuffer, u32t);
+        let zero = self.out.c_u32(0);
+        let one = self.out.c_u32(1);
+        let used = self.emit(b, Op::AccessChain, pt, ids(&[var, zero, zero]));
+        let scope = self.out.c_u32(Scope::Device as u32);
+        let size_c = self.out.c_u32(size);
+        let at = self.emit(b, Op::AtomicIAdd, u32t, ids(&[used, scope, zero, size_c]));
+        let cap_ptr = self.emit(b, Op::AccessChain, pt, ids(&[var, zero, one]));
+        let cap = self.emit(b, Op::Load, u32t, ids(&[cap_ptr]));
+        let (ok, slot) = self.printf_slot(b, at, cap, size_c);
+        // Records start at word 2; `slot` is a multiple of 4.
+        let two = self.out.c_u32(2);
+        let rec = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[slot, two]));
+        for (k, &w) in words.iter().enumerate() {
+            let off = self.out.c_u32(2 + k as u32);
+            let i = self.emit(b, Op::IAdd, u32t, ids(&[rec, off]));
+            let p = self.emit(b, Op::AccessChain, pt, ids(&[var, zero, i]));
+            b.push(Op::Store, None, None, ids(&[p, w]));
+        }
+        ok
+    }
+
+    /// Physical addressing: reserves and writes the record through the
+    /// buffer's device address (`ImplicitField::PrintfBuffer`); returns
+    /// whether it fit.
+    fn printf_store_physical(&mut self, b: &mut Block, size: u32, words: &[Word]) -> Word {
         let u32t = self.out.t_u32();
         let u64t = self.out.t_u64();
         let lo = self.implicit_field(b, ImplicitField::PrintfBuffer(0));
@@ -241,13 +301,7 @@ impl Lower<'_> {
             Operand::LiteralBit32(4),
         ];
         let cap = self.emit(b, Op::Load, u32t, aligned);
-        // `at + size <= cap`, without wrapping: `at <= cap - size`.
-        let bt = self.out.t_bool();
-        let size_fits = self.emit(b, Op::ULessThanEqual, bt, ids(&[size_c, cap]));
-        let room = self.emit(b, Op::ISub, u32t, ids(&[cap, size_c]));
-        let at_fits = self.emit(b, Op::ULessThanEqual, bt, ids(&[at, room]));
-        let ok = self.emit(b, Op::LogicalAnd, bt, ids(&[size_fits, at_fits]));
-        let slot = self.emit(b, Op::Select, u32t, ids(&[ok, at, cap]));
+        let (ok, slot) = self.printf_slot(b, at, cap, size_c);
         let slot = self.emit(b, Op::UConvert, u64t, ids(&[slot]));
         let rec = self.emit(b, Op::IAdd, u64t, ids(&[base, slot]));
         for (k, &w) in words.iter().enumerate() {
@@ -265,11 +319,6 @@ impl Lower<'_> {
                 ],
             );
         }
-        let rt = self.lower_ty(rty)?;
-        let w = self.out.int_width(rt).unwrap_or(32);
-        let zero = self.out.c_int(w, 0);
-        let minus1 = self.out.c_int(w, u64::MAX >> (64 - w));
-        b.push(Op::Select, Some(rt), Some(id), ids(&[ok, zero, minus1]));
-        Ok(())
+        ok
     }
 }
