@@ -61,12 +61,23 @@ pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Pr
 }
 
 pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
-    // Options that make sense for IL are the same set (math flags are
-    // accepted and ignored); -D/-I have no effect.
-    frontend::parse_build_options(options, caps)?;
+    // Options that make sense for IL are the same set; -D/-I have no
+    // effect, the math flags select libclc's functions as for source.
+    let opts = frontend::parse_build_options(options, caps)?;
     check_caps(caps)?;
     let scratch = ScratchDir::new()?;
-    build_module(spirv, None, String::new(), caps, &scratch, None)
+    // The OpenCL.std math the source path takes from libclc: linked
+    // through a round trip to LLVM IR (`frontend::il_math`); modules that
+    // need none keep their bytes.
+    let linked = match tools::bytes_to_words(spirv) {
+        Some(words) => frontend::il_math::link_il_math(&words, &opts.math, &scratch),
+        None => Ok(None),
+    };
+    match linked {
+        Ok(Some(linked)) => build_module(&linked, None, String::new(), caps, &scratch, None),
+        Ok(None) => build_module(spirv, None, String::new(), caps, &scratch, None),
+        Err(note) => build_module(spirv, None, note, caps, &scratch, None),
+    }
 }
 
 pub(crate) fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {

@@ -244,39 +244,3 @@ int main(void) {{
         String::from_utf8_lossy(&out.stdout)
     );
 }
-
-/// SPIR-V programs do not go through LLVM, where libclc is linked: a double
-/// transcendental there is a build error that says so.
-#[test]
-fn il_program_with_double_math_is_refused() {
-    let dir = std::env::temp_dir().join(format!("ferrocl-dmath-il-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("a.cl"),
-        "kernel void k(global double *p) { p[0] = sin(p[1]) + pown(p[2], 3); }",
-    )
-    .unwrap();
-    let st = Command::new("clang-15")
-        .args(["-cc1", "-triple", "spir64", "-no-opaque-pointers"])
-        .args(["-finclude-default-header", "-O2", "-emit-llvm-bc"])
-        .args(["-o", "a.bc", "a.cl"])
-        .current_dir(&dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let st = Command::new("llvm-spirv-15")
-        .args(["a.bc", "-o", "a.spv"])
-        .current_dir(&dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let il = std::fs::read(dir.join("a.spv")).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let e = ferrocl_compiler::build_il(&il, "", &caps(true)).unwrap_err();
-    assert!(
-        e.log
-            .contains("not supported in programs created from SPIR-V"),
-        "{}",
-        e.log
-    );
-}

@@ -38,3 +38,49 @@ pub use pod::Pod;
 
 /// The raw OpenCL API, for tests that call it directly.
 pub use opencl_sys as sys;
+
+/// OpenCL C `source` compiled to OpenCL SPIR-V (spir64) by clang-15 and
+/// llvm-spirv-15, as an application would make the IL it gives
+/// clCreateProgramWithIL. Panics when a tool fails.
+pub fn spirv_of(source: &str) -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-il-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("k.cl"), source).unwrap();
+    let run = |tool: &str, args: &[&str]| {
+        let out = std::process::Command::new(tool)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap_or_else(|e| panic!("{tool}: {e}"));
+        assert!(
+            out.status.success(),
+            "{tool} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(
+        "clang-15",
+        &[
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-O2",
+            "-emit-llvm-bc",
+            "-o",
+            "k.bc",
+            "k.cl",
+        ],
+    );
+    run("llvm-spirv-15", &["k.bc", "-o", "k.spv"]);
+    let il = std::fs::read(dir.join("k.spv")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    il
+}

@@ -148,6 +148,28 @@ impl Context {
         let len = source.len();
         // SAFETY: one string given with its length (no NUL needed).
         let raw = unsafe { clCreateProgramWithSource(self.raw, 1, &text, &len, &mut status) };
+        self.build_created(raw, status, options)
+    }
+
+    /// As `try_build`, but through clCreateProgramWithIL: `source` is
+    /// compiled to OpenCL SPIR-V by clang-15 and llvm-spirv-15 first
+    /// ([`crate::spirv_of`]), as an application would.
+    pub fn try_build_il(&self, source: &str, options: &str) -> Result<Program, BuildError> {
+        let il = crate::spirv_of(source);
+        let mut status = CL_SUCCESS;
+        // SAFETY: il.len() readable bytes.
+        let raw =
+            unsafe { clCreateProgramWithIL(self.raw, il.as_ptr().cast(), il.len(), &mut status) };
+        self.build_created(raw, status, options)
+    }
+
+    /// Builds the program `raw` that a create call returned with `status`.
+    fn build_created(
+        &self,
+        raw: cl_program,
+        status: cl_int,
+        options: &str,
+    ) -> Result<Program, BuildError> {
         cl_result(status).map_err(|e| BuildError {
             status: e,
             log: String::new(),

@@ -260,6 +260,13 @@ fn launch(
 /// Checks `name` of `shape` on double and double4 against the reference
 /// within `bound`.
 fn check_function(name: &str, shape: Shape, bound: Bound) {
+    check_built(name, shape, bound, false);
+}
+
+/// `check_function`, the program built from source or, where `il`, from
+/// the SPIR-V clang-15 and llvm-spirv-15 make of it
+/// (clCreateProgramWithIL).
+fn check_built(name: &str, shape: Shape, bound: Bound, il: bool) {
     let cl = Cl::new();
     require_fp64(&cl);
     let seed = name.bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| {
@@ -284,9 +291,12 @@ fn check_function(name: &str, shape: Shape, bound: Bound) {
         pad4(&mut n);
     }
     let len = x.len();
-    let program = cl
-        .try_build(&source(name, shape), "")
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let program = if il {
+        cl.try_build_il(&source(name, shape), "")
+    } else {
+        cl.try_build(&source(name, shape), "")
+    }
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     let dx = cl.buffer_from(&x);
     let mut report = Report::default();
     for (kernel, items, what) in [
@@ -456,6 +466,26 @@ fn tgamma() {
             "{}",
             e.log
         ),
+    }
+}
+
+/// Programs created from SPIR-V (clCreateProgramWithIL) get the same
+/// functions (`frontend::il_math`; before, double ones were build errors),
+/// within the same bounds.
+#[test]
+fn il_programs() {
+    let ulps = |ulps| Bound {
+        ulps,
+        absolute: 0.0,
+    };
+    for (name, shape, bound) in [
+        ("sin", Shape::Unary, ulps(4.0)),
+        ("exp", Shape::Unary, ulps(3.0)),
+        ("log", Shape::Unary, ulps(3.0)),
+        ("pow", Shape::Binary, ulps(16.0)),
+        ("tgamma", Shape::Unary, ulps(16.0)),
+    ] {
+        check_built(name, shape, bound, true);
     }
 }
 

@@ -365,6 +365,20 @@ fn check_with(
     domain: impl Fn(f32) -> bool,
     relaxed_bound: Option<&dyn Fn(f32) -> Bound>,
 ) {
+    check_built(name, shape, bound, options, domain, relaxed_bound, false);
+}
+
+/// `check_with`, the program built from source or, where `il`, from the
+/// SPIR-V clang-15 and llvm-spirv-15 make of it (clCreateProgramWithIL).
+fn check_built(
+    name: &str,
+    shape: Shape,
+    bound: Bound,
+    options: &str,
+    domain: impl Fn(f32) -> bool,
+    relaxed_bound: Option<&dyn Fn(f32) -> Bound>,
+    il: bool,
+) {
     let cl = Cl::new();
     let denorms = denorms(&cl);
     let seed = name.bytes().fold(0x9e37_79b9_7f4a_7c15u64, |h, b| {
@@ -404,9 +418,12 @@ fn check_with(
         pad4(&mut n);
     }
     let len = x.len();
-    let program = cl
-        .try_build(&source(name, shape), options)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let program = if il {
+        cl.try_build_il(&source(name, shape), options)
+    } else {
+        cl.try_build(&source(name, shape), options)
+    }
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     let dx = cl.buffer_from(&x);
     let mut report = Report {
         ftz: !denorms,
@@ -598,6 +615,25 @@ ulp_tests! {
 ulp_tests! {
     lgamma: Unary, 16.0, absolute 2f64.powi(-21);
     lgamma_r: LgammaR, 16.0, absolute 2f64.powi(-21);
+}
+
+/// Programs created from SPIR-V (clCreateProgramWithIL) get the same
+/// functions (`frontend::il_math`), within the same bounds.
+#[test]
+fn il_programs() {
+    let ulps = |ulps| Bound {
+        ulps,
+        absolute: 0.0,
+    };
+    for (name, shape, bound) in [
+        ("sin", Shape::Unary, ulps(4.0)),
+        ("exp", Shape::Unary, ulps(3.0)),
+        ("log", Shape::Unary, ulps(3.0)),
+        ("pow", Shape::Binary, ulps(16.0)),
+        ("tgamma", Shape::Unary, ulps(16.0)),
+    ] {
+        check_built(name, shape, bound, "", |_| true, None, true);
+    }
 }
 
 /// sincos, lgamma_r and remquo write through generic pointers in OpenCL C

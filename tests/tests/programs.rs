@@ -659,10 +659,51 @@ OpReturn
 OpFunctionEnd
 "#;
 
+/// An OpenCL SPIR-V kernel `spec_math(global float* out)` storing
+/// OpenCL.std sin and exp of its float specialization constant SpecId 7
+/// (default 1.5): libclc's functions, linked after the constant is frozen
+/// (`frontend::il_math`).
+const SPEC_MATH_SPVASM: &str = r#"
+OpCapability Addresses
+OpCapability Kernel
+OpCapability Int64
+%cl = OpExtInstImport "OpenCL.std"
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %k "spec_math"
+OpDecorate %c_float SpecId 7
+%void = OpTypeVoid
+%ulong = OpTypeInt 64 0
+%float = OpTypeFloat 32
+%c_float = OpSpecConstant %float 1.5
+%ulong_1 = OpConstant %ulong 1
+%ptr = OpTypePointer CrossWorkgroup %float
+%fnty = OpTypeFunction %void %ptr
+%k = OpFunction %void None %fnty
+%out = OpFunctionParameter %ptr
+%entry = OpLabel
+%s = OpExtInst %float %cl sin %c_float
+OpStore %out %s Aligned 4
+%e = OpExtInst %float %cl exp %c_float
+%p1 = OpInBoundsPtrAccessChain %ptr %out %ulong_1
+OpStore %p1 %e Aligned 4
+OpReturn
+OpFunctionEnd
+"#;
+
 fn spec_il() -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("ferrocl-spec-test-{}", std::process::id()));
+    assemble(SPEC_SPVASM)
+}
+
+/// `spvasm` assembled by spirv-as (SPIR-V 1.0).
+fn assemble(spvasm: &str) -> Vec<u8> {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-spec-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("k.spvasm"), SPEC_SPVASM).unwrap();
+    std::fs::write(dir.join("k.spvasm"), spvasm).unwrap();
     let ok = Command::new("spirv-as")
         .args(["--target-env", "spv1.0", "k.spvasm", "-o", "k.spv"])
         .current_dir(&dir)
@@ -677,12 +718,23 @@ fn spec_il() -> Vec<u8> {
 
 /// Builds `p` and runs `spec`, returning its five values.
 fn run_spec(cl: &Cl, p: &Prog) -> Vec<u64> {
+    run_spec_kernel(cl, p, c"spec", &[0u64; 5])
+}
+
+/// Builds `p` and runs its kernel `name` on a buffer of `init`, returning
+/// the buffer.
+fn run_spec_kernel<T: ferrocl_tests::Pod>(
+    cl: &Cl,
+    p: &Prog,
+    name: &std::ffi::CStr,
+    init: &[T],
+) -> Vec<T> {
     check(build(p, cl.device(), ""), "clBuildProgram(IL)");
     let mut status = CL_SUCCESS;
     // SAFETY: valid program, NUL-terminated name.
-    let k = unsafe { clCreateKernel(p.0, c"spec".as_ptr(), &mut status) };
-    check(status, "clCreateKernel(spec)");
-    let buf = cl.buffer_from(&[0u64; 5]);
+    let k = unsafe { clCreateKernel(p.0, name.as_ptr(), &mut status) };
+    check(status, "clCreateKernel");
+    let buf = cl.buffer_from(init);
     let mem = buf.raw();
     // SAFETY: a cl_mem argument.
     check(
@@ -775,6 +827,32 @@ fn specialization_constants_of_an_il_program() {
         CL_INVALID_PROGRAM,
         "source program",
     );
+}
+
+/// A specialized IL program calling OpenCL.std math gets libclc's
+/// functions for the application's value: within OpenCL's bounds (sin 4,
+/// exp 3 ulp), at the default and at a value set before the build.
+#[test]
+fn specialized_il_program_with_precise_math() {
+    use ferrocl_tests::mathref::{reference, ulp_error_f32};
+    let cl = Cl::new();
+    let il = assemble(SPEC_MATH_SPVASM);
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() readable bytes.
+    let p =
+        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
+    check(status, "clCreateProgramWithIL");
+    for x in [1.5f32, 85.3] {
+        if x != 1.5 {
+            check(set_spec(&p, 7, &x.to_ne_bytes()), "set float");
+        }
+        let out = run_spec_kernel(&cl, &p, c"spec_math", &[0f32; 2]);
+        for (got, name, ulps) in [(out[0], "sin", 4.0), (out[1], "exp", 3.0)] {
+            let r = reference(name, x as f64, 0.0, 0);
+            let e = ulp_error_f32(got, &r).unwrap_or_else(|e| panic!("{name}({x}): {e}"));
+            assert!(e <= ulps, "{name}({x}) = {got}: {e} ulp");
+        }
+    }
 }
 
 #[test]

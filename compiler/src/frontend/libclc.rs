@@ -157,10 +157,11 @@
 //! # Gaps
 //!
 //! Half-precision functions keep GLSL.std.450's precision. Programs
-//! created from SPIR-V (clCreateProgramWithIL) do not go through LLVM:
-//! their float transcendentals keep GLSL.std.450's precision and double
-//! ones remain build errors in the lowering. Geometric functions (length,
-//! distance, normalize) keep GLSL.std.450's versions.
+//! created from SPIR-V (clCreateProgramWithIL) get the same functions
+//! through a round trip to LLVM IR (`frontend::il_math`), except modules
+//! that still have specialization constants at build time (composite or
+//! op ones: the runtime freezes the scalar ones first). Geometric
+//! functions (length, distance, normalize) keep GLSL.std.450's versions.
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
@@ -276,7 +277,7 @@ impl MathOptions {
     }
 
     /// Whether the float overload of `base` comes from libclc.
-    fn float_from_libclc(&self, base: &str) -> bool {
+    pub(crate) fn float_from_libclc(&self, base: &str) -> bool {
         FLOAT_BUILTINS.contains(&base)
             && !(self.relaxed && RELAXED_GLSL.contains(&base))
             && (base != "fma" || self.soft_fma32)

@@ -1,6 +1,7 @@
 //! Front end: OpenCL C → LLVM IR (clang-15) → Kernel-flavour SPIR-V
 //! (llvm-spirv-15), plus the kernel argument metadata clang records.
 
+pub mod il_math;
 pub mod libclc;
 mod metadata;
 mod options;

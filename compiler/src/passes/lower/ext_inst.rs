@@ -7,9 +7,11 @@
 //! come from libclc instead (`frontend::libclc`, linked before llvm-spirv,
 //! so they never reach this table; its module doc tables the decision per
 //! builtin): the float entries here serve `native_*` / `half_*`,
-//! `-cl-fast-relaxed-math` (whose bounds are Vulkan's) and SPIR-V programs
-//! (clCreateProgramWithIL), where the double ones are build errors
-//! (`no_double_here`).
+//! `-cl-fast-relaxed-math` (whose bounds are Vulkan's). SPIR-V programs
+//! (clCreateProgramWithIL) get libclc's too (`frontend::il_math`), except
+//! those it cannot round-trip through LLVM IR (or that still have
+//! specialization constants): there the float entries serve, and the
+//! double ones are build errors (`no_double_here`).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};
@@ -102,11 +104,12 @@ fn implementation(name: &str) -> Option<Impl> {
 }
 
 /// The error for a double-precision transcendental that reaches the
-/// lowering: only a SPIR-V program's can (see the module doc).
+/// lowering: only a SPIR-V program's that `frontend::il_math` could not
+/// link with libclc can (see the module doc).
 fn no_double_here(name: &str) -> String {
     format!(
         "double-precision '{name}' is not supported in programs created from SPIR-V \
-         (ferrocl links libclc's double-precision math into programs built from OpenCL C only)"
+         that cannot be linked with libclc's math (see the warning above)"
     )
 }
 

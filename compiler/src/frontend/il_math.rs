@@ -1,0 +1,186 @@
+//! libclc's math for programs created from SPIR-V (clCreateProgramWithIL):
+//! `link_il_math`.
+//!
+//! # Algorithm
+//!
+//! An IL program never goes through clang, so its OpenCL.std float
+//! transcendentals would keep GLSL.std.450's precision and its double ones
+//! would be build errors in the lowering. When the module calls an
+//! OpenCL.std instruction whose overload the source path takes from libclc
+//! (`needs_libclc`: a [`libclc::DOUBLE_BUILTINS`] name on a double or
+//! double vector, a [`libclc::FLOAT_BUILTINS`] name on a float or float
+//! vector as [`MathOptions`] selects, for the same device caps and
+//! `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`; decided by
+//! the instruction's result type, which is the first parameter's for every
+//! one of them), the module takes the source path's last steps:
+//!
+//! 1. `llvm-spirv -r` translates it to LLVM bitcode (OpenCL.std
+//!    instructions become calls of the `_Z`-mangled builtins, as clang
+//!    declares them), `llvm-link -S` prints it as textual IR;
+//! 2. `libclc::link_math` links what it needs, exactly as for a source
+//!    program;
+//! 3. `clang -cc1 -x ir` and llvm-spirv translate it back, with the source
+//!    path's flags (`ir_to_bitcode`, `translate_bitcode`).
+//!
+//! Modules that need none of those builtins are returned untouched (the
+//! caller keeps its bytes). Where a step fails (llvm-spirv cannot read
+//! back a construct of the module, ...) the module is kept as it is, with
+//! a note for the build log; a build that built before never fails here.
+//!
+//! Specialization constants: `llvm-spirv -r` lowers them to plain
+//! constants. The runtime freezes the application's values
+//! (`freeze_spec_constants`) before `build_il`, so its modules have none
+//! left but composite / op ones, which the pipeline refuses anyway. A
+//! module that still has `OpSpecConstant*` instructions keeps the
+//! GLSL.std.450 path, with a warning in the build log.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+
+use rspirv::spirv::OpenclStd100Op;
+
+use super::libclc::{self, MathOptions};
+use crate::tools::{self, run_tool, ScratchDir};
+
+const OP_EXT_INST_IMPORT: u32 = 11;
+const OP_EXT_INST: u32 = 12;
+const OP_TYPE_FLOAT: u32 = 22;
+const OP_TYPE_VECTOR: u32 = 23;
+/// OpSpecConstantTrue ..= OpSpecConstantOp.
+const OP_SPEC_CONSTANTS: std::ops::RangeInclusive<u32> = 48..=52;
+
+/// The literal string starting at `words[0]` (nul-terminated, packed).
+fn literal_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// What `needs_libclc` found in a module.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct IlMath {
+    /// The OpenCL.std builtins (name, float width) taken from libclc.
+    pub builtins: Vec<(String, u32)>,
+    /// The module has `OpSpecConstant*` instructions.
+    pub spec_constants: bool,
+}
+
+/// The OpenCL.std instructions of `words` whose overloads the source path
+/// takes from libclc (module doc), and whether it has spec constants.
+pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
+    let mut sets = Vec::new();
+    // Type id → float width (scalars and vectors of floats).
+    let mut widths: HashMap<u32, u32> = HashMap::new();
+    let mut found = IlMath::default();
+    for inst in tools::instructions(words).flatten() {
+        let (_, w) = inst;
+        let op = w[0] & 0xffff;
+        match op {
+            OP_EXT_INST_IMPORT if w.len() >= 3 => {
+                if literal_string(&w[2..]) == "OpenCL.std" {
+                    sets.push(w[1]);
+                }
+            }
+            OP_TYPE_FLOAT if w.len() >= 3 => {
+                widths.insert(w[1], w[2]);
+            }
+            OP_TYPE_VECTOR if w.len() >= 4 => {
+                if let Some(&width) = widths.get(&w[2]) {
+                    widths.insert(w[1], width);
+                }
+            }
+            OP_EXT_INST if w.len() >= 5 && sets.contains(&w[3]) => {
+                let Some(name) = OpenclStd100Op::from_u32(w[4]).map(|o| format!("{o:?}")) else {
+                    continue;
+                };
+                let width = widths.get(&w[1]).copied().unwrap_or(0);
+                let libclc = match width {
+                    64 => libclc::DOUBLE_BUILTINS.contains(&name.as_str()),
+                    32 => opts.float_from_libclc(&name),
+                    _ => false,
+                };
+                if libclc
+                    && !found
+                        .builtins
+                        .iter()
+                        .any(|(n, b)| *n == name && *b == width)
+                {
+                    found.builtins.push((name, width));
+                }
+            }
+            op if OP_SPEC_CONSTANTS.contains(&op) => found.spec_constants = true,
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Links libclc's math into the IL `words` when it needs some (module
+/// doc): `Ok(Some(spirv))` with the new module, `Ok(None)` when it needs
+/// none, `Err(note)` when the module keeps the GLSL.std.450 path, `note`
+/// saying why (for the build log).
+pub fn link_il_math(
+    words: &[u32],
+    opts: &MathOptions,
+    scratch: &ScratchDir,
+) -> Result<Option<Vec<u8>>, String> {
+    let found = needs_libclc(words, opts);
+    if found.builtins.is_empty() {
+        return Ok(None);
+    }
+    let names = found
+        .builtins
+        .iter()
+        .map(|(n, w)| format!("{n} ({})", if *w == 64 { "double" } else { "float" }))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if found.spec_constants {
+        return Err(format!(
+            "warning: the module has specialization constants: its builtins {names} keep \
+             GLSL.std.450's precision, outside OpenCL's bounds (double ones are not supported)\n"
+        ));
+    }
+    round_trip(words, opts, scratch).map(Some).map_err(|e| {
+        format!(
+            "warning: the module cannot be linked with libclc's math ({}): its builtins \
+             {names} keep GLSL.std.450's precision (double ones are not supported)\n",
+            e.trim()
+        )
+    })
+}
+
+/// Steps 1-3 of the module doc.
+fn round_trip(words: &[u32], opts: &MathOptions, scratch: &ScratchDir) -> Result<Vec<u8>, String> {
+    std::fs::write(scratch.file("il.spv"), tools::words_to_bytes(words))
+        .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+    let run = |tool, args: &[&str]| -> Result<(), String> {
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tool, &os, &scratch.path).map_err(|e| e.log)?;
+        if out.success {
+            Ok(())
+        } else {
+            let first = out.stderr.lines().next().unwrap_or("no message");
+            Err(format!("{}: {first}", args.join(" ")))
+        }
+    };
+    run(tools::LLVM_SPIRV, &["-r", "il.spv", "-o", "il.bc"])?;
+    // Typed pointers, as everywhere in the front end (llvm-spirv-15).
+    run(
+        tools::LLVM_LINK,
+        &["-opaque-pointers=0", "-S", "il.bc", "-o", "il.ll"],
+    )?;
+    let ll = std::fs::read_to_string(scratch.file("il.ll"))
+        .map_err(|e| format!("llvm-link wrote nothing: {e}"))?;
+    let linked = libclc::link_math(&ll, scratch, opts)
+        .map_err(|e| e.log)?
+        .ok_or("libclc has none of its builtins")?;
+    std::fs::write(scratch.file("input.ll"), linked)
+        .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+    super::ir_to_bitcode(scratch, "input.ll", "input.bc").map_err(|e| e.log)?;
+    let spirv = super::translate_bitcode(scratch).map_err(|e| e.log)?;
+    tools::dump("1-il-libclc.spv", &spirv);
+    Ok(spirv)
+}
