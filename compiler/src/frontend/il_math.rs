@@ -79,10 +79,8 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
         let (_, w) = inst;
         let op = w[0] & 0xffff;
         match op {
-            OP_EXT_INST_IMPORT if w.len() >= 3 => {
-                if literal_string(&w[2..]) == "OpenCL.std" {
-                    sets.push(w[1]);
-                }
+            OP_EXT_INST_IMPORT if w.len() >= 3 && literal_string(&w[2..]) == "OpenCL.std" => {
+                sets.push(w[1]);
             }
             OP_TYPE_FLOAT if w.len() >= 3 => {
                 widths.insert(w[1], w[2]);
