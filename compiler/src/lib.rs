@@ -4,7 +4,9 @@
 //! Pipeline (DESIGN §4), each stage a function in its own module:
 //!
 //! 1. `frontend::compile_opencl_c`: clang-15 → LLVM IR (+ kernel argument
-//!    metadata) → llvm-spirv-15 → Kernel SPIR-V (`build_il` starts after it);
+//!    metadata) → llvm-spirv-15 → Kernel SPIR-V (`build_il` starts after it,
+//!    IL that calls libclc's math taking `frontend::il_math`'s round trip
+//!    through LLVM IR first);
 //! 2. `passes::structurize::structurize_cfgs` (spirt): structured control
 //!    flow, on the Kernel module — the lowering keeps the control flow as
 //!    it is;

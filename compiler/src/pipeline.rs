@@ -1,5 +1,6 @@
-//! The build pipeline behind `build_source` / `build_il`: front end, then
-//! per kernel lower → structurize → validate → reflect.
+//! The build pipeline behind `build_source` / `build_il`: front end (for
+//! IL, only `frontend::il_math` where it calls libclc's math), then per
+//! kernel lower → structurize → validate → reflect.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
