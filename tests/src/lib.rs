@@ -43,6 +43,12 @@ pub use opencl_sys as sys;
 /// llvm-spirv-15, as an application would make the IL it gives
 /// clCreateProgramWithIL. Panics when a tool fails.
 pub fn spirv_of(source: &str) -> Vec<u8> {
+    spirv_of_version(source, None)
+}
+
+/// [`spirv_of`] for SPIR-V `max_version` at most (`--spirv-max-version`,
+/// e.g. "1.0"), or llvm-spirv's default.
+pub fn spirv_of_version(source: &str, max_version: Option<&str>) -> Vec<u8> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -79,7 +85,10 @@ pub fn spirv_of(source: &str) -> Vec<u8> {
             "k.cl",
         ],
     );
-    run("llvm-spirv-15", &["k.bc", "-o", "k.spv"]);
+    let max = max_version.map(|v| format!("--spirv-max-version={v}"));
+    let mut args: Vec<&str> = max.iter().map(String::as_str).collect();
+    args.extend(["k.bc", "-o", "k.spv"]);
+    run("llvm-spirv-15", &args);
     let il = std::fs::read(dir.join("k.spv")).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     il

@@ -5,7 +5,6 @@
 
 use std::ffi::{c_void, CString};
 use std::mem::size_of;
-use std::path::Path;
 use std::process::Command;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -264,44 +263,6 @@ fn run_apply(cl: &Cl, p: &Prog) -> Vec<i32> {
     out
 }
 
-/// `source` compiled to OpenCL SPIR-V of `version` by clang-15 and
-/// llvm-spirv-15, as an application would.
-fn spirv_of(source: &str, version: &str, dir: &Path) -> Vec<u8> {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("k.cl"), source).unwrap();
-    let ok = Command::new("clang-15")
-        .args([
-            "-cc1",
-            "-triple",
-            "spir64",
-            "-no-opaque-pointers",
-            "-finclude-default-header",
-            "-O2",
-            "-emit-llvm-bc",
-            "-o",
-            "k.bc",
-            "k.cl",
-        ])
-        .current_dir(dir)
-        .status()
-        .expect("clang-15")
-        .success();
-    assert!(ok, "clang-15 failed");
-    let ok = Command::new("llvm-spirv-15")
-        .args([
-            &format!("--spirv-max-version={version}"),
-            "k.bc",
-            "-o",
-            "k.spv",
-        ])
-        .current_dir(dir)
-        .status()
-        .expect("llvm-spirv-15")
-        .success();
-    assert!(ok, "llvm-spirv-15 failed");
-    std::fs::read(dir.join("k.spv")).unwrap()
-}
-
 #[test]
 fn il_versions_reported() {
     let cl = Cl::new();
@@ -328,9 +289,8 @@ fn il_versions_reported() {
 #[test]
 fn il_program_runs() {
     let cl = Cl::new();
-    let dir = std::env::temp_dir().join(format!("ferrocl-il-test-{}", std::process::id()));
     for version in ["1.0", "1.4"] {
-        let il = spirv_of(&whole_source(), version, &dir.join(version));
+        let il = ferrocl_tests::spirv_of_version(&whole_source(), Some(version));
         let mut status = CL_SUCCESS;
         // SAFETY: il.len() bytes.
         let p =
@@ -341,7 +301,6 @@ fn il_program_runs() {
         check(build(&p, cl.device(), ""), "clBuildProgram(IL)");
         assert_eq!(run_apply(&cl, &p), expected(), "SPIR-V {version}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 
     // "CL_INVALID_VALUE if [...] il does not contain well-formed
     // intermediate language input".
@@ -861,9 +820,7 @@ fn il_program_compiles_and_links_with_source() {
     // kernel compiled from source.
     let cl = Cl::new();
     let ctx = &cl.context;
-    let dir = std::env::temp_dir().join(format!("ferrocl-il-link-{}", std::process::id()));
-    let il = spirv_of(HELPER, "1.2", &dir);
-    let _ = std::fs::remove_dir_all(&dir);
+    let il = ferrocl_tests::spirv_of_version(HELPER, Some("1.2"));
     let mut status = CL_SUCCESS;
     // SAFETY: il.len() bytes.
     let helper = Prog(unsafe {
