@@ -178,32 +178,7 @@ fn module_without_libclc_math_is_unchanged() {
 }
 
 /// OpenCL.std sin and exp of a float specialization constant (SpecId 7).
-const SPEC: &str = r#"
-OpCapability Addresses
-OpCapability Kernel
-OpCapability Int64
-%cl = OpExtInstImport "OpenCL.std"
-OpMemoryModel Physical64 OpenCL
-OpEntryPoint Kernel %k "spec_math"
-OpDecorate %c_float SpecId 7
-%void = OpTypeVoid
-%ulong = OpTypeInt 64 0
-%float = OpTypeFloat 32
-%c_float = OpSpecConstant %float 1.5
-%ulong_1 = OpConstant %ulong 1
-%ptr = OpTypePointer CrossWorkgroup %float
-%fnty = OpTypeFunction %void %ptr
-%k = OpFunction %void None %fnty
-%out = OpFunctionParameter %ptr
-%entry = OpLabel
-%s = OpExtInst %float %cl sin %c_float
-OpStore %out %s Aligned 4
-%e = OpExtInst %float %cl exp %c_float
-%p1 = OpInBoundsPtrAccessChain %ptr %out %ulong_1
-OpStore %p1 %e Aligned 4
-OpReturn
-OpFunctionEnd
-"#;
+const SPEC: &str = include_str!("il/spec_math.spvasm");
 
 #[test]
 fn spec_constants_are_frozen_first() {

@@ -621,33 +621,9 @@ OpFunctionEnd
 /// An OpenCL SPIR-V kernel `spec_math(global float* out)` storing
 /// OpenCL.std sin and exp of its float specialization constant SpecId 7
 /// (default 1.5): libclc's functions, linked after the constant is frozen
-/// (`frontend::il_math`).
-const SPEC_MATH_SPVASM: &str = r#"
-OpCapability Addresses
-OpCapability Kernel
-OpCapability Int64
-%cl = OpExtInstImport "OpenCL.std"
-OpMemoryModel Physical64 OpenCL
-OpEntryPoint Kernel %k "spec_math"
-OpDecorate %c_float SpecId 7
-%void = OpTypeVoid
-%ulong = OpTypeInt 64 0
-%float = OpTypeFloat 32
-%c_float = OpSpecConstant %float 1.5
-%ulong_1 = OpConstant %ulong 1
-%ptr = OpTypePointer CrossWorkgroup %float
-%fnty = OpTypeFunction %void %ptr
-%k = OpFunction %void None %fnty
-%out = OpFunctionParameter %ptr
-%entry = OpLabel
-%s = OpExtInst %float %cl sin %c_float
-OpStore %out %s Aligned 4
-%e = OpExtInst %float %cl exp %c_float
-%p1 = OpInBoundsPtrAccessChain %ptr %out %ulong_1
-OpStore %p1 %e Aligned 4
-OpReturn
-OpFunctionEnd
-"#;
+/// (`frontend::il_math`). The compiler's il_math tests build the same
+/// text.
+const SPEC_MATH_SPVASM: &str = include_str!("../../compiler/tests/il/spec_math.spvasm");
 
 fn spec_il() -> Vec<u8> {
     assemble(SPEC_SPVASM)

@@ -422,6 +422,15 @@ fn split(global: &[usize; 3], local: &[usize; 3], max_groups: [u32; 3]) -> Vec<D
     out
 }
 
+/// Writes the image/sampler fields an argument buffer keeps
+/// (`ArgBuffer::implicit`) at their offsets in `dst`.
+fn put_spilled_fields(dst: &mut [u8], ab: &compiler::ArgBuffer, args: &[ArgValue]) -> CLResult<()> {
+    for &(field, off) in &ab.implicit {
+        put(dst, off, &image_field(field, args)?.to_le_bytes());
+    }
+    Ok(())
+}
+
 /// The value of an image or sampler implicit field: the image argument's
 /// channel order or data type, the sampler argument's OpenCL bits.
 fn image_field(field: ImplicitField, args: &[ArgValue]) -> CLResult<u32> {
@@ -756,9 +765,7 @@ pub fn enqueue_ndrange(
     if let Some(ab) = &info.arg_buffer {
         if let Some(d) = ab.descriptor {
             let mut fields = vec![0u8; ab.size as usize];
-            for &(field, off) in &ab.implicit {
-                put(&mut fields, off, &image_field(field, &args)?.to_le_bytes());
-            }
+            put_spilled_fields(&mut fields, ab, &args)?;
             pods.add(d, &fields);
         }
     }
@@ -809,9 +816,7 @@ pub fn enqueue_ndrange(
     let arg_buffer = match &info.arg_buffer {
         Some(ab) if ab.descriptor.is_none() => {
             // Image/sampler fields kept in the buffer (many such arguments).
-            for &(field, off) in &ab.implicit {
-                put(&mut block, off, &image_field(field, &args)?.to_le_bytes());
-            }
+            put_spilled_fields(&mut block, ab, &args)?;
             let b = Arc::new(dev.vk()?.staging(ab.size as u64, BufferKind::Upload)?);
             let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
             // SAFETY: mapped host-visible buffer of ab.size bytes, not yet in use.
