@@ -239,6 +239,7 @@ mod tests {
             denorms32: false,
             preserve_denorms: Default::default(),
             preserve_inf_nan: Default::default(),
+            rmw_ordering: false,
             khr_subgroups: true,
             descriptor: Default::default(),
         }
