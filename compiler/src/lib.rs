@@ -120,6 +120,12 @@ pub struct DeviceCaps {
     /// and stores as read-modify-writes, fences as a read-modify-write of
     /// a work-group word (`passes::lower::atomic`).
     pub rmw_ordering: bool,
+    /// The device has the Vulkan memory model with device scope
+    /// (vulkanMemoryModel and vulkanMemoryModelDeviceScope): kernels with
+    /// non-relaxed atomics or fences are emitted in it, so that release and
+    /// acquire order their ordinary `__global` and `__local` loads and
+    /// stores too (`passes::lower::vmm`). Without it they keep GLSL450.
+    pub vulkan_memory_model: bool,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,

@@ -619,25 +619,39 @@ typedef atomic_long AT;
 typedef int T;
 typedef atomic_int AT;
 #endif
-// The maximum by a compare-exchange loop (weak, explicit orders).
-kernel void cas_max(global const T *x, global AT *m) {
+// Every retry loop below is capped at TRIES iterations (far more than any
+// schedule needs) and reports giving up, so that a wrong lowering fails
+// the host test instead of spinning forever (a kernel that never ends
+// blocks the GPU for every other process).
+#define TRIES 100000
+// The maximum by a compare-exchange loop (weak, explicit orders); gave_up
+// counts the work-items that gave up.
+kernel void cas_max(global const T *x, global AT *m, global atomic_int *gave_up) {
     T v = x[get_global_id(0)];
     T cur = atomic_load_explicit(m, memory_order_relaxed);
+    int t = 0;
     while (cur < v && !atomic_compare_exchange_weak_explicit(m, &cur, v,
                           memory_order_acq_rel, memory_order_relaxed))
-        ;
+        if (++t == TRIES) {
+            atomic_fetch_add_explicit(gave_up, 1, memory_order_relaxed);
+            break;
+        }
 }
 // The same on a __local object, one maximum per work-group.
-kernel void cas_max_local(global const int *x, global int *out) {
+kernel void cas_max_local(global const int *x, global int *out, global atomic_int *gave_up) {
     local atomic_int m;
     if (get_local_id(0) == 0)
         atomic_init(&m, INT_MIN);
     work_group_barrier(CLK_LOCAL_MEM_FENCE);
     int v = x[get_global_id(0)];
     int cur = atomic_load_explicit(&m, memory_order_relaxed, memory_scope_work_group);
+    int t = 0;
     while (cur < v && !atomic_compare_exchange_strong_explicit(&m, &cur, v,
                           memory_order_acq_rel, memory_order_acquire, memory_scope_work_group))
-        ;
+        if (++t == TRIES) {
+            atomic_fetch_add_explicit(gave_up, 1, memory_order_relaxed);
+            break;
+        }
     work_group_barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0)
         out[get_group_id(0)] = atomic_load(&m);
@@ -647,27 +661,44 @@ kernel void cas_max_local(global const int *x, global int *out) {
 // (reading `next` after an acquire). Every node is pushed once, so `next`
 // never changes after its push and a pop cannot suffer ABA; each
 // work-item's push completes before its pop, so no pop finds the stack
-// empty.
+// empty. popped[me]: the node popped, -3 when the push gave up, -4 when
+// the pop gave up, -5 when the pop saw an empty stack or a node index out
+// of range (stale `next`).
 kernel void stack(global atomic_int *head, global int *next, global int *popped) {
-    int me = get_global_id(0);
+    int me = get_global_id(0), n = get_global_size(0);
     int h = atomic_load_explicit(head, memory_order_relaxed);
+    int t = 0;
     do {
         next[me] = h;
     } while (!atomic_compare_exchange_weak_explicit(head, &h, me,
-                 memory_order_release, memory_order_relaxed));
+                 memory_order_release, memory_order_relaxed) && ++t < TRIES);
+    if (t == TRIES) {
+        popped[me] = -3;
+        return;
+    }
     h = atomic_load_explicit(head, memory_order_acquire);
-    while (!atomic_compare_exchange_strong(head, &h, next[h]))
-        ;
-    popped[me] = h;
+    for (t = 0; t < TRIES; t++) {
+        if (h < 0 || h >= n) {
+            popped[me] = -5;
+            return;
+        }
+        if (atomic_compare_exchange_strong(head, &h, next[h]))
+            break;
+    }
+    popped[me] = t == TRIES ? -4 : h;
 }
-// Push only: the host walks the list.
+// Push only: the host walks the list (next[me] stays -3 where the push
+// gave up).
 kernel void push(global atomic_int *head, global int *next) {
     int me = get_global_id(0);
     int h = atomic_load(head);
+    int t = 0;
     do {
         next[me] = h;
     } while (!atomic_compare_exchange_strong_explicit(head, &h, me,
-                 memory_order_seq_cst, memory_order_seq_cst, memory_scope_device));
+                 memory_order_seq_cst, memory_order_seq_cst, memory_scope_device) && ++t < TRIES);
+    if (t == TRIES)
+        next[me] = -3;
 }
 "#;
 
@@ -680,8 +711,14 @@ fn compare_exchange_loop_maximum() {
         let k = kernel(&cl, CAS_SOURCE, &options, "cas_max");
         let xb = cl.buffer_from(&x.iter().map(|&v| v as i32).collect::<Vec<_>>());
         let m = cl.buffer_from(&[i32::MIN]);
-        k.arg(0, &xb).arg(1, &m);
+        let gave_up = cl.buffer_from(&[0i32]);
+        k.arg(0, &xb).arg(1, &m).arg(2, &gave_up);
         cl.queue.run(&k, &[n], Some(&[64]));
+        assert_same(
+            &format!("{options} gave up"),
+            &cl.queue.read(&gave_up),
+            &[0],
+        );
         let want = *x.iter().max().unwrap() as i32;
         assert_same(&options, &cl.queue.read(&m), &[want]);
 
@@ -690,8 +727,10 @@ fn compare_exchange_loop_maximum() {
             let x = reduce_inputs(n, true);
             let xb = cl.buffer_from(&x);
             let m = cl.buffer_from(&[i64::MIN]);
-            k.arg(0, &xb).arg(1, &m);
+            let gave_up = cl.buffer_from(&[0i32]);
+            k.arg(0, &xb).arg(1, &m).arg(2, &gave_up);
             cl.queue.run(&k, &[n], Some(&[64]));
+            assert_same(&format!("{wopts} gave up"), &cl.queue.read(&gave_up), &[0]);
             assert_same(&wopts, &cl.queue.read(&m), &[*x.iter().max().unwrap()]);
         }
 
@@ -700,8 +739,14 @@ fn compare_exchange_loop_maximum() {
         let k = kernel(&cl, CAS_SOURCE, &options, "cas_max_local");
         let xb = cl.buffer_from(&x.iter().map(|&v| v as i32).collect::<Vec<_>>());
         let out = cl.buffer_from(&vec![0i32; groups]);
-        k.arg(0, &xb).arg(1, &out);
+        let gave_up = cl.buffer_from(&[0i32]);
+        k.arg(0, &xb).arg(1, &out).arg(2, &gave_up);
         cl.queue.run(&k, &[ls * groups], Some(&[ls]));
+        assert_same(
+            &format!("{options} local gave up"),
+            &cl.queue.read(&gave_up),
+            &[0],
+        );
         let want: Vec<i32> = x
             .chunks(ls)
             .map(|c| *c.iter().max().unwrap() as i32)
@@ -725,6 +770,10 @@ fn lock_free_stack_push_and_pop() {
         k.arg(0, &head).arg(1, &next);
         cl.queue.run(&k, &[n], Some(&[64]));
         let next_v = cl.queue.read(&next);
+        assert!(
+            !next_v.contains(&-3),
+            "{options} push: a push gave up after TRIES compare-exchanges"
+        );
         let mut node = cl.queue.read(&head)[0];
         let mut visited = Vec::new();
         while node != -1 && visited.len() <= n {
@@ -740,6 +789,15 @@ fn lock_free_stack_push_and_pop() {
         let popped = cl.buffer_from(&vec![-1i32; n]);
         k.arg(0, &head).arg(1, &next).arg(2, &popped);
         cl.queue.run(&k, &[n], Some(&[64]));
+        let popped_v = cl.queue.read(&popped);
+        for (code, what) in [
+            (-3, "a push gave up"),
+            (-4, "a pop gave up"),
+            (-5, "a pop read an empty stack or a stale next"),
+        ] {
+            let count = popped_v.iter().filter(|&&p| p == code).count();
+            assert_eq!(count, 0, "{options} stack: {what} ({count} work-items)");
+        }
         assert_same(
             &format!("{options} stack head"),
             &cl.queue.read(&head),

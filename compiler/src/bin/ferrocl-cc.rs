@@ -7,7 +7,8 @@
 //! same for float (`DeviceCaps::fused_fma32`); `-denorms32`: for a device
 //! that preserves float denormals (`DeviceCaps::denorms32`);
 //! `-rmw-ordering`: for a device whose memory barriers stall the work-group
-//! (`DeviceCaps::rmw_ordering`, lavapipe).
+//! (`DeviceCaps::rmw_ordering`, lavapipe); `-vulkan-memory-model`: for a
+//! device with the Vulkan memory model (`DeviceCaps::vulkan_memory_model`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
     let mut fused_fma32 = true;
     let mut denorms32 = false;
     let mut rmw_ordering = false;
+    let mut vulkan_memory_model = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -55,6 +57,8 @@ fn main() -> ExitCode {
             denorms32 = true;
         } else if a == "-rmw-ordering" {
             rmw_ordering = true;
+        } else if a == "-vulkan-memory-model" {
+            vulkan_memory_model = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -153,6 +157,7 @@ fn main() -> ExitCode {
         preserve_denorms: float_controls,
         preserve_inf_nan: float_controls,
         rmw_ordering,
+        vulkan_memory_model,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

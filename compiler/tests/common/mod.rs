@@ -23,6 +23,7 @@ pub fn test_caps() -> DeviceCaps {
         preserve_denorms: Default::default(),
         preserve_inf_nan: Default::default(),
         rmw_ordering: false,
+        vulkan_memory_model: false,
         khr_subgroups: true,
         descriptor: Default::default(),
     }

@@ -309,13 +309,21 @@ impl Device {
     /// (`opencl_c_features`), and ferrocl's compiler defines their macros
     /// for every device.
     pub fn atomic_memory_capabilities(&self) -> cl_device_atomic_capabilities {
-        CL_DEVICE_ATOMIC_ORDER_RELAXED
+        let work_group = CL_DEVICE_ATOMIC_ORDER_RELAXED
             | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
             | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
             | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
-            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
-            | CL_DEVICE_ATOMIC_SCOPE_DEVICE
-            | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+        // Device scope: release/acquire across work-groups must order the
+        // ordinary loads and stores too, which takes the Vulkan memory
+        // model (`DeviceCaps::vulkan_memory_model`; GLSL450's plain global
+        // loads may hit a non-coherent per-SM cache on NVIDIA), or
+        // lavapipe's read-modify-writes on the CPU's coherent memory.
+        if self.vulkan_memory_model() || self.rmw_ordering() {
+            work_group | CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES
+        } else {
+            work_group
+        }
     }
 
     /// CL_DEVICE_ATOMIC_FENCE_CAPABILITIES: the same orders and scopes
@@ -563,8 +571,20 @@ impl Device {
             preserve_denorms: self.phys.shader_fp_denorm_preserve,
             preserve_inf_nan: self.phys.shader_fp_inf_nan_preserve,
             rmw_ordering: self.rmw_ordering(),
+            vulkan_memory_model: self.vulkan_memory_model(),
             descriptor: Default::default(),
         }
+    }
+
+    /// Whether kernels with non-relaxed atomics or fences use the Vulkan
+    /// memory model (`DeviceCaps::vulkan_memory_model`): the device has
+    /// vulkanMemoryModel and vulkanMemoryModelDeviceScope (both enabled on
+    /// the VkDevice). `FERROCL_VULKAN_MEMORY_MODEL=0` turns it off.
+    pub fn vulkan_memory_model(&self) -> bool {
+        let f = &self.phys.features;
+        std::env::var("FERROCL_VULKAN_MEMORY_MODEL").as_deref() != Ok("0")
+            && f.vulkan_memory_model
+            && f.vulkan_memory_model_device_scope
     }
 
     /// Whether atomics and fences are ordered by read-modify-writes instead

@@ -170,11 +170,13 @@ const ATOMIC_STORAGE: M = M::UNIFORM_MEMORY.union(M::WORKGROUP_MEMORY);
 
 impl Lower<'_> {
     /// The order of the semantics operand `id` (a constant).
-    fn order_operand(&self, id: Word) -> Res<Order> {
+    fn order_operand(&mut self, id: Word) -> Res<Order> {
         let s = self
             .const_u32(id)
             .ok_or("atomic memory order must be a compile-time constant")?;
-        Ok(Order::of(M::from_bits_truncate(s)))
+        let o = Order::of(M::from_bits_truncate(s));
+        self.ordered_memory |= o != Order::Relaxed;
+        Ok(o)
     }
 
     /// Vulkan memory scope of a fence or barrier whose input memory scope
@@ -415,6 +417,7 @@ impl Lower<'_> {
         } else {
             let order = Order::of(s);
             if order != Order::Relaxed && !storage.is_empty() {
+                self.ordered_memory = true;
                 if self.caps.rmw_ordering {
                     self.fence_by_rmw(b);
                 } else {

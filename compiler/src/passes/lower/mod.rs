@@ -70,6 +70,7 @@ mod printf;
 mod sampler;
 mod shuffle;
 mod subgroup;
+mod vmm;
 mod wide;
 mod workitem;
 
@@ -229,6 +230,8 @@ pub(crate) struct Lower<'a> {
     /// The Workgroup word fences read-modify-write with
     /// `DeviceCaps::rmw_ordering` (`atomic`), once one is needed.
     fence_word: Option<Word>,
+    /// The kernel has a non-relaxed atomic or fence (`vmm`).
+    ordered_memory: bool,
     /// GroupNonUniform* capabilities the sub-group lowering used.
     group_caps: Vec<Capability>,
     static_local_size: u64,
@@ -342,6 +345,7 @@ impl<'a> Lower<'a> {
             uses_const: false,
             uses_int64_atomics: false,
             fence_word: None,
+            ordered_memory: false,
             group_caps: Vec::new(),
             static_local_size: 0,
             private_size: 0,
@@ -1756,6 +1760,9 @@ impl<'a> Lower<'a> {
         let mut header = dr::ModuleHeader::new(self.out.bound);
         header.set_version(1, 5);
         m.header = Some(header);
+        if self.ordered_memory && self.caps.vulkan_memory_model {
+            vmm::apply(&mut m, true);
+        }
         Ok((m, bindings))
     }
 }
