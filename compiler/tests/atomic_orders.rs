@@ -141,6 +141,14 @@ fn check_vulkan_rules(name: &str, s: &Sync) {
             sem & (UNIFORM | WG_MEM | IMAGE) != 0,
             "{name}: {s:?}: an order needs storage classes and storage classes an order"
         );
+        // Vulkan memory model (`DeviceCaps::vulkan_memory_model`):
+        // MakeAvailable needs a release, MakeVisible an acquire.
+        if sem & 0x2000 != 0 {
+            assert_ne!(sem & (REL | ACQ_REL), 0, "{name}: {s:?}: MakeAvailable");
+        }
+        if sem & 0x4000 != 0 {
+            assert_ne!(sem & (ACQ | ACQ_REL), 0, "{name}: {s:?}: MakeVisible");
+        }
         let no_release =
             s.op == Op::AtomicLoad || (k == 1 && matches!(s.op, Op::AtomicCompareExchange));
         if no_release {
@@ -539,6 +547,95 @@ fn rmw_ordering_orders_without_memory_semantics() {
         };
         for std in STDS {
             assert_eq!(build(src, std, &caps), want, "{addressing:?} {std}");
+        }
+    }
+}
+
+#[test]
+fn vulkan_memory_model_for_ordered_atomics() {
+    // DeviceCaps::vulkan_memory_model (passes::lower::vmm): a kernel with
+    // an ordered atomic or fence is emitted in the Vulkan memory model;
+    // acquire/release semantics get MakeVisible/MakeAvailable, plain loads
+    // and stores of global and local memory NonPrivatePointer. A kernel
+    // with only relaxed atomics and barriers keeps GLSL450 unchanged.
+    use Op::*;
+    const AV: u32 = 0x2000;
+    const VIS: u32 = 0x4000;
+    let src = "kernel void k(global atomic_int *a, global int *d, local int *s, global int *o) {
+        d[get_global_id(0)] = 1;
+        s[get_local_id(0)] = 2;
+        atomic_store_explicit(a, 1, memory_order_release);
+        o[0] = atomic_load_explicit(a, memory_order_acquire);
+        int e = 0;
+        o[1] = atomic_compare_exchange_strong(a, &e, 1);
+        o[2] = atomic_fetch_add_explicit(a, 1, memory_order_relaxed);
+        work_group_barrier(CLK_LOCAL_MEM_FENCE);
+        o[3] = s[0] + d[0];
+    }";
+    let relaxed = "kernel void r(global atomic_int *a, global int *o) {
+        o[0] = atomic_fetch_add_explicit(a, 1, memory_order_relaxed);
+        work_group_barrier(CLK_GLOBAL_MEM_FENCE);
+    }";
+    let want = vec![
+        atomic(AtomicStore, DEVICE, REL | AV | BOTH),
+        atomic(AtomicLoad, DEVICE, ACQ | VIS | BOTH),
+        sync(
+            AtomicCompareExchange,
+            32,
+            &[DEVICE],
+            &[ACQ_REL | AV | VIS | BOTH, ACQ | VIS | BOTH],
+        ),
+        atomic(AtomicIAdd, DEVICE, 0),
+        sync(
+            ControlBarrier,
+            0,
+            &[WORKGROUP, WORKGROUP],
+            &[ACQ_REL | AV | VIS | WG_MEM],
+        ),
+    ];
+    for addressing in ADDRESSINGS {
+        let vmm = DeviceCaps {
+            vulkan_memory_model: true,
+            ..caps(addressing)
+        };
+        for std in STDS {
+            assert_eq!(build(src, std, &vmm), want, "{addressing:?} {std}");
+            let k = build_source(src, std, &vmm).expect("builds").kernels;
+            let m = load_words(&k[0].spirv).expect("the module parses");
+            let model = m.memory_model.as_ref().expect("a memory model");
+            assert_eq!(
+                model.operands[1],
+                Operand::MemoryModel(rspirv::spirv::MemoryModel::Vulkan)
+            );
+            let caps_: Vec<_> = m
+                .capabilities
+                .iter()
+                .map(|c| c.operands[0].clone())
+                .collect();
+            for c in [
+                rspirv::spirv::Capability::VulkanMemoryModel,
+                rspirv::spirv::Capability::VulkanMemoryModelDeviceScope,
+            ] {
+                assert!(caps_.contains(&Operand::Capability(c)), "{c:?}");
+            }
+            // Every plain load/store of global or local memory is
+            // non-private (at least the four of the source).
+            let nonprivate = m
+                .all_inst_iter()
+                .filter(|i| matches!(i.class.opcode, Load | Store))
+                .filter(|i| {
+                    i.operands.iter().any(|o| {
+                        matches!(o, Operand::MemoryAccess(ma)
+                            if ma.contains(rspirv::spirv::MemoryAccess::NON_PRIVATE_POINTER))
+                    })
+                })
+                .count();
+            assert!(nonprivate >= 4, "{addressing:?} {std}: {nonprivate}");
+            // Relaxed atomics and barriers only: GLSL450, the same module
+            // as without the capability.
+            let plain = build_source(relaxed, std, &caps(addressing)).expect("builds");
+            let same = build_source(relaxed, std, &vmm).expect("builds");
+            assert_eq!(plain.kernels[0].spirv, same.kernels[0].spirv);
         }
     }
 }
