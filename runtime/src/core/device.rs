@@ -297,9 +297,11 @@ impl Device {
         e
     }
 
-    /// CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: every order and scope, on
-    /// every Vulkan device (the compiler's `lower::atomic` has the
-    /// mapping). seq_cst is implemented as acq_rel, which is all Vulkan
+    /// CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: every order; work-item and
+    /// work-group scope on every Vulkan device, device and all-devices
+    /// scope where the Vulkan memory model is used
+    /// (`vulkan_memory_model`) or on lavapipe (`rmw_ordering`) (the
+    /// compiler's `lower::atomic` and `lower::vmm` have the mapping). seq_cst is implemented as acq_rel, which is all Vulkan
     /// has (what that leaves out: `lower::atomic`). All-devices scope is
     /// device scope: without SVM no memory is shared with the host or
     /// another device while a kernel runs, so the work-items of this

@@ -12,10 +12,15 @@
 //!
 //! # Mapping
 //!
-//! The module keeps the GLSL450 memory model (no VulkanMemoryModel, so no
-//! MakeAvailable/MakeVisible bits: in that model an acquire/release with a
-//! storage class makes that storage class's writes available/visible at the
-//! given scope).
+//! This module emits the GLSL450 memory model's semantics (in that model
+//! an acquire/release with a storage class makes that storage class's
+//! writes available/visible at the given scope). Where the device has the
+//! Vulkan memory model (`DeviceCaps::vulkan_memory_model`), a kernel with
+//! a non-relaxed atomic or fence is then switched to it by `vmm`
+//! (MakeAvailable/MakeVisible on the semantics, NonPrivatePointer on plain
+//! global and local loads and stores): under GLSL450, NVIDIA's plain
+//! global loads may read a per-SM cache that a release in another SM does
+//! not reach (tests/atomics_orders.rs, lock-free stack on an H100).
 //!
 //! * **Atomics on `__global` memory** (buffer device addresses or, with
 //!   descriptor addressing, storage buffers): memory scope Device, whatever
