@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -236,6 +236,8 @@ impl Writer {
         self.u8(c.denorms32 as u8);
         self.u8(c.preserve_denorms.0);
         self.u8(c.preserve_inf_nan.0);
+        self.u8(c.rmw_ordering as u8);
+        self.u8(c.vulkan_memory_model as u8);
         self.u8(c.descriptor.pod_ubo as u8);
         self.u8(c.descriptor.cluster_pod_args as u8);
         self.u32(c.descriptor.sampler_map.len() as u32);
@@ -527,6 +529,8 @@ impl<'a> Reader<'a> {
             denorms32: self.bool()?,
             preserve_denorms: crate::FloatWidths(self.u8()?),
             preserve_inf_nan: crate::FloatWidths(self.u8()?),
+            rmw_ordering: self.bool()?,
+            vulkan_memory_model: self.bool()?,
             descriptor: self.descriptor_options()?,
         })
     }
@@ -734,6 +738,8 @@ mod tests {
             denorms32: false,
             preserve_denorms: Default::default(),
             preserve_inf_nan: Default::default(),
+            rmw_ordering: false,
+            vulkan_memory_model: false,
             descriptor: Default::default(),
         }
     }

@@ -239,6 +239,8 @@ mod tests {
             denorms32: false,
             preserve_denorms: Default::default(),
             preserve_inf_nan: Default::default(),
+            rmw_ordering: false,
+            vulkan_memory_model: false,
             khr_subgroups: true,
             descriptor: Default::default(),
         }

@@ -113,6 +113,21 @@ pub struct DeviceCaps {
     /// remainder(+0, y) returned -0), while OpenCL C requires IEEE 754
     /// behaviour unless the build says `-cl-finite-math-only`.
     pub preserve_inf_nan: FloatWidths,
+    /// The driver's memory barriers are work-group execution barriers
+    /// while its read-modify-writes are sequentially consistent atomics
+    /// (lavapipe 22.3: OpMemoryBarrier, and the acquire/release semantics
+    /// of an atomic, stop the work-group like OpControlBarrier, which
+    /// loses work in divergent control flow such as a compare-exchange
+    /// loop). Atomics are then emitted without semantics, ordered loads
+    /// and stores as read-modify-writes, fences as a read-modify-write of
+    /// a work-group word (`passes::lower::atomic`).
+    pub rmw_ordering: bool,
+    /// The device has the Vulkan memory model with device scope
+    /// (vulkanMemoryModel and vulkanMemoryModelDeviceScope): kernels with
+    /// non-relaxed atomics or fences are emitted in it, so that release and
+    /// acquire order their ordinary `__global` and `__local` loads and
+    /// stores too (`passes::lower::vmm`). Without it they keep GLSL450.
+    pub vulkan_memory_model: bool,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,

@@ -300,12 +300,13 @@ fn feature_macros_match_the_reported_features() {
     // only what devices report may stay defined.
     let src = "kernel void k(global int *o) {\n\
                #if defined(__opencl_c_images) || defined(__opencl_c_read_write_images) \\\n\
-                 || defined(__opencl_c_atomic_scope_device) || defined(__opencl_c_atomic_order_seq_cst) \\\n\
                  || defined(__opencl_c_work_group_collective_functions) || defined(__opencl_c_generic_address_space)\n\
                #error unsupported feature macro defined\n\
                #endif\n\
                #if !defined(__opencl_c_program_scope_global_variables) || !defined(__opencl_c_fp64) \\\n\
-                 || !defined(__opencl_c_int64)\n\
+                 || !defined(__opencl_c_int64) || !defined(__opencl_c_atomic_order_acq_rel) \\\n\
+                 || !defined(__opencl_c_atomic_order_seq_cst) || !defined(__opencl_c_atomic_scope_device) \\\n\
+                 || !defined(__opencl_c_atomic_scope_all_devices)\n\
                #error supported feature macro missing\n\
                #endif\n\
                o[0] = 1; }";

@@ -5,7 +5,10 @@
 //! the reflection to stderr. `-soft-fma64`: compile for a device whose
 //! double Fma is not fused (`DeviceCaps::fused_fma64`); `-soft-fma32`: the
 //! same for float (`DeviceCaps::fused_fma32`); `-denorms32`: for a device
-//! that preserves float denormals (`DeviceCaps::denorms32`).
+//! that preserves float denormals (`DeviceCaps::denorms32`);
+//! `-rmw-ordering`: for a device whose memory barriers stall the work-group
+//! (`DeviceCaps::rmw_ordering`, lavapipe); `-vulkan-memory-model`: for a
+//! device with the Vulkan memory model (`DeviceCaps::vulkan_memory_model`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -21,7 +24,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -32,6 +35,8 @@ fn main() -> ExitCode {
     let mut fused_fma64 = true;
     let mut fused_fma32 = true;
     let mut denorms32 = false;
+    let mut rmw_ordering = false;
+    let mut vulkan_memory_model = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -50,6 +55,10 @@ fn main() -> ExitCode {
             fused_fma32 = false;
         } else if a == "-denorms32" {
             denorms32 = true;
+        } else if a == "-rmw-ordering" {
+            rmw_ordering = true;
+        } else if a == "-vulkan-memory-model" {
+            vulkan_memory_model = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -147,6 +156,8 @@ fn main() -> ExitCode {
         denorms32,
         preserve_denorms: float_controls,
         preserve_inf_nan: float_controls,
+        rmw_ordering,
+        vulkan_memory_model,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

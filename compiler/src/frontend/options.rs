@@ -272,9 +272,11 @@ pub fn parse_build_options(
         // OpenCL C 3.0 optional features the devices do not report
         // (CL_DEVICE_OPENCL_C_FEATURES): images where the device has none
         // (with images: 2D/3D, read-write and 3D writes — Vulkan storage
-        // images do all), atomics beyond relaxed / work-group scope
-        // (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES), work-group collectives,
-        // integer dot products.
+        // images do all), work-group collectives, integer dot products.
+        // The atomic orders and scopes (__opencl_c_atomic_order_acq_rel,
+        // _seq_cst, __opencl_c_atomic_scope_device, _all_devices) stay
+        // defined: every device reports them (runtime
+        // `Device::atomic_memory_capabilities`, `passes::lower::atomic`).
         if !caps.images {
             out.undef_macros
                 .extend(["__opencl_c_images", "__opencl_c_3d_image_writes"]);
@@ -283,10 +285,6 @@ pub fn parse_build_options(
             out.undef_macros.push("__opencl_c_read_write_images");
         }
         out.undef_macros.extend([
-            "__opencl_c_atomic_order_acq_rel",
-            "__opencl_c_atomic_order_seq_cst",
-            "__opencl_c_atomic_scope_device",
-            "__opencl_c_atomic_scope_all_devices",
             "__opencl_c_work_group_collective_functions",
             "__opencl_c_integer_dot_product_input_4x8bit",
             "__opencl_c_integer_dot_product_input_4x8bit_packed",
@@ -357,6 +355,8 @@ mod tests {
             denorms32: false,
             preserve_denorms: Default::default(),
             preserve_inf_nan: Default::default(),
+            rmw_ordering: false,
+            vulkan_memory_model: false,
             descriptor: Default::default(),
         }
     }

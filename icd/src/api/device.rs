@@ -226,14 +226,8 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => {
             Info::bool(d.subgroup_forward_progress())
         }
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            Info::u64(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-        }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::u64(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED
-                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
-        ),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => Info::u64(d.atomic_memory_capabilities()),
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::u64(d.atomic_fence_capabilities()),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::usize(d.subgroup_size() as usize),
         CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(false),

@@ -297,12 +297,75 @@ impl Device {
         e
     }
 
+    /// CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: every order; work-item and
+    /// work-group scope on every Vulkan device, device and all-devices
+    /// scope where the Vulkan memory model is used
+    /// (`vulkan_memory_model`) or on lavapipe (`rmw_ordering`) (the
+    /// compiler's `lower::atomic` and `lower::vmm` have the mapping). seq_cst is implemented as acq_rel, which is all Vulkan
+    /// has (what that leaves out: `lower::atomic`). All-devices scope is
+    /// device scope: without SVM no memory is shared with the host or
+    /// another device while a kernel runs, so the work-items of this
+    /// device are all that can observe an atomic (OpenCL 3.0 API §4.2
+    /// leaves SCOPE_ALL_DEVICES to devices that can honour it; this one
+    /// can, trivially). The OpenCL C features follow
+    /// (`opencl_c_features`), and ferrocl's compiler defines their macros
+    /// for every device.
+    pub fn atomic_memory_capabilities(&self) -> cl_device_atomic_capabilities {
+        let work_group = CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+        // Device scope: release/acquire across work-groups must order the
+        // ordinary loads and stores too, which takes the Vulkan memory
+        // model (`DeviceCaps::vulkan_memory_model`; GLSL450's plain global
+        // loads may hit a non-coherent per-SM cache on NVIDIA), or
+        // lavapipe's read-modify-writes on the CPU's coherent memory.
+        if self.vulkan_memory_model() || self.rmw_ordering() {
+            work_group | CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES
+        } else {
+            work_group
+        }
+    }
+
+    /// CL_DEVICE_ATOMIC_FENCE_CAPABILITIES: the same orders and scopes
+    /// (`atomic_memory_capabilities`); fences become OpMemoryBarrier with
+    /// the flags' storage classes.
+    pub fn atomic_fence_capabilities(&self) -> cl_device_atomic_capabilities {
+        self.atomic_memory_capabilities()
+    }
+
     /// OpenCL C 3.0 optional features (__opencl_c_*) that are supported.
     pub fn opencl_c_features(&self) -> Vec<(&'static str, (u32, u32, u32))> {
         let mut f = vec![
             ("__opencl_c_int64", (3, 0, 0)),
             ("__opencl_c_program_scope_global_variables", (3, 0, 0)),
         ];
+        // The atomic features are those of the memory capabilities
+        // (OpenCL 3.0 API, "OpenCL C features").
+        let atomics = self.atomic_memory_capabilities();
+        for (bit, name) in [
+            (
+                CL_DEVICE_ATOMIC_ORDER_ACQ_REL,
+                "__opencl_c_atomic_order_acq_rel",
+            ),
+            (
+                CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+                "__opencl_c_atomic_order_seq_cst",
+            ),
+            (
+                CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+                "__opencl_c_atomic_scope_device",
+            ),
+            (
+                CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES,
+                "__opencl_c_atomic_scope_all_devices",
+            ),
+        ] {
+            if atomics & bit != 0 {
+                f.push((name, (3, 0, 0)));
+            }
+        }
         if self.fp64() {
             f.push(("__opencl_c_fp64", (3, 0, 0)));
         }
@@ -510,8 +573,38 @@ impl Device {
             denorms32: self.denorms32(),
             preserve_denorms: self.phys.shader_fp_denorm_preserve,
             preserve_inf_nan: self.phys.shader_fp_inf_nan_preserve,
+            rmw_ordering: self.rmw_ordering(),
+            vulkan_memory_model: self.vulkan_memory_model(),
             descriptor: Default::default(),
         }
+    }
+
+    /// Whether kernels with non-relaxed atomics or fences use the Vulkan
+    /// memory model (`DeviceCaps::vulkan_memory_model`): the device has
+    /// vulkanMemoryModel and vulkanMemoryModelDeviceScope (both enabled on
+    /// the VkDevice). `FERROCL_VULKAN_MEMORY_MODEL=0` turns it off.
+    pub fn vulkan_memory_model(&self) -> bool {
+        let f = &self.phys.features;
+        std::env::var("FERROCL_VULKAN_MEMORY_MODEL").as_deref() != Ok("0")
+            && f.vulkan_memory_model
+            && f.vulkan_memory_model_device_scope
+    }
+
+    /// Whether atomics and fences are ordered by read-modify-writes instead
+    /// of memory semantics (`DeviceCaps::rmw_ordering`): lavapipe (Mesa
+    /// 22.3's llvmpipe turns every memory barrier into a work-group
+    /// execution barrier, and a compare-exchange loop with acquire/release
+    /// semantics lost pushes of a lock-free stack, tests/atomics_orders.rs;
+    /// its read-modify-writes are sequentially consistent LLVM atomics on
+    /// the CPU, so they order memory without one). `FERROCL_RMW_ORDERING=0|1`
+    /// overrides the table.
+    pub fn rmw_ordering(&self) -> bool {
+        match std::env::var("FERROCL_RMW_ORDERING").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one

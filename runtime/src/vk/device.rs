@@ -120,6 +120,7 @@ impl Device {
             .uniform_and_storage_buffer8_bit_access(true)
             .scalar_block_layout(f.scalar_block_layout)
             .vulkan_memory_model(f.vulkan_memory_model)
+            .vulkan_memory_model_device_scope(f.vulkan_memory_model_device_scope)
             .shader_buffer_int64_atomics(f.shader_buffer_int64_atomics)
             .shader_shared_int64_atomics(f.shader_shared_int64_atomics)
             .host_query_reset(f.host_query_reset)

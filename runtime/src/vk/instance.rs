@@ -112,6 +112,7 @@ pub struct Features {
     pub timeline_semaphore: bool,
     pub scalar_block_layout: bool,
     pub vulkan_memory_model: bool,
+    pub vulkan_memory_model_device_scope: bool,
     pub shader_buffer_int64_atomics: bool,
     pub shader_shared_int64_atomics: bool,
     /// subgroupSizeControl (Vulkan 1.3 / VK_EXT_subgroup_size_control).
@@ -334,6 +335,7 @@ impl PhysicalDevice {
             timeline_semaphore: f12.timeline_semaphore != 0,
             scalar_block_layout: f12.scalar_block_layout != 0,
             vulkan_memory_model: f12.vulkan_memory_model != 0,
+            vulkan_memory_model_device_scope: f12.vulkan_memory_model_device_scope != 0,
             shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics != 0,
             shader_shared_int64_atomics: f12.shader_shared_int64_atomics != 0,
             subgroup_size_control: size_control && sg_features.subgroup_size_control != 0,

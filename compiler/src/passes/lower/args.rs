@@ -676,6 +676,16 @@ impl Lower<'_> {
             self.word_array_var(StorageClass::Workgroup, len, var);
             interface.push(var);
         }
+        if let Some(var) = self.fence_word {
+            let pt = self.out.t_ptr(StorageClass::Workgroup, u32t);
+            self.out.globals.push(Instruction::new(
+                Op::Variable,
+                Some(pt),
+                Some(var),
+                vec![Operand::StorageClass(StorageClass::Workgroup)],
+            ));
+            interface.push(var);
+        }
         if self.uses_private {
             let n = self
                 .out

@@ -363,7 +363,7 @@ impl Lower<'_> {
     }
 
     /// Pointer to word `index` (u32 value) of the array backing `space`.
-    fn word_ptr(&mut self, b: &mut Block, space: Space, index: Word) -> Res<Word> {
+    pub(crate) fn word_ptr(&mut self, b: &mut Block, space: Space, index: Word) -> Res<Word> {
         let (var, sc) = match space {
             Space::Local => {
                 self.uses_local = true;
@@ -384,7 +384,7 @@ impl Lower<'_> {
         Ok(self.emit(b, Op::AccessChain, pt, ids(&[var, index])))
     }
 
-    fn word_index(&mut self, b: &mut Block, addr: Word, extra: u32) -> Word {
+    pub(crate) fn word_index(&mut self, b: &mut Block, addr: Word, extra: u32) -> Word {
         let u32t = self.out.t_u32();
         let two = self.out.c_u32(2);
         let i = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[addr, two]));
@@ -647,168 +647,6 @@ impl Lower<'_> {
             let d = self.addr_add(b, ds, da, off);
             self.store_scalar(b, ds, d, ct, v, chunk, align_at(align, off))?;
             off += chunk;
-        }
-        Ok(())
-    }
-}
-
-impl Lower<'_> {
-    /// Atomics on 32-bit (and, where the device has them, 64-bit global)
-    /// integers; float exchange/load/store through integer bitcasts.
-    ///
-    /// Scopes: Device for global memory (whatever the input says),
-    /// Workgroup for `__local` memory.
-    /// Semantics keep their ordering (sequentially consistent becomes
-    /// acquire-release, Vulkan has no stronger one) and get the storage
-    /// class of the space they touch.
-    pub(crate) fn lower_atomic(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
-        use rspirv::spirv::MemorySemantics as M;
-        let op = inst.class.opcode;
-        let ids_: Vec<Word> = inst
-            .operands
-            .iter()
-            .filter_map(|o| o.id_ref_any())
-            .collect();
-        let ptr = ids_[0];
-        let Ty::Pointer(_, pointee) = self.tys.get(self.ty_of(ptr)).clone() else {
-            return Err(format!("Op{op:?} on a non-pointer"));
-        };
-        let (width, float) = match self.tys.get(pointee) {
-            Ty::Int(w) => (*w, false),
-            Ty::Float(w) => (*w, true),
-            _ => return Err(format!("Op{op:?} on a {}", self.tys.c_name(pointee))),
-        };
-        if width != 32 && width != 64 {
-            return Err(format!("{width}-bit atomics are not supported"));
-        }
-        let space = self.space(ptr)?;
-        if width == 64 && (space != Space::Global || !self.caps.int64_atomics) {
-            return Err("64-bit atomics are not supported on this device/address space".into());
-        }
-        if width == 64 {
-            self.uses_int64_atomics = true;
-        }
-        let it = self.out.t_int(width);
-        let addr = self.addr_of(b, space, ptr)?;
-        let (p, storage) = match space {
-            Space::Global if self.desc.enabled => (
-                self.desc_ptr(b, addr, it, width as u64 / 8)?,
-                M::UNIFORM_MEMORY,
-            ),
-            Space::Global => {
-                let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, it);
-                (
-                    self.emit(b, Op::ConvertUToPtr, pt, ids(&[addr])),
-                    M::UNIFORM_MEMORY,
-                )
-            }
-            Space::Local => {
-                let i = self.word_index(b, addr, 0);
-                (self.word_ptr(b, space, i)?, M::WORKGROUP_MEMORY)
-            }
-            _ => return Err("atomics on private or constant memory are not supported".into()),
-        };
-        let konst = |l: &Self, id: Word| l.tys.int_consts.get(&id).map(|c| c.0 as u32);
-        // Global atomics always get Device scope: llvm-spirv-15 gives the
-        // OpenCL 1.x atomic_* functions Workgroup scope, and a wider scope
-        // is always correct.
-        let scope = match space {
-            Space::Local => Scope::Workgroup as u32,
-            _ => Scope::Device as u32,
-        };
-        let scope = self.out.c_u32(scope);
-        let sem = |l: &mut Self, id: Word, allowed: M| -> Res<Word> {
-            let s =
-                M::from_bits_truncate(konst(l, id).ok_or("atomic semantics must be a constant")?);
-            let ordered = s.intersects(
-                M::ACQUIRE | M::RELEASE | M::ACQUIRE_RELEASE | M::SEQUENTIALLY_CONSISTENT,
-            );
-            let v = if ordered {
-                allowed | storage
-            } else {
-                M::empty()
-            };
-            Ok(l.out.c_u32(v.bits()))
-        };
-        let value = |l: &mut Self, b: &mut Block, id: Word| -> Word {
-            let v = l.v(id);
-            if float {
-                l.emit(b, Op::Bitcast, it, ids(&[v]))
-            } else {
-                v
-            }
-        };
-        let rid = inst.result_id.unwrap_or(0);
-        let result = match op {
-            Op::AtomicLoad => {
-                let s = sem(self, ids_[2], M::ACQUIRE)?;
-                Some(self.emit(b, op, it, ids(&[p, scope, s])))
-            }
-            Op::AtomicStore => {
-                let s = sem(self, ids_[2], M::RELEASE)?;
-                let v = value(self, b, ids_[3]);
-                b.push(op, None, None, ids(&[p, scope, s, v]));
-                None
-            }
-            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
-                let eq = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
-                let ne = sem(self, ids_[3], M::ACQUIRE)?;
-                let v = value(self, b, ids_[4]);
-                let c = value(self, b, ids_[5]);
-                Some(self.emit(
-                    b,
-                    Op::AtomicCompareExchange,
-                    it,
-                    ids(&[p, scope, eq, ne, v, c]),
-                ))
-            }
-            Op::AtomicIIncrement | Op::AtomicIDecrement => {
-                let s = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
-                Some(self.emit(b, op, it, ids(&[p, scope, s])))
-            }
-            Op::AtomicExchange
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor => {
-                if float && op != Op::AtomicExchange {
-                    return Err(format!("floating-point Op{op:?} is not supported"));
-                }
-                let s = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
-                let v = value(self, b, ids_[3]);
-                Some(self.emit(b, op, it, ids(&[p, scope, s, v])))
-            }
-            Op::AtomicFlagTestAndSet => {
-                let s = sem(self, ids_[2], M::ACQUIRE_RELEASE)?;
-                let one = self.out.c_int(width, 1);
-                let old = self.emit(b, Op::AtomicExchange, it, ids(&[p, scope, s, one]));
-                let zero = self.out.c_int(width, 0);
-                let bt = self.out.t_bool();
-                let r = self.emit(b, Op::INotEqual, bt, ids(&[old, zero]));
-                self.alias.insert(rid, r);
-                return Ok(());
-            }
-            Op::AtomicFlagClear => {
-                let s = sem(self, ids_[2], M::RELEASE)?;
-                let zero = self.out.c_int(width, 0);
-                b.push(Op::AtomicStore, None, None, ids(&[p, scope, s, zero]));
-                None
-            }
-            _ => return Err(format!("atomic Op{op:?} is not supported yet")),
-        };
-        if let Some(r) = result {
-            let r = if float {
-                let ft = self.lower_ty(pointee)?;
-                self.emit(b, Op::Bitcast, ft, ids(&[r]))
-            } else {
-                r
-            };
-            self.alias.insert(rid, r);
         }
         Ok(())
     }

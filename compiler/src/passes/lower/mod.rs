@@ -48,6 +48,9 @@
 //!   variables from Vulkan builtins, spec constants and implicit
 //!   push-constant fields (`workitem`), OpenCL.std from GLSL.std.450 or
 //!   inline code (`ext_inst`).
+//! * Atomics, fences and barriers keep OpenCL's memory orders in Vulkan's
+//!   terms: scopes Device/Workgroup, seq_cst as acq_rel, storage-class
+//!   bits on every ordered operation (`atomic`).
 //!
 //! # Gaps
 //!
@@ -57,6 +60,7 @@
 //! space cannot be inferred statically too.
 
 mod args;
+mod atomic;
 mod descriptor;
 mod emit;
 mod ext_inst;
@@ -67,6 +71,7 @@ mod printf;
 mod sampler;
 mod shuffle;
 mod subgroup;
+mod vmm;
 mod wide;
 mod workitem;
 
@@ -225,6 +230,11 @@ pub(crate) struct Lower<'a> {
     uses_private: bool,
     uses_const: bool,
     uses_int64_atomics: bool,
+    /// The Workgroup word fences read-modify-write with
+    /// `DeviceCaps::rmw_ordering` (`atomic`), once one is needed.
+    fence_word: Option<Word>,
+    /// The kernel has a non-relaxed atomic or fence (`vmm`).
+    ordered_memory: bool,
     /// GroupNonUniform* capabilities the sub-group lowering used.
     group_caps: Vec<Capability>,
     static_local_size: u64,
@@ -337,6 +347,8 @@ impl<'a> Lower<'a> {
             uses_private: false,
             uses_const: false,
             uses_int64_atomics: false,
+            fence_word: None,
+            ordered_memory: false,
             group_caps: Vec::new(),
             static_local_size: 0,
             private_size: 0,
@@ -1347,82 +1359,6 @@ impl<'a> Lower<'a> {
         self.out.int_width(new_ty)
     }
 
-    /// Barriers: Workgroup execution scope, or Subgroup for
-    /// `sub_group_barrier`; memory semantics rewritten for Vulkan
-    /// (CrossWorkgroupMemory → UniformMemory, SequentiallyConsistent →
-    /// AcquireRelease, ImageMemory kept); memory scope Device when the
-    /// fence covers global memory at device scope, Subgroup when the input
-    /// asks for it, else Workgroup.
-    fn lower_barrier(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
-        let op = inst.class.opcode;
-        let ids_: Vec<Word> = inst
-            .operands
-            .iter()
-            .filter_map(|o| o.id_ref_any())
-            .collect();
-        let konst = |id: Word| self.tys.int_consts.get(&id).map(|c| c.0 as u32);
-        let sem_id = *ids_.last().ok_or("barrier without semantics")?;
-        let sem = konst(sem_id).ok_or("barrier semantics must be a constant")?;
-        use spirv::MemorySemantics as M;
-        let s = M::from_bits_truncate(sem);
-        let mut n = M::empty();
-        if s.intersects(M::CROSS_WORKGROUP_MEMORY | M::UNIFORM_MEMORY) {
-            n |= M::UNIFORM_MEMORY;
-        }
-        if s.contains(M::WORKGROUP_MEMORY) {
-            n |= M::WORKGROUP_MEMORY;
-        }
-        if s.contains(M::IMAGE_MEMORY) {
-            n |= M::IMAGE_MEMORY;
-        }
-        if !n.is_empty() {
-            n |= M::ACQUIRE_RELEASE;
-        }
-        let subgroup = spirv::Scope::Subgroup as u32;
-        let exec_is_subgroup = op == Op::ControlBarrier && konst(ids_[0]) == Some(subgroup);
-        if exec_is_subgroup && !self.caps.subgroups() {
-            return Err("sub_group_barrier: sub-groups are not supported by this device".into());
-        }
-        let ms = konst(ids_[usize::from(op == Op::ControlBarrier)]).unwrap_or(2);
-        let wg = self.out.c_u32(spirv::Scope::Workgroup as u32);
-        let exec = if exec_is_subgroup {
-            self.use_group_cap(Capability::GroupNonUniform);
-            self.out.c_u32(subgroup)
-        } else {
-            wg
-        };
-        let mem_scope =
-            if ms == spirv::Scope::Device as u32 || ms == spirv::Scope::CrossDevice as u32 {
-                // Device scope only when the fence covers global memory.
-                self.out.c_u32(spirv::Scope::Device as u32)
-            } else if ms == subgroup && self.caps.subgroups() {
-                self.out.c_u32(subgroup)
-            } else {
-                wg
-            };
-        let semc = self.out.c_u32(n.bits());
-        if op == Op::ControlBarrier {
-            b.push(
-                op,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(exec),
-                    Operand::IdRef(mem_scope),
-                    Operand::IdRef(semc),
-                ],
-            );
-        } else if !n.is_empty() {
-            b.push(
-                op,
-                None,
-                None,
-                vec![Operand::IdRef(mem_scope), Operand::IdRef(semc)],
-            );
-        }
-        Ok(())
-    }
-
     /// Conversions: FPRoundingMode on float→int rounds first;
     /// SaturatedConversion clamps to the destination range.
     fn lower_conversion(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
@@ -1828,6 +1764,9 @@ impl<'a> Lower<'a> {
         let mut header = dr::ModuleHeader::new(self.out.bound);
         header.set_version(1, 5);
         m.header = Some(header);
+        if self.ordered_memory && self.caps.vulkan_memory_model {
+            vmm::apply(&mut m, true);
+        }
         Ok((m, bindings))
     }
 }

@@ -42,7 +42,7 @@ use super::Res;
 
 impl Lower<'_> {
     /// The value of a constant integer id of the input, if it is one.
-    fn const_u32(&self, id: Word) -> Option<u32> {
+    pub(crate) fn const_u32(&self, id: Word) -> Option<u32> {
         self.tys.int_consts.get(&id).map(|c| c.0 as u32)
     }
 

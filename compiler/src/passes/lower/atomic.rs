@@ -1,0 +1,466 @@
+//! Atomics, fences and barriers: OpenCL's memory orders and scopes in
+//! Vulkan's SPIR-V environment.
+//!
+//! llvm-spirv-15 writes OpenCL's orders and scopes as they are: scopes
+//! CrossDevice (memory_scope_all_svm_devices), Device, Workgroup, Subgroup
+//! and Invocation (memory_scope_work_item); semantics with
+//! SequentiallyConsistent, AcquireRelease, Acquire or Release and, for
+//! atomics, no storage-class bits (fences and barriers carry their
+//! CLK_*_MEM_FENCE flags as CrossWorkgroupMemory / WorkgroupMemory /
+//! ImageMemory). The OpenCL 1.x functions (`atomic_add`, `atom_*`) get
+//! Workgroup scope and relaxed semantics whatever memory they touch.
+//!
+//! # Mapping
+//!
+//! This module emits the GLSL450 memory model's semantics (in that model
+//! an acquire/release with a storage class makes that storage class's
+//! writes available/visible at the given scope). Where the device has the
+//! Vulkan memory model (`DeviceCaps::vulkan_memory_model`), a kernel with
+//! a non-relaxed atomic or fence is then switched to it by `vmm`
+//! (MakeAvailable/MakeVisible on the semantics, NonPrivatePointer on plain
+//! global and local loads and stores): under GLSL450, NVIDIA's plain
+//! global loads may read a per-SM cache that a release in another SM does
+//! not reach (tests/atomics_orders.rs, lock-free stack on an H100).
+//!
+//! * **Atomics on `__global` memory** (buffer device addresses or, with
+//!   descriptor addressing, storage buffers): memory scope Device, whatever
+//!   the input says. CrossDevice is not a Vulkan scope; without SVM no
+//!   memory is shared with the host or another device while a kernel runs
+//!   (a cl_mem is used by one device at a time, `core::residency`), so
+//!   all-devices scope *is* device scope. Narrower scopes are widened: the
+//!   1.x functions arrive with Workgroup scope although OpenCL makes them
+//!   atomic across the device, and a wider scope implements a narrower one.
+//! * **Atomics on `__local` memory**: Workgroup scope (OpenCL: atomics on
+//!   local memory order within the work-group and ignore the scope).
+//! * **Orders** of atomics: SequentiallyConsistent and AcquireRelease become
+//!   AcquireRelease, Acquire and Release stay; then clamped to what the
+//!   instruction may carry in Vulkan: OpAtomicLoad at most Acquire,
+//!   OpAtomicStore at most Release, the Unequal semantics of a compare-
+//!   exchange at most Acquire (and Equal is raised to at least Unequal's
+//!   order, as SPIR-V requires). Relaxed stays 0 (no storage bits).
+//! * **Storage classes** of a non-relaxed atomic: UniformMemory |
+//!   WorkgroupMemory, both. OpenCL orders at least the address space of
+//!   the object; ordering both lets a `__global` flag publish `__local`
+//!   data too and costs nothing measurable (Vulkan requires at least one).
+//! * **Fences** (`atomic_work_item_fence`, `mem_fence`, `read_mem_fence`,
+//!   `write_mem_fence`: OpMemoryBarrier): the storage classes of the flags
+//!   given (CLK_GLOBAL_MEM_FENCE → UniformMemory, CLK_LOCAL_MEM_FENCE →
+//!   WorkgroupMemory, CLK_IMAGE_MEM_FENCE → ImageMemory), the order as for
+//!   atomics (seq_cst → acq_rel); a relaxed fence or one without flags
+//!   orders nothing and is dropped. Scope: CrossDevice and Device →
+//!   Device, Workgroup, Subgroup (Workgroup without sub-groups) and
+//!   Invocation as given.
+//! * **Barriers** (OpControlBarrier): Workgroup execution scope (Subgroup
+//!   for `sub_group_barrier`), AcquireRelease with the flags' storage
+//!   classes, memory scope as for fences (Invocation: Workgroup).
+//!
+//! # Drivers whose memory barriers stall (`DeviceCaps::rmw_ordering`)
+//!
+//! lavapipe 22.3 turns every memory barrier (OpMemoryBarrier, and the
+//! barrier spirv-to-NIR puts around an atomic with acquire/release
+//! semantics) into a work-group execution barrier, which loses work in
+//! divergent control flow (a compare-exchange loop of a lock-free stack
+//! dropped most pushes). Its read-modify-writes are sequentially
+//! consistent LLVM atomics on the CPU, which order memory by themselves,
+//! so there: atomics carry no semantics, an ordered OpAtomicLoad becomes
+//! OpAtomicOr with 0, an ordered OpAtomicStore (and flag clear) an
+//! OpAtomicExchange whose result is unused, and an ordered fence an
+//! OpAtomicIIncrement of a Workgroup word of its own (not an idempotent
+//! operation, which LLVM may turn into a plain load). Barriers stay.
+//!
+//! # What seq_cst loses
+//!
+//! Vulkan has no sequentially consistent order (its memory model treats
+//! SequentiallyConsistent as AcquireRelease), so memory_order_seq_cst is
+//! implemented as acq_rel: every single-location guarantee holds
+//! (coherence, atomicity of read-modify-writes, one modification order
+//! per object) and so does every release/acquire synchronization (message
+//! passing, locks, ticket counters), but the single total order S over all
+//! seq_cst operations on *different* objects is not promised: the
+//! store-buffering (Dekker) and IRIW litmus outcomes that seq_cst forbids
+//! may be observed on hardware that allows them (lavapipe's atomics are
+//! sequentially consistent x86/ARM atomics; NVIDIA's acquire/release are
+//! not SC). Kernels that need that order can use read-modify-writes for
+//! their seq_cst loads and stores (e.g. `atomic_fetch_or(p, 0)`,
+//! `atomic_exchange`): acq_rel read-modify-writes of one object are
+//! totally ordered and synchronize with each other.
+
+use rspirv::dr::Instruction;
+use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};
+
+use super::emit::{ids, Block};
+use super::{Lower, Res, Space};
+use crate::passes::types::Ty;
+
+/// An OpenCL memory order, as Vulkan can express it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Order {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+}
+
+impl Order {
+    /// The order of input semantics (SequentiallyConsistent → AcqRel).
+    pub(crate) fn of(s: M) -> Order {
+        let acq = s.contains(M::ACQUIRE);
+        let rel = s.contains(M::RELEASE);
+        if s.intersects(M::SEQUENTIALLY_CONSISTENT | M::ACQUIRE_RELEASE) || (acq && rel) {
+            Order::AcqRel
+        } else if acq {
+            Order::Acquire
+        } else if rel {
+            Order::Release
+        } else {
+            Order::Relaxed
+        }
+    }
+
+    /// At most an acquire (loads, the Unequal semantics of compare-exchange).
+    fn for_load(self) -> Order {
+        if self == Order::Relaxed {
+            Order::Relaxed
+        } else {
+            Order::Acquire
+        }
+    }
+
+    /// At most a release (stores).
+    fn for_store(self) -> Order {
+        if self == Order::Relaxed {
+            Order::Relaxed
+        } else {
+            Order::Release
+        }
+    }
+
+    /// The least order at least as strong as both.
+    fn join(self, other: Order) -> Order {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Order::Relaxed, x) | (x, Order::Relaxed) => x,
+            _ => Order::AcqRel,
+        }
+    }
+
+    /// Vulkan semantics: the order's bit and `storage`; 0 when relaxed.
+    pub(crate) fn semantics(self, storage: M) -> M {
+        match self {
+            Order::Relaxed => M::empty(),
+            Order::Acquire => M::ACQUIRE | storage,
+            Order::Release => M::RELEASE | storage,
+            Order::AcqRel => M::ACQUIRE_RELEASE | storage,
+        }
+    }
+}
+
+/// The Vulkan storage-class bits of input fence flags.
+pub(crate) fn fence_storage(s: M) -> M {
+    let mut n = M::empty();
+    if s.intersects(M::CROSS_WORKGROUP_MEMORY | M::UNIFORM_MEMORY) {
+        n |= M::UNIFORM_MEMORY;
+    }
+    if s.contains(M::WORKGROUP_MEMORY) {
+        n |= M::WORKGROUP_MEMORY;
+    }
+    if s.contains(M::IMAGE_MEMORY) {
+        n |= M::IMAGE_MEMORY;
+    }
+    n
+}
+
+/// The storage classes a non-relaxed atomic orders (module docs).
+const ATOMIC_STORAGE: M = M::UNIFORM_MEMORY.union(M::WORKGROUP_MEMORY);
+
+impl Lower<'_> {
+    /// The order of the semantics operand `id` (a constant).
+    fn order_operand(&mut self, id: Word) -> Res<Order> {
+        let s = self
+            .const_u32(id)
+            .ok_or("atomic memory order must be a compile-time constant")?;
+        let o = Order::of(M::from_bits_truncate(s));
+        self.ordered_memory |= o != Order::Relaxed;
+        Ok(o)
+    }
+
+    /// Vulkan memory scope of a fence or barrier whose input memory scope
+    /// is `scope` (`None`: not a constant, taken as Workgroup).
+    fn fence_scope(&mut self, scope: Option<u32>, barrier: bool) -> Scope {
+        match scope {
+            Some(s) if s == Scope::CrossDevice as u32 || s == Scope::Device as u32 => Scope::Device,
+            Some(s) if s == Scope::Subgroup as u32 && self.caps.subgroups() => Scope::Subgroup,
+            Some(s) if s == Scope::Invocation as u32 && !barrier => Scope::Invocation,
+            _ => Scope::Workgroup,
+        }
+    }
+
+    /// Atomics on 32-bit (and, where the device has them, 64-bit global)
+    /// integers; float exchange/load/store through integer bitcasts.
+    /// Scopes and semantics: module docs.
+    pub(crate) fn lower_atomic(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let op = inst.class.opcode;
+        let ids_: Vec<Word> = inst
+            .operands
+            .iter()
+            .filter_map(|o| o.id_ref_any())
+            .collect();
+        let ptr = ids_[0];
+        let Ty::Pointer(_, pointee) = self.tys.get(self.ty_of(ptr)).clone() else {
+            return Err(format!("Op{op:?} on a non-pointer"));
+        };
+        let (width, float) = match self.tys.get(pointee) {
+            Ty::Int(w) => (*w, false),
+            Ty::Float(w) => (*w, true),
+            _ => return Err(format!("Op{op:?} on a {}", self.tys.c_name(pointee))),
+        };
+        if width != 32 && width != 64 {
+            return Err(format!("{width}-bit atomics are not supported"));
+        }
+        let space = self.space(ptr)?;
+        if width == 64 && !self.caps.int64_atomics {
+            return Err("64-bit atomics are not supported on this device".into());
+        }
+        if width == 64 && space == Space::Local {
+            // __local memory is one array of 32-bit words (module docs of
+            // `lower`), which Vulkan cannot view as 64-bit integers without
+            // VK_KHR_workgroup_memory_explicit_layout.
+            return Err("64-bit atomics on __local memory are not supported".into());
+        }
+        if width == 64 {
+            self.uses_int64_atomics = true;
+        }
+        let it = self.out.t_int(width);
+        let addr = self.addr_of(b, space, ptr)?;
+        let p = match space {
+            Space::Global if self.desc.enabled => self.desc_ptr(b, addr, it, width as u64 / 8)?,
+            Space::Global => {
+                let pt = self.out.t_ptr(StorageClass::PhysicalStorageBuffer, it);
+                self.emit(b, Op::ConvertUToPtr, pt, ids(&[addr]))
+            }
+            Space::Local => {
+                let i = self.word_index(b, addr, 0);
+                self.word_ptr(b, space, i)?
+            }
+            _ => return Err("atomics on private or constant memory are not supported".into()),
+        };
+        let scope = self.out.c_u32(match space {
+            Space::Local => Scope::Workgroup as u32,
+            _ => Scope::Device as u32,
+        });
+        // rmw_ordering: no semantics (module docs).
+        let rmw = self.caps.rmw_ordering;
+        let sem = |l: &mut Self, o: Order| {
+            let o = if rmw { Order::Relaxed } else { o };
+            l.out.c_u32(o.semantics(ATOMIC_STORAGE).bits())
+        };
+        let value = |l: &mut Self, b: &mut Block, id: Word| -> Word {
+            let v = l.v(id);
+            if float {
+                l.emit(b, Op::Bitcast, it, ids(&[v]))
+            } else {
+                v
+            }
+        };
+        let rid = inst.result_id.unwrap_or(0);
+        let result = match op {
+            Op::AtomicLoad => {
+                let o = self.order_operand(ids_[2])?.for_load();
+                let s = sem(self, o);
+                if rmw && o != Order::Relaxed {
+                    let zero = self.out.c_int(width, 0);
+                    Some(self.emit(b, Op::AtomicOr, it, ids(&[p, scope, s, zero])))
+                } else {
+                    Some(self.emit(b, op, it, ids(&[p, scope, s])))
+                }
+            }
+            Op::AtomicStore => {
+                let o = self.order_operand(ids_[2])?.for_store();
+                let v = value(self, b, ids_[3]);
+                self.atomic_store(b, it, [p, scope], o, v);
+                None
+            }
+            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
+                // Weak is strong in Vulkan (and deprecated in SPIR-V 1.4).
+                let ne = self.order_operand(ids_[3])?.for_load();
+                let eq = self.order_operand(ids_[2])?.join(ne);
+                let (eq, ne) = (sem(self, eq), sem(self, ne));
+                let v = value(self, b, ids_[4]);
+                let c = value(self, b, ids_[5]);
+                Some(self.emit(
+                    b,
+                    Op::AtomicCompareExchange,
+                    it,
+                    ids(&[p, scope, eq, ne, v, c]),
+                ))
+            }
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let s = self.order_operand(ids_[2])?;
+                let s = sem(self, s);
+                Some(self.emit(b, op, it, ids(&[p, scope, s])))
+            }
+            Op::AtomicExchange
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor => {
+                if float && op != Op::AtomicExchange {
+                    return Err(format!("floating-point Op{op:?} is not supported"));
+                }
+                let s = self.order_operand(ids_[2])?;
+                let s = sem(self, s);
+                let v = value(self, b, ids_[3]);
+                Some(self.emit(b, op, it, ids(&[p, scope, s, v])))
+            }
+            Op::AtomicFlagTestAndSet => {
+                let s = self.order_operand(ids_[2])?;
+                let s = sem(self, s);
+                let one = self.out.c_int(width, 1);
+                let old = self.emit(b, Op::AtomicExchange, it, ids(&[p, scope, s, one]));
+                let zero = self.out.c_int(width, 0);
+                let bt = self.out.t_bool();
+                let r = self.emit(b, Op::INotEqual, bt, ids(&[old, zero]));
+                self.alias.insert(rid, r);
+                return Ok(());
+            }
+            Op::AtomicFlagClear => {
+                let o = self.order_operand(ids_[2])?.for_store();
+                let zero = self.out.c_int(width, 0);
+                self.atomic_store(b, it, [p, scope], o, zero);
+                None
+            }
+            _ => return Err(format!("atomic Op{op:?} is not supported yet")),
+        };
+        if let Some(r) = result {
+            let r = if float {
+                let ft = self.lower_ty(pointee)?;
+                self.emit(b, Op::Bitcast, ft, ids(&[r]))
+            } else {
+                r
+            };
+            self.alias.insert(rid, r);
+        }
+        Ok(())
+    }
+
+    /// An atomic store of `v` (type `it`) through `p` at `scope` with
+    /// order `o` (at most a release): an exchange with `rmw_ordering`.
+    fn atomic_store(&mut self, b: &mut Block, it: Word, [p, scope]: [Word; 2], o: Order, v: Word) {
+        if self.caps.rmw_ordering && o != Order::Relaxed {
+            let relaxed = self.out.c_u32(0);
+            self.emit(b, Op::AtomicExchange, it, ids(&[p, scope, relaxed, v]));
+        } else {
+            let s = self.out.c_u32(o.semantics(ATOMIC_STORAGE).bits());
+            b.push(Op::AtomicStore, None, None, ids(&[p, scope, s, v]));
+        }
+    }
+
+    /// A fence as a read-modify-write of the Workgroup fence word
+    /// (`rmw_ordering`, module docs).
+    fn fence_by_rmw(&mut self, b: &mut Block) {
+        let var = match self.fence_word {
+            Some(v) => v,
+            None => {
+                let v = self.out.id();
+                self.fence_word = Some(v);
+                v
+            }
+        };
+        let u32t = self.out.t_u32();
+        let scope = self.out.c_u32(Scope::Workgroup as u32);
+        let relaxed = self.out.c_u32(0);
+        self.emit(b, Op::AtomicIIncrement, u32t, ids(&[var, scope, relaxed]));
+    }
+
+    /// OpControlBarrier (barriers) and OpMemoryBarrier (fences): module
+    /// docs.
+    pub(crate) fn lower_barrier(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let op = inst.class.opcode;
+        let ids_: Vec<Word> = inst
+            .operands
+            .iter()
+            .filter_map(|o| o.id_ref_any())
+            .collect();
+        let sem_id = *ids_.last().ok_or("barrier without semantics")?;
+        let s = M::from_bits_truncate(
+            self.const_u32(sem_id)
+                .ok_or("barrier semantics must be a constant")?,
+        );
+        let storage = fence_storage(s);
+        let control = op == Op::ControlBarrier;
+        let mem_scope = self.const_u32(ids_[usize::from(control)]);
+        let mem_scope = self.fence_scope(mem_scope, control);
+        let mem_scope = self.out.c_u32(mem_scope as u32);
+        if control {
+            let subgroup = Scope::Subgroup as u32;
+            let exec_is_subgroup = self.const_u32(ids_[0]) == Some(subgroup);
+            if exec_is_subgroup && !self.caps.subgroups() {
+                return Err(
+                    "sub_group_barrier: sub-groups are not supported by this device".into(),
+                );
+            }
+            let exec = if exec_is_subgroup {
+                self.use_group_cap(Capability::GroupNonUniform);
+                self.out.c_u32(subgroup)
+            } else {
+                self.out.c_u32(Scope::Workgroup as u32)
+            };
+            // A barrier orders its flags' memory as acq_rel (whatever
+            // order the input gives, usually SequentiallyConsistent).
+            let order = if storage.is_empty() {
+                Order::Relaxed
+            } else {
+                Order::AcqRel
+            };
+            let semc = self.out.c_u32(order.semantics(storage).bits());
+            b.push(op, None, None, ids(&[exec, mem_scope, semc]));
+        } else {
+            let order = Order::of(s);
+            if order != Order::Relaxed && !storage.is_empty() {
+                self.ordered_memory = true;
+                if self.caps.rmw_ordering {
+                    self.fence_by_rmw(b);
+                } else {
+                    let semc = self.out.c_u32(order.semantics(storage).bits());
+                    b.push(op, None, None, ids(&[mem_scope, semc]));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_map_to_what_vulkan_allows() {
+        let seq = Order::of(M::SEQUENTIALLY_CONSISTENT);
+        assert_eq!(seq, Order::AcqRel);
+        assert_eq!(Order::of(M::ACQUIRE | M::WORKGROUP_MEMORY), Order::Acquire);
+        assert_eq!(Order::of(M::RELEASE), Order::Release);
+        assert_eq!(Order::of(M::ACQUIRE | M::RELEASE), Order::AcqRel);
+        assert_eq!(Order::of(M::CROSS_WORKGROUP_MEMORY), Order::Relaxed);
+        assert_eq!(seq.for_load(), Order::Acquire);
+        assert_eq!(seq.for_store(), Order::Release);
+        assert_eq!(Order::Release.for_load(), Order::Acquire);
+        assert_eq!(Order::Relaxed.for_store(), Order::Relaxed);
+        assert_eq!(Order::Relaxed.join(Order::Acquire), Order::Acquire);
+        assert_eq!(Order::Release.join(Order::Acquire), Order::AcqRel);
+        assert_eq!(Order::Relaxed.semantics(ATOMIC_STORAGE), M::empty());
+        assert_eq!(
+            Order::Acquire.semantics(M::UNIFORM_MEMORY).bits(),
+            (M::ACQUIRE | M::UNIFORM_MEMORY).bits()
+        );
+        assert_eq!(
+            fence_storage(M::CROSS_WORKGROUP_MEMORY | M::IMAGE_MEMORY),
+            M::UNIFORM_MEMORY | M::IMAGE_MEMORY
+        );
+    }
+}
