@@ -240,6 +240,7 @@ mod tests {
             preserve_denorms: Default::default(),
             preserve_inf_nan: Default::default(),
             khr_subgroups: true,
+            subgroup_ops: 0x7f,
             descriptor: Default::default(),
         }
     }

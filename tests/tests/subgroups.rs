@@ -23,6 +23,27 @@ use ferrocl_tests::{device_string, device_value, expect_error, Cl, Kernel, Pod};
 
 const OPTIONS: &str = "-cl-std=CL3.0";
 
+/// The optional sub-group extensions clang knows (`device_queries`).
+const OPTIONAL_EXTENSIONS: [&str; 10] = [
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+    "cl_intel_subgroups",
+    "cl_intel_subgroups_short",
+];
+
+/// Those ferrocl reports wherever it has sub-groups (they need only what
+/// sub-groups already require of Vulkan).
+const ALWAYS_WITH_SUBGROUPS: [&str; 2] = [
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_vote",
+];
+
 /// Values per work-item written by `layout`.
 const LAYOUT_SLOT: usize = 8;
 
@@ -58,6 +79,31 @@ kernel void vote_barrier(global const int* in, global int* out, local uint* scra
     scratch[base + lane] = (uint)get_local_linear_id() + 1000u;
     sub_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_work_group);
     out[i * 4 + 3] = (int)scratch[base + (lane + n - 1) % n];
+}
+"#;
+
+/// cl_khr_subgroup_non_uniform_vote and cl_khr_subgroup_extended_types'
+/// vector broadcasts, in a divergent branch: only the lanes with
+/// lane % 3 != 0 take part.
+const NON_UNIFORM_VOTE_SOURCE: &str = r#"
+kernel void non_uniform_vote(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    global int* o = out + i * 6;
+    if (lane % 3u != 0u) {
+        o[0] = sub_group_elect();
+        o[1] = sub_group_non_uniform_all(x > 0);
+        o[2] = sub_group_non_uniform_any(x > 0);
+        o[3] = sub_group_non_uniform_all_equal(x);
+        o[4] = sub_group_non_uniform_all_equal((float)(x / 2));
+    } else {
+        o[0] = o[1] = o[2] = o[3] = o[4] = -5;
+    }
+    // Outside the branch: a char4 and a short2 broadcast from lane 0.
+    char4 c = sub_group_broadcast((char4)((char)x, (char)(x + 1), (char)(x * 3), (char)-x), 0);
+    short2 h = sub_group_broadcast((short2)((short)(x * 1000), (short)(x - 7)), 0);
+    o[5] = (int)c.x + (int)c.y * 3 + (int)c.z * 5 + (int)c.w * 7 + (int)h.x + (int)h.y * 11;
 }
 "#;
 
@@ -343,6 +389,10 @@ macro_rules! int_elem {
         }
     };
 }
+int_elem!(i8, "char");
+int_elem!(u8, "uchar");
+int_elem!(i16, "short");
+int_elem!(u16, "ushort");
 int_elem!(i32, "int");
 int_elem!(u32, "uint");
 int_elem!(i64, "long");
@@ -468,6 +518,28 @@ fn check_collectives<T: Elem>() {
             }
         }
     }
+}
+
+// cl_khr_subgroup_extended_types: the 8- and 16-bit integers (the kernel
+// does not build without the extension).
+#[test]
+fn collectives_char() {
+    check_collectives::<i8>();
+}
+
+#[test]
+fn collectives_uchar() {
+    check_collectives::<u8>();
+}
+
+#[test]
+fn collectives_short() {
+    check_collectives::<i16>();
+}
+
+#[test]
+fn collectives_ushort() {
+    check_collectives::<u16>();
 }
 
 #[test]
@@ -624,6 +696,84 @@ fn vote_and_barrier() {
                     got[i * 4 + 3] as u32,
                     items[prev].local_linear + 1000,
                     "read after sub_group_barrier(flags, scope), {what}"
+                );
+            }
+        }
+    }
+}
+
+/// The vote input of `vote_and_barrier`: per sub-group all positive, none,
+/// or one positive lane (by the sub-group's index `s` and the launch `k`).
+fn vote_input(sgs: &BTreeMap<(u32, u32), Vec<usize>>, n: usize, k: usize) -> Vec<i32> {
+    let mut input = vec![0i32; n];
+    for (s, lanes) in sgs.values().enumerate() {
+        for (lane, &i) in lanes.iter().enumerate() {
+            input[i] = match (s + k) % 4 {
+                0 => 1 + lane as i32,
+                1 => -(lane as i32),
+                2 => 9,
+                _ => (lane == lanes.len() / 2) as i32,
+            };
+        }
+    }
+    input
+}
+
+#[test]
+fn non_uniform_vote() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let kernel = build(&cl, NON_UNIFORM_VOTE_SOURCE, OPTIONS, "non_uniform_vote");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input = vote_input(&sgs, n, k);
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![-7i32; n * 6]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let active: Vec<usize> = (0..lanes.len()).filter(|l| l % 3 != 0).collect();
+            let xs: Vec<i32> = active.iter().map(|&l| input[lanes[l]]).collect();
+            let all = xs.iter().all(|&x| x > 0);
+            let any = xs.iter().any(|&x| x > 0);
+            let eq = xs.windows(2).all(|w| w[0] == w[1]);
+            let eq_half = xs.windows(2).all(|w| w[0] / 2 == w[1] / 2);
+            let x0 = input[lanes[0]];
+            let c = [x0 as i8, (x0 + 1) as i8, (x0 * 3) as i8, (-x0) as i8];
+            let h = [(x0 * 1000) as i16, (x0 - 7) as i16];
+            let bcast = c[0] as i32
+                + c[1] as i32 * 3
+                + c[2] as i32 * 5
+                + c[3] as i32 * 7
+                + h[0] as i32
+                + h[1] as i32 * 11;
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * 6..i * 6 + 6];
+                assert_eq!(o[5], bcast, "sub_group_broadcast of char4/short2, {what}");
+                if lane % 3 == 0 {
+                    assert_eq!(&o[..5], &[-5; 5], "inactive lane, {what}");
+                    continue;
+                }
+                assert_eq!(o[0] != 0, lane == 1, "sub_group_elect, {what}");
+                assert_eq!(o[1] != 0, all, "sub_group_non_uniform_all, {what}");
+                assert_eq!(o[2] != 0, any, "sub_group_non_uniform_any, {what}");
+                assert_eq!(
+                    o[3] != 0,
+                    eq,
+                    "sub_group_non_uniform_all_equal(int), {what}"
+                );
+                assert_eq!(
+                    o[4] != 0,
+                    eq_half,
+                    "sub_group_non_uniform_all_equal(float), {what}"
                 );
             }
         }
@@ -1000,6 +1150,25 @@ fn device_queries() {
             "{n} sub-groups"
         );
     }
+    // The optional sub-group extensions: reported (with version 1.0.0) only
+    // with sub-groups, and those ferrocl always has with sub-groups are.
+    let mut optional_macros = String::new();
+    for e in OPTIONAL_EXTENSIONS {
+        let reported = ext.split_whitespace().any(|x| x == e);
+        assert_eq!(
+            with_version.iter().any(|(x, v)| x == e && *v == (1 << 22)),
+            reported,
+            "{e} 1.0.0 in CL_DEVICE_EXTENSIONS_WITH_VERSION vs CL_DEVICE_EXTENSIONS"
+        );
+        assert!(!reported || n > 0, "{e} reported without sub-groups");
+        if n > 0 && ALWAYS_WITH_SUBGROUPS.contains(&e) {
+            assert!(reported, "{e} not reported with sub-groups: {ext:?}");
+        }
+        optional_macros.push_str(&format!(
+            "#if defined({e}) != {}\n#error {e} macro disagrees with the device\n#endif\n",
+            reported as u8
+        ));
+    }
     // The macros and builtins follow the reports: OpenCL C 3.0 has them
     // with the feature, OpenCL C 2.0 with the extension only.
     let probe = |ext_defined: bool| {
@@ -1011,13 +1180,10 @@ fn device_queries() {
         #if defined(cl_khr_subgroups) != {}
         #error cl_khr_subgroups macro disagrees with the device
         #endif
-        // Extensions ferrocl does not implement are not announced.
-        #if defined(cl_khr_subgroup_ballot) || defined(cl_khr_subgroup_shuffle) || defined(cl_khr_subgroup_non_uniform_vote) || defined(cl_khr_subgroup_extended_types) || defined(cl_khr_subgroup_clustered_reduce) || defined(cl_khr_subgroup_non_uniform_arithmetic) || defined(cl_khr_subgroup_shuffle_relative) || defined(cl_intel_subgroups)
-        #error unimplemented extension announced
-        #endif
+        {}
         kernel void k(global uint* o) {{ o[0] = get_sub_group_size(); }}
     "#,
-            ext_defined as u8
+            ext_defined as u8, optional_macros
         )
     };
     let built = cl.context.try_build(&probe(has_ext), OPTIONS);
@@ -1034,10 +1200,23 @@ fn device_queries() {
         "an OpenCL C 2.0 sub-group program builds iff cl_khr_subgroups is reported: {:?}",
         built20.err()
     );
-    let unsupported = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
-    assert!(
-        cl.context.try_build(unsupported, OPTIONS).is_err(),
-        "cl_khr_subgroup_ballot is not implemented: its builtins must not build"
+    let ballot = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
+    let has_ballot = ext
+        .split_whitespace()
+        .any(|e| e == "cl_khr_subgroup_ballot");
+    assert_eq!(
+        cl.context.try_build(ballot, OPTIONS).is_ok(),
+        has_ballot,
+        "cl_khr_subgroup_ballot's builtins build iff it is reported"
+    );
+    let vote = "kernel void k(global uint* o) { o[0] = sub_group_elect(); }";
+    let has_vote = ext
+        .split_whitespace()
+        .any(|e| e == "cl_khr_subgroup_non_uniform_vote");
+    assert_eq!(
+        cl.context.try_build(vote, OPTIONS).is_ok(),
+        has_vote,
+        "cl_khr_subgroup_non_uniform_vote's builtins build iff it is reported"
     );
 }
 

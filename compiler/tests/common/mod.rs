@@ -23,6 +23,7 @@ pub fn test_caps() -> DeviceCaps {
         preserve_denorms: Default::default(),
         preserve_inf_nan: Default::default(),
         khr_subgroups: true,
+        subgroup_ops: 0x7f,
         descriptor: Default::default(),
     }
 }

@@ -1095,7 +1095,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Copies `inst` with lowered result type and aliased operands.
-    fn pass_through(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+    pub(crate) fn pass_through(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let rt = match inst.result_type {
             Some(t) => Some(self.lower_ty(t)?),
             None => None,

@@ -1,0 +1,21 @@
+// options: -cl-std=CL3.0
+// The optional sub-group extensions (test caps: every Vulkan sub-group
+// operation): cl_khr_subgroup_extended_types (8/16-bit collectives, vector
+// broadcasts) and cl_khr_subgroup_non_uniform_vote in a divergent branch:
+// OpGroupNonUniformElect/All/Any/AllEqual with the Vote capability.
+kernel void extended_types(global char* c, global ushort* s, global short4* v) {
+    size_t i = get_global_id(0);
+    c[i] = sub_group_reduce_add(c[i]) + sub_group_scan_inclusive_max(c[i]);
+    s[i] = sub_group_scan_exclusive_min(s[i]) + sub_group_broadcast(s[i], 1);
+    v[i] = sub_group_broadcast(v[i], 2);
+}
+
+kernel void non_uniform_vote(global int* o) {
+    size_t i = get_global_id(0);
+    if (get_sub_group_local_id() % 3u != 0u) {
+        o[i] = sub_group_elect() + 2 * sub_group_non_uniform_all(o[i] > 0)
+            + 4 * sub_group_non_uniform_any(o[i] > 0)
+            + 8 * sub_group_non_uniform_all_equal(o[i])
+            + 16 * sub_group_non_uniform_all_equal((uchar)o[i]);
+    }
+}
