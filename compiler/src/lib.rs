@@ -180,9 +180,10 @@ impl DeviceCaps {
         if !self.subgroups() {
             return e;
         }
-        let table: [(&'static str, u32); 2] = [
+        let table: [(&'static str, u32); 3] = [
             ("cl_khr_subgroup_extended_types", SUBGROUP_BASIC),
             ("cl_khr_subgroup_non_uniform_vote", SUBGROUP_VOTE),
+            ("cl_khr_subgroup_ballot", SUBGROUP_BALLOT),
         ];
         for (name, bits) in table {
             if self.has_subgroup_ops(bits) {

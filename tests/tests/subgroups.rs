@@ -39,9 +39,10 @@ const OPTIONAL_EXTENSIONS: [&str; 10] = [
 
 /// Those ferrocl reports wherever it has sub-groups (they need only what
 /// sub-groups already require of Vulkan).
-const ALWAYS_WITH_SUBGROUPS: [&str; 2] = [
+const ALWAYS_WITH_SUBGROUPS: [&str; 3] = [
     "cl_khr_subgroup_extended_types",
     "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_ballot",
 ];
 
 /// Values per work-item written by `layout`.
@@ -104,6 +105,45 @@ kernel void non_uniform_vote(global const int* in, global int* out) {
     char4 c = sub_group_broadcast((char4)((char)x, (char)(x + 1), (char)(x * 3), (char)-x), 0);
     short2 h = sub_group_broadcast((short2)((short)(x * 1000), (short)(x - 7)), 0);
     o[5] = (int)c.x + (int)c.y * 3 + (int)c.z * 5 + (int)c.w * 7 + (int)h.x + (int)h.y * 11;
+}
+"#;
+
+/// Words per work-item written by `ballot`.
+const BALLOT_SLOT: usize = 40;
+/// cl_khr_subgroup_ballot: ballots of every lane, the ballot queries, the
+/// five masks, and in a divergent branch (lane % 3 != 0)
+/// non_uniform_broadcast, broadcast_first and a ballot of the active lanes.
+const BALLOT_SOURCE: &str = r#"
+kernel void ballot(global const int* in, global uint* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    global uint* o = out + i * 40;
+    uint4 b = sub_group_ballot(x > 0);
+    vstore4(b, 0, o);
+    o[4] = sub_group_inverse_ballot(b);
+    o[5] = sub_group_ballot_bit_extract(b, (lane + 1u) % get_sub_group_size());
+    o[6] = sub_group_ballot_bit_count(b);
+    o[7] = sub_group_ballot_inclusive_scan(b);
+    o[8] = sub_group_ballot_exclusive_scan(b);
+    o[9] = sub_group_ballot_find_lsb(b);
+    o[10] = sub_group_ballot_find_msb(b);
+    vstore4(get_sub_group_eq_mask(), 0, o + 11);
+    vstore4(get_sub_group_ge_mask(), 0, o + 15);
+    vstore4(get_sub_group_gt_mask(), 0, o + 19);
+    vstore4(get_sub_group_le_mask(), 0, o + 23);
+    vstore4(get_sub_group_lt_mask(), 0, o + 27);
+    if (lane % 3u != 0u) {
+        o[31] = sub_group_non_uniform_broadcast((uint)x, 1u);
+        o[32] = sub_group_broadcast_first((uint)x + 5u);
+        vstore4(sub_group_ballot(1), 0, o + 33);
+    } else {
+        o[31] = o[32] = o[33] = o[34] = o[35] = o[36] = 0xdeadu;
+    }
+    uint id = (get_sub_group_id() * 3u + 1u) % get_sub_group_size();
+    o[37] = sub_group_non_uniform_broadcast((uint)x, id);
+    o[38] = (uint)sub_group_non_uniform_broadcast((uchar2)((uchar)x, (uchar)(x >> 8)), 0u).y;
+    o[39] = 7u;
 }
 "#;
 
@@ -774,6 +814,118 @@ fn non_uniform_vote() {
                     o[4] != 0,
                     eq_half,
                     "sub_group_non_uniform_all_equal(float), {what}"
+                );
+            }
+        }
+    }
+}
+
+/// A 128-bit ballot of the lanes `[0, n)` for which `f` holds.
+fn ballot_of(n: usize, f: impl Fn(usize) -> bool) -> [u32; 4] {
+    let mut b = [0u32; 4];
+    for l in (0..n).filter(|&l| f(l)) {
+        b[l / 32] |= 1 << (l % 32);
+    }
+    b
+}
+
+#[test]
+fn ballot() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    if !ext
+        .split_whitespace()
+        .any(|e| e == "cl_khr_subgroup_ballot")
+    {
+        return;
+    }
+    let kernel = build(&cl, BALLOT_SOURCE, OPTIONS, "ballot");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let mut input = vote_input(&sgs, n, k);
+        // Distinct values (the vote input's signs), for the broadcasts.
+        for (i, x) in input.iter_mut().enumerate() {
+            *x = x.signum() * (1 + (i as i32 * 37) % 1000);
+        }
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0x5555_5555u32; n * BALLOT_SLOT]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let b = ballot_of(size, |l| input[lanes[l]] > 0);
+            let bit = |m: &[u32; 4], l: usize| m[l / 32] >> (l % 32) & 1;
+            let count = |upto: usize| (0..upto).map(|l| bit(&b, l)).sum::<u32>();
+            let set: Vec<usize> = (0..size).filter(|&l| bit(&b, l) == 1).collect();
+            let active = ballot_of(size, |l| l % 3 != 0);
+            let first_active = (0..size).find(|l| l % 3 != 0);
+            let dyn_id = ((*sg * 3 + 1) as usize) % size;
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * BALLOT_SLOT..(i + 1) * BALLOT_SLOT];
+                assert_eq!(o[..4], b, "sub_group_ballot, {what}");
+                assert_eq!(o[4] != 0, input[i] > 0, "sub_group_inverse_ballot, {what}");
+                assert_eq!(
+                    o[5],
+                    bit(&b, (lane + 1) % size),
+                    "sub_group_ballot_bit_extract, {what}"
+                );
+                assert_eq!(o[6], count(size), "sub_group_ballot_bit_count, {what}");
+                assert_eq!(
+                    o[7],
+                    count(lane + 1),
+                    "sub_group_ballot_inclusive_scan, {what}"
+                );
+                assert_eq!(o[8], count(lane), "sub_group_ballot_exclusive_scan, {what}");
+                if let (Some(&lo), Some(&hi)) = (set.first(), set.last()) {
+                    assert_eq!(o[9], lo as u32, "sub_group_ballot_find_lsb, {what}");
+                    assert_eq!(o[10], hi as u32, "sub_group_ballot_find_msb, {what}");
+                }
+                let masks = [
+                    ("eq", ballot_of(size, |l| l == lane)),
+                    ("ge", ballot_of(size, |l| l >= lane)),
+                    ("gt", ballot_of(size, |l| l > lane)),
+                    ("le", ballot_of(size, |l| l <= lane)),
+                    ("lt", ballot_of(size, |l| l < lane)),
+                ];
+                for (m, (name, want)) in masks.iter().enumerate() {
+                    assert_eq!(
+                        o[11 + 4 * m..15 + 4 * m],
+                        *want,
+                        "get_sub_group_{name}_mask, {what}"
+                    );
+                }
+                if lane % 3 == 0 {
+                    assert_eq!(o[31..37], [0xdead; 6], "inactive lane, {what}");
+                } else {
+                    assert_eq!(
+                        o[31], input[lanes[1]] as u32,
+                        "sub_group_non_uniform_broadcast(x, 1), {what}"
+                    );
+                    let first = first_active.expect("an active lane");
+                    assert_eq!(
+                        o[32],
+                        (input[lanes[first]] as u32).wrapping_add(5),
+                        "sub_group_broadcast_first, {what}"
+                    );
+                    assert_eq!(o[33..37], active, "divergent sub_group_ballot, {what}");
+                }
+                assert_eq!(
+                    o[37], input[lanes[dyn_id]] as u32,
+                    "sub_group_non_uniform_broadcast(x, id), {what}"
+                );
+                assert_eq!(
+                    o[38],
+                    (input[lanes[0]] >> 8) as u8 as u32,
+                    "sub_group_non_uniform_broadcast(uchar2), {what}"
                 );
             }
         }

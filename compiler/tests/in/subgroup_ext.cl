@@ -19,3 +19,18 @@ kernel void non_uniform_vote(global int* o) {
             + 16 * sub_group_non_uniform_all_equal((uchar)o[i]);
     }
 }
+
+// cl_khr_subgroup_ballot: OpGroupNonUniformBallot* with the Ballot
+// capability; the masks are computed from the sub-group local id and size
+// (no Subgroup*Mask builtins); a broadcast from a run-time id is a shuffle.
+kernel void ballot(global uint4* o, global uint* p) {
+    size_t i = get_global_id(0);
+    uint4 b = sub_group_ballot(p[i] > 3u);
+    o[i] = b + get_sub_group_ge_mask() + get_sub_group_lt_mask();
+    p[i] = sub_group_inverse_ballot(b) + sub_group_ballot_bit_extract(b, 2u)
+        + sub_group_ballot_bit_count(b) + sub_group_ballot_inclusive_scan(b)
+        + sub_group_ballot_exclusive_scan(b) + sub_group_ballot_find_lsb(b)
+        + sub_group_ballot_find_msb(b) + sub_group_broadcast_first(p[i])
+        + sub_group_non_uniform_broadcast(p[i], 1u)
+        + sub_group_non_uniform_broadcast(p[i], p[0]);
+}

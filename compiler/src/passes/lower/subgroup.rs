@@ -13,6 +13,14 @@
 //! | `sub_group_scan_{ex,in}clusive_<op>` | … ExclusiveScan / InclusiveScan | … ExclusiveScan / InclusiveScan         |
 //! | `sub_group_barrier`             | OpControlBarrier (Subgroup)     | OpControlBarrier (Subgroup), see `lower_barrier` |
 //!
+//! The optional extensions (`cl_khr_subgroup_extended_types`,
+//! `_non_uniform_vote`, `_ballot`; `DeviceCaps::subgroup_extensions`
+//! decides which the device reports): llvm-spirv already emits
+//! `OpGroupNonUniform*` for their functions, kept as they are with their
+//! capabilities (`lower_non_uniform`); `get_sub_group_<k>_mask` loads the
+//! `Subgroup*Mask` builtins, computed from the sub-group local id and size
+//! instead (`workitem`), so partial sub-groups have no bits past their end.
+//!
 //! Vulkan's exclusive scans start from the operation's identity (0, the
 //! type's maximum for min, its minimum for max, ±INF for floats), as
 //! OpenCL's do. Reductions of 8/16/64-bit integers and of `half` need
@@ -70,6 +78,11 @@ impl Lower<'_> {
                                 | BuiltIn::NumEnqueuedSubgroups
                                 | BuiltIn::SubgroupId
                                 | BuiltIn::SubgroupLocalInvocationId
+                                | BuiltIn::SubgroupEqMask
+                                | BuiltIn::SubgroupGeMask
+                                | BuiltIn::SubgroupGtMask
+                                | BuiltIn::SubgroupLeMask
+                                | BuiltIn::SubgroupLtMask
                         ))
                     )
                 })
