@@ -180,10 +180,15 @@ impl DeviceCaps {
         if !self.subgroups() {
             return e;
         }
-        let table: [(&'static str, u32); 3] = [
+        let table: [(&'static str, u32); 5] = [
             ("cl_khr_subgroup_extended_types", SUBGROUP_BASIC),
             ("cl_khr_subgroup_non_uniform_vote", SUBGROUP_VOTE),
             ("cl_khr_subgroup_ballot", SUBGROUP_BALLOT),
+            ("cl_khr_subgroup_shuffle", SUBGROUP_SHUFFLE),
+            (
+                "cl_khr_subgroup_shuffle_relative",
+                SUBGROUP_SHUFFLE_RELATIVE,
+            ),
         ];
         for (name, bits) in table {
             if self.has_subgroup_ops(bits) {

@@ -39,10 +39,11 @@ const OPTIONAL_EXTENSIONS: [&str; 10] = [
 
 /// Those ferrocl reports wherever it has sub-groups (they need only what
 /// sub-groups already require of Vulkan).
-const ALWAYS_WITH_SUBGROUPS: [&str; 3] = [
+const ALWAYS_WITH_SUBGROUPS: [&str; 4] = [
     "cl_khr_subgroup_extended_types",
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_shuffle",
 ];
 
 /// Values per work-item written by `layout`.
@@ -144,6 +145,26 @@ kernel void ballot(global const int* in, global uint* out) {
     o[37] = sub_group_non_uniform_broadcast((uint)x, id);
     o[38] = (uint)sub_group_non_uniform_broadcast((uchar2)((uchar)x, (uchar)(x >> 8)), 0u).y;
     o[39] = 7u;
+}
+"#;
+
+/// cl_khr_subgroup_shuffle and cl_khr_subgroup_shuffle_relative, with
+/// indices the host checks only where they name a lane of the sub-group.
+const SHUFFLE_SOURCE: &str = r#"
+kernel void shuffle(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    uint n = get_sub_group_size();
+    global int* o = out + i * 8;
+    o[0] = sub_group_shuffle(x, (lane * 5u + 3u) % n);
+    o[1] = sub_group_shuffle_xor(x, 1u);
+    o[2] = sub_group_shuffle_xor(x, 6u);
+    o[3] = sub_group_shuffle_up(x, 1u);
+    o[4] = sub_group_shuffle_up(x, 3u);
+    o[5] = sub_group_shuffle_down(x, 2u);
+    o[6] = as_int(sub_group_shuffle(as_float(x), n - 1u - lane));
+    o[7] = (int)sub_group_shuffle_down((ulong)x * 3ul, 1u);
 }
 "#;
 
@@ -815,6 +836,69 @@ fn non_uniform_vote() {
                     eq_half,
                     "sub_group_non_uniform_all_equal(float), {what}"
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn shuffle() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    let has = |e: &str| ext.split_whitespace().any(|x| x == e);
+    if !has("cl_khr_subgroup_shuffle") || !has("cl_khr_subgroup_shuffle_relative") {
+        return;
+    }
+    let kernel = build(&cl, SHUFFLE_SOURCE, OPTIONS, "shuffle");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input: Vec<i32> = pseudo_random(n, 0x51_7CC1 + k as u64)
+            .into_iter()
+            .map(|x| (x >> 3) as i32)
+            .collect();
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0i32; n * 8]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let x = |l: usize| input[lanes[l]];
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * 8..i * 8 + 8];
+                let checks: [(&str, Option<i32>); 8] = [
+                    ("shuffle", Some(x((lane * 5 + 3) % size))),
+                    ("shuffle_xor(1)", (lane ^ 1 < size).then(|| x(lane ^ 1))),
+                    ("shuffle_xor(6)", (lane ^ 6 < size).then(|| x(lane ^ 6))),
+                    (
+                        "shuffle_up(1)",
+                        (lane >= 1).then(|| x(lane.wrapping_sub(1))),
+                    ),
+                    (
+                        "shuffle_up(3)",
+                        (lane >= 3).then(|| x(lane.wrapping_sub(3))),
+                    ),
+                    ("shuffle_down(2)", (lane + 2 < size).then(|| x(lane + 2))),
+                    ("shuffle(float)", Some(x(size - 1 - lane))),
+                    (
+                        "shuffle_down(ulong)",
+                        (lane + 1 < size)
+                            .then(|| (x(lane + 1) as i64 as u64).wrapping_mul(3) as i32),
+                    ),
+                ];
+                for (q, (name, want)) in checks.iter().enumerate() {
+                    if let Some(w) = want {
+                        assert_eq!(o[q], *w, "sub_group_{name}, {what}");
+                    }
+                }
             }
         }
     }

@@ -34,3 +34,12 @@ kernel void ballot(global uint4* o, global uint* p) {
         + sub_group_non_uniform_broadcast(p[i], 1u)
         + sub_group_non_uniform_broadcast(p[i], p[0]);
 }
+
+// cl_khr_subgroup_shuffle(_relative): OpGroupNonUniformShuffle(Xor|Up|Down).
+kernel void shuffles(global int* o, global float* h) {
+    size_t i = get_global_id(0);
+    uint l = get_sub_group_local_id();
+    o[i] = sub_group_shuffle(o[i], l ^ 3u) + sub_group_shuffle_xor(o[i], 2u)
+        + sub_group_shuffle_up(o[i], 1u) + sub_group_shuffle_down(o[i], 1u);
+    h[i] = sub_group_shuffle_down(h[i], 2u);
+}
