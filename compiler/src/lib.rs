@@ -180,7 +180,7 @@ impl DeviceCaps {
         if !self.subgroups() {
             return e;
         }
-        let table: [(&'static str, u32); 5] = [
+        let table: [(&'static str, u32); 7] = [
             ("cl_khr_subgroup_extended_types", SUBGROUP_BASIC),
             ("cl_khr_subgroup_non_uniform_vote", SUBGROUP_VOTE),
             ("cl_khr_subgroup_ballot", SUBGROUP_BALLOT),
@@ -188,6 +188,14 @@ impl DeviceCaps {
             (
                 "cl_khr_subgroup_shuffle_relative",
                 SUBGROUP_SHUFFLE_RELATIVE,
+            ),
+            (
+                "cl_khr_subgroup_non_uniform_arithmetic",
+                SUBGROUP_ARITHMETIC,
+            ),
+            (
+                "cl_khr_subgroup_clustered_reduce",
+                SUBGROUP_ARITHMETIC | SUBGROUP_CLUSTERED,
             ),
         ];
         for (name, bits) in table {

@@ -39,11 +39,12 @@ const OPTIONAL_EXTENSIONS: [&str; 10] = [
 
 /// Those ferrocl reports wherever it has sub-groups (they need only what
 /// sub-groups already require of Vulkan).
-const ALWAYS_WITH_SUBGROUPS: [&str; 4] = [
+const ALWAYS_WITH_SUBGROUPS: [&str; 5] = [
     "cl_khr_subgroup_extended_types",
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_ballot",
     "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_non_uniform_arithmetic",
 ];
 
 /// Values per work-item written by `layout`.
@@ -165,6 +166,42 @@ kernel void shuffle(global const int* in, global int* out) {
     o[5] = sub_group_shuffle_down(x, 2u);
     o[6] = as_int(sub_group_shuffle(as_float(x), n - 1u - lane));
     o[7] = (int)sub_group_shuffle_down((ulong)x * 3ul, 1u);
+}
+"#;
+
+/// cl_khr_subgroup_non_uniform_arithmetic in a divergent branch (lanes with
+/// lane % 3 != 0) and cl_khr_subgroup_clustered_reduce outside it.
+const ARITH_SLOT: usize = 20;
+const ARITH_SOURCE: &str = r#"
+kernel void arith(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    global int* o = out + i * 20;
+    if (lane % 3u != 0u) {
+        o[0] = sub_group_non_uniform_reduce_add(x);
+        o[1] = sub_group_non_uniform_reduce_mul(x);
+        o[2] = sub_group_non_uniform_reduce_min(x);
+        o[3] = sub_group_non_uniform_reduce_max(x);
+        o[4] = sub_group_non_uniform_reduce_and(x);
+        o[5] = sub_group_non_uniform_reduce_or(x);
+        o[6] = sub_group_non_uniform_reduce_xor(x);
+        o[7] = sub_group_non_uniform_reduce_logical_and(x);
+        o[8] = sub_group_non_uniform_reduce_logical_or(x);
+        o[9] = sub_group_non_uniform_reduce_logical_xor(x);
+        o[10] = sub_group_non_uniform_scan_inclusive_add(x);
+        o[11] = sub_group_non_uniform_scan_exclusive_mul(x);
+        o[12] = sub_group_non_uniform_scan_exclusive_or(x);
+        o[13] = sub_group_non_uniform_scan_inclusive_xor(x);
+        o[14] = sub_group_non_uniform_scan_exclusive_min(x);
+        o[15] = (int)sub_group_non_uniform_scan_inclusive_max((float)x);
+    } else {
+        for (int k = 0; k < 16; k++) o[k] = -55;
+    }
+    o[16] = sub_group_clustered_reduce_add(x, 4);
+    o[17] = sub_group_clustered_reduce_max(x, 2);
+    o[18] = sub_group_clustered_reduce_logical_or(x, 8);
+    o[19] = sub_group_clustered_reduce_mul(x, 2);
 }
 "#;
 
@@ -898,6 +935,121 @@ fn shuffle() {
                     if let Some(w) = want {
                         assert_eq!(o[q], *w, "sub_group_{name}, {what}");
                     }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn non_uniform_arithmetic_and_clustered() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    let has = |e: &str| ext.split_whitespace().any(|x| x == e);
+    if !has("cl_khr_subgroup_non_uniform_arithmetic") || !has("cl_khr_subgroup_clustered_reduce") {
+        return;
+    }
+    let kernel = build(&cl, ARITH_SOURCE, OPTIONS, "arith");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        // -3 … 3, zeros included (logical operations), or all ones.
+        let input: Vec<i32> = pseudo_random(n, 0xA417 + k as u64)
+            .into_iter()
+            .map(|x| if k % 4 == 3 { 1 } else { (x % 7) as i32 - 3 })
+            .collect();
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0i32; n * ARITH_SLOT]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let x = |l: usize| input[lanes[l]];
+            // Active lanes below `upto`, in order.
+            let act =
+                |upto: usize| -> Vec<i32> { (0..upto).filter(|l| l % 3 != 0).map(x).collect() };
+            let all = act(size);
+            let b = |v: bool| v as i32;
+            let cluster = |c: usize, lane: usize| -> Vec<i32> {
+                let s = lane / c * c;
+                (s..(s + c).min(size)).map(x).collect()
+            };
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * ARITH_SLOT..(i + 1) * ARITH_SLOT];
+                let c4 = cluster(4, lane);
+                let c2 = cluster(2, lane);
+                let c8 = cluster(8, lane);
+                assert_eq!(
+                    o[16],
+                    c4.iter().fold(0i32, |a, &v| a.wrapping_add(v)),
+                    "clustered_reduce_add(4), {what}"
+                );
+                assert_eq!(
+                    o[17],
+                    *c2.iter().max().unwrap(),
+                    "clustered_reduce_max(2), {what}"
+                );
+                assert_eq!(
+                    o[18] != 0,
+                    c8.iter().any(|&v| v != 0),
+                    "clustered_reduce_logical_or(8), {what}"
+                );
+                assert_eq!(
+                    o[19],
+                    c2.iter().fold(1i32, |a, &v| a.wrapping_mul(v)),
+                    "clustered_reduce_mul(2), {what}"
+                );
+                if lane % 3 == 0 {
+                    assert_eq!(o[..16], [-55; 16], "inactive lane, {what}");
+                    continue;
+                }
+                let inc = act(lane + 1);
+                let exc = act(lane);
+                let want: [(&str, i32); 16] = [
+                    ("reduce_add", all.iter().fold(0, |a, &v| a.wrapping_add(v))),
+                    ("reduce_mul", all.iter().fold(1, |a, &v| a.wrapping_mul(v))),
+                    ("reduce_min", *all.iter().min().unwrap()),
+                    ("reduce_max", *all.iter().max().unwrap()),
+                    ("reduce_and", all.iter().fold(!0, |a, &v| a & v)),
+                    ("reduce_or", all.iter().fold(0, |a, &v| a | v)),
+                    ("reduce_xor", all.iter().fold(0, |a, &v| a ^ v)),
+                    ("reduce_logical_and", b(all.iter().all(|&v| v != 0))),
+                    ("reduce_logical_or", b(all.iter().any(|&v| v != 0))),
+                    (
+                        "reduce_logical_xor",
+                        b(all.iter().filter(|&&v| v != 0).count() % 2 == 1),
+                    ),
+                    (
+                        "scan_inclusive_add",
+                        inc.iter().fold(0, |a, &v| a.wrapping_add(v)),
+                    ),
+                    (
+                        "scan_exclusive_mul",
+                        exc.iter().fold(1, |a, &v| a.wrapping_mul(v)),
+                    ),
+                    ("scan_exclusive_or", exc.iter().fold(0, |a, &v| a | v)),
+                    ("scan_inclusive_xor", inc.iter().fold(0, |a, &v| a ^ v)),
+                    (
+                        "scan_exclusive_min",
+                        exc.iter().fold(i32::MAX, |a, &v| a.min(v)),
+                    ),
+                    ("scan_inclusive_max(float)", *inc.iter().max().unwrap()),
+                ];
+                for (q, (name, w)) in want.iter().enumerate() {
+                    let g = if (7..10).contains(&q) {
+                        b(o[q] != 0)
+                    } else {
+                        o[q]
+                    };
+                    assert_eq!(g, *w, "sub_group_non_uniform_{name}, {what}");
                 }
             }
         }

@@ -43,3 +43,17 @@ kernel void shuffles(global int* o, global float* h) {
         + sub_group_shuffle_up(o[i], 1u) + sub_group_shuffle_down(o[i], 1u);
     h[i] = sub_group_shuffle_down(h[i], 2u);
 }
+
+// cl_khr_subgroup_non_uniform_arithmetic (Arithmetic) in a branch and
+// cl_khr_subgroup_clustered_reduce (ClusteredReduce, Clustered).
+kernel void arithmetic(global int* o, global float* f) {
+    size_t i = get_global_id(0);
+    if (o[i] > 0) {
+        o[i] = sub_group_non_uniform_reduce_mul(o[i])
+            + sub_group_non_uniform_scan_exclusive_xor(o[i])
+            + sub_group_non_uniform_reduce_logical_and(o[i]);
+        f[i] = sub_group_non_uniform_scan_inclusive_min(f[i]);
+    }
+    f[i + 1] = sub_group_clustered_reduce_add(f[i], 4)
+        + (float)sub_group_clustered_reduce_or(o[i], 2);
+}

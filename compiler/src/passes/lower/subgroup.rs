@@ -14,7 +14,8 @@
 //! | `sub_group_barrier`             | OpControlBarrier (Subgroup)     | OpControlBarrier (Subgroup), see `lower_barrier` |
 //!
 //! The optional extensions (`cl_khr_subgroup_extended_types`,
-//! `_non_uniform_vote`, `_ballot`, `_shuffle`, `_shuffle_relative`;
+//! `_non_uniform_vote`, `_ballot`, `_shuffle`, `_shuffle_relative`,
+//! `_non_uniform_arithmetic`, `_clustered_reduce`;
 //! `DeviceCaps::subgroup_extensions`
 //! decides which the device reports): llvm-spirv already emits
 //! `OpGroupNonUniform*` for their functions, kept as they are with their
