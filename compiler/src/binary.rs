@@ -227,6 +227,7 @@ impl Writer {
         self.u8(c.int64_atomics as u8);
         self.u32(c.subgroup_size);
         self.u8(c.khr_subgroups as u8);
+        self.u32(c.subgroup_ops);
         self.u8(c.spirv_version.0);
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
@@ -521,6 +522,7 @@ impl<'a> Reader<'a> {
             int64_atomics: self.bool()?,
             subgroup_size: self.u32()?,
             khr_subgroups: self.bool()?,
+            subgroup_ops: self.u32()?,
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
             read_write_images: self.bool()?,
@@ -730,6 +732,7 @@ mod tests {
             int64_atomics: true,
             subgroup_size: 8,
             khr_subgroups: true,
+            subgroup_ops: 0x5b,
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,

@@ -242,6 +242,7 @@ mod tests {
             rmw_ordering: false,
             vulkan_memory_model: false,
             khr_subgroups: true,
+            subgroup_ops: 0x7f,
             descriptor: Default::default(),
         }
     }

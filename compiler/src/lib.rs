@@ -71,6 +71,12 @@ pub struct DeviceCaps {
     /// every OpenCL C version. Without it (but with `subgroup_size` > 0)
     /// only OpenCL C 3.0's `__opencl_c_subgroups` feature is.
     pub khr_subgroups: bool,
+    /// The sub-group operations Vulkan supports in compute shaders
+    /// (`VkPhysicalDeviceSubgroupProperties::supportedOperations`, the
+    /// `SUBGROUP_*` bits); they decide the optional `cl_khr_subgroup_*`
+    /// extensions (`DeviceCaps::subgroup_extensions`). Meaningful only with
+    /// `subgroup_size` > 0.
+    pub subgroup_ops: u32,
     /// Highest SPIR-V version the Vulkan device accepts, as (major, minor).
     pub spirv_version: (u8, u8),
     /// The device reports image support (CL_DEVICE_IMAGE_SUPPORT): image
@@ -171,6 +177,71 @@ impl DeviceCaps {
     /// functions are declared and lowered (`passes::lower::subgroup`).
     pub fn subgroups(&self) -> bool {
         self.subgroup_size > 0
+    }
+
+    /// Whether Vulkan has all the sub-group operations `bits`
+    /// (`SUBGROUP_*`) in compute shaders (and sub-groups are supported).
+    pub fn has_subgroup_ops(&self, bits: u32) -> bool {
+        self.subgroups() && self.subgroup_ops & bits == bits
+    }
+
+    /// The optional Khronos sub-group extensions this device supports, with
+    /// their versions: each needs sub-groups (not `cl_khr_subgroups`'s
+    /// independent forward progress) and the Vulkan operations it is
+    /// lowered to. `cl_khr_subgroup_extended_types` relies on
+    /// `shaderSubgroupExtendedTypes`, which sub-groups require anyway.
+    pub fn subgroup_extensions(&self) -> Vec<(&'static str, (u32, u32, u32))> {
+        let mut e = Vec::new();
+        if !self.subgroups() {
+            return e;
+        }
+        let table: [(&'static str, u32); 7] = [
+            ("cl_khr_subgroup_extended_types", SUBGROUP_BASIC),
+            ("cl_khr_subgroup_non_uniform_vote", SUBGROUP_VOTE),
+            ("cl_khr_subgroup_ballot", SUBGROUP_BALLOT),
+            ("cl_khr_subgroup_shuffle", SUBGROUP_SHUFFLE),
+            (
+                "cl_khr_subgroup_shuffle_relative",
+                SUBGROUP_SHUFFLE_RELATIVE,
+            ),
+            (
+                "cl_khr_subgroup_non_uniform_arithmetic",
+                SUBGROUP_ARITHMETIC,
+            ),
+            (
+                "cl_khr_subgroup_clustered_reduce",
+                SUBGROUP_ARITHMETIC | SUBGROUP_CLUSTERED,
+            ),
+        ];
+        for (name, bits) in table {
+            if self.has_subgroup_ops(bits) {
+                e.push((name, (1, 0, 0)));
+            }
+        }
+        e
+    }
+}
+
+/// `VkSubgroupFeatureFlagBits`, as in `DeviceCaps::subgroup_ops`.
+pub const SUBGROUP_BASIC: u32 = 0x1;
+pub const SUBGROUP_VOTE: u32 = 0x2;
+pub const SUBGROUP_ARITHMETIC: u32 = 0x4;
+pub const SUBGROUP_BALLOT: u32 = 0x8;
+pub const SUBGROUP_SHUFFLE: u32 = 0x10;
+pub const SUBGROUP_SHUFFLE_RELATIVE: u32 = 0x20;
+pub const SUBGROUP_CLUSTERED: u32 = 0x40;
+
+impl DeviceCaps {
+    /// The sub-group extensions clang knows that the device does not report
+    /// (`subgroup_extensions`): their `-cl-ext` switch is off and their macro
+    /// undefined.
+    pub(crate) fn unsupported_subgroup_extensions(&self) -> Vec<(&'static str, &'static str)> {
+        let on = self.subgroup_extensions();
+        crate::frontend::CLANG_SUBGROUP_EXTENSIONS
+            .iter()
+            .copied()
+            .filter(|(_, e)| !on.iter().any(|(n, _)| n == e))
+            .collect()
     }
 }
 

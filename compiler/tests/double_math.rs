@@ -17,6 +17,7 @@ fn caps(fused_fma64: bool) -> DeviceCaps {
         read_write_images: false,
         fused_fma64,
         khr_subgroups: false,
+        subgroup_ops: 0,
         ..common::test_caps()
     }
 }

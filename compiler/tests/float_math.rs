@@ -19,6 +19,7 @@ fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
         fused_fma32,
         denorms32,
         khr_subgroups: false,
+        subgroup_ops: 0,
         ..common::test_caps()
     }
 }

@@ -23,6 +23,30 @@ use ferrocl_tests::{device_string, device_value, expect_error, Cl, Kernel, Pod};
 
 const OPTIONS: &str = "-cl-std=CL3.0";
 
+/// The optional sub-group extensions clang knows (`device_queries`).
+const OPTIONAL_EXTENSIONS: [&str; 10] = [
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+    "cl_intel_subgroups",
+    "cl_intel_subgroups_short",
+];
+
+/// Those ferrocl reports wherever it has sub-groups (they need only what
+/// sub-groups already require of Vulkan).
+const ALWAYS_WITH_SUBGROUPS: [&str; 5] = [
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+];
+
 /// Values per work-item written by `layout`.
 const LAYOUT_SLOT: usize = 8;
 
@@ -58,6 +82,126 @@ kernel void vote_barrier(global const int* in, global int* out, local uint* scra
     scratch[base + lane] = (uint)get_local_linear_id() + 1000u;
     sub_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_work_group);
     out[i * 4 + 3] = (int)scratch[base + (lane + n - 1) % n];
+}
+"#;
+
+/// cl_khr_subgroup_non_uniform_vote and cl_khr_subgroup_extended_types'
+/// vector broadcasts, in a divergent branch: only the lanes with
+/// lane % 3 != 0 take part.
+const NON_UNIFORM_VOTE_SOURCE: &str = r#"
+kernel void non_uniform_vote(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    global int* o = out + i * 6;
+    if (lane % 3u != 0u) {
+        o[0] = sub_group_elect();
+        o[1] = sub_group_non_uniform_all(x > 0);
+        o[2] = sub_group_non_uniform_any(x > 0);
+        o[3] = sub_group_non_uniform_all_equal(x);
+        o[4] = sub_group_non_uniform_all_equal((float)(x / 2));
+    } else {
+        o[0] = o[1] = o[2] = o[3] = o[4] = -5;
+    }
+    // Outside the branch: a char4 and a short2 broadcast from lane 0.
+    char4 c = sub_group_broadcast((char4)((char)x, (char)(x + 1), (char)(x * 3), (char)-x), 0);
+    short2 h = sub_group_broadcast((short2)((short)(x * 1000), (short)(x - 7)), 0);
+    o[5] = (int)c.x + (int)c.y * 3 + (int)c.z * 5 + (int)c.w * 7 + (int)h.x + (int)h.y * 11;
+}
+"#;
+
+/// Words per work-item written by `ballot`.
+const BALLOT_SLOT: usize = 40;
+/// cl_khr_subgroup_ballot: ballots of every lane, the ballot queries, the
+/// five masks, and in a divergent branch (lane % 3 != 0)
+/// non_uniform_broadcast, broadcast_first and a ballot of the active lanes.
+const BALLOT_SOURCE: &str = r#"
+kernel void ballot(global const int* in, global uint* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    global uint* o = out + i * 40;
+    uint4 b = sub_group_ballot(x > 0);
+    vstore4(b, 0, o);
+    o[4] = sub_group_inverse_ballot(b);
+    o[5] = sub_group_ballot_bit_extract(b, (lane + 1u) % get_sub_group_size());
+    o[6] = sub_group_ballot_bit_count(b);
+    o[7] = sub_group_ballot_inclusive_scan(b);
+    o[8] = sub_group_ballot_exclusive_scan(b);
+    o[9] = sub_group_ballot_find_lsb(b);
+    o[10] = sub_group_ballot_find_msb(b);
+    vstore4(get_sub_group_eq_mask(), 0, o + 11);
+    vstore4(get_sub_group_ge_mask(), 0, o + 15);
+    vstore4(get_sub_group_gt_mask(), 0, o + 19);
+    vstore4(get_sub_group_le_mask(), 0, o + 23);
+    vstore4(get_sub_group_lt_mask(), 0, o + 27);
+    if (lane % 3u != 0u) {
+        o[31] = sub_group_non_uniform_broadcast((uint)x, 1u);
+        o[32] = sub_group_broadcast_first((uint)x + 5u);
+        vstore4(sub_group_ballot(1), 0, o + 33);
+    } else {
+        o[31] = o[32] = o[33] = o[34] = o[35] = o[36] = 0xdeadu;
+    }
+    uint id = (get_sub_group_id() * 3u + 1u) % get_sub_group_size();
+    o[37] = sub_group_non_uniform_broadcast((uint)x, id);
+    o[38] = (uint)sub_group_non_uniform_broadcast((uchar2)((uchar)x, (uchar)(x >> 8)), 0u).y;
+    o[39] = 7u;
+}
+"#;
+
+/// cl_khr_subgroup_shuffle and cl_khr_subgroup_shuffle_relative, with
+/// indices the host checks only where they name a lane of the sub-group.
+const SHUFFLE_SOURCE: &str = r#"
+kernel void shuffle(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    uint n = get_sub_group_size();
+    global int* o = out + i * 8;
+    o[0] = sub_group_shuffle(x, (lane * 5u + 3u) % n);
+    o[1] = sub_group_shuffle_xor(x, 1u);
+    o[2] = sub_group_shuffle_xor(x, 6u);
+    o[3] = sub_group_shuffle_up(x, 1u);
+    o[4] = sub_group_shuffle_up(x, 3u);
+    o[5] = sub_group_shuffle_down(x, 2u);
+    o[6] = as_int(sub_group_shuffle(as_float(x), n - 1u - lane));
+    o[7] = (int)sub_group_shuffle_down((ulong)x * 3ul, 1u);
+}
+"#;
+
+/// cl_khr_subgroup_non_uniform_arithmetic in a divergent branch (lanes with
+/// lane % 3 != 0) and cl_khr_subgroup_clustered_reduce outside it.
+const ARITH_SLOT: usize = 20;
+const ARITH_SOURCE: &str = r#"
+kernel void arith(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    uint lane = get_sub_group_local_id();
+    global int* o = out + i * 20;
+    if (lane % 3u != 0u) {
+        o[0] = sub_group_non_uniform_reduce_add(x);
+        o[1] = sub_group_non_uniform_reduce_mul(x);
+        o[2] = sub_group_non_uniform_reduce_min(x);
+        o[3] = sub_group_non_uniform_reduce_max(x);
+        o[4] = sub_group_non_uniform_reduce_and(x);
+        o[5] = sub_group_non_uniform_reduce_or(x);
+        o[6] = sub_group_non_uniform_reduce_xor(x);
+        o[7] = sub_group_non_uniform_reduce_logical_and(x);
+        o[8] = sub_group_non_uniform_reduce_logical_or(x);
+        o[9] = sub_group_non_uniform_reduce_logical_xor(x);
+        o[10] = sub_group_non_uniform_scan_inclusive_add(x);
+        o[11] = sub_group_non_uniform_scan_exclusive_mul(x);
+        o[12] = sub_group_non_uniform_scan_exclusive_or(x);
+        o[13] = sub_group_non_uniform_scan_inclusive_xor(x);
+        o[14] = sub_group_non_uniform_scan_exclusive_min(x);
+        o[15] = (int)sub_group_non_uniform_scan_inclusive_max((float)x);
+    } else {
+        for (int k = 0; k < 16; k++) o[k] = -55;
+    }
+    o[16] = sub_group_clustered_reduce_add(x, 4);
+    o[17] = sub_group_clustered_reduce_max(x, 2);
+    o[18] = sub_group_clustered_reduce_logical_or(x, 8);
+    o[19] = sub_group_clustered_reduce_mul(x, 2);
 }
 "#;
 
@@ -343,6 +487,10 @@ macro_rules! int_elem {
         }
     };
 }
+int_elem!(i8, "char");
+int_elem!(u8, "uchar");
+int_elem!(i16, "short");
+int_elem!(u16, "ushort");
 int_elem!(i32, "int");
 int_elem!(u32, "uint");
 int_elem!(i64, "long");
@@ -468,6 +616,28 @@ fn check_collectives<T: Elem>() {
             }
         }
     }
+}
+
+// cl_khr_subgroup_extended_types: the 8- and 16-bit integers (the kernel
+// does not build without the extension).
+#[test]
+fn collectives_char() {
+    check_collectives::<i8>();
+}
+
+#[test]
+fn collectives_uchar() {
+    check_collectives::<u8>();
+}
+
+#[test]
+fn collectives_short() {
+    check_collectives::<i16>();
+}
+
+#[test]
+fn collectives_ushort() {
+    check_collectives::<u16>();
 }
 
 #[test]
@@ -624,6 +794,374 @@ fn vote_and_barrier() {
                     got[i * 4 + 3] as u32,
                     items[prev].local_linear + 1000,
                     "read after sub_group_barrier(flags, scope), {what}"
+                );
+            }
+        }
+    }
+}
+
+/// The vote input of `vote_and_barrier`: per sub-group all positive, none,
+/// or one positive lane (by the sub-group's index `s` and the launch `k`).
+fn vote_input(sgs: &BTreeMap<(u32, u32), Vec<usize>>, n: usize, k: usize) -> Vec<i32> {
+    let mut input = vec![0i32; n];
+    for (s, lanes) in sgs.values().enumerate() {
+        for (lane, &i) in lanes.iter().enumerate() {
+            input[i] = match (s + k) % 4 {
+                0 => 1 + lane as i32,
+                1 => -(lane as i32),
+                2 => 9,
+                _ => (lane == lanes.len() / 2) as i32,
+            };
+        }
+    }
+    input
+}
+
+#[test]
+fn non_uniform_vote() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let kernel = build(&cl, NON_UNIFORM_VOTE_SOURCE, OPTIONS, "non_uniform_vote");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input = vote_input(&sgs, n, k);
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![-7i32; n * 6]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let active: Vec<usize> = (0..lanes.len()).filter(|l| l % 3 != 0).collect();
+            let xs: Vec<i32> = active.iter().map(|&l| input[lanes[l]]).collect();
+            let all = xs.iter().all(|&x| x > 0);
+            let any = xs.iter().any(|&x| x > 0);
+            let eq = xs.windows(2).all(|w| w[0] == w[1]);
+            let eq_half = xs.windows(2).all(|w| w[0] / 2 == w[1] / 2);
+            let x0 = input[lanes[0]];
+            let c = [x0 as i8, (x0 + 1) as i8, (x0 * 3) as i8, (-x0) as i8];
+            let h = [(x0 * 1000) as i16, (x0 - 7) as i16];
+            let bcast = c[0] as i32
+                + c[1] as i32 * 3
+                + c[2] as i32 * 5
+                + c[3] as i32 * 7
+                + h[0] as i32
+                + h[1] as i32 * 11;
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * 6..i * 6 + 6];
+                assert_eq!(o[5], bcast, "sub_group_broadcast of char4/short2, {what}");
+                if lane % 3 == 0 {
+                    assert_eq!(&o[..5], &[-5; 5], "inactive lane, {what}");
+                    continue;
+                }
+                assert_eq!(o[0] != 0, lane == 1, "sub_group_elect, {what}");
+                assert_eq!(o[1] != 0, all, "sub_group_non_uniform_all, {what}");
+                assert_eq!(o[2] != 0, any, "sub_group_non_uniform_any, {what}");
+                assert_eq!(
+                    o[3] != 0,
+                    eq,
+                    "sub_group_non_uniform_all_equal(int), {what}"
+                );
+                assert_eq!(
+                    o[4] != 0,
+                    eq_half,
+                    "sub_group_non_uniform_all_equal(float), {what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shuffle() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    let has = |e: &str| ext.split_whitespace().any(|x| x == e);
+    if !has("cl_khr_subgroup_shuffle") || !has("cl_khr_subgroup_shuffle_relative") {
+        return;
+    }
+    let kernel = build(&cl, SHUFFLE_SOURCE, OPTIONS, "shuffle");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input: Vec<i32> = pseudo_random(n, 0x51_7CC1 + k as u64)
+            .into_iter()
+            .map(|x| (x >> 3) as i32)
+            .collect();
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0i32; n * 8]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let x = |l: usize| input[lanes[l]];
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * 8..i * 8 + 8];
+                let checks: [(&str, Option<i32>); 8] = [
+                    ("shuffle", Some(x((lane * 5 + 3) % size))),
+                    ("shuffle_xor(1)", (lane ^ 1 < size).then(|| x(lane ^ 1))),
+                    ("shuffle_xor(6)", (lane ^ 6 < size).then(|| x(lane ^ 6))),
+                    (
+                        "shuffle_up(1)",
+                        (lane >= 1).then(|| x(lane.wrapping_sub(1))),
+                    ),
+                    (
+                        "shuffle_up(3)",
+                        (lane >= 3).then(|| x(lane.wrapping_sub(3))),
+                    ),
+                    ("shuffle_down(2)", (lane + 2 < size).then(|| x(lane + 2))),
+                    ("shuffle(float)", Some(x(size - 1 - lane))),
+                    (
+                        "shuffle_down(ulong)",
+                        (lane + 1 < size)
+                            .then(|| (x(lane + 1) as i64 as u64).wrapping_mul(3) as i32),
+                    ),
+                ];
+                for (q, (name, want)) in checks.iter().enumerate() {
+                    if let Some(w) = want {
+                        assert_eq!(o[q], *w, "sub_group_{name}, {what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn non_uniform_arithmetic_and_clustered() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    let has = |e: &str| ext.split_whitespace().any(|x| x == e);
+    if !has("cl_khr_subgroup_non_uniform_arithmetic") || !has("cl_khr_subgroup_clustered_reduce") {
+        return;
+    }
+    let kernel = build(&cl, ARITH_SOURCE, OPTIONS, "arith");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        // -3 … 3, zeros included (logical operations), or all ones.
+        let input: Vec<i32> = pseudo_random(n, 0xA417 + k as u64)
+            .into_iter()
+            .map(|x| if k % 4 == 3 { 1 } else { (x % 7) as i32 - 3 })
+            .collect();
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0i32; n * ARITH_SLOT]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let x = |l: usize| input[lanes[l]];
+            // Active lanes below `upto`, in order.
+            let act =
+                |upto: usize| -> Vec<i32> { (0..upto).filter(|l| l % 3 != 0).map(x).collect() };
+            let all = act(size);
+            let b = |v: bool| v as i32;
+            let cluster = |c: usize, lane: usize| -> Vec<i32> {
+                let s = lane / c * c;
+                (s..(s + c).min(size)).map(x).collect()
+            };
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * ARITH_SLOT..(i + 1) * ARITH_SLOT];
+                let c4 = cluster(4, lane);
+                let c2 = cluster(2, lane);
+                let c8 = cluster(8, lane);
+                assert_eq!(
+                    o[16],
+                    c4.iter().fold(0i32, |a, &v| a.wrapping_add(v)),
+                    "clustered_reduce_add(4), {what}"
+                );
+                assert_eq!(
+                    o[17],
+                    *c2.iter().max().unwrap(),
+                    "clustered_reduce_max(2), {what}"
+                );
+                assert_eq!(
+                    o[18] != 0,
+                    c8.iter().any(|&v| v != 0),
+                    "clustered_reduce_logical_or(8), {what}"
+                );
+                assert_eq!(
+                    o[19],
+                    c2.iter().fold(1i32, |a, &v| a.wrapping_mul(v)),
+                    "clustered_reduce_mul(2), {what}"
+                );
+                if lane % 3 == 0 {
+                    assert_eq!(o[..16], [-55; 16], "inactive lane, {what}");
+                    continue;
+                }
+                let inc = act(lane + 1);
+                let exc = act(lane);
+                let want: [(&str, i32); 16] = [
+                    ("reduce_add", all.iter().fold(0, |a, &v| a.wrapping_add(v))),
+                    ("reduce_mul", all.iter().fold(1, |a, &v| a.wrapping_mul(v))),
+                    ("reduce_min", *all.iter().min().unwrap()),
+                    ("reduce_max", *all.iter().max().unwrap()),
+                    ("reduce_and", all.iter().fold(!0, |a, &v| a & v)),
+                    ("reduce_or", all.iter().fold(0, |a, &v| a | v)),
+                    ("reduce_xor", all.iter().fold(0, |a, &v| a ^ v)),
+                    ("reduce_logical_and", b(all.iter().all(|&v| v != 0))),
+                    ("reduce_logical_or", b(all.iter().any(|&v| v != 0))),
+                    (
+                        "reduce_logical_xor",
+                        b(all.iter().filter(|&&v| v != 0).count() % 2 == 1),
+                    ),
+                    (
+                        "scan_inclusive_add",
+                        inc.iter().fold(0, |a, &v| a.wrapping_add(v)),
+                    ),
+                    (
+                        "scan_exclusive_mul",
+                        exc.iter().fold(1, |a, &v| a.wrapping_mul(v)),
+                    ),
+                    ("scan_exclusive_or", exc.iter().fold(0, |a, &v| a | v)),
+                    ("scan_inclusive_xor", inc.iter().fold(0, |a, &v| a ^ v)),
+                    (
+                        "scan_exclusive_min",
+                        exc.iter().fold(i32::MAX, |a, &v| a.min(v)),
+                    ),
+                    ("scan_inclusive_max(float)", *inc.iter().max().unwrap()),
+                ];
+                for (q, (name, w)) in want.iter().enumerate() {
+                    let g = if (7..10).contains(&q) {
+                        b(o[q] != 0)
+                    } else {
+                        o[q]
+                    };
+                    assert_eq!(g, *w, "sub_group_non_uniform_{name}, {what}");
+                }
+            }
+        }
+    }
+}
+
+/// A 128-bit ballot of the lanes `[0, n)` for which `f` holds.
+fn ballot_of(n: usize, f: impl Fn(usize) -> bool) -> [u32; 4] {
+    let mut b = [0u32; 4];
+    for l in (0..n).filter(|&l| f(l)) {
+        b[l / 32] |= 1 << (l % 32);
+    }
+    b
+}
+
+#[test]
+fn ballot() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    if !ext
+        .split_whitespace()
+        .any(|e| e == "cl_khr_subgroup_ballot")
+    {
+        return;
+    }
+    let kernel = build(&cl, BALLOT_SOURCE, OPTIONS, "ballot");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let mut input = vote_input(&sgs, n, k);
+        // Distinct values (the vote input's signs), for the broadcasts.
+        for (i, x) in input.iter_mut().enumerate() {
+            *x = x.signum() * (1 + (i as i32 * 37) % 1000);
+        }
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0x5555_5555u32; n * BALLOT_SLOT]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let b = ballot_of(size, |l| input[lanes[l]] > 0);
+            let bit = |m: &[u32; 4], l: usize| m[l / 32] >> (l % 32) & 1;
+            let count = |upto: usize| (0..upto).map(|l| bit(&b, l)).sum::<u32>();
+            let set: Vec<usize> = (0..size).filter(|&l| bit(&b, l) == 1).collect();
+            let active = ballot_of(size, |l| l % 3 != 0);
+            let first_active = (0..size).find(|l| l % 3 != 0);
+            let dyn_id = ((*sg * 3 + 1) as usize) % size;
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * BALLOT_SLOT..(i + 1) * BALLOT_SLOT];
+                assert_eq!(o[..4], b, "sub_group_ballot, {what}");
+                assert_eq!(o[4] != 0, input[i] > 0, "sub_group_inverse_ballot, {what}");
+                assert_eq!(
+                    o[5],
+                    bit(&b, (lane + 1) % size),
+                    "sub_group_ballot_bit_extract, {what}"
+                );
+                assert_eq!(o[6], count(size), "sub_group_ballot_bit_count, {what}");
+                assert_eq!(
+                    o[7],
+                    count(lane + 1),
+                    "sub_group_ballot_inclusive_scan, {what}"
+                );
+                assert_eq!(o[8], count(lane), "sub_group_ballot_exclusive_scan, {what}");
+                if let (Some(&lo), Some(&hi)) = (set.first(), set.last()) {
+                    assert_eq!(o[9], lo as u32, "sub_group_ballot_find_lsb, {what}");
+                    assert_eq!(o[10], hi as u32, "sub_group_ballot_find_msb, {what}");
+                }
+                let masks = [
+                    ("eq", ballot_of(size, |l| l == lane)),
+                    ("ge", ballot_of(size, |l| l >= lane)),
+                    ("gt", ballot_of(size, |l| l > lane)),
+                    ("le", ballot_of(size, |l| l <= lane)),
+                    ("lt", ballot_of(size, |l| l < lane)),
+                ];
+                for (m, (name, want)) in masks.iter().enumerate() {
+                    assert_eq!(
+                        o[11 + 4 * m..15 + 4 * m],
+                        *want,
+                        "get_sub_group_{name}_mask, {what}"
+                    );
+                }
+                if lane % 3 == 0 {
+                    assert_eq!(o[31..37], [0xdead; 6], "inactive lane, {what}");
+                } else {
+                    assert_eq!(
+                        o[31], input[lanes[1]] as u32,
+                        "sub_group_non_uniform_broadcast(x, 1), {what}"
+                    );
+                    let first = first_active.expect("an active lane");
+                    assert_eq!(
+                        o[32],
+                        (input[lanes[first]] as u32).wrapping_add(5),
+                        "sub_group_broadcast_first, {what}"
+                    );
+                    assert_eq!(o[33..37], active, "divergent sub_group_ballot, {what}");
+                }
+                assert_eq!(
+                    o[37], input[lanes[dyn_id]] as u32,
+                    "sub_group_non_uniform_broadcast(x, id), {what}"
+                );
+                assert_eq!(
+                    o[38],
+                    (input[lanes[0]] >> 8) as u8 as u32,
+                    "sub_group_non_uniform_broadcast(uchar2), {what}"
                 );
             }
         }
@@ -1000,6 +1538,25 @@ fn device_queries() {
             "{n} sub-groups"
         );
     }
+    // The optional sub-group extensions: reported (with version 1.0.0) only
+    // with sub-groups, and those ferrocl always has with sub-groups are.
+    let mut optional_macros = String::new();
+    for e in OPTIONAL_EXTENSIONS {
+        let reported = ext.split_whitespace().any(|x| x == e);
+        assert_eq!(
+            with_version.iter().any(|(x, v)| x == e && *v == (1 << 22)),
+            reported,
+            "{e} 1.0.0 in CL_DEVICE_EXTENSIONS_WITH_VERSION vs CL_DEVICE_EXTENSIONS"
+        );
+        assert!(!reported || n > 0, "{e} reported without sub-groups");
+        if n > 0 && ALWAYS_WITH_SUBGROUPS.contains(&e) {
+            assert!(reported, "{e} not reported with sub-groups: {ext:?}");
+        }
+        optional_macros.push_str(&format!(
+            "#if defined({e}) != {}\n#error {e} macro disagrees with the device\n#endif\n",
+            reported as u8
+        ));
+    }
     // The macros and builtins follow the reports: OpenCL C 3.0 has them
     // with the feature, OpenCL C 2.0 with the extension only.
     let probe = |ext_defined: bool| {
@@ -1011,13 +1568,10 @@ fn device_queries() {
         #if defined(cl_khr_subgroups) != {}
         #error cl_khr_subgroups macro disagrees with the device
         #endif
-        // Extensions ferrocl does not implement are not announced.
-        #if defined(cl_khr_subgroup_ballot) || defined(cl_khr_subgroup_shuffle) || defined(cl_khr_subgroup_non_uniform_vote) || defined(cl_khr_subgroup_extended_types) || defined(cl_khr_subgroup_clustered_reduce) || defined(cl_khr_subgroup_non_uniform_arithmetic) || defined(cl_khr_subgroup_shuffle_relative) || defined(cl_intel_subgroups)
-        #error unimplemented extension announced
-        #endif
+        {}
         kernel void k(global uint* o) {{ o[0] = get_sub_group_size(); }}
     "#,
-            ext_defined as u8
+            ext_defined as u8, optional_macros
         )
     };
     let built = cl.context.try_build(&probe(has_ext), OPTIONS);
@@ -1034,10 +1588,23 @@ fn device_queries() {
         "an OpenCL C 2.0 sub-group program builds iff cl_khr_subgroups is reported: {:?}",
         built20.err()
     );
-    let unsupported = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
-    assert!(
-        cl.context.try_build(unsupported, OPTIONS).is_err(),
-        "cl_khr_subgroup_ballot is not implemented: its builtins must not build"
+    let ballot = "kernel void k(global uint* o) { o[0] = sub_group_ballot(1).x; }";
+    let has_ballot = ext
+        .split_whitespace()
+        .any(|e| e == "cl_khr_subgroup_ballot");
+    assert_eq!(
+        cl.context.try_build(ballot, OPTIONS).is_ok(),
+        has_ballot,
+        "cl_khr_subgroup_ballot's builtins build iff it is reported"
+    );
+    let vote = "kernel void k(global uint* o) { o[0] = sub_group_elect(); }";
+    let has_vote = ext
+        .split_whitespace()
+        .any(|e| e == "cl_khr_subgroup_non_uniform_vote");
+    assert_eq!(
+        cl.context.try_build(vote, OPTIONS).is_ok(),
+        has_vote,
+        "cl_khr_subgroup_non_uniform_vote's builtins build iff it is reported"
     );
 }
 

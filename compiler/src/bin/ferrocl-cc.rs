@@ -148,6 +148,7 @@ fn main() -> ExitCode {
         int64_atomics: true,
         subgroup_size: 32,
         khr_subgroups: true,
+        subgroup_ops: 0x7f,
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,

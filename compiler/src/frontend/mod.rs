@@ -5,6 +5,7 @@ pub mod il_math;
 pub mod libclc;
 mod metadata;
 mod options;
+pub(crate) use options::CLANG_SUBGROUP_EXTENSIONS;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{

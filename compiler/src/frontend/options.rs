@@ -144,9 +144,11 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
     Ok(out)
 }
 
-/// clang's optional sub-group extensions ferrocl does not implement: the
-/// `-cl-ext` switch and the macro.
-const UNIMPLEMENTED_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
+/// The optional sub-group extensions clang-15's SPIR target declares; those
+/// the device does not support (`DeviceCaps::subgroup_extensions`) are
+/// switched off with `-cl-ext` and their macros undefined, so a kernel that
+/// uses them gets clang's error.
+pub(crate) const CLANG_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
     ("-cl_khr_subgroup_ballot", "cl_khr_subgroup_ballot"),
     (
         "-cl_khr_subgroup_clustered_reduce",
@@ -298,9 +300,10 @@ pub fn parse_build_options(
         ]);
     }
     // Sub-groups (cl_khr_subgroups, __opencl_c_subgroups) where the device
-    // has them; clang's SPIR target declares the optional sub-group
-    // extensions too, which ferrocl does not implement (yet): off, and
-    // their macros undefined, so a kernel that uses them gets clang's error.
+    // has them; of the optional sub-group extensions clang's SPIR target
+    // declares, those the device lacks are off and their macros undefined,
+    // so a kernel that uses them gets clang's error. (clang-15 turns the
+    // supported ones on by default for SPIR, with their macros.)
     if !caps.subgroups() {
         ext.push("-cl_khr_subgroups");
         if std == "CL3.0" {
@@ -315,9 +318,9 @@ pub fn parse_build_options(
         ext.push("-cl_khr_subgroups");
         out.undef_macros.push("cl_khr_subgroups");
     }
-    for e in UNIMPLEMENTED_SUBGROUP_EXTENSIONS {
-        ext.push(e.0);
-        out.undef_macros.push(e.1);
+    for (switch, name) in caps.unsupported_subgroup_extensions() {
+        ext.push(switch);
+        out.undef_macros.push(name);
     }
     if !caps.fp64 {
         ext.push("-cl_khr_fp64");
@@ -347,6 +350,7 @@ mod tests {
             int64_atomics: true,
             subgroup_size: 0,
             khr_subgroups: false,
+            subgroup_ops: 0,
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,

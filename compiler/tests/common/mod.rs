@@ -25,6 +25,7 @@ pub fn test_caps() -> DeviceCaps {
         rmw_ordering: false,
         vulkan_memory_model: false,
         khr_subgroups: true,
+        subgroup_ops: 0x7f,
         descriptor: Default::default(),
     }
 }

@@ -294,6 +294,10 @@ impl Device {
         if self.khr_subgroups() {
             e.push(("cl_khr_subgroups", (1, 0, 0)));
         }
+        // The optional sub-group extensions need sub-groups only, not the
+        // forward progress of cl_khr_subgroups; the compiler decides which
+        // (from supportedOperations) so its macros match this list.
+        e.extend(self.compiler_caps().subgroup_extensions());
         e
     }
 
@@ -565,6 +569,7 @@ impl Device {
             int64_atomics: self.phys.features.shader_buffer_int64_atomics,
             subgroup_size: self.subgroup_mode().map_or(0, |m| m.size),
             khr_subgroups: self.khr_subgroups(),
+            subgroup_ops: self.phys.subgroup_ops.as_raw(),
             spirv_version: (1, 5),
             images: self.image_support(),
             read_write_images: self.read_write_images(),

@@ -200,6 +200,19 @@ pub(crate) enum ClBuiltin {
     SubgroupId,
     /// `get_sub_group_local_id`.
     SubgroupLocalId,
+    /// `get_sub_group_{eq,ge,gt,le,lt}_mask` (cl_khr_subgroup_ballot).
+    SubgroupMask(MaskKind),
+}
+
+/// Which sub-group mask: the bits of the lanes with a sub-group local id
+/// equal to, greater than or equal to, … the work-item's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MaskKind {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
 }
 
 pub(crate) struct Lower<'a> {
@@ -729,6 +742,22 @@ impl<'a> Lower<'a> {
                         BuiltIn::NumEnqueuedSubgroups => ClBuiltin::NumEnqueuedSubgroups,
                         BuiltIn::SubgroupId => ClBuiltin::SubgroupId,
                         BuiltIn::SubgroupLocalInvocationId => ClBuiltin::SubgroupLocalId,
+                        BuiltIn::SubgroupEqMask
+                        | BuiltIn::SubgroupGeMask
+                        | BuiltIn::SubgroupGtMask
+                        | BuiltIn::SubgroupLeMask
+                        | BuiltIn::SubgroupLtMask
+                            if !self.caps.has_subgroup_ops(crate::SUBGROUP_BALLOT) =>
+                        {
+                            return Err(format!(
+                                "builtin {b:?}: sub-group ballots are not supported by this device"
+                            ))
+                        }
+                        BuiltIn::SubgroupEqMask => ClBuiltin::SubgroupMask(MaskKind::Eq),
+                        BuiltIn::SubgroupGeMask => ClBuiltin::SubgroupMask(MaskKind::Ge),
+                        BuiltIn::SubgroupGtMask => ClBuiltin::SubgroupMask(MaskKind::Gt),
+                        BuiltIn::SubgroupLeMask => ClBuiltin::SubgroupMask(MaskKind::Le),
+                        BuiltIn::SubgroupLtMask => ClBuiltin::SubgroupMask(MaskKind::Lt),
                         other => return Err(format!("builtin {other:?} is not supported")),
                     };
                     self.builtin_vars.insert(var, cb);
@@ -1107,7 +1136,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Copies `inst` with lowered result type and aliased operands.
-    fn pass_through(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+    pub(crate) fn pass_through(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let rt = match inst.result_type {
             Some(t) => Some(self.lower_ty(t)?),
             None => None,

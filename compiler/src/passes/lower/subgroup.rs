@@ -13,6 +13,16 @@
 //! | `sub_group_scan_{ex,in}clusive_<op>` | … ExclusiveScan / InclusiveScan | … ExclusiveScan / InclusiveScan         |
 //! | `sub_group_barrier`             | OpControlBarrier (Subgroup)     | OpControlBarrier (Subgroup), see `lower_barrier` |
 //!
+//! The optional extensions (`cl_khr_subgroup_extended_types`,
+//! `_non_uniform_vote`, `_ballot`, `_shuffle`, `_shuffle_relative`,
+//! `_non_uniform_arithmetic`, `_clustered_reduce`;
+//! `DeviceCaps::subgroup_extensions`
+//! decides which the device reports): llvm-spirv already emits
+//! `OpGroupNonUniform*` for their functions, kept as they are with their
+//! capabilities (`lower_non_uniform`); `get_sub_group_<k>_mask` loads the
+//! `Subgroup*Mask` builtins, computed from the sub-group local id and size
+//! instead (`workitem`), so partial sub-groups have no bits past their end.
+//!
 //! Vulkan's exclusive scans start from the operation's identity (0, the
 //! type's maximum for min, its minimum for max, ±INF for floats), as
 //! OpenCL's do. Reductions of 8/16/64-bit integers and of `half` need
@@ -70,6 +80,11 @@ impl Lower<'_> {
                                 | BuiltIn::NumEnqueuedSubgroups
                                 | BuiltIn::SubgroupId
                                 | BuiltIn::SubgroupLocalInvocationId
+                                | BuiltIn::SubgroupEqMask
+                                | BuiltIn::SubgroupGeMask
+                                | BuiltIn::SubgroupGtMask
+                                | BuiltIn::SubgroupLeMask
+                                | BuiltIn::SubgroupLtMask
                         ))
                     )
                 })
@@ -99,9 +114,11 @@ impl Lower<'_> {
         })
     }
 
-    /// Whether `inst` is a Kernel group instruction of Subgroup scope.
+    /// Whether `inst` is a Kernel group instruction of Subgroup scope, or
+    /// an `OpGroupNonUniform*` instruction (the optional `cl_khr_subgroup_*`
+    /// extensions).
     pub(crate) fn is_subgroup_inst(&self, inst: &rspirv::dr::Instruction) -> bool {
-        matches!(
+        (matches!(
             inst.class.opcode,
             Op::GroupAll
                 | Op::GroupAny
@@ -114,12 +131,13 @@ impl Lower<'_> {
                 | Op::GroupSMax
                 | Op::GroupUMax
                 | Op::GroupFMax
-        ) && inst
-            .operands
-            .first()
-            .and_then(|o| o.id_ref_any())
-            .and_then(|s| self.const_u32(s))
-            == Some(Scope::Subgroup as u32)
+        ) || non_uniform_op(inst.class.opcode).is_some())
+            && inst
+                .operands
+                .first()
+                .and_then(|o| o.id_ref_any())
+                .and_then(|s| self.const_u32(s))
+                == Some(Scope::Subgroup as u32)
     }
 
     /// An `OpGroup*` instruction of Subgroup scope (`is_subgroup_inst`).
@@ -132,6 +150,9 @@ impl Lower<'_> {
             return Err("sub-group functions are not supported by this device".into());
         }
         let op = inst.class.opcode;
+        if let Some(bits) = non_uniform_op(op) {
+            return self.lower_non_uniform(b, inst, bits);
+        }
         let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
         let scope = self.out.c_u32(Scope::Subgroup as u32);
         let id_op = |k: usize| {
@@ -214,4 +235,131 @@ impl Lower<'_> {
         b.push(new_op, Some(rt), inst.result_id, operands);
         Ok(())
     }
+
+    /// An `OpGroupNonUniform*` instruction, which llvm-spirv emits for the
+    /// optional sub-group extensions: the same instruction in Vulkan, with
+    /// its capability, once the device is known to have the operations
+    /// (`bits`, `SUBGROUP_*`). Ballots are `uint4` in OpenCL and `uvec4`
+    /// in Vulkan, bit `i` of both the sub-group local id `i`, and
+    /// `get_sub_group_local_id` is SubgroupLocalInvocationId: the same
+    /// layout. Broadcasts from an id that is not a constant become shuffles
+    /// (OpGroupNonUniformBroadcast wants a constant id before SPIR-V 1.5).
+    fn lower_non_uniform(
+        &mut self,
+        b: &mut Block,
+        inst: &rspirv::dr::Instruction,
+        bits: u32,
+    ) -> Res<()> {
+        let op = inst.class.opcode;
+        let clustered = matches!(
+            inst.operands.get(1),
+            Some(Operand::GroupOperation(GroupOperation::ClusteredReduce))
+        );
+        let bits = bits
+            | if clustered {
+                crate::SUBGROUP_CLUSTERED
+            } else {
+                0
+            };
+        if !self.caps.has_subgroup_ops(bits) {
+            return Err(format!(
+                "Op{op:?}: the sub-group operation is not supported by this device"
+            ));
+        }
+        let cap = match op {
+            Op::GroupNonUniformElect => Capability::GroupNonUniform,
+            Op::GroupNonUniformAll | Op::GroupNonUniformAny | Op::GroupNonUniformAllEqual => {
+                Capability::GroupNonUniformVote
+            }
+            Op::GroupNonUniformShuffle | Op::GroupNonUniformShuffleXor => {
+                Capability::GroupNonUniformShuffle
+            }
+            Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => {
+                Capability::GroupNonUniformShuffleRelative
+            }
+            _ if bits & crate::SUBGROUP_BALLOT != 0 => Capability::GroupNonUniformBallot,
+            _ => {
+                if clustered {
+                    Capability::GroupNonUniformClustered
+                } else {
+                    Capability::GroupNonUniformArithmetic
+                }
+            }
+        };
+        self.use_group_cap(cap);
+        if op == Op::GroupNonUniformBroadcast {
+            let id_orig = inst
+                .operands
+                .get(2)
+                .and_then(|o| o.id_ref_any())
+                .unwrap_or(0);
+            if self.const_u32(id_orig).is_none() {
+                if !self.caps.has_subgroup_ops(crate::SUBGROUP_SHUFFLE) {
+                    return Err("sub_group_non_uniform_broadcast with a variable id: \
+                                shuffles are not supported by this device"
+                        .into());
+                }
+                self.use_group_cap(Capability::GroupNonUniformShuffle);
+                let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
+                let scope = self.out.c_u32(Scope::Subgroup as u32);
+                let x = self.v(inst.operands[1].id_ref_any().unwrap_or(0));
+                let mut id = self.v(id_orig);
+                let it = self.lower_ty(self.ty_of(id_orig))?;
+                if self.int_width(it) != Some(32) {
+                    let u32t = self.out.t_u32();
+                    id = self.emit(b, Op::UConvert, u32t, ids(&[id]));
+                }
+                b.push(
+                    Op::GroupNonUniformShuffle,
+                    Some(rt),
+                    inst.result_id,
+                    ids(&[scope, x, id]),
+                );
+                return Ok(());
+            }
+        }
+        self.pass_through(b, inst)
+    }
+}
+
+/// The Vulkan sub-group operations (`SUBGROUP_*`) an `OpGroupNonUniform*`
+/// instruction needs; `None` for other instructions.
+fn non_uniform_op(op: Op) -> Option<u32> {
+    use crate::{
+        SUBGROUP_ARITHMETIC, SUBGROUP_BALLOT, SUBGROUP_BASIC, SUBGROUP_SHUFFLE,
+        SUBGROUP_SHUFFLE_RELATIVE, SUBGROUP_VOTE,
+    };
+    Some(match op {
+        Op::GroupNonUniformElect => SUBGROUP_BASIC,
+        Op::GroupNonUniformAll | Op::GroupNonUniformAny | Op::GroupNonUniformAllEqual => {
+            SUBGROUP_VOTE
+        }
+        Op::GroupNonUniformBroadcast
+        | Op::GroupNonUniformBroadcastFirst
+        | Op::GroupNonUniformBallot
+        | Op::GroupNonUniformInverseBallot
+        | Op::GroupNonUniformBallotBitExtract
+        | Op::GroupNonUniformBallotBitCount
+        | Op::GroupNonUniformBallotFindLSB
+        | Op::GroupNonUniformBallotFindMSB => SUBGROUP_BALLOT,
+        Op::GroupNonUniformShuffle | Op::GroupNonUniformShuffleXor => SUBGROUP_SHUFFLE,
+        Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => SUBGROUP_SHUFFLE_RELATIVE,
+        Op::GroupNonUniformIAdd
+        | Op::GroupNonUniformFAdd
+        | Op::GroupNonUniformIMul
+        | Op::GroupNonUniformFMul
+        | Op::GroupNonUniformSMin
+        | Op::GroupNonUniformUMin
+        | Op::GroupNonUniformFMin
+        | Op::GroupNonUniformSMax
+        | Op::GroupNonUniformUMax
+        | Op::GroupNonUniformFMax
+        | Op::GroupNonUniformBitwiseAnd
+        | Op::GroupNonUniformBitwiseOr
+        | Op::GroupNonUniformBitwiseXor
+        | Op::GroupNonUniformLogicalAnd
+        | Op::GroupNonUniformLogicalOr
+        | Op::GroupNonUniformLogicalXor => SUBGROUP_ARITHMETIC,
+        _ => return None,
+    })
 }

@@ -24,7 +24,7 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 use super::emit::{ids, Block};
-use super::{ClBuiltin, Lower, Res};
+use super::{ClBuiltin, Lower, MaskKind, Res};
 use crate::passes::types::Ty;
 use crate::ImplicitField;
 
@@ -372,7 +372,57 @@ impl Lower<'_> {
             | ClBuiltin::NumEnqueuedSubgroups
             | ClBuiltin::SubgroupId
             | ClBuiltin::SubgroupLocalId => self.subgroup_query(b, cb),
+            ClBuiltin::SubgroupMask(k) => self.subgroup_mask(b, k, d),
         }
+    }
+
+    /// Component `d` (bits 32d … 32d+31) of `get_sub_group_<k>_mask()`:
+    /// with `l` = get_sub_group_local_id and `n` = get_sub_group_size, the
+    /// bits of the lanes `[lo, hi)`: eq `[l, l+1)`, ge `[l, n)`, gt
+    /// `[l+1, n)`, le `[0, l+1)`, lt `[0, l)`. Computed rather than read
+    /// from Vulkan's Subgroup*Mask, whose ge/gt run to Vulkan's SubgroupSize
+    /// − 1 even in a partial sub-group.
+    fn subgroup_mask(&mut self, b: &mut Block, k: MaskKind, d: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let l = self.subgroup_query(b, ClBuiltin::SubgroupLocalId);
+        let one = self.out.c_u32(1);
+        let zero = self.out.c_u32(0);
+        let (lo, hi) = match k {
+            MaskKind::Eq => (l, self.emit(b, Op::IAdd, u32t, ids(&[l, one]))),
+            MaskKind::Ge => (l, self.subgroup_query(b, ClBuiltin::SubgroupSize)),
+            MaskKind::Gt => {
+                let lo = self.emit(b, Op::IAdd, u32t, ids(&[l, one]));
+                (lo, self.subgroup_query(b, ClBuiltin::SubgroupSize))
+            }
+            MaskKind::Le => (zero, self.emit(b, Op::IAdd, u32t, ids(&[l, one]))),
+            MaskKind::Lt => (zero, l),
+        };
+        let lo = self.bits_below_in_word(b, lo, d);
+        let hi = self.bits_below_in_word(b, hi, d);
+        let not_lo = self.emit(b, Op::Not, u32t, ids(&[lo]));
+        self.emit(b, Op::BitwiseAnd, u32t, ids(&[hi, not_lo]))
+    }
+
+    /// The bits of word `d` of a 128-bit mask below bit `n`:
+    /// `m` = clamp(n − 32d, 0, 32), all ones at 32, else (1 << m) − 1.
+    fn bits_below_in_word(&mut self, b: &mut Block, n: Word, d: u32) -> Word {
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let base = self.out.c_u32(32 * d);
+        let c32 = self.out.c_u32(32);
+        let c31 = self.out.c_u32(31);
+        let one = self.out.c_u32(1);
+        let ones = self.out.c_u32(u32::MAX);
+        let ge = self.emit(b, Op::UGreaterThanEqual, bt, ids(&[n, base]));
+        let m = self.emit(b, Op::ISub, u32t, ids(&[n, base]));
+        let m = self.umin(b, m, c32);
+        let zero = self.out.c_u32(0);
+        let m = self.emit(b, Op::Select, u32t, ids(&[ge, m, zero]));
+        let sh = self.emit(b, Op::BitwiseAnd, u32t, ids(&[m, c31]));
+        let p = self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[one, sh]));
+        let low = self.emit(b, Op::ISub, u32t, ids(&[p, one]));
+        let full = self.emit(b, Op::UGreaterThanEqual, bt, ids(&[m, c32]));
+        self.emit(b, Op::Select, u32t, ids(&[full, ones, low]))
     }
 
     /// A u32 widened (or not) to the scalar output type `nt`.
