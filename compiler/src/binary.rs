@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 12;
+pub const FORMAT_VERSION: u32 = 13;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
