@@ -178,7 +178,7 @@ pub fn link_objects(
             let bitcode = read(&scratch, "linked.bc")?;
             return Ok(Linked::Library(Object { bitcode, log }));
         }
-        let optimize = [
+        let mut optimize = vec![
             "-cc1",
             "-triple",
             "spir64",
@@ -191,6 +191,12 @@ pub fn link_objects(
             "-o",
             "linked.ll",
         ];
+        if objects
+            .iter()
+            .any(|o| frontend::uses_subgroup_functions(o))
+        {
+            optimize.extend(frontend::KEEP_CONVERGENT_CALLS);
+        }
         let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();
         let out = run_tool(tools::CLANG, &os, &scratch.path)?;
         if !out.success {

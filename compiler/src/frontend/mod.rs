@@ -25,6 +25,46 @@ pub const SOURCE_NAME: &str = "input.cl";
 /// (`FrontendOptions::undef_macros`), read after the default header.
 const UNDEF_HEADER: &str = ".ferrocl-features.h";
 
+/// The LLVM options that keep clang's -O2 from merging identical calls of
+/// the two arms of a branch (`uses_subgroup_functions`).
+pub(crate) const KEEP_CONVERGENT_CALLS: [&str; 4] = [
+    "-mllvm",
+    "-simplifycfg-sink-common=false",
+    "-mllvm",
+    "-simplifycfg-hoist-common=false",
+];
+
+/// Whether program text (OpenCL C, or textual or binary LLVM IR, whose
+/// mangled builtin names keep the OpenCL C name and whose bitcode keeps
+/// symbol names as plain bytes) may call sub-group functions: it contains
+/// `sub_group_` (or `GroupNonUniform`). A cheap textual check, which errs
+/// towards true (a comment, an identifier that merely contains it).
+///
+/// Why: LLVM 15's SimplifyCFG sinks identical calls at the ends of both
+/// arms of a branch into the join block, and hoists identical calls at
+/// their starts into the branch's block, convergent calls included. For
+/// the sub-group functions whose result depends on the set of active
+/// work-items (`sub_group_broadcast_first`, `sub_group_non_uniform_*`,
+/// ballots, shuffles, clustered reductions, `sub_group_elect`), as in
+/// `if (c) y = sub_group_broadcast_first(x); else y =
+/// sub_group_broadcast_first(x);`, one call with every work-item active
+/// has another result than one per arm. Such programs are optimized with
+/// [`KEEP_CONVERGENT_CALLS`]; every other program keeps the full -O2
+/// pipeline. Only the pipelines that see the program's code take the
+/// check: clang's -O2 (`compile_to_bitcode`; again with the options when
+/// its output calls sub-group functions that came from an included file),
+/// its `opt` rerun (`optimize_with_native_widths`) and clLinkProgram's -O2
+/// (`link`, which checks the objects' bitcode); the libclc and ferrocl math
+/// modules (`libclc`) have no sub-group calls. IL programs do not go
+/// through clang's optimizer (but IL objects linked by clLinkProgram do).
+pub(crate) fn uses_subgroup_functions(text: &[u8]) -> bool {
+    // llvm-spirv -r names some of them `__spirv_GroupNonUniform*` (IL
+    // objects of clLinkProgram).
+    [&b"sub_group_"[..], b"GroupNonUniform"]
+        .iter()
+        .any(|needle| text.windows(needle.len()).any(|w| w == *needle))
+}
+
 /// What the front end produced.
 pub struct FrontendOutput {
     /// Kernel SPIR-V (llvm-spirv-15's output).
@@ -118,6 +158,14 @@ pub fn compile_to_bitcode(
     .map(|s| s.to_string())
     .collect();
     args.push(if opts.opt_disable { "-O0" } else { "-O2" }.to_string());
+    let keep_convergent = !opts.opt_disable
+        && (uses_subgroup_functions(source.as_bytes())
+            || headers
+                .iter()
+                .any(|(_, t)| uses_subgroup_functions(t.as_bytes())));
+    if keep_convergent {
+        args.extend(KEEP_CONVERGENT_CALLS.iter().map(|s| s.to_string()));
+    }
     if opts.opt_disable {
         // Lets `promote_sampler_locals` run mem2reg.
         args.push("-disable-O0-optnone".into());
@@ -147,18 +195,30 @@ pub fn compile_to_bitcode(
         args.push(file.display().to_string());
     }
     args.extend(["-o".into(), "input.ll".into(), SOURCE_NAME.into()]);
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
-    let log = out.stderr.clone();
-    if !out.success {
-        return Err(BuildError::failure(if log.is_empty() {
-            "clang failed without a diagnostic".to_string()
-        } else {
-            log
-        }));
+    let run_clang = |args: &[String]| -> Result<(String, String), BuildError> {
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+        let log = out.stderr.clone();
+        if !out.success {
+            return Err(BuildError::failure(if log.is_empty() {
+                "clang failed without a diagnostic".to_string()
+            } else {
+                log
+            }));
+        }
+        let ll = std::fs::read_to_string(scratch.file("input.ll"))
+            .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+        Ok((ll, log))
+    };
+    let (mut ll, mut log) = run_clang(&args)?;
+    if !opts.opt_disable && !keep_convergent && uses_subgroup_functions(ll.as_bytes()) {
+        // Sub-group calls from an included file: again, keeping them.
+        let o = args.iter().position(|a| a == "-O2").unwrap_or(0);
+        for (k, a) in KEEP_CONVERGENT_CALLS.iter().enumerate() {
+            args.insert(o + 1 + k, a.to_string());
+        }
+        (ll, log) = run_clang(&args)?;
     }
-    let mut ll = std::fs::read_to_string(scratch.file("input.ll"))
-        .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
     if !opts.opt_disable && has_odd_integer_widths(&ll) {
         ll = optimize_with_native_widths(scratch, &args)?;
     }
@@ -250,15 +310,17 @@ fn optimize_with_native_widths(
     }
     std::fs::write(scratch.file("unopt.ll"), patched)
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-    let opt = [
+    let mut opt = vec![
         "-S",
         "-passes=default<O2>",
         "-replexitval=never",
         "-switch-to-lookup=false",
-        "unopt.ll",
-        "-o",
-        "input.ll",
     ];
+    if clang_args.iter().any(|a| a == KEEP_CONVERGENT_CALLS[1]) {
+        // The same options as clang's (`uses_subgroup_functions`).
+        opt.extend(KEEP_CONVERGENT_CALLS.iter().skip(1).step_by(2));
+    }
+    opt.extend(["unopt.ll", "-o", "input.ll"]);
     let os: Vec<&OsStr> = opt.iter().map(OsStr::new).collect();
     let out = run_tool(tools::OPT, &os, &scratch.path)?;
     if !out.success {

@@ -49,6 +49,7 @@ use super::emit::ids;
 use super::emit::Block;
 use super::Lower;
 use super::Res;
+use crate::passes::types::Ty;
 
 impl Lower<'_> {
     /// The value of a constant integer id of the input, if it is one.
@@ -236,6 +237,62 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// A sub-group instruction on 8/16-wide vectors (broadcasts, shuffles
+    /// ... of `cl_khr_subgroup_extended_types` and the other extensions):
+    /// Vulkan's group instructions take scalars and vectors of at most 4
+    /// components, so the instruction runs once per 4-wide part (`wide`),
+    /// through `lower_subgroup_inst` as if the input had a 4-wide one, and
+    /// the parts are put together again. The parts are component-wise
+    /// exact: every such OpenCL function works per component.
+    pub(crate) fn lower_wide_subgroup_inst(
+        &mut self,
+        b: &mut Block,
+        inst: &rspirv::dr::Instruction,
+    ) -> Res<()> {
+        let op = inst.class.opcode;
+        let rty = inst.result_type.unwrap_or(0);
+        let rid = inst.result_id.unwrap_or(0);
+        let Ty::Vector(elem, n) = self.tys.get(rty).clone() else {
+            return Err(format!(
+                "Op{op:?} with an 8/16-wide vector operand and a scalar result is not supported"
+            ));
+        };
+        let part_rt = self.synth_vec4(elem);
+        let t = self.lower_ty(rty)?;
+        let mut parts = Vec::new();
+        for i in 0..n.div_ceil(4) {
+            let mut part = inst.clone();
+            // Fresh ids (past the input's bound) stand for the input's
+            // 4-wide part values and result.
+            let part_id = self.out.id();
+            part.result_id = Some(part_id);
+            part.result_type = Some(part_rt);
+            for o in part.operands.iter_mut() {
+                let Operand::IdRef(x) = o else { continue };
+                let xt = self.ty_of(*x);
+                if !self.is_wide(xt) {
+                    continue;
+                }
+                let Ty::Vector(xe, _) = self.tys.get(xt).clone() else {
+                    continue;
+                };
+                let x_part_ty = self.synth_vec4(xe);
+                let pt = self.lower_ty(x_part_ty)?;
+                let xv = self.v(*x);
+                let p = self.wide_part(b, xv, pt, i);
+                let synth = self.out.id();
+                self.value_ty.insert(synth, x_part_ty);
+                self.alias.insert(synth, p);
+                *o = Operand::IdRef(synth);
+            }
+            self.lower_subgroup_inst(b, &part)?;
+            parts.push(self.v(part_id));
+        }
+        let r = self.emit(b, Op::CompositeConstruct, t, ids(&parts));
+        self.alias.insert(rid, r);
+        Ok(())
+    }
+
     /// An `OpGroupNonUniform*` instruction, which llvm-spirv emits for the
     /// optional sub-group extensions: the same instruction in Vulkan, with
     /// its capability, once the device is known to have the operations
@@ -251,10 +308,41 @@ impl Lower<'_> {
         bits: u32,
     ) -> Res<()> {
         let op = inst.class.opcode;
-        let clustered = matches!(
+        let mut clustered = matches!(
             inst.operands.get(1),
             Some(Operand::GroupOperation(GroupOperation::ClusteredReduce))
         );
+        let plain;
+        let mut inst = inst;
+        if clustered {
+            // The extension's cluster size: a compile-time constant power
+            // of two. SPIR-V wants ClusterSize ≤ the sub-group size; a
+            // cluster as large as the sub-group (or larger) is all of it,
+            // a plain reduction (NVIDIA's compiler crashes on ClusterSize
+            // 64 with 32-wide sub-groups).
+            let size = inst.operands.get(3).and_then(|o| o.id_ref_any());
+            let size = match size.and_then(|s| self.const_u32(s)) {
+                Some(c) => c,
+                None => {
+                    return Err("sub_group_clustered_reduce_*: the cluster size \
+                                must be a compile-time constant"
+                        .into())
+                }
+            };
+            if !size.is_power_of_two() {
+                return Err(format!(
+                    "sub_group_clustered_reduce_*: cluster size {size} is not a power of two"
+                ));
+            }
+            if size >= self.caps.subgroup_size {
+                let mut p = inst.clone();
+                p.operands[1] = Operand::GroupOperation(GroupOperation::Reduce);
+                p.operands.truncate(3);
+                plain = p;
+                inst = &plain;
+                clustered = false;
+            }
+        }
         let bits = bits
             | if clustered {
                 crate::SUBGROUP_CLUSTERED

@@ -133,6 +133,10 @@ impl Lower<'_> {
                 .and_then(|o| o.id_ref_any())
                 .unwrap_or(0)
         };
+        if self.is_subgroup_inst(inst) {
+            self.lower_wide_subgroup_inst(b, inst)?;
+            return Ok(true);
+        }
         let r = match op {
             Op::Load
             | Op::Store

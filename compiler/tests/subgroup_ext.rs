@@ -1,0 +1,213 @@
+//! The optional sub-group extensions' builds: calls in divergent branches
+//! stay where they are, clustered reductions fit the sub-group, and
+//! collectives on 8/16-wide vectors split into Vulkan-sized parts. Every
+//! module passes `spirv-val --target-env vulkan1.2`.
+
+use std::process::Command;
+
+use ferrocl_compiler::{
+    build_source, compile_source, link_objects, DeviceCaps, Kernel, Linked, Program,
+};
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{GroupOperation, Op};
+
+mod common;
+
+fn caps() -> DeviceCaps {
+    DeviceCaps {
+        images: false,
+        read_write_images: false,
+        ..common::test_caps()
+    }
+}
+
+fn module(k: &Kernel) -> Module {
+    let mut loader = rspirv::dr::Loader::new();
+    rspirv::binary::parse_words(&k.spirv, &mut loader).expect("the module parses");
+    loader.module()
+}
+
+fn validate(k: &Kernel) {
+    let dir = std::env::temp_dir().join(format!("ferrocl-sgext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(format!("{}.spv", k.name));
+    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&f, bytes).unwrap();
+    let out = Command::new(std::env::var("FERROCL_SPIRV_VAL").unwrap_or("spirv-val".into()))
+        .args(["--target-env", "vulkan1.2"])
+        .arg(&f)
+        .output()
+        .expect("spirv-val runs");
+    assert!(
+        out.status.success(),
+        "{}: spirv-val failed:\n{}{}",
+        k.name,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn kernel<'a>(p: &'a Program, name: &str) -> &'a Kernel {
+    let k = p.kernels.iter().find(|k| k.name == name).expect("kernel");
+    validate(k);
+    k
+}
+
+fn insts(m: &Module) -> Vec<&Instruction> {
+    m.functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .collect()
+}
+
+fn count(m: &Module, op: Op) -> usize {
+    insts(m).iter().filter(|i| i.class.opcode == op).count()
+}
+
+/// The value of a 32-bit integer constant of `m`.
+fn constant(m: &Module, id: u32) -> Option<u32> {
+    m.types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(id) && i.class.opcode == Op::Constant)
+        .and_then(|i| match i.operands.first() {
+            Some(Operand::LiteralBit32(v)) => Some(*v),
+            _ => None,
+        })
+}
+
+/// The sub-group operations of both arms of a branch, identical: clang's
+/// -O2 would make one call of them after the branch, with every
+/// work-item active.
+const IDENTICAL_ARMS: &str = "\
+kernel void first(global const int *in, global int *out) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    if (get_sub_group_local_id() < get_sub_group_size() / 2)
+        out[i] = sub_group_broadcast_first(x);
+    else
+        out[i] = sub_group_broadcast_first(x);
+}
+kernel void reduce(global const int *in, global int *out) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    if (get_sub_group_local_id() < get_sub_group_size() / 2)
+        out[i] = sub_group_non_uniform_reduce_add(x);
+    else
+        out[i] = sub_group_non_uniform_reduce_add(x);
+}
+";
+
+fn check_identical_arms(p: &Program) {
+    let first = module(kernel(p, "first"));
+    assert_eq!(count(&first, Op::GroupNonUniformBroadcastFirst), 2);
+    let reduce = module(kernel(p, "reduce"));
+    assert_eq!(count(&reduce, Op::GroupNonUniformIAdd), 2);
+}
+
+#[test]
+fn identical_calls_in_both_arms_stay_in_both() {
+    let p = build_source(IDENTICAL_ARMS, "-cl-std=CL3.0", &caps()).unwrap();
+    check_identical_arms(&p);
+}
+
+#[test]
+fn identical_calls_in_both_arms_stay_in_both_through_an_include() {
+    // The source itself names no sub-group function: the calls come from
+    // an embedded header (clCompileProgram), and the link's -O2 sees them
+    // again.
+    let header = ("arms.h".to_string(), IDENTICAL_ARMS.to_string());
+    let o = compile_source("#include \"arms.h\"\n", "-cl-std=CL3.0", &[header], &caps()).unwrap();
+    match link_objects(&[&o.bitcode], "", &caps()).unwrap() {
+        Linked::Executable(p) => check_identical_arms(&p),
+        Linked::Library(_) => panic!("not an executable"),
+    }
+}
+
+#[test]
+fn clustered_reductions_fit_the_sub_group() {
+    let src = "\
+kernel void k(global const int *in, global int *out, uint cs) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    switch (cs) {
+    case 1: out[i] = sub_group_clustered_reduce_add(x, 1); break;
+    case 2: out[i] = sub_group_clustered_reduce_add(x, 2); break;
+    case 8: out[i] = sub_group_clustered_reduce_add(x, 8); break;
+    case 16: out[i] = sub_group_clustered_reduce_add(x, 16); break;
+    case 32: out[i] = sub_group_clustered_reduce_add(x, 32); break;
+    case 64: out[i] = sub_group_clustered_reduce_add(x, 64); break;
+    case 128: out[i] = sub_group_clustered_reduce_add(x, 128); break;
+    }
+}
+";
+    // 32-wide sub-groups (NVIDIA).
+    let caps = DeviceCaps {
+        subgroup_size: 32,
+        ..caps()
+    };
+    let p = build_source(src, "-cl-std=CL3.0", &caps).unwrap();
+    let m = module(kernel(&p, "k"));
+    let mut clustered = Vec::new();
+    let mut plain = 0;
+    for i in insts(&m) {
+        if i.class.opcode != Op::GroupNonUniformIAdd {
+            continue;
+        }
+        match i.operands[1] {
+            Operand::GroupOperation(GroupOperation::ClusteredReduce) => {
+                let size = i.operands[3].unwrap_id_ref();
+                clustered.push(constant(&m, size).expect("a constant cluster size"));
+            }
+            Operand::GroupOperation(GroupOperation::Reduce) => plain += 1,
+            ref g => panic!("unexpected group operation {g:?}"),
+        }
+    }
+    clustered.sort();
+    assert_eq!(clustered, [1, 2, 8, 16]);
+    // 32, 64 and 128: the whole sub-group.
+    assert_eq!(plain, 3);
+}
+
+#[test]
+fn cluster_sizes_must_be_constant_powers_of_two() {
+    let variable = "kernel void k(global int *o, uint cs) {\n\
+                    o[0] = sub_group_clustered_reduce_add(o[1], cs);\n}\n";
+    let e = build_source(variable, "-cl-std=CL3.0", &caps()).unwrap_err();
+    assert!(
+        e.log.contains("input.cl:2") && e.log.contains("compile-time constant"),
+        "{}",
+        e.log
+    );
+    let odd = "kernel void k(global int *o) {\n\
+               o[0] = sub_group_clustered_reduce_min(o[1], 6);\n}\n";
+    let e = build_source(odd, "-cl-std=CL3.0", &caps()).unwrap_err();
+    assert!(
+        e.log.contains("input.cl:2") && e.log.contains("cluster size 6 is not a power of two"),
+        "{}",
+        e.log
+    );
+}
+
+#[test]
+fn collectives_on_wide_vectors_split_into_parts() {
+    let src = "\
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void k(global int8 *a, global char16 *b, global double8 *c,
+              global ushort16 *d, global float8 *e, global int4 *xy) {
+    size_t i = get_global_id(0);
+    a[i] = sub_group_broadcast(a[i], 3);
+    b[i] = sub_group_broadcast(b[i], xy[i].z);
+    c[i] = sub_group_broadcast(c[i], 1);
+    if (xy[i].x < 4)
+        d[i] = sub_group_non_uniform_broadcast(d[i], xy[i].w);
+    e[i] = sub_group_non_uniform_broadcast(e[i], 2);
+}
+";
+    let p = build_source(src, "-cl-std=CL3.0", &caps()).unwrap();
+    let m = module(kernel(&p, "k"));
+    // Constant ids: broadcasts; run-time ids: shuffles; one per 4-wide
+    // part (int8: 2, char16: 4, double8: 2, ushort16: 4, float8: 2).
+    assert_eq!(count(&m, Op::GroupNonUniformBroadcast), 2 + 2 + 2);
+    assert_eq!(count(&m, Op::GroupNonUniformShuffle), 4 + 4);
+}
