@@ -211,3 +211,31 @@ kernel void k(global int8 *a, global char16 *b, global double8 *c,
     assert_eq!(count(&m, Op::GroupNonUniformBroadcast), 2 + 2 + 2);
     assert_eq!(count(&m, Op::GroupNonUniformShuffle), 4 + 4);
 }
+
+#[test]
+fn half_collectives_build_where_fp16_is_reported() {
+    let src = "\
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void k(global half *h, global half8 *v, global half16 *w) {
+    size_t i = get_global_id(0);
+    half x = h[i];
+    h[i] = sub_group_reduce_add(x) + sub_group_scan_inclusive_min(x)
+        + sub_group_broadcast(x, 1) + sub_group_shuffle(x, 2u)
+        + sub_group_shuffle_down(x, 1u) + sub_group_non_uniform_reduce_mul(x)
+        + sub_group_clustered_reduce_max(x, 4) + sub_group_broadcast_first(x);
+    v[i] = sub_group_broadcast(v[i], 2);
+    w[i] = sub_group_non_uniform_broadcast(w[i], (uint)h[0]);
+}
+";
+    let fp16 = DeviceCaps {
+        fp16: true,
+        ..caps()
+    };
+    let p = build_source(src, "-cl-std=CL3.0", &fp16).unwrap();
+    let m = module(kernel(&p, "k"));
+    assert!(count(&m, Op::GroupNonUniformFAdd) >= 1);
+    assert_eq!(count(&m, Op::GroupNonUniformBroadcast), 1 + 2);
+    // Without fp16, half is not a type of the program.
+    let e = build_source(src, "-cl-std=CL3.0", &caps()).unwrap_err();
+    assert!(e.log.contains("half"), "{}", e.log);
+}

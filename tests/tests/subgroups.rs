@@ -198,10 +198,57 @@ kernel void arith(global const int* in, global int* out) {
     } else {
         for (int k = 0; k < 16; k++) o[k] = -55;
     }
+#ifdef CLUSTERED
     o[16] = sub_group_clustered_reduce_add(x, 4);
     o[17] = sub_group_clustered_reduce_max(x, 2);
     o[18] = sub_group_clustered_reduce_logical_or(x, 8);
     o[19] = sub_group_clustered_reduce_mul(x, 2);
+#endif
+}
+"#;
+
+/// Words per work-item written by `arms`.
+const ARMS_SLOT: usize = 29;
+/// The same non-uniform operation in both arms of a branch on the lower
+/// and upper half of the sub-group: each half has its own active set (an
+/// optimizer that makes one call after the branch, as LLVM's SimplifyCFG
+/// would, gives the upper half the lower half's result). With
+/// cl_khr_subgroup_clustered_reduce (`-DCLUSTERED`), clusters of 16, 32
+/// and 64 (larger than lavapipe's 8-wide and NVIDIA's 32-wide sub-groups:
+/// a cluster as large as the sub-group is all of it). Then
+/// cl_khr_subgroup_extended_types' and cl_khr_subgroup_ballot's broadcasts
+/// of 8- and 16-wide vectors (split into 4-wide parts by the compiler).
+const ARMS_SOURCE: &str = r#"
+kernel void arms(global const int* in, global int* out) {
+    size_t i = get_global_linear_id();
+    int x = in[i];
+    global int* o = out + i * 29;
+    uint lane = get_sub_group_local_id();
+    uint half_size = get_sub_group_size() / 2u;
+    if (lane < half_size) {
+        o[0] = sub_group_broadcast_first(x);
+    } else {
+        o[0] = sub_group_broadcast_first(x);
+    }
+    if (lane < half_size) {
+        o[1] = sub_group_non_uniform_reduce_add(x);
+    } else {
+        o[1] = sub_group_non_uniform_reduce_add(x);
+    }
+#ifdef CLUSTERED
+    o[2] = sub_group_clustered_reduce_add(x, 16);
+    o[3] = sub_group_clustered_reduce_add(x, 32);
+    o[4] = sub_group_clustered_reduce_max(x, 64);
+#endif
+    int8 v = (int8)(x, x + 1, x * 2, -x, x ^ 5, x * 3, x - 9, 77);
+    vstore8(sub_group_broadcast(v, 0), 0, o + 5);
+    short16 w = (short16)((short8)((short)x, (short)(x + 1), (short)(x * 2), (short)-x,
+                                   (short)(x ^ 5), (short)(x * 3), (short)(x - 9), 77),
+                          (short8)((short)(x * 7), (short)(x + 100), (short)(x - 1000), 1,
+                                   (short)(x & 3), (short)(x | 16), (short)(x * x), -2));
+    short16 r = sub_group_non_uniform_broadcast(w, get_sub_group_size() - 1u);
+    vstore8(convert_int8(r.lo), 0, o + 13);
+    vstore8(convert_int8(r.hi), 0, o + 21);
 }
 "#;
 
@@ -949,10 +996,17 @@ fn non_uniform_arithmetic_and_clustered() {
     }
     let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
     let has = |e: &str| ext.split_whitespace().any(|x| x == e);
-    if !has("cl_khr_subgroup_non_uniform_arithmetic") || !has("cl_khr_subgroup_clustered_reduce") {
+    if !has("cl_khr_subgroup_non_uniform_arithmetic") {
         return;
     }
-    let kernel = build(&cl, ARITH_SOURCE, OPTIONS, "arith");
+    // lavapipe has no clustered operations.
+    let clustered = has("cl_khr_subgroup_clustered_reduce");
+    let options = if clustered {
+        format!("{OPTIONS} -DCLUSTERED")
+    } else {
+        OPTIONS.to_string()
+    };
+    let kernel = build(&cl, ARITH_SOURCE, &options, "arith");
     let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
     for (k, launch) in LAUNCHES.iter().enumerate() {
         let items = layout(&cl, launch);
@@ -987,26 +1041,30 @@ fn non_uniform_arithmetic_and_clustered() {
                 let c4 = cluster(4, lane);
                 let c2 = cluster(2, lane);
                 let c8 = cluster(8, lane);
-                assert_eq!(
-                    o[16],
-                    c4.iter().fold(0i32, |a, &v| a.wrapping_add(v)),
-                    "clustered_reduce_add(4), {what}"
-                );
-                assert_eq!(
-                    o[17],
-                    *c2.iter().max().unwrap(),
-                    "clustered_reduce_max(2), {what}"
-                );
-                assert_eq!(
-                    o[18] != 0,
-                    c8.iter().any(|&v| v != 0),
-                    "clustered_reduce_logical_or(8), {what}"
-                );
-                assert_eq!(
-                    o[19],
-                    c2.iter().fold(1i32, |a, &v| a.wrapping_mul(v)),
-                    "clustered_reduce_mul(2), {what}"
-                );
+                if clustered {
+                    assert_eq!(
+                        o[16],
+                        c4.iter().fold(0i32, |a, &v| a.wrapping_add(v)),
+                        "clustered_reduce_add(4), {what}"
+                    );
+                    assert_eq!(
+                        o[17],
+                        *c2.iter().max().unwrap(),
+                        "clustered_reduce_max(2), {what}"
+                    );
+                    assert_eq!(
+                        o[18] != 0,
+                        c8.iter().any(|&v| v != 0),
+                        "clustered_reduce_logical_or(8), {what}"
+                    );
+                    assert_eq!(
+                        o[19],
+                        c2.iter().fold(1i32, |a, &v| a.wrapping_mul(v)),
+                        "clustered_reduce_mul(2), {what}"
+                    );
+                } else {
+                    assert_eq!(o[16..20], [0; 4], "no clustered calls, {what}");
+                }
                 if lane % 3 == 0 {
                     assert_eq!(o[..16], [-55; 16], "inactive lane, {what}");
                     continue;
@@ -1051,6 +1109,105 @@ fn non_uniform_arithmetic_and_clustered() {
                     };
                     assert_eq!(g, *w, "sub_group_non_uniform_{name}, {what}");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn identical_arms_clusters_and_wide_broadcasts() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    let has = |e: &str| ext.split_whitespace().any(|x| x == e);
+    for e in [
+        "cl_khr_subgroup_ballot",
+        "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_extended_types",
+    ] {
+        assert!(has(e), "{e} is reported with sub-groups");
+    }
+    let clustered = has("cl_khr_subgroup_clustered_reduce");
+    let options = if clustered {
+        format!("{OPTIONS} -DCLUSTERED")
+    } else {
+        OPTIONS.to_string()
+    };
+    let kernel = build(&cl, ARMS_SOURCE, &options, "arms");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input: Vec<i32> = pseudo_random(n, 0x5EED + k as u64)
+            .into_iter()
+            .map(|x| (x % 2001) as i32 - 1000)
+            .collect();
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![0i32; n * ARMS_SLOT]);
+        kernel.arg(0, &inp).arg(1, &out);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len();
+            let x = |l: usize| input[lanes[l]];
+            let half = size / 2;
+            let sum = |r: std::ops::Range<usize>| r.map(x).fold(0i32, |a, v| a.wrapping_add(v));
+            let cluster = |c: usize, lane: usize| lane / c * c..(lane / c * c + c).min(size);
+            let x0 = x(0);
+            let v = [x0, x0 + 1, x0 * 2, -x0, x0 ^ 5, x0 * 3, x0 - 9, 77];
+            let xl = x(size - 1);
+            let w: [i16; 16] = [
+                xl as i16,
+                (xl + 1) as i16,
+                (xl * 2) as i16,
+                -xl as i16,
+                (xl ^ 5) as i16,
+                (xl * 3) as i16,
+                (xl - 9) as i16,
+                77,
+                (xl * 7) as i16,
+                (xl + 100) as i16,
+                (xl - 1000) as i16,
+                1,
+                (xl & 3) as i16,
+                (xl | 16) as i16,
+                (xl * xl) as i16,
+                -2,
+            ];
+            let w: Vec<i32> = w.iter().map(|&h| h as i32).collect();
+            for (lane, &i) in lanes.iter().enumerate() {
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let o = &got[i * ARMS_SLOT..(i + 1) * ARMS_SLOT];
+                let arm = if lane < half { 0..half } else { half..size };
+                assert_eq!(
+                    o[0],
+                    x(arm.start),
+                    "sub_group_broadcast_first in the arm of lanes {arm:?}, {what}"
+                );
+                assert_eq!(
+                    o[1],
+                    sum(arm.clone()),
+                    "sub_group_non_uniform_reduce_add in the arm of lanes {arm:?}, {what}"
+                );
+                if clustered {
+                    let c16 = cluster(16, lane);
+                    assert_eq!(o[2], sum(c16), "clustered_reduce_add(16), {what}");
+                    assert_eq!(o[3], sum(cluster(32, lane)), "clustered_reduce_add(32), {what}");
+                    let max = cluster(64, lane).map(x).max().unwrap();
+                    assert_eq!(o[4], max, "clustered_reduce_max(64), {what}");
+                } else {
+                    assert_eq!(o[2..5], [0; 3], "no clustered calls, {what}");
+                }
+                assert_eq!(o[5..13], v, "sub_group_broadcast(int8, 0), {what}");
+                assert_eq!(
+                    o[13..29],
+                    w[..],
+                    "sub_group_non_uniform_broadcast(short16, size - 1), {what}"
+                );
             }
         }
     }
