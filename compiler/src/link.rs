@@ -191,10 +191,7 @@ pub fn link_objects(
             "-o",
             "linked.ll",
         ];
-        if objects
-            .iter()
-            .any(|o| frontend::uses_subgroup_functions(o))
-        {
+        if objects.iter().any(|o| frontend::uses_subgroup_functions(o)) {
             optimize.extend(frontend::KEEP_CONVERGENT_CALLS);
         }
         let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();

@@ -1196,7 +1196,11 @@ fn identical_arms_clusters_and_wide_broadcasts() {
                 if clustered {
                     let c16 = cluster(16, lane);
                     assert_eq!(o[2], sum(c16), "clustered_reduce_add(16), {what}");
-                    assert_eq!(o[3], sum(cluster(32, lane)), "clustered_reduce_add(32), {what}");
+                    assert_eq!(
+                        o[3],
+                        sum(cluster(32, lane)),
+                        "clustered_reduce_add(32), {what}"
+                    );
                     let max = cluster(64, lane).map(x).max().unwrap();
                     assert_eq!(o[4], max, "clustered_reduce_max(64), {what}");
                 } else {
