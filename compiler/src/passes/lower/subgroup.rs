@@ -23,6 +23,17 @@
 //! `Subgroup*Mask` builtins, computed from the sub-group local id and size
 //! instead (`workitem`), so partial sub-groups have no bits past their end.
 //!
+//! Vulkan's group instructions take scalars and vectors of up to 4
+//! components: on 8/16-wide vectors (broadcasts of
+//! `cl_khr_subgroup_extended_types` and `_ballot`) each 4-wide part is its
+//! own instruction (`lower_wide_subgroup_inst`). Clustered reductions need
+//! a constant power-of-two cluster size (else a build error); SPIR-V wants
+//! ClusterSize ≤ the sub-group size, so a cluster at least as large as
+//! `DeviceCaps::subgroup_size` is a plain Reduce over the sub-group. The
+//! front end keeps clang from merging identical sub-group calls of both
+//! arms of a branch (`frontend::uses_subgroup_functions`), which would
+//! change their active sets.
+//!
 //! Vulkan's exclusive scans start from the operation's identity (0, the
 //! type's maximum for min, its minimum for max, ±INF for floats), as
 //! OpenCL's do. Reductions of 8/16/64-bit integers and of `half` need
