@@ -125,6 +125,18 @@ fn identical_calls_in_both_arms_stay_in_both_through_an_include() {
 }
 
 #[test]
+fn identical_calls_in_both_arms_stay_in_both_through_an_include_directory() {
+    // Only clang's output shows the calls (an -I directory's header): the
+    // front end compiles again keeping them.
+    let dir = std::env::temp_dir().join(format!("ferrocl-sgext-inc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("arms_inc.h"), IDENTICAL_ARMS).unwrap();
+    let options = format!("-cl-std=CL3.0 -I{}", dir.display());
+    let p = build_source("#include \"arms_inc.h\"\n", &options, &caps()).unwrap();
+    check_identical_arms(&p);
+}
+
+#[test]
 fn clustered_reductions_fit_the_sub_group() {
     let src = "\
 kernel void k(global const int *in, global int *out, uint cs) {
