@@ -21,6 +21,16 @@ pub struct Device {
     pub queue_family: u32,
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
     pub pipeline_cache: vk::PipelineCache,
+    /// Held while shader modules and pipelines are created or destroyed:
+    /// one at a time per device. NVIDIA's driver (580, H100), given
+    /// pipelines to compile from several threads at once, now and then
+    /// ran another kernel's code at a new pipeline's first dispatch (a
+    /// CTS test_vectors vec_align failure; reproduced with 16 threads each
+    /// building, launching and releasing its own programs on one queue:
+    /// 1 to 3 wrong launches in 640 with cold caches, none in four runs
+    /// with this lock). Pipelines compile once per kernel and work-group
+    /// shape, so the lock costs only parallel first launches.
+    pub pipeline_lock: Mutex<()>,
     /// Recycled host-visible buffers (see `buffer::Staging`).
     pub staging_pool: super::buffer::StagingPool,
     /// Small per-launch uploads (see `buffer::UploadArena`).
@@ -215,6 +225,7 @@ impl Device {
             queue: Mutex::new(queue),
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
+            pipeline_lock: Mutex::new(()),
             staging_pool: Default::default(),
             upload_arena: Default::default(),
             clock: parking_lot::Mutex::new(None),

@@ -68,8 +68,12 @@ impl KernelPipelines {
     ) -> CLResult<Self> {
         let entry = std::ffi::CString::new(entry).map_err(|_| opencl_sys::CL_INVALID_KERNEL)?;
         let info = vk::ShaderModuleCreateInfo::default().code(spirv);
-        // SAFETY: the compiler validated the module for the Vulkan environment.
-        let module = unsafe { device.raw.create_shader_module(&info, None) }.map_err(map_vk_err)?;
+        let module = {
+            let _one_at_a_time = device.pipeline_lock.lock();
+            // SAFETY: the compiler validated the module for the Vulkan
+            // environment.
+            unsafe { device.raw.create_shader_module(&info, None) }.map_err(map_vk_err)?
+        };
         // From here on, `Drop` releases whatever was created.
         let mut kp = KernelPipelines {
             device: device.clone(),
@@ -255,6 +259,7 @@ impl KernelPipelines {
         let info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(self.layout)];
+        let one_at_a_time = self.device.pipeline_lock.lock();
         // SAFETY: all referenced objects are alive.
         let p = unsafe {
             self.device
@@ -262,6 +267,7 @@ impl KernelPipelines {
                 .create_compute_pipelines(self.device.pipeline_cache, &info, None)
         }
         .map_err(|(_, e)| map_vk_err(e))?[0];
+        drop(one_at_a_time);
         map.insert(spec.to_vec(), p);
         Ok(p)
     }
@@ -301,6 +307,7 @@ impl Drop for KernelPipelines {
         let mut sets: Vec<DescriptorSet> = self.free_sets.get_mut().drain(..).collect();
         sets.extend(self.literal_set.take());
         self.device.free_descriptor_sets(&sets);
+        let _one_at_a_time = self.device.pipeline_lock.lock();
         // SAFETY: programs/kernels (and enqueued commands, through Arcs) are
         // gone, so no pipeline is in use.
         unsafe {
