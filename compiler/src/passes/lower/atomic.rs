@@ -32,6 +32,8 @@
 //!   atomic across the device, and a wider scope implements a narrower one.
 //! * **Atomics on `__local` memory**: Workgroup scope (OpenCL: atomics on
 //!   local memory order within the work-group and ignore the scope).
+//!   64-bit ones are emulated under a work-group lock (`local64`): the
+//!   lock's acquire/release carry the orders given.
 //! * **Orders** of atomics: SequentiallyConsistent and AcquireRelease become
 //!   AcquireRelease, Acquire and Release stay; then clamped to what the
 //!   instruction may carry in Vulkan: OpAtomicLoad at most Acquire,
@@ -196,8 +198,8 @@ impl Lower<'_> {
         }
     }
 
-    /// Atomics on 32-bit (and, where the device has them, 64-bit global)
-    /// integers; float exchange/load/store through integer bitcasts.
+    /// Atomics on 32-bit and, where the device has them, 64-bit integers
+    /// (on `__local` memory through `local64`); float exchange/load/store through integer bitcasts.
     /// Scopes and semantics: module docs.
     pub(crate) fn lower_atomic(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let op = inst.class.opcode;

@@ -50,7 +50,9 @@
 //!   inline code (`ext_inst`).
 //! * Atomics, fences and barriers keep OpenCL's memory orders in Vulkan's
 //!   terms: scopes Device/Workgroup, seq_cst as acq_rel, storage-class
-//!   bits on every ordered operation (`atomic`).
+//!   bits on every ordered operation (`atomic`). 64-bit atomics on
+//!   `__local` memory (whose array has 32-bit words) run under work-group
+//!   lock words kept after the static `__local` data (`local64`).
 //!
 //! # Gaps
 //!
