@@ -295,7 +295,7 @@ fn c11_atomics_on_local_atomic_long() {
                 let xb = cl.buffer_from(&x);
                 let r = cl.buffer_from(&vec![0i64; 12 * GROUPS]);
                 let old = cl.buffer_from(&vec![0i64; 3 * n]);
-                let d = cl.buffer_from(&vec![0f64; GROUPS]);
+                let d = cl.buffer_from(&[0f64; GROUPS]);
                 k.arg(0, &xb).arg(1, &r).arg(2, &old).arg(3, &d);
                 cl.queue.run(&k, &[n], Some(&[ls]));
                 let (r, old, d) = (cl.queue.read(&r), cl.queue.read(&old), cl.queue.read(&d));
