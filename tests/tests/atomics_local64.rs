@@ -484,3 +484,58 @@ fn local_pointer_arguments_and_local_mem_size() {
         }
     }
 }
+
+/// Exchanges per work-item. lavapipe ends any loop after 65535 iterations
+/// in all (a kernel's loops together, per invocation), and each emulated
+/// atomic is a loop of up to (SIMD lanes contending) iterations: the CTS's
+/// 10000 exchanges per work-item go past that there (module docs of
+/// `lower::local64`).
+const ITER: u32 = 1000;
+const CHAIN_SOURCE: &str = r#"
+// Each work-item exchanges its id into one __local atomic_long, then
+// exchanges what it got back ITER more times: the values returned plus
+// the final one are the start value and every id, each once.
+kernel void chain(global long *old, global long *fin, volatile local atomic_long *d) {
+    size_t l = get_local_id(0), gid = get_global_id(0);
+    if (l == 0)
+        atomic_store_explicit(d, 1234L, memory_order_relaxed, memory_scope_work_group);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    old[gid] = atomic_exchange_explicit(d, (long)l, ORDER, memory_scope_work_group);
+    for (int i = 0; i < ITER; i++)
+        old[gid] = atomic_exchange_explicit(d, old[gid], ORDER, memory_scope_work_group);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0)
+        fin[get_group_id(0)] = atomic_load_explicit(d, memory_order_relaxed, memory_scope_work_group);
+}
+"#;
+
+#[test]
+fn exchange_chains_are_permutations() {
+    let cl = Cl::new();
+    if !int64_atomics(&cl) {
+        return;
+    }
+    for fmt in address_formats() {
+        for (order, iter) in [("memory_order_relaxed", ITER), ("memory_order_acq_rel", 10)] {
+            let options = format!("-cl-std=CL3.0{fmt} -DORDER={order} -DITER={iter}");
+            let k = kernel(&cl, CHAIN_SOURCE, &options, "chain");
+            for ls in [1usize, 37, 64, 256, 1024] {
+                let n = ls * GROUPS;
+                let old = cl.buffer_from(&vec![0i64; n]);
+                let fin = cl.buffer_from(&[0i64; GROUPS]);
+                k.arg(0, &old).arg(1, &fin).arg(2, &Local(8));
+                cl.queue.run(&k, &[n], Some(&[ls]));
+                let (old, fin) = (cl.queue.read(&old), cl.queue.read(&fin));
+                for g in 0..GROUPS {
+                    let mut v = old[g * ls..(g + 1) * ls].to_vec();
+                    v.push(fin[g]);
+                    assert_permutation(
+                        &format!("'{options}' local size {ls} group {g}"),
+                        &v,
+                        (0..ls as i64).chain(std::iter::once(1234)),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -59,6 +59,14 @@
 //!   operation released it. seq_cst is acq_rel, as everywhere (`atomic`).
 //!   Compare-exchange writes the old value back when the comparison fails
 //!   (under the lock nobody else writes the object atomically).
+//! * **lavapipe's loop limit**: llvmpipe ends every loop after 65535
+//!   iterations counted over all of an invocation's loops (hang
+//!   protection; a plain 70000-iteration loop stops early too). Each
+//!   emulated atomic is a loop of up to (contending SIMD lanes, 8)
+//!   iterations there, so a kernel doing about 8000 64-bit `__local`
+//!   atomics per work-item in a loop (the CTS's c11 atomic_exchange with
+//!   10000 iterations) loses operations on lavapipe. Unrolling several
+//!   lock attempts per iteration did not lower the count there.
 //! * Floating-point (`atomic_double`): exchange, load, store and
 //!   compare-exchange through bit casts, as on `__global` memory.
 
