@@ -60,7 +60,10 @@ pub struct DeviceCaps {
     pub fp64: bool,
     /// shaderFloat16 (arithmetic on half).
     pub fp16: bool,
-    /// shaderBufferInt64Atomics.
+    /// shaderBufferInt64Atomics: 64-bit atomics on `__global` memory, and
+    /// on `__local` memory through a lock emulation (`lower::local64`);
+    /// cl_khr_int64_base_atomics / _extended_atomics are declared (and
+    /// reported by the runtime) exactly when this is set.
     pub int64_atomics: bool,
     /// Vulkan subgroup size of compute pipelines; 0 where the device has no
     /// sub-groups (the runtime reports `cl_khr_subgroups` /

@@ -468,22 +468,140 @@ fn sixty_four_bit_atomics_on_global_memory() {
             assert_eq!(got, want, "{addressing:?} {std}");
         }
     }
-    // Without 64-bit atomics on the device, and on __local memory (one
-    // array of 32-bit words): a build error that says so.
+    // Without 64-bit atomics on the device: cl_khr_int64_base_atomics and
+    // _extended_atomics are switched off, so atomic_long and the 64-bit
+    // atom_* functions are undeclared (clang's error).
     let no64 = DeviceCaps {
         int64_atomics: false,
         ..caps(Addressing::Physical)
     };
     let e = build_source(src, "-cl-std=CL3.0", &no64).expect_err("fails");
-    assert!(e.log.contains("64-bit atomics"), "{}", e.log);
-    let local =
-        "kernel void k(local atomic_long *l, global long *o) { o[0] = atomic_fetch_add(l, 1); }";
-    let e = build_source(local, "-cl-std=CL3.0", &caps(Addressing::Physical)).expect_err("fails");
-    assert!(
-        e.log.contains("64-bit atomics on __local memory"),
-        "{}",
-        e.log
-    );
+    assert!(e.log.contains("atomic_long"), "{}", e.log);
+    let macros = |defined: bool| {
+        let test = if defined { "!defined" } else { "defined" };
+        format!(
+            "kernel void k(global long *l) {{
+            #if {test}(cl_khr_int64_base_atomics) || {test}(cl_khr_int64_extended_atomics)
+            #error int64 atomics macros
+            #endif
+            }}"
+        )
+    };
+    build_source(&macros(false), "", &no64).unwrap_or_else(|e| panic!("{}", e.log));
+    let with = caps(Addressing::Physical);
+    build_source(&macros(true), "", &with).unwrap_or_else(|e| panic!("{}", e.log));
+}
+
+/// 64-bit atomics on `__local` memory (`passes::lower::local64`): each
+/// becomes a call of a helper that takes a work-group lock word with an
+/// acquire compare-exchange, reads and writes the object's two 32-bit
+/// words with relaxed atomics and releases the lock, inside a structured
+/// loop; the entry function clears the lock words and runs a barrier
+/// first. No 64-bit atomic instruction (nor Int64Atomics) is emitted, and
+/// the lock words count in the kernel's static `__local` size.
+#[test]
+fn sixty_four_bit_atomics_on_local_memory() {
+    use Op::*;
+    let src = "kernel void k(local atomic_long *l, local atomic_double *d, global long *o) {
+        o[0] = atomic_fetch_add(l, 5);
+        o[1] = atomic_fetch_min_explicit(l, -3, memory_order_relaxed, memory_scope_work_group);
+        o[2] = (long)atomic_exchange_explicit(d, 2.0, memory_order_relaxed);
+    }";
+    // The entry: the lock words cleared, a barrier.
+    let mut init = vec![atomic(AtomicStore, WORKGROUP, 0); 8];
+    init.push(sync(
+        ControlBarrier,
+        0,
+        &[WORKGROUP, WORKGROUP],
+        &[ACQ_REL | WG_MEM],
+    ));
+    // One helper: lock, two word loads, two word stores (none for a load),
+    // unlock; `storage` of the lock's acquire/release.
+    let helper = |storage: u32, rmw: bool| {
+        let (acq, rel) = if rmw {
+            (0, 0)
+        } else {
+            (ACQ | storage, REL | storage)
+        };
+        let mut v = vec![
+            sync(AtomicCompareExchange, 32, &[WORKGROUP], &[acq, 0]),
+            atomic(AtomicLoad, WORKGROUP, 0),
+            atomic(AtomicLoad, WORKGROUP, 0),
+            atomic(AtomicStore, WORKGROUP, 0),
+            atomic(AtomicStore, WORKGROUP, 0),
+        ];
+        v.push(if rmw {
+            atomic(AtomicExchange, WORKGROUP, 0)
+        } else {
+            atomic(AtomicStore, WORKGROUP, rel)
+        });
+        v
+    };
+    for rmw in [false, true] {
+        for addressing in ADDRESSINGS {
+            let caps = DeviceCaps {
+                rmw_ordering: rmw,
+                ..caps(addressing)
+            };
+            for std in STDS {
+                let what = format!("rmw {rmw} {addressing:?} {std}");
+                let p = build_source(src, std, &caps)
+                    .unwrap_or_else(|e| panic!("{what}: build failed:\n{}", e.log));
+                let k = &p.kernels[0];
+                let got = syncs(k);
+                for x in &got {
+                    check_vulkan_rules(&what, x);
+                }
+                // add (seq_cst: ordered), min (relaxed); the exchange
+                // (relaxed) shares min's lock semantics but not its helper.
+                let mut want = init.clone();
+                want.extend(helper(BOTH, rmw));
+                want.extend(helper(WG_MEM, rmw));
+                want.extend(helper(WG_MEM, rmw));
+                assert_eq!(got, want, "{what}");
+                let m = load_words(&k.spirv).expect("the module parses");
+                let count = |op: Op| {
+                    m.functions
+                        .iter()
+                        .flat_map(|f| f.all_inst_iter())
+                        .filter(|i| i.class.opcode == op)
+                        .count()
+                };
+                assert_eq!(count(LoopMerge), 3, "{what}: one loop per helper");
+                let helpers: Vec<u32> = m
+                    .functions
+                    .iter()
+                    .filter(|f| f.all_inst_iter().any(|i| i.class.opcode == LoopMerge))
+                    .filter_map(|f| f.def_id())
+                    .collect();
+                let calls = m
+                    .functions
+                    .iter()
+                    .flat_map(|f| f.all_inst_iter())
+                    .filter(|i| i.class.opcode == FunctionCall)
+                    .filter(|i| helpers.contains(&i.operands[0].id_ref_any().unwrap_or(0)))
+                    .count();
+                assert_eq!(calls, 3, "{what}: one call per atomic");
+                assert!(
+                    !m.capabilities.iter().any(|c| c.operands[0]
+                        == Operand::Capability(rspirv::spirv::Capability::Int64Atomics)),
+                    "{what}: Int64Atomics"
+                );
+                // 8 lock words, after no static __local data.
+                assert_eq!(k.static_local_size, 32, "{what}");
+            }
+        }
+    }
+    // Static __local data first, then the locks.
+    let src = "kernel void k(global long *o) {
+        local long x[3];
+        if (get_local_id(0) == 0) x[1] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        o[0] = atom_add(&x[1], 1L << 40);
+    }";
+    let p =
+        build_source(src, "", &caps(Addressing::Physical)).unwrap_or_else(|e| panic!("{}", e.log));
+    assert_eq!(p.kernels[0].static_local_size, 24 + 32);
 }
 
 #[test]

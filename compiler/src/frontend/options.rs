@@ -331,6 +331,18 @@ pub fn parse_build_options(
     if !caps.fp16 {
         ext.push("-cl_khr_fp16");
     }
+    // 64-bit atomics (global: Int64Atomics; local: `lower::local64`) where
+    // the device has shaderBufferInt64Atomics, as the runtime reports
+    // cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics; without
+    // them atomic_long/atomic_ulong and atom_* on longs are undeclared.
+    if !caps.int64_atomics {
+        ext.extend([
+            "-cl_khr_int64_base_atomics",
+            "-cl_khr_int64_extended_atomics",
+        ]);
+        out.undef_macros
+            .extend(["cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]);
+    }
     if !ext.is_empty() {
         out.clang_args.push(format!("-cl-ext={}", ext.join(",")));
     }

@@ -285,6 +285,14 @@ impl Device {
         if self.fp64() {
             e.push(("cl_khr_fp64", (1, 0, 0)));
         }
+        // 64-bit atomics: Int64Atomics on __global memory, a work-group
+        // lock emulation on __local memory (the compiler's
+        // `lower::local64`); the compiler declares them under the same
+        // condition (`DeviceCaps::int64_atomics`).
+        if self.compiler_caps().int64_atomics {
+            e.push(("cl_khr_int64_base_atomics", (1, 0, 0)));
+            e.push(("cl_khr_int64_extended_atomics", (1, 0, 0)));
+        }
         if self.phys.pci_bus.is_some() {
             e.push(("cl_khr_pci_bus_info", (1, 0, 0)));
         }

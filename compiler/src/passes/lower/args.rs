@@ -514,6 +514,7 @@ impl Lower<'_> {
         {
             self.local_end = Some(base);
         }
+        self.local64_init_locks(&mut b)?;
         let void = self.out.t_void();
         let mut call = vec![Operand::IdRef(entry_fn)];
         call.extend(call_args.iter().map(|&a| Operand::IdRef(a)));

@@ -32,6 +32,8 @@
 //!   atomic across the device, and a wider scope implements a narrower one.
 //! * **Atomics on `__local` memory**: Workgroup scope (OpenCL: atomics on
 //!   local memory order within the work-group and ignore the scope).
+//!   64-bit ones are emulated under a work-group lock (`local64`): the
+//!   lock's acquire/release carry the orders given.
 //! * **Orders** of atomics: SequentiallyConsistent and AcquireRelease become
 //!   AcquireRelease, Acquire and Release stay; then clamped to what the
 //!   instruction may carry in Vulkan: OpAtomicLoad at most Acquire,
@@ -89,6 +91,7 @@ use rspirv::dr::Instruction;
 use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};
 
 use super::emit::{ids, Block};
+use super::local64::Op64;
 use super::{Lower, Res, Space};
 use crate::passes::types::Ty;
 
@@ -195,8 +198,8 @@ impl Lower<'_> {
         }
     }
 
-    /// Atomics on 32-bit (and, where the device has them, 64-bit global)
-    /// integers; float exchange/load/store through integer bitcasts.
+    /// Atomics on 32-bit and, where the device has them, 64-bit integers
+    /// (on `__local` memory through `local64`); float exchange/load/store through integer bitcasts.
     /// Scopes and semantics: module docs.
     pub(crate) fn lower_atomic(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let op = inst.class.opcode;
@@ -223,9 +226,8 @@ impl Lower<'_> {
         }
         if width == 64 && space == Space::Local {
             // __local memory is one array of 32-bit words (module docs of
-            // `lower`), which Vulkan cannot view as 64-bit integers without
-            // VK_KHR_workgroup_memory_explicit_layout.
-            return Err("64-bit atomics on __local memory are not supported".into());
+            // `lower`): emulated under a work-group lock (`local64`).
+            return self.lower_local64_atomic(b, inst, &ids_, float, pointee);
         }
         if width == 64 {
             self.uses_int64_atomics = true;
@@ -344,6 +346,65 @@ impl Lower<'_> {
                 r
             };
             self.alias.insert(rid, r);
+        }
+        Ok(())
+    }
+
+    /// A 64-bit atomic on `__local` memory (`local64`): the operands and
+    /// orders of `inst` (as for `__global` memory), then its helper's call.
+    fn lower_local64_atomic(
+        &mut self,
+        b: &mut Block,
+        inst: &Instruction,
+        ids_: &[Word],
+        float: bool,
+        pointee: Word,
+    ) -> Res<()> {
+        let op = inst.class.opcode;
+        let op64 = Op64::of(op)
+            .ok_or_else(|| format!("64-bit atomic Op{op:?} on __local memory is not supported"))?;
+        if float
+            && !matches!(
+                op64,
+                Op64::Load | Op64::Store | Op64::Exchange | Op64::CompareExchange
+            )
+        {
+            return Err(format!("floating-point Op{op:?} is not supported"));
+        }
+        let it = self.out.t_int(64);
+        let value = |l: &mut Self, b: &mut Block, id: Word| -> Word {
+            let v = l.v(id);
+            if float {
+                l.emit(b, Op::Bitcast, it, ids(&[v]))
+            } else {
+                v
+            }
+        };
+        // Operands: pointer, scope, semantics..., value, comparator.
+        let (order, a, c) = match op64 {
+            Op64::Load | Op64::Inc | Op64::Dec => (self.order_operand(ids_[2])?, None, None),
+            Op64::CompareExchange => {
+                let ne = self.order_operand(ids_[3])?;
+                let eq = self.order_operand(ids_[2])?;
+                let a = value(self, b, ids_[4]);
+                let c = value(self, b, ids_[5]);
+                (eq.join(ne), Some(a), Some(c))
+            }
+            _ => {
+                let o = self.order_operand(ids_[2])?;
+                (o, Some(value(self, b, ids_[3])), None)
+            }
+        };
+        let addr = self.addr_of(b, Space::Local, ids_[0])?;
+        let old = self.local64_atomic(b, op64, order != Order::Relaxed, addr, a, c)?;
+        if op64 != Op64::Store {
+            let r = if float {
+                let ft = self.lower_ty(pointee)?;
+                self.emit(b, Op::Bitcast, ft, ids(&[old]))
+            } else {
+                old
+            };
+            self.alias.insert(inst.result_id.unwrap_or(0), r);
         }
         Ok(())
     }

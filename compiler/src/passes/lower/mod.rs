@@ -50,7 +50,9 @@
 //!   inline code (`ext_inst`).
 //! * Atomics, fences and barriers keep OpenCL's memory orders in Vulkan's
 //!   terms: scopes Device/Workgroup, seq_cst as acq_rel, storage-class
-//!   bits on every ordered operation (`atomic`).
+//!   bits on every ordered operation (`atomic`). 64-bit atomics on
+//!   `__local` memory (whose array has 32-bit words) run under work-group
+//!   lock words kept after the static `__local` data (`local64`).
 //!
 //! # Gaps
 //!
@@ -66,6 +68,7 @@ mod emit;
 mod ext_inst;
 mod geometric;
 mod image;
+mod local64;
 mod memory;
 mod printf;
 mod sampler;
@@ -246,6 +249,9 @@ pub(crate) struct Lower<'a> {
     /// The Workgroup word fences read-modify-write with
     /// `DeviceCaps::rmw_ordering` (`atomic`), once one is needed.
     fence_word: Option<Word>,
+    /// 64-bit atomics on `__local` memory: lock table and helpers
+    /// (`local64`).
+    local64: local64::Local64,
     /// The kernel has a non-relaxed atomic or fence (`vmm`).
     ordered_memory: bool,
     /// GroupNonUniform* capabilities the sub-group lowering used.
@@ -361,6 +367,7 @@ impl<'a> Lower<'a> {
             uses_const: false,
             uses_int64_atomics: false,
             fence_word: None,
+            local64: Default::default(),
             ordered_memory: false,
             group_caps: Vec::new(),
             static_local_size: 0,
@@ -610,6 +617,7 @@ impl<'a> Lower<'a> {
         self.line = None;
         let main = self.out.id();
         let arg_info = self.build_entry(main, entry_fn, &mut functions)?;
+        functions.append(&mut self.local64.functions);
         let (module, bindings) = self.assemble(main, &name, functions)?;
         Ok(LoweredKernel {
             module,
