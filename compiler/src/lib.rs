@@ -176,6 +176,17 @@ impl FloatWidths {
 }
 
 impl DeviceCaps {
+    /// Atomics and fences at device and all-devices scope are supported:
+    /// release/acquire across work-groups must order ordinary loads and
+    /// stores too, which takes the Vulkan memory model
+    /// (`vulkan_memory_model`) or lavapipe's ordered read-modify-writes
+    /// (`rmw_ordering`). The runtime reports the scopes
+    /// (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES) and the front end defines
+    /// their OpenCL C 3.0 feature macros under this one condition.
+    pub fn device_scope_atomics(&self) -> bool {
+        self.vulkan_memory_model || self.rmw_ordering
+    }
+
     /// Sub-groups are supported (`subgroup_size` > 0): the sub-group
     /// functions are declared and lowered (`passes::lower::subgroup`).
     pub fn subgroups(&self) -> bool {

@@ -277,8 +277,11 @@ pub fn parse_build_options(
         // images do all), work-group collectives, integer dot products.
         // The atomic orders and scopes (__opencl_c_atomic_order_acq_rel,
         // _seq_cst, __opencl_c_atomic_scope_device, _all_devices) stay
-        // defined: every device reports them (runtime
-        // `Device::atomic_memory_capabilities`, `passes::lower::atomic`).
+        // defined. Every device ferrocl runs on today reports them
+        // (`DeviceCaps::device_scope_atomics`: the Vulkan memory model, or
+        // lavapipe's ordered read-modify-writes); on a device with neither
+        // the runtime reports work-group scope only, and device-scope
+        // atomics still build (GLSL450 semantics, `passes::lower::atomic`).
         if !caps.images {
             out.undef_macros
                 .extend(["__opencl_c_images", "__opencl_c_3d_image_writes"]);

@@ -328,12 +328,9 @@ impl Device {
             | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
             | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
             | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
-        // Device scope: release/acquire across work-groups must order the
-        // ordinary loads and stores too, which takes the Vulkan memory
-        // model (`DeviceCaps::vulkan_memory_model`; GLSL450's plain global
-        // loads may hit a non-coherent per-SM cache on NVIDIA), or
-        // lavapipe's read-modify-writes on the CPU's coherent memory.
-        if self.vulkan_memory_model() || self.rmw_ordering() {
+        // Device scope: `DeviceCaps::device_scope_atomics` (GLSL450's plain
+        // global loads may hit a non-coherent per-SM cache on NVIDIA).
+        if self.compiler_caps().device_scope_atomics() {
             work_group | CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES
         } else {
             work_group
