@@ -302,8 +302,7 @@ fn rotates_are_shuffles() {
     let calls = insts(&m)
         .iter()
         .filter(|i| {
-            i.class.opcode == Op::FunctionCall
-                && shuffling.contains(&i.operands[0].unwrap_id_ref())
+            i.class.opcode == Op::FunctionCall && shuffling.contains(&i.operands[0].unwrap_id_ref())
         })
         .count();
     assert_eq!(calls, 11);
@@ -342,7 +341,11 @@ fn rotate_needs_shuffles() {
         .iter()
         .any(|(n, _)| *n == "cl_khr_subgroup_rotate"));
     let e = build_source(ROTATES, "-cl-std=CL3.0", &no_shuffle).unwrap_err();
-    assert!(e.log.contains("cl_khr_subgroup_rotate is not defined"), "{}", e.log);
+    assert!(
+        e.log.contains("cl_khr_subgroup_rotate is not defined"),
+        "{}",
+        e.log
+    );
     let e = build_source(
         "kernel void k(global int *o) { o[0] = sub_group_rotate(o[1], 1); }",
         "-cl-std=CL3.0",

@@ -1055,7 +1055,8 @@ fn check_rotate<T: Elem>() {
     let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
     // Reported wherever sub-groups are (`device_queries`).
     assert!(
-        ext.split_whitespace().any(|e| e == "cl_khr_subgroup_rotate"),
+        ext.split_whitespace()
+            .any(|e| e == "cl_khr_subgroup_rotate"),
         "{ext}"
     );
     let options = format!("{OPTIONS} -DT={}", T::NAME);
@@ -1098,7 +1099,11 @@ fn check_rotate<T: Elem>() {
                 };
                 for (q, &(delta, plus_max)) in ROTATE_DELTAS.iter().enumerate() {
                     let d = delta.unwrap_or(arg);
-                    let d = if plus_max { (max as i32).wrapping_add(d) } else { d };
+                    let d = if plus_max {
+                        (max as i32).wrapping_add(d)
+                    } else {
+                        d
+                    };
                     let src = lane.wrapping_add(d as u32) % max;
                     check(q, src, format!("sub_group_rotate(x, {d})"));
                 }

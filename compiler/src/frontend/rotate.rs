@@ -164,8 +164,12 @@ mod tests {
         let out = define_rotates(ll);
         assert!(!out.contains("_Z16sub_group_rotateii"));
         assert!(!out.contains("_Z26sub_group_clustered_rotatecij"));
-        assert!(out.contains("call spir_func signext i8 @__ferrocl_sub_group_clustered_rotate_c(i8 signext %x"));
-        assert!(out.contains("define internal spir_func i32 @__ferrocl_sub_group_rotate_i(i32 %v, i32 %d)"));
+        assert!(out.contains(
+            "call spir_func signext i8 @__ferrocl_sub_group_clustered_rotate_c(i8 signext %x"
+        ));
+        assert!(out.contains(
+            "define internal spir_func i32 @__ferrocl_sub_group_rotate_i(i32 %v, i32 %d)"
+        ));
         assert!(out.contains("call spir_func i8 @_Z17sub_group_shufflecj(i8 %v, i32 %src)"));
         assert!(out.contains("declare spir_func i32 @_Z17sub_group_shuffleij(i32, i32)"));
         assert!(out.contains("declare spir_func i32 @_Z22get_max_sub_group_sizev()"));
