@@ -209,11 +209,13 @@ impl DeviceCaps {
         if !self.subgroups() {
             return e;
         }
-        let table: [(&'static str, u32); 7] = [
+        let table: [(&'static str, u32); 8] = [
             ("cl_khr_subgroup_extended_types", SUBGROUP_BASIC),
             ("cl_khr_subgroup_non_uniform_vote", SUBGROUP_VOTE),
             ("cl_khr_subgroup_ballot", SUBGROUP_BALLOT),
             ("cl_khr_subgroup_shuffle", SUBGROUP_SHUFFLE),
+            // Sub-group shuffles (`frontend::rotate`).
+            ("cl_khr_subgroup_rotate", SUBGROUP_SHUFFLE),
             (
                 "cl_khr_subgroup_shuffle_relative",
                 SUBGROUP_SHUFFLE_RELATIVE,

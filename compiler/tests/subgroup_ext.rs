@@ -251,3 +251,106 @@ kernel void k(global half *h, global half8 *v, global half16 *w) {
     let e = build_source(src, "-cl-std=CL3.0", &caps()).unwrap_err();
     assert!(e.log.contains("half"), "{}", e.log);
 }
+
+/// cl_khr_subgroup_rotate (`frontend::rotate`): every sub-group type, plain
+/// and clustered, in both arms of a branch, through sub-group shuffles.
+const ROTATES: &str = "\
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#ifndef cl_khr_subgroup_rotate
+#error cl_khr_subgroup_rotate is not defined
+#endif
+kernel void k(global char *c, global uchar *uc, global short *s,
+              global ushort *us, global int *i, global uint *ui,
+              global long *l, global ulong *ul, global float *f,
+              global double *d, int delta, uint cs) {
+    size_t g = get_global_id(0);
+    c[g] = sub_group_rotate(c[g], delta);
+    uc[g] = sub_group_clustered_rotate(uc[g], delta, 4);
+    s[g] = sub_group_rotate(s[g], -3);
+    us[g] = sub_group_clustered_rotate(us[g], 1, 2);
+    if (g & 1)
+        i[g] = sub_group_rotate(i[g], delta);
+    else
+        i[g] = sub_group_rotate(i[g], delta);
+    ui[g] = sub_group_clustered_rotate(ui[g], delta, cs);
+    l[g] = sub_group_rotate(l[g], 5);
+    ul[g] = sub_group_clustered_rotate(ul[g], delta, 8);
+    f[g] = sub_group_rotate(f[g], delta);
+    d[g] = sub_group_clustered_rotate(d[g], delta, 16);
+}
+";
+
+#[test]
+fn rotates_are_shuffles() {
+    let p = build_source(ROTATES, "-cl-std=CL3.0", &caps()).unwrap();
+    let m = module(kernel(&p, "k"));
+    // One function per overload with one shuffle; one call per call (the
+    // two arms' apart).
+    assert_eq!(count(&m, Op::GroupNonUniformShuffle), 10);
+    let shuffling: Vec<u32> = m
+        .functions
+        .iter()
+        .filter(|f| {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+                .any(|i| i.class.opcode == Op::GroupNonUniformShuffle)
+        })
+        .filter_map(|f| f.def.as_ref().and_then(|d| d.result_id))
+        .collect();
+    assert_eq!(shuffling.len(), 10);
+    let calls = insts(&m)
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::FunctionCall && shuffling.contains(&i.operands[0].unwrap_id_ref())
+        })
+        .count();
+    assert_eq!(calls, 11);
+    let words: Vec<u8> = p.kernels[0]
+        .spirv
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    assert!(!String::from_utf8_lossy(&words).contains("SPV_KHR_subgroup_rotate"));
+    // Through clCompileProgram and clLinkProgram too (OpenCL C 2.0).
+    let o = compile_source(ROTATES, "-cl-std=CL2.0", &[], &caps()).unwrap();
+    match link_objects(&[&o.bitcode], "", &caps()).unwrap() {
+        Linked::Executable(p) => {
+            // The link's -O2 inlines them: one shuffle per call.
+            let m = module(kernel(&p, "k"));
+            assert_eq!(count(&m, Op::GroupNonUniformShuffle), 11);
+        }
+        Linked::Library(_) => panic!("not an executable"),
+    }
+}
+
+#[test]
+fn rotate_needs_shuffles() {
+    // Without Vulkan's shuffles the extension is not reported: no macro,
+    // no functions.
+    let no_shuffle = DeviceCaps {
+        subgroup_ops: 0x7f & !ferrocl_compiler::SUBGROUP_SHUFFLE,
+        ..caps()
+    };
+    assert!(!no_shuffle
+        .subgroup_extensions()
+        .iter()
+        .any(|(n, _)| *n == "cl_khr_subgroup_rotate"));
+    assert!(caps()
+        .subgroup_extensions()
+        .iter()
+        .any(|(n, _)| *n == "cl_khr_subgroup_rotate"));
+    let e = build_source(ROTATES, "-cl-std=CL3.0", &no_shuffle).unwrap_err();
+    assert!(
+        e.log.contains("cl_khr_subgroup_rotate is not defined"),
+        "{}",
+        e.log
+    );
+    let e = build_source(
+        "kernel void k(global int *o) { o[0] = sub_group_rotate(o[1], 1); }",
+        "-cl-std=CL3.0",
+        &no_shuffle,
+    )
+    .unwrap_err();
+    assert!(e.log.contains("sub_group_rotate"), "{}", e.log);
+}

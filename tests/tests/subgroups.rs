@@ -39,11 +39,12 @@ const OPTIONAL_EXTENSIONS: [&str; 10] = [
 
 /// Those ferrocl reports wherever it has sub-groups (they need only what
 /// sub-groups already require of Vulkan).
-const ALWAYS_WITH_SUBGROUPS: [&str; 5] = [
+const ALWAYS_WITH_SUBGROUPS: [&str; 6] = [
     "cl_khr_subgroup_extended_types",
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_ballot",
     "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_rotate",
     "cl_khr_subgroup_non_uniform_arithmetic",
 ];
 
@@ -985,6 +986,182 @@ fn shuffle() {
                 }
             }
         }
+    }
+}
+
+/// cl_khr_subgroup_rotate: per work-item, `ROTATE_DELTAS.len()` rotations
+/// then `ROTATE_CLUSTERS.len()` clustered ones. The deltas are uniform per
+/// sub-group: constants, the maximum sub-group size plus a constant, a
+/// kernel argument.
+const ROTATE_SOURCE: &str = r#"
+kernel void rotate(global const T* in, global T* out, int arg) {
+    size_t i = get_global_linear_id();
+    T x = in[i];
+    global T* o = out + i * 15;
+    int n = (int)get_max_sub_group_size();
+    o[0] = sub_group_rotate(x, 0);
+    o[1] = sub_group_rotate(x, 1);
+    o[2] = sub_group_rotate(x, 5);
+    o[3] = sub_group_rotate(x, n - 1);
+    o[4] = sub_group_rotate(x, n + 3);
+    o[5] = sub_group_rotate(x, -1);
+    o[6] = sub_group_rotate(x, -3);
+    o[7] = sub_group_rotate(x, arg);
+    o[8] = sub_group_clustered_rotate(x, 1, 1);
+    o[9] = sub_group_clustered_rotate(x, 1, 2);
+    o[10] = sub_group_clustered_rotate(x, -1, 2);
+    o[11] = sub_group_clustered_rotate(x, 3, 4);
+    o[12] = sub_group_clustered_rotate(x, -1, 4);
+    o[13] = sub_group_clustered_rotate(x, 5, 8);
+    o[14] = sub_group_clustered_rotate(x, arg, 8);
+}
+"#;
+
+/// (delta, whether the maximum sub-group size is added to it) of
+/// `ROTATE_SOURCE`'s rotations; `None`: the kernel argument.
+const ROTATE_DELTAS: [(Option<i32>, bool); 8] = [
+    (Some(0), false),
+    (Some(1), false),
+    (Some(5), false),
+    (Some(-1), true),
+    (Some(3), true),
+    (Some(-1), false),
+    (Some(-3), false),
+    (None, false),
+];
+/// (delta, cluster size) of its clustered rotations.
+const ROTATE_CLUSTERS: [(Option<i32>, u32); 7] = [
+    (Some(1), 1),
+    (Some(1), 2),
+    (Some(-1), 2),
+    (Some(3), 4),
+    (Some(-1), 4),
+    (Some(5), 8),
+    (None, 8),
+];
+
+/// Runs `rotate` for `T` over every launch against the extension's
+/// definition: the value of the work-item whose sub-group local id is
+/// `(id + delta) % get_max_sub_group_size()` in `uint` arithmetic
+/// (clustered: `id`'s cluster base plus `(id + delta) % clustersize`);
+/// where that id is past the end of a partial sub-group the result is
+/// undefined and not checked, and so are cluster sizes larger than the
+/// maximum sub-group size.
+fn check_rotate<T: Elem>() {
+    let cl = Cl::new();
+    if !has_subgroups(&cl) {
+        return;
+    }
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    // Reported wherever sub-groups are (`device_queries`).
+    assert!(
+        ext.split_whitespace()
+            .any(|e| e == "cl_khr_subgroup_rotate"),
+        "{ext}"
+    );
+    let options = format!("{OPTIONS} -DT={}", T::NAME);
+    let kernel = build(&cl, ROTATE_SOURCE, &options, "rotate");
+    let device_size = sub_group_info(&kernel, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[1024]);
+    const R: usize = 15;
+    let mut checked = 0usize;
+    for (k, launch) in LAUNCHES.iter().enumerate() {
+        let items = layout(&cl, launch);
+        let sgs = check_layout(&items, launch, device_size);
+        let n = items_of(launch);
+        let input: Vec<T> = pseudo_random(n, 0x0707_1234 + k as u64)
+            .into_iter()
+            .map(T::from_bits)
+            .collect();
+        // Large, small, negative.
+        let arg: i32 = [1000, 7, -5, i32::MIN + 3][k % 4];
+        let inp = cl.buffer_from(&input);
+        let out = cl.buffer_from(&vec![T::zero(); n * R]);
+        kernel.arg(0, &inp).arg(1, &out).arg(2, &arg);
+        cl.queue
+            .run_at(&kernel, launch.offset, launch.global, Some(launch.local));
+        let got = cl.queue.read(&out);
+        for ((group, sg), lanes) in &sgs {
+            let size = lanes.len() as u32;
+            let max = items[lanes[0]].max_size;
+            for (lane, &i) in lanes.iter().enumerate() {
+                let lane = lane as u32;
+                let what = format!("work-group {group}, sub-group {sg}, lane {lane}, {launch:?}");
+                let mut check = |q: usize, src: u32, name: String| {
+                    if src < size {
+                        assert_eq!(
+                            got[i * R + q],
+                            input[lanes[src as usize]],
+                            "{name} of {} (source lane {src}), {what}",
+                            T::NAME
+                        );
+                        checked += 1;
+                    }
+                };
+                for (q, &(delta, plus_max)) in ROTATE_DELTAS.iter().enumerate() {
+                    let d = delta.unwrap_or(arg);
+                    let d = if plus_max {
+                        (max as i32).wrapping_add(d)
+                    } else {
+                        d
+                    };
+                    let src = lane.wrapping_add(d as u32) % max;
+                    check(q, src, format!("sub_group_rotate(x, {d})"));
+                }
+                for (q, &(delta, c)) in ROTATE_CLUSTERS.iter().enumerate() {
+                    if c > max {
+                        continue;
+                    }
+                    let d = delta.unwrap_or(arg);
+                    let src = (lane - lane % c) + lane.wrapping_add(d as u32) % c;
+                    check(
+                        ROTATE_DELTAS.len() + q,
+                        src,
+                        format!("sub_group_clustered_rotate(x, {d}, {c})"),
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn rotate_int() {
+    check_rotate::<i32>();
+}
+
+#[test]
+fn rotate_uint() {
+    check_rotate::<u32>();
+}
+
+#[test]
+fn rotate_long() {
+    check_rotate::<i64>();
+}
+
+#[test]
+fn rotate_float() {
+    check_rotate::<f32>();
+}
+
+#[test]
+fn rotate_char() {
+    check_rotate::<i8>();
+}
+
+#[test]
+fn rotate_short() {
+    check_rotate::<i16>();
+}
+
+#[test]
+fn rotate_ushort_and_double() {
+    check_rotate::<u16>();
+    let cl = Cl::new();
+    let ext = device_string(cl.device(), CL_DEVICE_EXTENSIONS);
+    if ext.split_whitespace().any(|e| e == "cl_khr_fp64") {
+        check_rotate::<f64>();
     }
 }
 

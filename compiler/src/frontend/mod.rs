@@ -5,6 +5,7 @@ pub mod il_math;
 pub mod libclc;
 mod metadata;
 mod options;
+mod rotate;
 pub(crate) use options::CLANG_SUBGROUP_EXTENSIONS;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
@@ -223,7 +224,7 @@ pub fn compile_to_bitcode(
         ll = optimize_with_native_widths(scratch, &args)?;
     }
     tools::dump("0-frontend.ll", ll.as_bytes());
-    let ll = remove_freeze(&ll);
+    let ll = rotate::define_rotates(&remove_freeze(&ll));
     write_bitcode(scratch, &ll, opts)?;
     Ok((ll, log))
 }

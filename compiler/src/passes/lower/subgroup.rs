@@ -15,13 +15,15 @@
 //!
 //! The optional extensions (`cl_khr_subgroup_extended_types`,
 //! `_non_uniform_vote`, `_ballot`, `_shuffle`, `_shuffle_relative`,
-//! `_non_uniform_arithmetic`, `_clustered_reduce`;
+//! `_non_uniform_arithmetic`, `_clustered_reduce`, `_rotate`;
 //! `DeviceCaps::subgroup_extensions`
 //! decides which the device reports): llvm-spirv already emits
 //! `OpGroupNonUniform*` for their functions, kept as they are with their
 //! capabilities (`lower_non_uniform`); `get_sub_group_<k>_mask` loads the
 //! `Subgroup*Mask` builtins, computed from the sub-group local id and size
 //! instead (`workitem`), so partial sub-groups have no bits past their end.
+//! `sub_group_rotate` / `sub_group_clustered_rotate` arrive as shuffles
+//! (`frontend::rotate` defines them in the program's LLVM IR).
 //!
 //! Vulkan's group instructions take scalars and vectors of up to 4
 //! components: on 8/16-wide vectors (broadcasts of
