@@ -3,8 +3,6 @@
 //! collectives on 8/16-wide vectors split into Vulkan-sized parts. Every
 //! module passes `spirv-val --target-env vulkan1.2`.
 
-use std::process::Command;
-
 use ferrocl_compiler::{
     build_source, compile_source, link_objects, DeviceCaps, Kernel, Linked, Program,
 };
@@ -28,23 +26,8 @@ fn module(k: &Kernel) -> Module {
 }
 
 fn validate(k: &Kernel) {
-    let dir = std::env::temp_dir().join(format!("ferrocl-sgext-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("{}.spv", k.name));
-    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&f, bytes).unwrap();
-    let out = Command::new(std::env::var("FERROCL_SPIRV_VAL").unwrap_or("spirv-val".into()))
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&f)
-        .output()
-        .expect("spirv-val runs");
-    assert!(
-        out.status.success(),
-        "{}: spirv-val failed:\n{}{}",
-        k.name,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let f = common::spirv_val(k, "sgext");
+    let _ = std::fs::remove_file(f);
 }
 
 fn kernel<'a>(p: &'a Program, name: &str) -> &'a Kernel {

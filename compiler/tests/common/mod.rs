@@ -1,6 +1,6 @@
 //! Shared by the compiler's integration tests.
 
-use ferrocl_compiler::{Addressing, DeviceCaps};
+use ferrocl_compiler::{Addressing, DeviceCaps, Kernel};
 
 /// The test device: physical addressing, 128 bytes of push constants (as
 /// lavapipe), fp64 and 64-bit atomics, 32-wide sub-groups with
@@ -28,4 +28,31 @@ pub fn test_caps() -> DeviceCaps {
         subgroup_ops: 0x7f,
         descriptor: Default::default(),
     }
+}
+
+/// Runs spirv-val (`$FERROCL_SPIRV_VAL`, else `spirv-val`) on `k`'s module
+/// with the Vulkan 1.2 environment, written to a scratch file named by
+/// `tag`; returns the file (removed by the caller when it is done with it).
+#[allow(dead_code)]
+pub fn spirv_val(k: &Kernel, tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferrocl-val-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(format!("{}.spv", k.name));
+    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&f, bytes).unwrap();
+    let out = std::process::Command::new(
+        std::env::var("FERROCL_SPIRV_VAL").unwrap_or_else(|_| "spirv-val".into()),
+    )
+    .args(["--target-env", "vulkan1.2"])
+    .arg(&f)
+    .output()
+    .expect("spirv-val runs");
+    assert!(
+        out.status.success(),
+        "{tag}/{}: spirv-val failed:\n{}{}",
+        k.name,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    f
 }
