@@ -53,17 +53,7 @@ fn run(tag: &str, flags: &[&str]) -> String {
         "{tag}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let val =
-        Command::new(std::env::var("FERROCL_SPIRV_VAL").unwrap_or("/usr/bin/spirv-val".into()))
-            .args(["--target-env", "vulkan1.2"])
-            .arg(&spv)
-            .output()
-            .unwrap();
-    assert!(
-        val.status.success(),
-        "{tag}: spirv-val: {}",
-        String::from_utf8_lossy(&val.stderr)
-    );
+    common::spirv_val_file(&spv, tag);
     std::fs::read_to_string(map).unwrap()
 }
 

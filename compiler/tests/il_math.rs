@@ -48,10 +48,6 @@ fn dir(tag: &str) -> std::path::PathBuf {
     d
 }
 
-fn tool(env: &str, default: &str) -> String {
-    std::env::var(env).unwrap_or(default.into())
-}
-
 /// `source` → OpenCL SPIR-V, as an application makes it.
 fn il_of(source: &str, tag: &str) -> Vec<u8> {
     let d = dir(tag);
@@ -79,7 +75,7 @@ fn il_of(source: &str, tag: &str) -> Vec<u8> {
 fn assemble(spvasm: &str, tag: &str) -> Vec<u8> {
     let d = dir(tag);
     std::fs::write(d.join("k.spvasm"), spvasm).unwrap();
-    let st = Command::new(tool("FERROCL_SPIRV_AS", "spirv-as"))
+    let st = Command::new(common::tool("FERROCL_SPIRV_AS", "spirv-as"))
         .args(["--target-env", "spv1.0", "k.spvasm", "-o", "k.spv"])
         .current_dir(&d)
         .status()
@@ -92,29 +88,8 @@ fn assemble(spvasm: &str, tag: &str) -> Vec<u8> {
 
 /// The kernel's disassembly, after checking it with spirv-val (Vulkan).
 fn validated_text(k: &Kernel, tag: &str) -> String {
-    let d = dir(&format!("{tag}-{}", k.name));
-    let f = d.join("k.spv");
-    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&f, bytes).unwrap();
-    let val = Command::new(tool("FERROCL_SPIRV_VAL", "/usr/bin/spirv-val"))
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&f)
-        .output()
-        .unwrap();
-    assert!(
-        val.status.success(),
-        "{}: spirv-val: {}",
-        k.name,
-        String::from_utf8_lossy(&val.stderr)
-    );
-    let out = Command::new(tool("FERROCL_SPIRV_DIS", "spirv-dis"))
-        .args(["--no-header", "--no-color"])
-        .arg(&f)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&d);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    common::spirv_val(k, tag);
+    common::disassemble(k, tag)
 }
 
 /// The GLSL.std.450 transcendentals of `text` among Sin, Exp, Pow, Log.

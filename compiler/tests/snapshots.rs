@@ -9,7 +9,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps, Kernel};
 
@@ -19,49 +18,7 @@ fn caps() -> DeviceCaps {
     common::test_caps()
 }
 
-fn tool(env: &str, default: &str) -> String {
-    std::env::var(env).unwrap_or_else(|_| default.to_string())
-}
-
-fn scratch_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ferrocl-snap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn write_spv(k: &Kernel, tag: &str) -> PathBuf {
-    let f = scratch_file(&format!("{tag}-{}.spv", k.name));
-    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&f, bytes).unwrap();
-    f
-}
-
-fn validate(k: &Kernel, tag: &str) {
-    let f = write_spv(k, tag);
-    let out = Command::new(tool("FERROCL_SPIRV_VAL", "/usr/bin/spirv-val"))
-        .args(["--target-env", "vulkan1.2"])
-        .arg(&f)
-        .output()
-        .expect("spirv-val runs");
-    assert!(
-        out.status.success(),
-        "{tag}/{}: spirv-val failed:\n{}{}",
-        k.name,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn disassemble(k: &Kernel, tag: &str) -> String {
-    let f = write_spv(k, tag);
-    let out = Command::new(tool("FERROCL_SPIRV_DIS", "/usr/bin/spirv-dis"))
-        .args(["--no-header", "--no-color"])
-        .arg(&f)
-        .output()
-        .expect("spirv-dis runs");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{disassemble, spirv_val as validate};
 
 /// The reflection, as comment lines above the disassembly.
 fn reflection(k: &Kernel) -> String {

@@ -1,5 +1,8 @@
 //! Shared by the compiler's integration tests.
 
+use std::path::PathBuf;
+use std::process::Command;
+
 use ferrocl_compiler::{Addressing, DeviceCaps, Kernel};
 
 /// The test device: physical addressing, 128 bytes of push constants (as
@@ -30,29 +33,63 @@ pub fn test_caps() -> DeviceCaps {
     }
 }
 
-/// Runs spirv-val (`$FERROCL_SPIRV_VAL`, else `spirv-val`) on `k`'s module
-/// with the Vulkan 1.2 environment, written to a scratch file named by
-/// `tag`; returns the file (removed by the caller when it is done with it).
+/// `$env`, else `default`: the path of an external tool.
 #[allow(dead_code)]
-pub fn spirv_val(k: &Kernel, tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ferrocl-val-{}-{tag}", std::process::id()));
+pub fn tool(env: &str, default: &str) -> String {
+    std::env::var(env).unwrap_or_else(|_| default.to_string())
+}
+
+/// `k`'s module as `<tag>-<kernel>-<n>.spv` in this process's scratch
+/// directory (`n` unique: tests run in parallel threads).
+#[allow(dead_code)]
+pub fn write_spv(k: &Kernel, tag: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ferrocl-compiler-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("{}.spv", k.name));
+    let f = dir.join(format!("{tag}-{}-{n}.spv", k.name));
     let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&f, bytes).unwrap();
-    let out = std::process::Command::new(
-        std::env::var("FERROCL_SPIRV_VAL").unwrap_or_else(|_| "spirv-val".into()),
-    )
-    .args(["--target-env", "vulkan1.2"])
-    .arg(&f)
-    .output()
-    .expect("spirv-val runs");
+    f
+}
+
+/// Asserts that `k`'s module passes spirv-val with the Vulkan 1.2
+/// environment (`$FERROCL_SPIRV_VAL`, else /usr/bin/spirv-val).
+#[allow(dead_code)]
+pub fn spirv_val(k: &Kernel, tag: &str) {
+    let f = write_spv(k, tag);
+    spirv_val_file(&f, &format!("{tag}/{}", k.name));
+    let _ = std::fs::remove_file(&f);
+}
+
+/// Asserts that the module in `file` passes spirv-val with the Vulkan 1.2
+/// environment; `what` names it in the failure.
+#[allow(dead_code)]
+pub fn spirv_val_file(file: &std::path::Path, what: &str) {
+    let out = Command::new(tool("FERROCL_SPIRV_VAL", "/usr/bin/spirv-val"))
+        .args(["--target-env", "vulkan1.2"])
+        .arg(file)
+        .output()
+        .expect("spirv-val runs");
     assert!(
         out.status.success(),
-        "{tag}/{}: spirv-val failed:\n{}{}",
-        k.name,
+        "{what}: spirv-val failed:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    f
+}
+
+/// `k`'s module disassembled (`$FERROCL_SPIRV_DIS`, else
+/// /usr/bin/spirv-dis), without header or colour.
+#[allow(dead_code)]
+pub fn disassemble(k: &Kernel, tag: &str) -> String {
+    let f = write_spv(k, tag);
+    let out = Command::new(tool("FERROCL_SPIRV_DIS", "/usr/bin/spirv-dis"))
+        .args(["--no-header", "--no-color"])
+        .arg(&f)
+        .output()
+        .expect("spirv-dis runs");
+    let _ = std::fs::remove_file(&f);
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
 }
