@@ -150,32 +150,8 @@ fn several_kernels_and_build_il() {
     assert_eq!(names, ["one", "two"]);
 
     // The same through IL made by the front-end tools.
-    let dir = std::env::temp_dir().join(format!("ferrocl-api-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("a.cl"), src).unwrap();
-    let st = std::process::Command::new("clang-15")
-        .args([
-            "-cc1",
-            "-triple",
-            "spir64",
-            "-no-opaque-pointers",
-            "-finclude-default-header",
-            "-O2",
-        ])
-        .args(["-emit-llvm-bc", "-o", "a.bc", "a.cl"])
-        .current_dir(&dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let st = std::process::Command::new("llvm-spirv-15")
-        .args(["a.bc", "-o", "a.spv"])
-        .current_dir(&dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let il = std::fs::read(dir.join("a.spv")).unwrap();
+    let il = common::il_of(src, "api-kernel-names");
     let p = build_il(&il, "", &caps()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(p.kernels.len(), 2);
     let two = &p.kernels[1];
     assert_eq!(two.name, "two");

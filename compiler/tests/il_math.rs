@@ -48,29 +48,6 @@ fn dir(tag: &str) -> std::path::PathBuf {
     d
 }
 
-/// `source` → OpenCL SPIR-V, as an application makes it.
-fn il_of(source: &str, tag: &str) -> Vec<u8> {
-    let d = dir(tag);
-    std::fs::write(d.join("a.cl"), source).unwrap();
-    let st = Command::new("clang-15")
-        .args(["-cc1", "-triple", "spir64", "-no-opaque-pointers"])
-        .args(["-finclude-default-header", "-O2", "-emit-llvm-bc"])
-        .args(["-o", "a.bc", "a.cl"])
-        .current_dir(&d)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let st = Command::new("llvm-spirv-15")
-        .args(["a.bc", "-o", "a.spv"])
-        .current_dir(&d)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let il = std::fs::read(d.join("a.spv")).unwrap();
-    let _ = std::fs::remove_dir_all(&d);
-    il
-}
-
 /// `spvasm` assembled by spirv-as.
 fn assemble(spvasm: &str, tag: &str) -> Vec<u8> {
     let d = dir(tag);
@@ -103,7 +80,7 @@ fn transcendentals(text: &str) -> Vec<String> {
 
 #[test]
 fn float_and_double_math_come_from_libclc() {
-    let il = il_of(SOURCE, "full");
+    let il = common::il_of(SOURCE, "full");
     for fused in [true, false] {
         let caps = DeviceCaps {
             fused_fma32: fused,
@@ -126,7 +103,7 @@ fn float_and_double_math_come_from_libclc() {
 
 #[test]
 fn relaxed_math_keeps_glsl_sin() {
-    let il = il_of(
+    let il = common::il_of(
         "kernel void k(global float *p) { p[0] = sin(p[1]) + exp(p[2]); }",
         "relaxed",
     );
@@ -141,7 +118,7 @@ fn relaxed_math_keeps_glsl_sin() {
 /// GLSL.std.450's (exact) functions.
 #[test]
 fn module_without_libclc_math_is_unchanged() {
-    let il = il_of(
+    let il = common::il_of(
         "kernel void k(global float *p) { p[0] = sqrt(p[1]) + fabs(p[2]) + native_sin(p[3]); }",
         "none",
     );

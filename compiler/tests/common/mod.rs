@@ -93,3 +93,29 @@ pub fn disassemble(k: &Kernel, tag: &str) -> String {
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// `source` → OpenCL SPIR-V, as an application makes it (clang-15 -O2,
+/// llvm-spirv-15); `tag` names the scratch directory.
+#[allow(dead_code)]
+pub fn il_of(source: &str, tag: &str) -> Vec<u8> {
+    let d = std::env::temp_dir().join(format!("ferrocl-il-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("a.cl"), source).unwrap();
+    let st = Command::new("clang-15")
+        .args(["-cc1", "-triple", "spir64", "-no-opaque-pointers"])
+        .args(["-finclude-default-header", "-O2", "-emit-llvm-bc"])
+        .args(["-o", "a.bc", "a.cl"])
+        .current_dir(&d)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let st = Command::new("llvm-spirv-15")
+        .args(["a.bc", "-o", "a.spv"])
+        .current_dir(&d)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let il = std::fs::read(d.join("a.spv")).unwrap();
+    let _ = std::fs::remove_dir_all(&d);
+    il
+}
