@@ -276,9 +276,9 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
             return;
         }
         // OpenCL.std vloadn = 171, vload_halfn = 174, vloada_halfn = 179
-        // (literal n), vstore_half_r = 176, vstore_halfn_r = 178,
-        // vstorea_halfn_r = 181 (literal rounding mode: dropped, so these
-        // round like vstore_half).
+        // (literal n: dropped), vstore_half_r = 176, vstore_halfn_r = 178,
+        // vstorea_halfn_r = 181 (literal rounding mode: moved into the
+        // instruction number, `lower::ext_inst::ROUNDED_STORE`).
         let literal_last = match inst.get(4) {
             Some(171 | 174 | 179) => count == 8,
             Some(176 | 178 | 181) => count == 9,
@@ -286,7 +286,14 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
         };
         if op == EXT_INST && literal_last && !debug_sets.contains(&inst[3]) {
             out.push(((count as u32 - 1) << 16) | EXT_INST);
-            out.extend_from_slice(&inst[1..count - 1]);
+            out.extend_from_slice(&inst[1..4]);
+            let number = if count == 9 {
+                crate::passes::lower::ROUNDED_STORE | (inst[count - 1] & 3) << 8 | inst[4]
+            } else {
+                inst[4]
+            };
+            out.push(number);
+            out.extend_from_slice(&inst[5..count - 1]);
             return;
         }
         out.extend_from_slice(inst);

@@ -144,7 +144,7 @@ fn main() -> ExitCode {
         addressing,
         max_push_constant_size: 128,
         fp64: true,
-        fp16: false,
+        fp16: true,
         int64_atomics: true,
         subgroup_size: 32,
         khr_subgroups: true,

@@ -154,14 +154,31 @@
 //! adds about 0.6-0.9 s per machine. lavapipe's pipeline compilation at
 //! the first launch stays under 0.2 s.
 //!
+//! # Half precision
+//!
+//! Vulkan's 16-bit GLSL.std.450 functions are far from OpenCL's half
+//! bounds (sin, cos: 2^-7 absolute; exp: 1 + 2|x| ulp; OpenCL: 2 ulp, 1.5
+//! for sqrt, 1 for rsqrt). Every non-exact builtin on `half` (and on
+//! `half2` ... `half16`; [`HALF`] lists them, length, distance and
+//! normalize too) is ferrocl's own (`half.cl`, linked first): it converts
+//! its arguments to float (exactly), calls the float function (at most a
+//! few float ulp off, 2^-13 of a half ulp each) and rounds the result to
+//! half once. `fma` is exact: a * b is exact in float, and the float sum
+//! rounded "to odd" with its exact error (TwoSum) rounds correctly to
+//! half. Division of halves is done in float by the lowering
+//! (`Lower::half_div`). Measured on lavapipe (tests/tests/half.rs, every
+//! finite half): every function tested is correctly rounded (0.5 ulp).
+//! Exact ones (fabs, floor, fmin, ldexp, frexp, ...) and `native_*` /
+//! `half_*` stay Vulkan's 16-bit instructions.
+//!
 //! # Gaps
 //!
-//! Half-precision functions keep GLSL.std.450's precision. Programs
-//! created from SPIR-V (clCreateProgramWithIL) get the same functions
+//! Programs created from SPIR-V (clCreateProgramWithIL) get the same functions
 //! through a round trip to LLVM IR (`frontend::il_math`), except modules
 //! that still have specialization constants at build time (composite or
-//! op ones: the runtime freezes the scalar ones first). Geometric
-//! functions (length, distance, normalize) keep GLSL.std.450's versions.
+//! op ones: the runtime freezes the scalar ones first). Float and double
+//! geometric functions (length, distance, normalize) keep GLSL.std.450's
+//! versions.
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
@@ -284,20 +301,23 @@ impl MathOptions {
     }
 }
 
-/// One builtin ferrocl implements itself, in OpenCL C linked like
-/// libclc's functions.
+/// Builtins ferrocl implements itself, in OpenCL C linked like libclc's
+/// functions.
 #[derive(Clone, Copy)]
 struct Own {
-    /// The OpenCL name.
-    base: &'static str,
+    /// The OpenCL names.
+    bases: &'static [&'static str],
     /// The overloads it replaces: those whose first parameter has this
-    /// mangled element type (`d` double, `f` float).
-    element: char,
+    /// mangled element type (`d` double, `f` float, `Dh` half).
+    element: &'static str,
     /// The source's file name (its stem names the compiled module).
     file: &'static str,
     source: &'static str,
-    /// The name of the overloads the source defines.
+    /// The source defines `<defines><base>` for each of `bases`, with the
+    /// parameters of the overloads it replaces.
     defines: &'static str,
+    /// The OpenCL C version it is compiled as.
+    std: &'static str,
 }
 
 /// The builtins ferrocl implements itself: double `fma` only where the
@@ -308,40 +328,108 @@ struct Own {
 /// (calling libclc's elsewhere).
 const OWN: &[Own] = &[
     Own {
-        base: "fma",
-        element: 'd',
+        bases: &["fma"],
+        element: "d",
         file: "fma64.cl",
         source: include_str!("fma64.cl"),
-        defines: "__ferrocl_fma",
+        defines: "__ferrocl_",
+        std: "CL1.2",
     },
     Own {
-        base: "tgamma",
-        element: 'd',
+        bases: &["tgamma"],
+        element: "d",
         file: "tgamma64.cl",
         source: include_str!("tgamma64.cl"),
-        defines: "__ferrocl_tgamma",
+        defines: "__ferrocl_",
+        std: "CL1.2",
     },
     Own {
-        base: "tgamma",
-        element: 'f',
+        bases: &["tgamma"],
+        element: "f",
         file: "tgamma32.cl",
         source: include_str!("tgamma32.cl"),
-        defines: "__ferrocl_tgamma",
+        defines: "__ferrocl_",
+        std: "CL1.2",
     },
     Own {
-        base: "erfc",
-        element: 'f',
+        bases: &["erfc"],
+        element: "f",
         file: "erfc32.cl",
         source: include_str!("erfc32.cl"),
-        defines: "__ferrocl_erfc",
+        defines: "__ferrocl_",
+        std: "CL1.2",
     },
 ];
+
+/// Half-precision math through the float functions (module doc, "Half
+/// precision"): every builtin on half that Vulkan's 16-bit instructions do
+/// not compute within OpenCL's half bounds. Linked before the float
+/// functions it calls.
+const HALF: Own = Own {
+    bases: &[
+        "acos",
+        "acosh",
+        "acospi",
+        "asin",
+        "asinh",
+        "asinpi",
+        "atan",
+        "atanh",
+        "atanpi",
+        "cbrt",
+        "cos",
+        "cosh",
+        "cospi",
+        "erf",
+        "erfc",
+        "exp",
+        "exp2",
+        "exp10",
+        "expm1",
+        "lgamma",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "rsqrt",
+        "sin",
+        "sinh",
+        "sinpi",
+        "sqrt",
+        "tan",
+        "tanh",
+        "tanpi",
+        "tgamma",
+        "atan2",
+        "atan2pi",
+        "fmod",
+        "hypot",
+        "pow",
+        "powr",
+        "remainder",
+        "pown",
+        "rootn",
+        "sincos",
+        "lgamma_r",
+        "remquo",
+        "fma",
+        "length",
+        "distance",
+        "normalize",
+    ],
+    element: "Dh",
+    file: "half.cl",
+    source: include_str!("half.cl"),
+    defines: "__ferrocl_half_",
+    std: "CL2.0",
+};
 
 /// Whether ferrocl implements the overloads of `base` whose first
 /// parameter has element type `element` itself (only the double ones
 /// matter to `needed`: double `fma` is linked after libclc's functions).
-fn is_own(base: &str, element: char) -> bool {
-    OWN.iter().any(|o| o.base == base && o.element == element)
+fn is_own(base: &str, element: &str) -> bool {
+    OWN.iter()
+        .any(|o| o.bases.contains(&base) && o.element == element)
 }
 
 /// The prefix of every symbol taken from libclc.
@@ -410,8 +498,9 @@ fn demangle_base(mangled: &str) -> Option<(&str, &str)> {
 }
 
 /// Whether a mangled parameter list starts with a `code` scalar or vector
-/// (`d`, `Dv<n>_d` for double; `f`, `Dv<n>_f` for float).
-fn first_param_is(params: &str, code: char) -> bool {
+/// (`d`, `Dv<n>_d` for double; `f`, `Dv<n>_f` for float; `Dh`, `Dv<n>_Dh`
+/// for half).
+fn first_param_is(params: &str, code: &str) -> bool {
     if params.starts_with(code) {
         return true;
     }
@@ -424,7 +513,7 @@ fn first_param_is(params: &str, code: char) -> bool {
 /// Whether a mangled parameter list starts with a double or a double
 /// vector.
 fn first_param_is_double(params: &str) -> bool {
-    first_param_is(params, 'd')
+    first_param_is(params, "d")
 }
 
 /// The name a `declare`/`define` line gives its function.
@@ -443,12 +532,12 @@ fn needed(ll: &str, opts: &MathOptions) -> Vec<Needed> {
             let name = declared_name(line)?;
             let (base, params) = demangle_base(name)?;
             let double = DOUBLE_BUILTINS.contains(&base)
-                && !is_own(base, 'd')
+                && !is_own(base, "d")
                 && first_param_is_double(params);
             // ferrocl's float functions are linked before, so what still
             // calls a float builtin is meant for libclc (ferrocl's erfc
             // calls libclc's outside its own range).
-            let float = first_param_is(params, 'f') && opts.float_from_libclc(base);
+            let float = first_param_is(params, "f") && opts.float_from_libclc(base);
             (double || float).then(|| Needed {
                 name: name.to_string(),
                 declaration: line.to_string(),
@@ -1270,6 +1359,7 @@ fn own_module(own: &Own, scratch: &ScratchDir) -> Result<String, BuildError> {
         return m.clone().map_err(BuildError::internal);
     }
     let name = file.trim_end_matches(".cl");
+    let std = format!("-cl-std={}", own.std);
     let compile = || -> Result<String, String> {
         let out_file = format!("{name}.ll");
         std::fs::write(scratch.file(file), source)
@@ -1281,7 +1371,7 @@ fn own_module(own: &Own, scratch: &ScratchDir) -> Result<String, BuildError> {
             "-no-opaque-pointers",
             "-finclude-default-header",
             "-fdeclare-opencl-builtins",
-            "-cl-std=CL1.2",
+            &std,
             "-fno-builtin",
             "-O2",
             "-emit-llvm",
@@ -1309,16 +1399,16 @@ fn own_module(own: &Own, scratch: &ScratchDir) -> Result<String, BuildError> {
 /// The overloads of `own` that `ll` declares, each with the name of
 /// ferrocl's version (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
 fn own_overloads(ll: &str, own: &Own) -> HashMap<String, String> {
-    let defines = own.defines;
     ll.lines()
         .filter(|l| l.starts_with("declare "))
         .filter_map(declared_name)
         .filter_map(|name| {
             let (b, params) = demangle_base(name)?;
-            (b == own.base && first_param_is(params, own.element)).then(|| {
+            (own.bases.contains(&b) && first_param_is(params, own.element)).then(|| {
+                let defined = format!("{}{b}", own.defines);
                 (
                     name.to_string(),
-                    format!("_Z{}{defines}{params}", defines.len()),
+                    format!("_Z{}{defined}{params}", defined.len()),
                 )
             })
         })
@@ -1389,7 +1479,7 @@ pub fn link_math(
 ) -> Result<Option<String>, BuildError> {
     let [fma, tgamma64, tgamma32, erfc32] = [&OWN[0], &OWN[1], &OWN[2], &OWN[3]];
     let mut linked = None;
-    for own in [tgamma64, tgamma32, erfc32] {
+    for own in [&HALF, tgamma64, tgamma32, erfc32] {
         let current = linked.clone().unwrap_or_else(|| ll.to_string());
         if let Some(l) = link_own(&current, scratch, own)? {
             linked = Some(l);

@@ -14,7 +14,7 @@ pub fn test_caps() -> DeviceCaps {
         addressing: Addressing::Physical,
         max_push_constant_size: 128,
         fp64: true,
-        fp16: false,
+        fp16: true,
         int64_atomics: true,
         subgroup_size: 32,
         spirv_version: (1, 5),

@@ -126,8 +126,9 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
             Info::u32(fp64 as u32)
         }
-        // cl_khr_fp16 is not reported yet.
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => Info::u32(0),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => {
+            Info::u32(d.fp16() as u32)
+        }
         // Vulkan does not expose the clock; 0 says "unknown".
         CL_DEVICE_MAX_CLOCK_FREQUENCY => Info::u32(0),
         CL_DEVICE_ADDRESS_BITS => Info::u32(64),
@@ -171,7 +172,7 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_PLATFORM => Info::ptr(handle_of(plat)),
         CL_DEVICE_DOUBLE_FP_CONFIG => Info::u64(d.double_fp_config()),
         CL_DEVICE_SINGLE_FP_CONFIG => Info::u64(d.single_fp_config()),
-        CL_DEVICE_HALF_FP_CONFIG => Info::u64(0),
+        CL_DEVICE_HALF_FP_CONFIG => Info::u64(d.half_fp_config()),
         CL_DEVICE_HOST_UNIFIED_MEMORY => Info::bool(cpu),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => Info::u32(d.mem_base_addr_align_bits()),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => Info::u32(128),

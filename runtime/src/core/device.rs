@@ -224,6 +224,13 @@ impl Device {
         self.phys.features.shader_float64
     }
 
+    /// cl_khr_fp16: half arithmetic where Vulkan has shaderFloat16 (the
+    /// compiler's `DeviceCaps::fp16`; its math goes through the float
+    /// functions, `frontend::libclc`'s "Half precision").
+    pub fn fp16(&self) -> bool {
+        self.phys.features.shader_float16
+    }
+
     pub fn profiling_timer_resolution(&self) -> usize {
         (self.limits().timestamp_period.ceil() as usize).max(1)
     }
@@ -284,6 +291,9 @@ impl Device {
         ];
         if self.fp64() {
             e.push(("cl_khr_fp64", (1, 0, 0)));
+        }
+        if self.fp16() {
+            e.push(("cl_khr_fp16", (1, 0, 0)));
         }
         // 64-bit atomics: Int64Atomics on __global memory, a work-group
         // lock emulation on __local memory (the compiler's
@@ -435,6 +445,17 @@ impl Device {
                 | CL_FP_ROUND_TO_INF
                 | CL_FP_INF_NAN
                 | CL_FP_DENORM
+        } else {
+            0
+        }
+    }
+
+    /// CL_DEVICE_HALF_FP_CONFIG: round to nearest, infinities and NaNs, and
+    /// a correctly rounded fma (the compiler's half.cl); denormals may be
+    /// flushed (Vulkan's 16-bit float controls are not asked for).
+    pub fn half_fp_config(&self) -> cl_device_fp_config {
+        if self.fp16() {
+            CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN
         } else {
             0
         }

@@ -14,10 +14,15 @@
 //! double ones are build errors (`no_double_here`).
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};
+use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};
 
 use super::emit::{ids, Block};
 use super::{Lower, Res};
+
+/// Flag of an OpenCL.std instruction number that carries a rounding mode
+/// (`pipeline::strip_debug_ext_insts` moves vstore_half*_r's literal mode
+/// into bits 8-9 of the number: spirt reads every operand as an id).
+pub(crate) const ROUNDED_STORE: u32 = 0x1000;
 use crate::passes::types::{align_at, Ty};
 
 /// How an OpenCL.std instruction is lowered.
@@ -176,7 +181,7 @@ impl Lower<'_> {
         }
     }
 
-    fn bool_ty(&mut self, like: Word) -> Word {
+    pub(crate) fn bool_ty(&mut self, like: Word) -> Word {
         let bt = self.out.t_bool();
         let n = self.out.vec_len(like);
         if n == 1 {
@@ -206,6 +211,13 @@ impl Lower<'_> {
             Some(Operand::LiteralExtInstInteger(n)) => *n,
             _ => return Err("malformed OpExtInst".into()),
         };
+        // vstore_half*_r: the rounding mode moved into the number.
+        let (n, store_rounding) = if n & ROUNDED_STORE != 0 {
+            let mode = spirv::FPRoundingMode::from_u32((n >> 8) & 3);
+            (n & 0xff, mode)
+        } else {
+            (n, None)
+        };
         let name = OpenclStd100Op::from_u32(n)
             .map(|o| format!("{o:?}"))
             .unwrap_or_else(|| format!("#{n}"));
@@ -231,7 +243,7 @@ impl Lower<'_> {
             return self.lower_vload_store(b, &name, id, rty_orig, &raw);
         }
         if name.starts_with("vload") || name.starts_with("vstore") {
-            return self.lower_vload_store_half(b, &name, id, rty_orig, &raw);
+            return self.lower_vload_store_half(b, &name, id, rty_orig, &raw, store_rounding);
         }
         if matches!(name.as_str(), "fract" | "modf" | "sincos" | "frexp") {
             return self.lower_pointer_out(b, &name, id, rty_orig, &raw);
@@ -1005,28 +1017,85 @@ impl Lower<'_> {
         )
     }
 
-    /// A float (or double) to the bits of a half, as u16.
-    fn float_to_half(&mut self, b: &mut Block, f: Word, is_double: bool) -> Word {
+    /// A float (or double) to the bits of a half, as u16, rounded as
+    /// `rounding` says (to nearest even by default). PackHalf2x16 rounds
+    /// a float to nearest; a double is first rounded to float "to odd"
+    /// (truncated, the last bit set when inexact), which keeps the second
+    /// rounding correct (24 bits are more than 11 + 2). Directed modes
+    /// compare the rounded half, unpacked, with the float and step one ulp
+    /// (`Lower::round_directed_bits`); the odd float lies on the same side
+    /// of every half as the double.
+    fn float_to_half(
+        &mut self,
+        b: &mut Block,
+        f: Word,
+        is_double: bool,
+        rounding: Option<spirv::FPRoundingMode>,
+    ) -> Word {
+        use spirv::FPRoundingMode as R;
         let u32t = self.out.t_u32();
         let u16t = self.out.t_int(16);
         let f32t = self.out.t_float(32);
+        let bt = self.out.t_bool();
         let v2 = self.out.t_vec(f32t, 2);
         let f = if is_double {
-            self.emit(b, Op::FConvert, f32t, ids(&[f]))
+            let f64t = self.out.t_float(64);
+            self.double_to_float_odd(b, f, f64t)
         } else {
             f
         };
         let z = self.out.c_float(32, 0.0);
         let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[f, z]));
         let p = self.glsl(b, GLOp::PackHalf2x16, u32t, &[v]);
-        self.emit(b, Op::UConvert, u16t, ids(&[p]))
+        let h = self.emit(b, Op::UConvert, u16t, ids(&[p]));
+        let Some(mode @ (R::RTZ | R::RTP | R::RTN)) = rounding else {
+            return h;
+        };
+        let back = self.half_to_float(b, h);
+        let above = self.emit(b, Op::FOrdGreaterThan, bt, ids(&[back, f]));
+        let below = self.emit(b, Op::FOrdLessThan, bt, ids(&[back, f]));
+        let neg = self.emit(b, Op::FOrdLessThan, bt, ids(&[f, z]));
+        self.round_directed_bits(b, h, u16t, [above, below, neg], mode)
+    }
+
+    /// A double (or double vector, output type `dt`) rounded to float "to
+    /// odd": toward zero, with the last mantissa bit set when the float is
+    /// not exact (the nearest float one step toward zero where the nearest
+    /// is larger in magnitude; an infinity becomes the largest finite
+    /// float, which is odd). Rounding that to half (or any type of 22 bits
+    /// or fewer) rounds the double correctly: Vulkan drivers may convert a
+    /// double to half through float (lavapipe does), which can round twice.
+    pub(crate) fn double_to_float_odd(&mut self, b: &mut Block, d: Word, dt: Word) -> Word {
+        let f32e = self.out.t_float(32);
+        let n = self.out.vec_len(dt);
+        let f32t = if n == 1 {
+            f32e
+        } else {
+            self.out.t_vec(f32e, n)
+        };
+        let u32t = self.int_like(dt, 32);
+        let bt = self.bool_ty(dt);
+        let f = self.emit(b, Op::FConvert, f32t, ids(&[d]));
+        let back = self.emit(b, Op::FConvert, dt, ids(&[f]));
+        let inexact = self.emit(b, Op::FOrdNotEqual, bt, ids(&[back, d]));
+        let (ab, ad) = (
+            self.glsl(b, GLOp::FAbs, dt, &[back]),
+            self.glsl(b, GLOp::FAbs, dt, &[d]),
+        );
+        let larger = self.emit(b, Op::FOrdGreaterThan, bt, ids(&[ab, ad]));
+        let bits = self.emit(b, Op::Bitcast, u32t, ids(&[f]));
+        let one = self.splat(u32t, 1, 0.0);
+        let dec = self.emit(b, Op::ISub, u32t, ids(&[bits, one]));
+        let trunc = self.emit(b, Op::Select, u32t, ids(&[larger, dec, bits]));
+        let odd = self.emit(b, Op::BitwiseOr, u32t, ids(&[trunc, one]));
+        let bits = self.emit(b, Op::Select, u32t, ids(&[inexact, odd, bits]));
+        self.emit(b, Op::Bitcast, f32t, ids(&[bits]))
     }
 
     /// vload_half[n] / vloada_half[n] / vstore_half[n][_r] /
     /// vstorea_half[n][_r]: halves as 16-bit integers converted with
-    /// (Un)PackHalf2x16 (no Float16 capability needed). The `_r` rounding
-    /// modes are ignored (the mode operand is dropped before structurizing):
-    /// every store rounds like PackHalf2x16.
+    /// (Un)PackHalf2x16 (no Float16 capability needed); stores round as
+    /// `rounding` says (`float_to_half`).
     fn lower_vload_store_half(
         &mut self,
         b: &mut Block,
@@ -1034,6 +1103,7 @@ impl Lower<'_> {
         id: Word,
         rty: Word,
         raw: &[u32],
+        rounding: Option<spirv::FPRoundingMode>,
     ) -> Res<()> {
         let store = name.starts_with("vstore");
         let (data, offset, ptr) = if store {
@@ -1083,7 +1153,7 @@ impl Lower<'_> {
                 } else {
                     self.vector_elem(b, d, vty, et, i)
                 };
-                let h = self.float_to_half(b, x, is_double);
+                let h = self.float_to_half(b, x, is_double, rounding);
                 let a = self.addr_add(b, space, addr, i as u64 * 2);
                 self.store_scalar(b, space, a, u16t, h, 2, align_at(base_align, i as u64 * 2))?;
             }

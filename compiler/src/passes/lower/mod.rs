@@ -90,6 +90,7 @@ use crate::{Addressing, ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
 use emit::{ids, Block, Out};
 
 pub use args::ArgLayout;
+pub(crate) use ext_inst::ROUNDED_STORE;
 
 /// Where a pointer value points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1382,6 +1383,12 @@ impl<'a> Lower<'a> {
             | Op::Select
             | Op::Undef => self.pass_through(b, inst)?,
             _ if format!("{op:?}").starts_with("Atomic") => self.lower_atomic(b, inst)?,
+            Op::FDiv if self.is_half_ty(inst.result_type.unwrap_or(0)) => {
+                let t = self.lower_ty(inst.result_type.unwrap_or(0))?;
+                let (x, y) = (self.v(id_op(0)), self.v(id_op(1)));
+                let r = self.half_div(b, t, x, y);
+                self.alias.insert(inst.result_id.unwrap_or(0), r);
+            }
             _ => {
                 if op_needs_kernel(inst) {
                     return Err(unsupported_op_message(op));
@@ -1390,6 +1397,39 @@ impl<'a> Lower<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether the input type `t` is half or a half vector.
+    fn is_half_ty(&self, t: Word) -> bool {
+        let e = match self.tys.get(t) {
+            Ty::Vector(e, _) => *e,
+            _ => t,
+        };
+        matches!(self.tys.get(e), Ty::Float(16))
+    }
+
+    /// Whether the output type `t` is half or a half vector.
+    pub(crate) fn is_half_float(&self, t: Word) -> bool {
+        let e = self.out.elem(t);
+        self.out.is_float(e) && self.out.scalar_width(e) == Some(16)
+    }
+
+    /// `x / y` of halves (type `t`, scalar or vector): in float, rounded
+    /// to half once. OpenCL wants half division within 1 ulp; Vulkan's
+    /// 16-bit OpFDiv may be 2.5 ulp off, its 32-bit one within 2.5 float
+    /// ulp (2^-13 of a half ulp each).
+    pub(crate) fn half_div(&mut self, b: &mut Block, t: Word, x: Word, y: Word) -> Word {
+        let f32t = self.out.t_float(32);
+        let n = self.out.vec_len(t);
+        let ft = if n == 1 {
+            f32t
+        } else {
+            self.out.t_vec(f32t, n)
+        };
+        let fx = self.emit(b, Op::FConvert, ft, ids(&[x]));
+        let fy = self.emit(b, Op::FConvert, ft, ids(&[y]));
+        let q = self.emit(b, Op::FDiv, ft, ids(&[fx, fy]));
+        self.emit(b, Op::FConvert, t, ids(&[q]))
     }
 
     pub(crate) fn int_width(&self, new_ty: Word) -> Option<u32> {
@@ -1487,6 +1527,25 @@ impl<'a> Lower<'a> {
                 {
                     return Ok(self.int_to_float_directed(b, op, x, st, t, mode));
                 }
+            }
+            Op::FConvert => {
+                use spirv::FPRoundingMode as R;
+                let sw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
+                let fw = self.out.scalar_width(self.out.elem(t)).unwrap_or(32);
+                let (mut x, mut st) = (x, st);
+                if (sw, fw) == (64, 16) {
+                    // Through a float rounded to odd: one correct rounding.
+                    x = self.double_to_float_odd(b, x, st);
+                    let f32t = self.out.t_float(32);
+                    st = match self.out.vec_len(st) {
+                        1 => f32t,
+                        n => self.out.t_vec(f32t, n),
+                    };
+                }
+                if let (Some(mode @ (R::RTZ | R::RTP | R::RTN)), true) = (rounding, fw < sw) {
+                    return Ok(self.float_narrow_directed(b, x, st, t, mode));
+                }
+                return Ok(self.emit(b, Op::FConvert, t, ids(&[x])));
             }
             Op::SConvert | Op::UConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
                 let (sw, dw) = (
@@ -1623,6 +1682,68 @@ impl<'a> Lower<'a> {
             // Toward zero: down where r > x >= 0, up where r < x < 0 (r
             // has x's sign).
             _ => self.emit(b, Op::Select, t, ids(&[pos, lowered, raised])),
+        }
+    }
+
+    /// A float `x` (type `st`) narrowed to the float type `t` (double to
+    /// float or half, float to half) rounded toward zero, +inf or -inf
+    /// (`convert_T_rtz/rtp/rtn`): Vulkan's OpFConvert rounds to nearest,
+    /// so the result is converted back (exactly) and compared with `x`,
+    /// then moved one ulp where it lies on the wrong side
+    /// (`round_directed_bits`).
+    fn float_narrow_directed(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        t: Word,
+        mode: spirv::FPRoundingMode,
+    ) -> Word {
+        let fw = self.out.scalar_width(self.out.elem(t)).unwrap_or(32);
+        let boolt = self.bool_ty(t);
+        let r = self.emit(b, Op::FConvert, t, ids(&[x]));
+        let back = self.emit(b, Op::FConvert, st, ids(&[r]));
+        let above = self.emit(b, Op::FOrdGreaterThan, boolt, ids(&[back, x]));
+        let below = self.emit(b, Op::FOrdLessThan, boolt, ids(&[back, x]));
+        let zero = self.splat(st, 0, 0.0);
+        let neg = self.emit(b, Op::FOrdLessThan, boolt, ids(&[x, zero]));
+        let bits_t = self.int_like(t, fw);
+        let bits = self.emit(b, Op::Bitcast, bits_t, ids(&[r]));
+        let bits = self.round_directed_bits(b, bits, bits_t, [above, below, neg], mode);
+        self.emit(b, Op::Bitcast, t, ids(&[bits]))
+    }
+
+    /// The bit pattern `bits` (type `bits_t`) of a float rounded to
+    /// nearest, moved one ulp where `mode` (RTZ, RTP, RTN) wants the other
+    /// neighbour of the exact value: `above` / `below` say where the
+    /// rounded value lies against the exact one, `neg` that the exact one
+    /// is negative. One step of the pattern moves the magnitude (up for a
+    /// positive value, down for a negative one, from either zero too), and
+    /// takes an infinity to the largest finite value of its sign. NaNs
+    /// compare false and stay.
+    pub(crate) fn round_directed_bits(
+        &mut self,
+        b: &mut Block,
+        bits: Word,
+        bits_t: Word,
+        [above, below, neg]: [Word; 3],
+        mode: spirv::FPRoundingMode,
+    ) -> Word {
+        use spirv::FPRoundingMode as R;
+        let one = self.splat(bits_t, 1, 0.0);
+        let inc = self.emit(b, Op::IAdd, bits_t, ids(&[bits, one]));
+        let dec = self.emit(b, Op::ISub, bits_t, ids(&[bits, one]));
+        // Toward +inf: a larger magnitude when positive, smaller when
+        // negative; toward -inf the other way.
+        let up = self.emit(b, Op::Select, bits_t, ids(&[neg, dec, inc]));
+        let down = self.emit(b, Op::Select, bits_t, ids(&[neg, inc, dec]));
+        let raised = self.emit(b, Op::Select, bits_t, ids(&[below, up, bits]));
+        let lowered = self.emit(b, Op::Select, bits_t, ids(&[above, down, bits]));
+        match mode {
+            R::RTP => raised,
+            R::RTN => lowered,
+            // Toward zero: up from below when negative, down otherwise.
+            _ => self.emit(b, Op::Select, bits_t, ids(&[neg, raised, lowered])),
         }
     }
 

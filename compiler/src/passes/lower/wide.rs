@@ -333,7 +333,12 @@ impl Lower<'_> {
                             other => ops.push(self.map_operand(other)),
                         }
                     }
-                    parts.push(self.emit(b, op, part_rt, ops));
+                    parts.push(if op == Op::FDiv && self.is_half_float(part_rt) {
+                        let (x, y) = (ops[0].unwrap_id_ref(), ops[1].unwrap_id_ref());
+                        self.half_div(b, part_rt, x, y)
+                    } else {
+                        self.emit(b, op, part_rt, ops)
+                    });
                 }
                 self.emit(b, Op::CompositeConstruct, t, ids(&parts))
             }
