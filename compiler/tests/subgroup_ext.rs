@@ -230,7 +230,11 @@ kernel void k(global half *h, global half8 *v, global half16 *w) {
     assert!(count(&m, Op::GroupNonUniformFAdd) >= 1);
     assert_eq!(count(&m, Op::GroupNonUniformBroadcast), 1 + 2);
     // Without fp16, half is not a type of the program.
-    let e = build_source(src, "-cl-std=CL3.0", &caps()).unwrap_err();
+    let no_fp16 = DeviceCaps {
+        fp16: false,
+        ..caps()
+    };
+    let e = build_source(src, "-cl-std=CL3.0", &no_fp16).unwrap_err();
     assert!(e.log.contains("half"), "{}", e.log);
 }
 
