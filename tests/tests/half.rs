@@ -495,40 +495,34 @@ fn conversions_round_as_asked() {
     }
     let xs = conversion_inputs();
     let xf: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
-    let source = r#"#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-        kernel void from_float(global const float *in, global ushort *out) {
-            size_t i = get_global_id(0);
-            float x = in[i];
-            global ushort *o = out + 8 * i;
-            o[0] = as_ushort(convert_half_rte(x));
-            o[1] = as_ushort(convert_half_rtz(x));
-            o[2] = as_ushort(convert_half_rtp(x));
-            o[3] = as_ushort(convert_half_rtn(x));
-            vstore_half_rte(x, 4, (global half *)o);
-            vstore_half_rtz(x, 5, (global half *)o);
-            vstore_half_rtp(x, 6, (global half *)o);
-            vstore_half_rtn(x, 7, (global half *)o);
-        }
-        kernel void from_double(global const double *in, global ushort *out) {
-            size_t i = get_global_id(0);
-            double x = in[i];
-            global ushort *o = out + 8 * i;
-            o[0] = as_ushort(convert_half_rte(x));
-            o[1] = as_ushort(convert_half_rtz(x));
-            o[2] = as_ushort(convert_half_rtp(x));
-            o[3] = as_ushort(convert_half_rtn(x));
-            vstore_half_rte(x, 4, (global half *)o);
-            vstore_half_rtz(x, 5, (global half *)o);
-            vstore_half_rtp(x, 6, (global half *)o);
-            vstore_half_rtn(x, 7, (global half *)o);
-        }"#;
+    // from_float and from_double: each rounding mode, convert_half then
+    // vstore_half.
+    let kernel = |t: &str| {
+        format!(
+            r#"kernel void from_{t}(global const {t} *in, global ushort *out) {{
+                size_t i = get_global_id(0);
+                {t} x = in[i];
+                global ushort *o = out + 8 * i;
+                o[0] = as_ushort(convert_half_rte(x));
+                o[1] = as_ushort(convert_half_rtz(x));
+                o[2] = as_ushort(convert_half_rtp(x));
+                o[3] = as_ushort(convert_half_rtn(x));
+                vstore_half_rte(x, 4, (global half *)o);
+                vstore_half_rtz(x, 5, (global half *)o);
+                vstore_half_rtp(x, 6, (global half *)o);
+                vstore_half_rtn(x, 7, (global half *)o);
+            }}
+            "#
+        )
+    };
     let fp64 = device_string(cl.device(), CL_DEVICE_EXTENSIONS).contains("cl_khr_fp64");
-    let program = cl.build(if fp64 {
-        source
-    } else {
-        source.split("kernel void from_double").next().unwrap()
-    });
+    let mut source =
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n".to_string() + &kernel("float");
+    if fp64 {
+        source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+        source += &kernel("double");
+    }
+    let program = cl.build(&source);
     let modes = [Mode::Rte, Mode::Rtz, Mode::Rtp, Mode::Rtn];
     let out = cl.buffer::<u16>(8 * xs.len());
     let (in_float, in_double) = (cl.buffer_from(&xf), cl.buffer_from(&xs));

@@ -191,6 +191,17 @@ impl Lower<'_> {
         }
     }
 
+    /// The float type with the shape of `ty` and `width`-bit elements.
+    pub(crate) fn float_like(&mut self, ty: Word, width: u32) -> Word {
+        let ft = self.out.t_float(width);
+        let n = self.out.vec_len(ty);
+        if n == 1 {
+            ft
+        } else {
+            self.out.t_vec(ft, n)
+        }
+    }
+
     /// The integer type with the shape of `ty` and `width`-bit elements.
     pub(crate) fn int_like(&mut self, ty: Word, width: u32) -> Word {
         let it = self.out.t_int(width);
@@ -1066,13 +1077,7 @@ impl Lower<'_> {
     /// or fewer) rounds the double correctly: Vulkan drivers may convert a
     /// double to half through float (lavapipe does), which can round twice.
     pub(crate) fn double_to_float_odd(&mut self, b: &mut Block, d: Word, dt: Word) -> Word {
-        let f32e = self.out.t_float(32);
-        let n = self.out.vec_len(dt);
-        let f32t = if n == 1 {
-            f32e
-        } else {
-            self.out.t_vec(f32e, n)
-        };
+        let f32t = self.float_like(dt, 32);
         let u32t = self.int_like(dt, 32);
         let bt = self.bool_ty(dt);
         let f = self.emit(b, Op::FConvert, f32t, ids(&[d]));

@@ -1419,13 +1419,7 @@ impl<'a> Lower<'a> {
     /// 16-bit OpFDiv may be 2.5 ulp off, its 32-bit one within 2.5 float
     /// ulp (2^-13 of a half ulp each).
     pub(crate) fn half_div(&mut self, b: &mut Block, t: Word, x: Word, y: Word) -> Word {
-        let f32t = self.out.t_float(32);
-        let n = self.out.vec_len(t);
-        let ft = if n == 1 {
-            f32t
-        } else {
-            self.out.t_vec(f32t, n)
-        };
+        let ft = self.float_like(t, 32);
         let fx = self.emit(b, Op::FConvert, ft, ids(&[x]));
         let fy = self.emit(b, Op::FConvert, ft, ids(&[y]));
         let q = self.emit(b, Op::FDiv, ft, ids(&[fx, fy]));
@@ -1536,11 +1530,7 @@ impl<'a> Lower<'a> {
                 if (sw, fw) == (64, 16) {
                     // Through a float rounded to odd: one correct rounding.
                     x = self.double_to_float_odd(b, x, st);
-                    let f32t = self.out.t_float(32);
-                    st = match self.out.vec_len(st) {
-                        1 => f32t,
-                        n => self.out.t_vec(f32t, n),
-                    };
+                    st = self.float_like(st, 32);
                 }
                 if let (Some(mode @ (R::RTZ | R::RTP | R::RTN)), true) = (rounding, fw < sw) {
                     return Ok(self.float_narrow_directed(b, x, st, t, mode));
