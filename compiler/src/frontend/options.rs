@@ -275,21 +275,13 @@ pub fn parse_build_options(
         // (CL_DEVICE_OPENCL_C_FEATURES): images where the device has none
         // (with images: 2D/3D, read-write and 3D writes — Vulkan storage
         // images do all), work-group collectives, integer dot products.
-        // The atomic orders (__opencl_c_atomic_order_acq_rel, _seq_cst)
-        // stay defined; the device and all-devices scopes only where the
-        // runtime reports them (`DeviceCaps::device_scope_atomics`: the
-        // Vulkan memory model, or lavapipe's ordered read-modify-writes;
-        // every device ferrocl runs on today).
-        if !caps.device_scope_atomics() {
-            out.undef_macros.extend([
-                "__opencl_c_atomic_scope_device",
-                "__opencl_c_atomic_scope_all_devices",
-            ]);
-            ext.extend([
-                "-__opencl_c_atomic_scope_device",
-                "-__opencl_c_atomic_scope_all_devices",
-            ]);
-        }
+        // The atomic orders and scopes (__opencl_c_atomic_order_acq_rel,
+        // _seq_cst, __opencl_c_atomic_scope_device, _all_devices) stay
+        // defined. Every device ferrocl runs on today reports them
+        // (`DeviceCaps::device_scope_atomics`: the Vulkan memory model, or
+        // lavapipe's ordered read-modify-writes); on a device with neither
+        // the runtime reports work-group scope only, and device-scope
+        // atomics still build (GLSL450 semantics, `passes::lower::atomic`).
         if !caps.images {
             out.undef_macros
                 .extend(["__opencl_c_images", "__opencl_c_3d_image_writes"]);
@@ -417,22 +409,6 @@ mod tests {
         assert!(parse_build_options("-ferrocl-addressing=flat", &c).is_err());
         assert!(crate::parse_link_options("-ferrocl-addressing=descriptor").is_ok());
         assert!(crate::parse_link_options("-ferrocl-addressing=flat").is_err());
-    }
-
-    #[test]
-    fn device_scope_features_follow_the_caps() {
-        let scoped = |c: &DeviceCaps, std: &str| -> bool {
-            let o = parse_build_options(std, c).unwrap();
-            !o.undef_macros.contains(&"__opencl_c_atomic_scope_device")
-        };
-        let mut c = caps();
-        assert!(!scoped(&c, "-cl-std=CL3.0"));
-        assert!(scoped(&c, "-cl-std=CL1.2"));
-        c.vulkan_memory_model = true;
-        assert!(scoped(&c, "-cl-std=CL3.0"));
-        c.vulkan_memory_model = false;
-        c.rmw_ordering = true;
-        assert!(scoped(&c, "-cl-std=CL3.0"));
     }
 
     #[test]
