@@ -5,7 +5,9 @@
 // converts its arguments to float (exactly), calls the float function
 // (at most a few float ulp off, 2^-13 of a half ulp each) and rounds the
 // result to half once: within OpenCL's half bounds (2-4 ulp; 1.5 for
-// sqrt, 1 for rsqrt). fma is exact (below).
+// sqrt, 1 for rsqrt). fma is exact (below). The exact frexp, ilogb, logb,
+// ldexp and modf go through float too: Vulkan's 16-bit Frexp and Ldexp
+// get denormals, zeros and out-of-range exponents wrong.
 //
 // Each overload is named __ferrocl_half_<name> with the parameters of the
 // builtin it replaces (libclc.rs renames the program's calls), for half
@@ -73,8 +75,36 @@
         *quo = q;                                                          \
         return convert_##H(r);                                             \
     }
+#define FREXP_AS(H, F, I, AS)                                              \
+    OVL H __ferrocl_half_frexp(H x, AS I *e)                               \
+    {                                                                      \
+        I k;                                                               \
+        F m = frexp(convert_##F(x), &k);                                   \
+        *e = k;                                                            \
+        return convert_##H(m);                                             \
+    }
+#define MODF_AS(H, F, AS)                                                  \
+    OVL H __ferrocl_half_modf(H x, AS H *ip)                               \
+    {                                                                      \
+        F i;                                                               \
+        F r = modf(convert_##F(x), &i);                                    \
+        *ip = convert_##H(i);                                              \
+        return convert_##H(r);                                             \
+    }
 #define POINTER_RESULTS_W(H, F, I, U, AS)                                  \
-    SINCOS_AS(H, F, AS) LGAMMA_R_AS(H, F, I, AS) REMQUO_AS(H, F, I, AS)
+    SINCOS_AS(H, F, AS) LGAMMA_R_AS(H, F, I, AS) REMQUO_AS(H, F, I, AS)    \
+    FREXP_AS(H, F, I, AS) MODF_AS(H, F, AS)
+
+// ilogb: an int result (FP_ILOGB0 and FP_ILOGBNAN are the float ones).
+#define ILOGB_W(H, F, I, U, X)                                             \
+    OVL I __ferrocl_half_ilogb(H x) { return ilogb(convert_##F(x)); }
+
+// ldexp(halfn, int): the vector overloads with one exponent.
+#define LDEXP_SCALAR_N(H, F)                                               \
+    OVL H __ferrocl_half_ldexp(H x, int n)                                 \
+    {                                                                      \
+        return convert_##H(ldexp(convert_##F(x), n));                      \
+    }
 
 // fma(a, b, c) rounded once: a * b is exact in float (22 bits), s =
 // a * b + c is rounded to float and its error err is exact (Knuth's
@@ -123,7 +153,13 @@ UNARY(tgamma)
 BINARY(atan2) BINARY(atan2pi) BINARY(fmod) BINARY(hypot) BINARY(pow)
 BINARY(powr) BINARY(remainder)
 
-HALF_INT(pown) HALF_INT(rootn)
+HALF_INT(pown) HALF_INT(rootn) HALF_INT(ldexp)
+LDEXP_SCALAR_N(half2, float2) LDEXP_SCALAR_N(half3, float3)
+LDEXP_SCALAR_N(half4, float4) LDEXP_SCALAR_N(half8, float8)
+LDEXP_SCALAR_N(half16, float16)
+
+UNARY(logb)
+EACH_WIDTH(ILOGB_W, )
 
 EACH_WIDTH(POINTER_RESULTS_W, __private)
 EACH_WIDTH(POINTER_RESULTS_W, __global)

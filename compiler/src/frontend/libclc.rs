@@ -193,7 +193,8 @@ pub const DOUBLE_BUILTINS: &[&str] = &[
     "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
     "atanpi", "cbrt", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp10", "exp2", "expm1",
     "hypot", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr", "rootn",
-    "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma",
+    "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma", "frexp", "ilogb", "ldexp",
+    "logb", "modf",
 ];
 
 /// The builtins whose float overloads come from libclc: every one whose
@@ -224,13 +225,18 @@ pub const FLOAT_BUILTINS: &[&str] = &[
     "expm1",
     "fma",
     "fmod",
+    "frexp",
     "hypot",
+    "ilogb",
+    "ldexp",
+    "logb",
     "lgamma",
     "lgamma_r",
     "log",
     "log10",
     "log1p",
     "log2",
+    "modf",
     "pow",
     "pown",
     "powr",
@@ -416,6 +422,11 @@ const HALF: Own = Own {
         "length",
         "distance",
         "normalize",
+        "frexp",
+        "modf",
+        "ilogb",
+        "logb",
+        "ldexp",
     ],
     element: "Dh",
     file: "half.cl",
@@ -1259,7 +1270,10 @@ fn scalar_fixes(ll: &str, opts: &MathOptions) -> Result<(String, String), BuildE
                 let (base, params) = demangle_base(n)?;
                 let scalar_float = params.starts_with('f');
                 let fix = matches!(base, "lgamma" | "lgamma_r") || !opts.denorms32;
-                (scalar_float && fix).then(|| (n.to_string(), base.to_string()))
+                // libclc-15's double ldexp returns an infinity for a NaN
+                // and a large exponent.
+                let double_ldexp = base == "ldexp" && params.starts_with('d');
+                (scalar_float && fix || double_ldexp).then(|| (n.to_string(), base.to_string()))
             });
         let Some((name, base)) = fixed else {
             module.push_str(line);
@@ -1333,6 +1347,22 @@ fn scalar_fix_wrapper(
                  %r2 = select i1 %ninf, float 0x7FF0000000000000, float %r1\n  \
                  ret {ret} %r2\n",
                 call = call.join(", ")
+            )
+        }
+        "ldexp" => {
+            // NaN arguments come back unchanged; the exponent is clamped
+            // to ±2200 (beyond every double's range either way: libclc's
+            // sum of exponents overflows near INT_MAX).
+            let (x, n) = (arg(0), arg(1));
+            format!(
+                "  %big = icmp sgt i32 {n}, 2200\n  \
+                 %n1 = select i1 %big, i32 2200, i32 {n}\n  \
+                 %small = icmp slt i32 %n1, -2200\n  \
+                 %n2 = select i1 %small, i32 -2200, i32 %n1\n  \
+                 %r = call spir_func {ret} @{PREFIX}{name}.impl({ret} {x}, i32 %n2)\n  \
+                 %nan = fcmp uno {ret} {x}, {x}\n  \
+                 %r1 = select i1 %nan, {ret} {x}, {ret} %r\n  \
+                 ret {ret} %r1\n"
             )
         }
         _ => format!(

@@ -657,10 +657,10 @@ impl Lower<'_> {
                 let it = self.int_like(rt, w);
                 let q = self.splat(
                     it,
-                    if w == 64 {
-                        0x7ff8_0000_0000_0000
-                    } else {
-                        0x7fc0_0000
+                    match w {
+                        64 => 0x7ff8_0000_0000_0000,
+                        16 => 0x7e00,
+                        _ => 0x7fc0_0000,
                     },
                     0.0,
                 );
