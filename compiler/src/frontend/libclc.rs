@@ -122,7 +122,8 @@
 //! | fma | OpFMul then OpFAdd | exact | GLSL `Fma` if fused, else libclc's software one |
 //! | sqrt | 1 / inversesqrt: about 4.5 ulp | 3 ulp | GLSL `Sqrt` (see below) |
 //! | rsqrt | 2 ulp | 2 ulp | GLSL `InverseSqrt` |
-//! | fabs, floor, ceil, trunc, rint, round, fmin, fmax, ldexp, frexp, copysign, ... | exact | exact | GLSL / core / inline |
+//! | frexp, ilogb, logb, ldexp, modf | exact within range (Frexp, Ldexp: not for denormals, zeros, infinities, exponents beyond the range) | exact | libclc (double ldexp wrapped: NaN passes through, exponent clamped to ±2200) |
+//! | fabs, floor, ceil, trunc, rint, round, fmin, fmax, copysign, ... | exact | exact | GLSL / core / inline |
 //! | native_*, half_* | any | implementation-defined, 8192 ulp | GLSL |
 //!
 //! sqrt stays GLSL.std.450's: Vulkan inherits its bound from
