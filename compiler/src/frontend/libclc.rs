@@ -117,8 +117,8 @@
 //! | erf, lgamma, lgamma_r | none | 16 ulp, undefined | libclc (lgamma fixed) |
 //! | erfc | none | 16 ulp | libclc, ferrocl's (erfc32.cl) in [1.85, 10.5] |
 //! | tgamma | none | 16 ulp | ferrocl's (tgamma32.cl) |
-//! | fmod (OpFRem) | x - y * trunc(x/y) | exact | libclc |
-//! | remainder, remquo | inline x - y * rint(x/y), none | exact | libclc |
+//! | fmod (OpFRem) | x - y * trunc(x/y) | exact | libclc (double too) |
+//! | remainder, remquo | inline x - y * rint(x/y), none | exact | libclc (double too) |
 //! | fma | OpFMul then OpFAdd | exact | GLSL `Fma` if fused, else libclc's software one |
 //! | sqrt | 1 / inversesqrt: about 4.5 ulp | 3 ulp | GLSL `Sqrt` (see below) |
 //! | rsqrt | 2 ulp | 2 ulp | GLSL `InverseSqrt` |
@@ -191,11 +191,54 @@ use crate::BuildError;
 
 /// The builtins whose double overloads come from libclc.
 pub const DOUBLE_BUILTINS: &[&str] = &[
-    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atan2pi", "atanh",
-    "atanpi", "cbrt", "cos", "cosh", "cospi", "erf", "erfc", "exp", "exp10", "exp2", "expm1",
-    "hypot", "lgamma", "lgamma_r", "log", "log10", "log1p", "log2", "pow", "pown", "powr", "rootn",
-    "sin", "sincos", "sinh", "sinpi", "tan", "tanh", "tanpi", "tgamma", "frexp", "ilogb", "ldexp",
-    "logb", "modf",
+    "acos",
+    "acosh",
+    "acospi",
+    "asin",
+    "asinh",
+    "asinpi",
+    "atan",
+    "atan2",
+    "atan2pi",
+    "atanh",
+    "atanpi",
+    "cbrt",
+    "cos",
+    "cosh",
+    "cospi",
+    "erf",
+    "erfc",
+    "exp",
+    "exp10",
+    "exp2",
+    "expm1",
+    "hypot",
+    "lgamma",
+    "lgamma_r",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "pow",
+    "pown",
+    "powr",
+    "rootn",
+    "sin",
+    "sincos",
+    "sinh",
+    "sinpi",
+    "tan",
+    "tanh",
+    "tanpi",
+    "tgamma",
+    "frexp",
+    "ilogb",
+    "ldexp",
+    "logb",
+    "modf",
+    "fmod",
+    "remainder",
+    "remquo",
 ];
 
 /// The builtins whose float overloads come from libclc: every one whose

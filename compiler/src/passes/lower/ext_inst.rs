@@ -1212,7 +1212,11 @@ impl Lower<'_> {
                     _ => f32::from_bits(0x3f7f_ffff) as f64,
                 };
                 let c = self.splat(rt, 0, below_one);
-                (self.glsl(b, GLOp::NMin, rt, &[d, c]), fl)
+                let m = self.glsl(b, GLOp::NMin, rt, &[d, c]);
+                // NMin returns c for a NaN difference: fract(NaN) is NaN.
+                let bt = self.bool_ty(rt);
+                let nan = self.emit(b, Op::IsNan, bt, ids(&[x]));
+                (self.emit(b, Op::Select, rt, ids(&[nan, x, m])), fl)
             }
             "modf" => {
                 let t = self.glsl_round(b, GLOp::Trunc, rt, x);

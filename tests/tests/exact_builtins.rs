@@ -1,10 +1,14 @@
-//! frexp, ilogb, logb, ldexp and modf at the values where Vulkan's Frexp
-//! and Ldexp are undefined or wrong (zeros, infinities, NaN, denormals,
-//! exponents far beyond the range), on double (the device reports
-//! CL_FP_DENORM for it: exact, no flushing), float and half (whose
-//! denormals may be flushed to zeros of their sign). The results are
-//! exact in every case (OpenCL C §7.5.1 and the CTS's references).
+//! Builtins whose results are exact, where Vulkan's instructions are not:
+//! frexp, ilogb, logb, ldexp and modf at the values where Frexp and Ldexp
+//! are undefined or wrong (zeros, infinities, NaN, denormals, exponents
+//! far beyond the range), on double (the device reports CL_FP_DENORM for
+//! it: exact, no flushing) and float (whose denormals may be flushed to
+//! zeros of their sign); double fmod, remainder and remquo with quotients
+//! far beyond 2^53 (OpFRem is x - y * trunc(x / y)); fract of a NaN. The
+//! results are exact in every case (OpenCL C §7.5.1 and the CTS's
+//! references).
 
+use ferrocl_tests::mathref::{reference, Rng};
 use ferrocl_tests::{device_string, Cl};
 use opencl_sys::CL_DEVICE_EXTENSIONS;
 
@@ -258,4 +262,89 @@ fn float_exponent_builtins() {
         f64::from(f32::MAX),
         true,
     );
+}
+
+#[test]
+fn double_remainders_are_exact() {
+    let cl = Cl::new();
+    if !device_string(cl.device(), CL_DEVICE_EXTENSIONS).contains("cl_khr_fp64") {
+        eprintln!("no cl_khr_fp64: skipped");
+        return;
+    }
+    let mut rng = Rng(0x5eed_1234_abcd);
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for i in 0..512 {
+        // Exponents of x far above y's: quotients up to 2^600.
+        let x = rng.uniform(1.0, 2.0) * 2f64.powi((rng.bits() % 600) as i32 - 100);
+        let y = rng.uniform(1.0, 2.0) * 2f64.powi((rng.bits() % 200) as i32 - 150);
+        xs.push(if i % 2 == 0 { x } else { -x });
+        ys.push(if i % 3 == 0 { -y } else { y });
+    }
+    let source = r#"#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        kernel void k(global const double *x, global const double *y, global double *o,
+                      global int *q) {
+            size_t i = get_global_id(0);
+            int n;
+            o[3 * i] = fmod(x[i], y[i]);
+            o[3 * i + 1] = remainder(x[i], y[i]);
+            o[3 * i + 2] = remquo(x[i], y[i], &n);
+            q[i] = n;
+        }"#;
+    let k = cl.kernel(source, "k");
+    let (dx, dy) = (cl.buffer_from(&xs), cl.buffer_from(&ys));
+    let (o, q) = (cl.buffer::<f64>(3 * xs.len()), cl.buffer::<i32>(xs.len()));
+    k.arg(0, &dx).arg(1, &dy).arg(2, &o).arg(3, &q);
+    cl.queue.run(&k, &[xs.len()], None);
+    let (o, q) = (cl.queue.read(&o), cl.queue.read(&q));
+    for (i, (&x, &y)) in xs.iter().zip(&ys).enumerate() {
+        let fmod = x % y; // Rust's % on floats is C's fmod: exact
+        let rem = reference("remainder", x, y, 0).hi;
+        assert!(
+            same(o[3 * i], fmod),
+            "fmod({x:e}, {y:e}) = {:e}, want {fmod:e}",
+            o[3 * i]
+        );
+        assert!(
+            same(o[3 * i + 1], rem),
+            "remainder({x:e}, {y:e}) = {:e}, want {rem:e}",
+            o[3 * i + 1]
+        );
+        assert!(
+            same(o[3 * i + 2], rem),
+            "remquo({x:e}, {y:e}) = {:e}, want {rem:e}",
+            o[3 * i + 2]
+        );
+        // remquo's quotient: the sign of x / y, at least its 3 low bits
+        // (the quotient x / y rounded to nearest is huge here: only the
+        // sign and the low bits are specified; check the sign).
+        let sign = (x / y).signum() as i32;
+        assert!(
+            q[i] == 0 || q[i].signum() == sign,
+            "remquo({x:e}, {y:e}) quo {}",
+            q[i]
+        );
+    }
+}
+
+#[test]
+fn fract_of_nan_is_nan() {
+    let cl = Cl::new();
+    let source = r#"kernel void k(global const float *x, global float *o) {
+            size_t i = get_global_id(0);
+            float ip;
+            o[2 * i] = fract(x[i], &ip);
+            o[2 * i + 1] = ip;
+        }"#;
+    let xs = [f32::NAN, -f32::NAN, 1.25, -1.25];
+    let k = cl.kernel(source, "k");
+    let (dx, o) = (cl.buffer_from(&xs), cl.buffer::<f32>(8));
+    k.arg(0, &dx).arg(1, &o);
+    cl.queue.run(&k, &[xs.len()], None);
+    let o = cl.queue.read(&o);
+    assert!(
+        o[0].is_nan() && o[1].is_nan() && o[2].is_nan() && o[3].is_nan(),
+        "{o:?}"
+    );
+    assert_eq!(&o[4..], &[0.25, 1.0, 0.75, -2.0]);
 }
