@@ -479,6 +479,18 @@ const HALF: Own = Own {
     std: "CL2.0",
 };
 
+/// half_log, half_log2, half_log10, half_powr on float: the precise
+/// functions (Vulkan's are beyond their 8192 ulp near 1, and undefined for
+/// NaN; `half_prefix.cl`). Linked before libclc's functions.
+const HALF_PREFIX: Own = Own {
+    bases: &["half_log", "half_log2", "half_log10", "half_powr"],
+    element: "f",
+    file: "half_prefix.cl",
+    source: include_str!("half_prefix.cl"),
+    defines: "__ferrocl_",
+    std: "CL1.2",
+};
+
 /// Whether ferrocl implements the overloads of `base` whose first
 /// parameter has element type `element` itself (only the double ones
 /// matter to `needed`: double `fma` is linked after libclc's functions).
@@ -1553,7 +1565,7 @@ pub fn link_math(
 ) -> Result<Option<String>, BuildError> {
     let [fma, tgamma64, tgamma32, erfc32] = [&OWN[0], &OWN[1], &OWN[2], &OWN[3]];
     let mut linked = None;
-    for own in [&HALF, tgamma64, tgamma32, erfc32] {
+    for own in [&HALF, &HALF_PREFIX, tgamma64, tgamma32, erfc32] {
         let current = linked.clone().unwrap_or_else(|| ll.to_string());
         if let Some(l) = link_own(&current, scratch, own)? {
             linked = Some(l);
