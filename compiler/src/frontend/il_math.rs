@@ -8,7 +8,7 @@
 //! would be build errors in the lowering. When the module calls an
 //! OpenCL.std instruction whose overload the source path takes from libclc
 //! (`needs_libclc`: a [`libclc::DOUBLE_BUILTINS`] name on a double or
-//! double vector, a [`libclc::FLOAT_BUILTINS`] name on a float or float
+//! double vector, a `libclc::float_builtin` name on a float or float
 //! vector as [`MathOptions`] selects, for the same device caps and
 //! `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`; decided by
 //! the instruction's result type, which is the first parameter's for every

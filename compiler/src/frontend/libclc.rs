@@ -8,13 +8,13 @@
 //! ones are far from OpenCL's bounds (see "Single precision"), so the
 //! double (and double vector) overloads of the builtins in
 //! [`DOUBLE_BUILTINS`] and the float (and float vector) overloads of those
-//! in [`FLOAT_BUILTINS`] come from libclc's SPIR-V library (libclc-15,
+//! in [`float_builtin`] come from libclc's SPIR-V library (libclc-15,
 //! `spirv64-mesa3d-.spv`, vendor.json), linked into the program's LLVM IR
 //! before llvm-spirv, only what is used:
 //!
 //! 1. The program's IR declares the builtins it calls: the `_Z`-mangled
 //!    declarations of a [`DOUBLE_BUILTINS`] name whose first parameter is a
-//!    double or a double vector, and of a [`FLOAT_BUILTINS`] name whose
+//!    double or a double vector, and of a [`float_builtin`] name whose
 //!    first parameter is a float or a float vector (as [`MathOptions`]
 //!    selects), are the ones needed.
 //! 2. libclc's library is translated to LLVM bitcode once per machine
@@ -189,7 +189,8 @@ use std::sync::{Mutex, OnceLock};
 use crate::tools::{self, run_tool, ScratchDir};
 use crate::BuildError;
 
-/// The builtins whose double overloads come from libclc.
+/// The builtins whose double (and float, [`float_builtin`]) overloads come
+/// from libclc.
 pub const DOUBLE_BUILTINS: &[&str] = &[
     "acos",
     "acosh",
@@ -241,61 +242,14 @@ pub const DOUBLE_BUILTINS: &[&str] = &[
     "remquo",
 ];
 
-/// The builtins whose float overloads come from libclc: every one whose
-/// GLSL.std.450 (or inline) version may miss OpenCL's full-profile bound
-/// on some Vulkan implementation (module doc, "Single precision"). `fma`
-/// only where the device's is not fused ([`MathOptions::soft_fma32`]).
-pub const FLOAT_BUILTINS: &[&str] = &[
-    "acos",
-    "acosh",
-    "acospi",
-    "asin",
-    "asinh",
-    "asinpi",
-    "atan",
-    "atan2",
-    "atan2pi",
-    "atanh",
-    "atanpi",
-    "cbrt",
-    "cos",
-    "cosh",
-    "cospi",
-    "erf",
-    "erfc",
-    "exp",
-    "exp10",
-    "exp2",
-    "expm1",
-    "fma",
-    "fmod",
-    "frexp",
-    "hypot",
-    "ilogb",
-    "ldexp",
-    "logb",
-    "lgamma",
-    "lgamma_r",
-    "log",
-    "log10",
-    "log1p",
-    "log2",
-    "modf",
-    "pow",
-    "pown",
-    "powr",
-    "remainder",
-    "remquo",
-    "rootn",
-    "sin",
-    "sincos",
-    "sinh",
-    "sinpi",
-    "tan",
-    "tanh",
-    "tanpi",
-    "tgamma",
-];
+/// Whether the float overloads of `base` come from libclc: those of
+/// [`DOUBLE_BUILTINS`] (every builtin whose GLSL.std.450 or inline version
+/// may miss OpenCL's full-profile bound on some Vulkan implementation,
+/// module doc, "Single precision") and `fma`, only where the device's is
+/// not fused ([`MathOptions::soft_fma32`]).
+fn float_builtin(base: &str) -> bool {
+    base == "fma" || DOUBLE_BUILTINS.contains(&base)
+}
 
 /// The float builtins that keep their GLSL.std.450 versions under
 /// `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`: OpenCL C
@@ -345,7 +299,7 @@ impl MathOptions {
 
     /// Whether the float overload of `base` comes from libclc.
     pub(crate) fn float_from_libclc(&self, base: &str) -> bool {
-        FLOAT_BUILTINS.contains(&base)
+        float_builtin(base)
             && !(self.relaxed && RELAXED_GLSL.contains(&base))
             && (base != "fma" || self.soft_fma32)
     }
@@ -590,7 +544,7 @@ fn declared_name(line: &str) -> Option<&str> {
 }
 
 /// The double overloads of [`DOUBLE_BUILTINS`] and the float overloads of
-/// [`FLOAT_BUILTINS`] (as `opts` selects) that `ll` declares.
+/// [`float_builtin`] (as `opts` selects) that `ll` declares.
 fn needed(ll: &str, opts: &MathOptions) -> Vec<Needed> {
     let mut out: Vec<Needed> = ll
         .lines()
