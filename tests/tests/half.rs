@@ -580,3 +580,49 @@ fn host_reference_rounds() {
     assert_eq!(fma_reference(0x3e00, 0x3c01, 0x0000), 0x3e02);
     assert_eq!(half_ulps(0x3c01, 1.0), 1.0);
 }
+
+/// Programs created from SPIR-V (clCreateProgramWithIL) get the same half
+/// functions as source programs (`frontend::il_math`): erf and lgamma on
+/// half were build errors there, sin kept Vulkan's 16-bit precision.
+#[test]
+fn il_programs_get_the_half_functions() {
+    let cl = Cl::new();
+    if !fp16(&cl) {
+        return;
+    }
+    let source = r#"#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global const ushort *in, global ushort *out) {
+            size_t i = get_global_id(0);
+            half x = as_half(in[i]);
+            out[3 * i] = as_ushort(erf(x));
+            out[3 * i + 1] = as_ushort(lgamma(x));
+            out[3 * i + 2] = as_ushort(sin(x));
+        }"#;
+    let program = cl
+        .try_build_il(source, "")
+        .unwrap_or_else(|e| panic!("IL build failed: {e}"));
+    let xs: Vec<u16> = (0..0x7c00u16).step_by(7).collect();
+    let (input, out) = (cl.buffer_from(&xs), cl.buffer::<u16>(3 * xs.len()));
+    let k = program.kernel("k");
+    k.arg(0, &input).arg(1, &out);
+    cl.queue.run(&k, &[xs.len()], None);
+    let got = cl.queue.read(&out);
+    for (i, &x) in xs.iter().enumerate() {
+        if is_denormal(x) {
+            continue; // may be read as zero
+        }
+        let xv = half_to_f64(x);
+        for (j, (name, bound)) in [("erf", 4.0), ("lgamma", 4.0), ("sin", 2.0)]
+            .iter()
+            .enumerate()
+        {
+            let r = reference(name, xv, 0.0, 0);
+            let g = got[3 * i + j];
+            let mut err = half_ulps(g, r.hi + r.lo);
+            if g & 0x7fff == 0 && (r.hi + r.lo).abs() < 2f64.powi(-14) {
+                err = 0.0; // a denormal result flushed
+            }
+            assert!(err <= *bound, "IL {name}({xv:e}) = {:#06x}: {err} ulp", g);
+        }
+    }
+}

@@ -9,7 +9,8 @@
 //! OpenCL.std instruction whose overload the source path takes from libclc
 //! (`needs_libclc`: a [`libclc::DOUBLE_BUILTINS`] name on a double or
 //! double vector, a `libclc::float_builtin` name on a float or float
-//! vector as [`MathOptions`] selects, for the same device caps and
+//! vector as [`MathOptions`] selects, a `libclc::half_builtin` name on a
+//! half or half vector (ferrocl's `half.cl`), for the same device caps and
 //! `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`; decided by
 //! the instruction's result type, which is the first parameter's for every
 //! one of them), the module takes the source path's last steps:
@@ -98,6 +99,7 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
                 let libclc = match width {
                     64 => libclc::DOUBLE_BUILTINS.contains(&name.as_str()),
                     32 => opts.float_from_libclc(&name),
+                    16 => libclc::half_builtin(&name),
                     _ => false,
                 };
                 if libclc

@@ -433,6 +433,12 @@ const HALF: Own = Own {
     std: "CL2.0",
 };
 
+/// Whether the half overloads of `base` are ferrocl's (`half.cl`, through
+/// the float functions).
+pub(crate) fn half_builtin(base: &str) -> bool {
+    HALF.bases.contains(&base)
+}
+
 /// half_log, half_log2, half_log10, half_powr on float: the precise
 /// functions (Vulkan's are beyond their 8192 ulp near 1, and undefined for
 /// NaN; `half_prefix.cl`). Linked before libclc's functions.
