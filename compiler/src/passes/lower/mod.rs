@@ -1590,7 +1590,6 @@ impl<'a> Lower<'a> {
         t: Word,
         mode: spirv::FPRoundingMode,
     ) -> Word {
-        use spirv::FPRoundingMode as R;
         let n = self.out.vec_len(st);
         let vec = |l: &mut Self, e: Word| if n == 1 { e } else { l.out.t_vec(e, n) };
         let sw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
@@ -1652,27 +1651,12 @@ impl<'a> Lower<'a> {
             Some(u) => self.emit(b, Op::LogicalOr, boolt, ids(&[u, lt])),
             None => lt,
         };
-        // One ulp toward -inf (`down`) or +inf: the bit pattern of a
-        // non-zero float moves by one, the direction by its sign (r is 0
+        // One ulp toward the side `mode` wants (r has x's sign; it is 0
         // only for x = 0, exact).
         let bits = self.emit(b, Op::Bitcast, bits_t, ids(&[r]));
-        let one = self.splat(bits_t, 1, 0.0);
-        let inc = self.emit(b, Op::IAdd, bits_t, ids(&[bits, one]));
-        let dec = self.emit(b, Op::ISub, bits_t, ids(&[bits, one]));
-        let pos = self.emit(b, Op::FOrdGreaterThan, boolt, ids(&[r, zero]));
-        let up_bits = self.emit(b, Op::Select, bits_t, ids(&[pos, inc, dec]));
-        let down_bits = self.emit(b, Op::Select, bits_t, ids(&[pos, dec, inc]));
-        let up = self.emit(b, Op::Bitcast, t, ids(&[up_bits]));
-        let down = self.emit(b, Op::Bitcast, t, ids(&[down_bits]));
-        let lowered = self.emit(b, Op::Select, t, ids(&[above, down, r]));
-        let raised = self.emit(b, Op::Select, t, ids(&[below, up, r]));
-        match mode {
-            R::RTP => raised,
-            R::RTN => lowered,
-            // Toward zero: down where r > x >= 0, up where r < x < 0 (r
-            // has x's sign).
-            _ => self.emit(b, Op::Select, t, ids(&[pos, lowered, raised])),
-        }
+        let neg = self.emit(b, Op::FOrdLessThan, boolt, ids(&[r, zero]));
+        let bits = self.round_directed_bits(b, bits, bits_t, [above, below, neg], mode);
+        self.emit(b, Op::Bitcast, t, ids(&[bits]))
     }
 
     /// A float `x` (type `st`) narrowed to the float type `t` (double to
