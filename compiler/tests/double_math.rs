@@ -42,27 +42,9 @@ kernel void v(global const double4 *x, global double4 *o, global double3 *t,
 }
 "#;
 
-fn disassemble(k: &Kernel) -> String {
-    let f = std::env::temp_dir().join(format!(
-        "ferrocl-double-math-{}-{}.spv",
-        std::process::id(),
-        k.name
-    ));
-    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&f, bytes).unwrap();
-    let out = Command::new(std::env::var("FERROCL_SPIRV_DIS").unwrap_or("spirv-dis".into()))
-        .args(["--no-header", "--no-color"])
-        .arg(&f)
-        .output()
-        .expect("spirv-dis runs");
-    let _ = std::fs::remove_file(&f);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The GLSL.std.450 instructions the module applies to doubles.
 fn double_glsl_ops(k: &Kernel) -> Vec<String> {
-    let text = disassemble(k);
+    let text = common::disassemble(k, "double-math");
     text.lines()
         .filter(|l| l.contains("OpExtInst %double") || l.contains("OpExtInst %v"))
         .filter(|l| !l.contains("OpExtInst %v") || l.contains("double"))

@@ -5,9 +5,7 @@
 //! libclc's software one elsewhere; the math library's float arithmetic is
 //! NoContraction; devices that preserve denormals get DenormPreserve 32.
 
-use std::process::Command;
-
-use ferrocl_compiler::{build_source, DeviceCaps, Kernel};
+use ferrocl_compiler::{build_source, DeviceCaps};
 
 mod common;
 
@@ -37,25 +35,6 @@ kernel void v(global const float4 *x, global float4 *o) {
 }
 "#;
 
-fn disassemble(k: &Kernel) -> String {
-    let f = std::env::temp_dir().join(format!(
-        "ferrocl-float-math-{}-{}-{:?}.spv",
-        std::process::id(),
-        k.name,
-        std::thread::current().id()
-    ));
-    let bytes: Vec<u8> = k.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&f, bytes).unwrap();
-    let out = Command::new(std::env::var("FERROCL_SPIRV_DIS").unwrap_or("spirv-dis".into()))
-        .args(["--no-header", "--no-color"])
-        .arg(&f)
-        .output()
-        .expect("spirv-dis runs");
-    let _ = std::fs::remove_file(&f);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The GLSL.std.450 instructions of the module.
 fn glsl_ops(text: &str) -> Vec<String> {
     text.lines()
@@ -69,7 +48,7 @@ fn full_precision_uses_no_glsl_transcendentals() {
     for (fused, denorms) in [(true, false), (false, true)] {
         let p = build_source(SOURCE, "", &caps(fused, denorms)).unwrap_or_else(|e| panic!("{e}"));
         for k in &p.kernels {
-            let text = disassemble(k);
+            let text = common::disassemble(k, "float-math");
             for op in glsl_ops(&text) {
                 // What remains is exact (or sqrt, see the module doc of
                 // frontend::libclc), and Fma only where fused.
@@ -120,7 +99,7 @@ fn relaxed_math_keeps_glsl_where_its_bounds_allow() {
     for option in ["-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations"] {
         let p = build_source(SOURCE, option, &caps(true, false)).unwrap_or_else(|e| panic!("{e}"));
         let k = p.kernels.iter().find(|k| k.name == "k").unwrap();
-        let text = disassemble(k);
+        let text = common::disassemble(k, "float-math");
         let ops = glsl_ops(&text);
         for op in ["Sin", "Cos", "Pow"] {
             assert!(ops.iter().any(|o| o == op), "{option}: no {op} in {ops:?}");
@@ -141,7 +120,7 @@ fn relaxed_math_keeps_glsl_where_its_bounds_allow() {
 fn program_float_arithmetic_stays_contractable() {
     let src = "kernel void k(global float *o) { o[0] = o[1] * o[2] + o[3]; }";
     let p = build_source(src, "", &caps(true, false)).unwrap_or_else(|e| panic!("{e}"));
-    assert!(!disassemble(&p.kernels[0]).contains("NoContraction"));
+    assert!(!common::disassemble(&p.kernels[0], "float-math").contains("NoContraction"));
 }
 
 /// The execution modes of the device's float controls: DenormPreserve and
@@ -177,7 +156,7 @@ fn float_controls_follow_the_device() {
         };
         let p = build_source(source, "", &caps).unwrap_or_else(|e| panic!("{e}"));
         for k in &p.kernels {
-            let text = disassemble(k);
+            let text = common::disassemble(k, "float-math");
             let widths: &[u32] = if k.name == "d" { &[32, 64] } else { &[32] };
             let mut want = Vec::new();
             for &w in widths {
