@@ -309,15 +309,15 @@ impl MathOptions {
 /// functions.
 #[derive(Clone, Copy)]
 struct Own {
-    /// The OpenCL names.
-    bases: &'static [&'static str],
+    /// Whether it implements the OpenCL name.
+    bases: fn(&str) -> bool,
     /// The overloads it replaces: those whose first parameter has this
     /// mangled element type (`d` double, `f` float, `Dh` half).
     element: &'static str,
     /// The source's file name (its stem names the compiled module).
     file: &'static str,
     source: &'static str,
-    /// The source defines `<defines><base>` for each of `bases`, with the
+    /// The source defines `<defines><base>` for each base of `bases`, with the
     /// parameters of the overloads it replaces.
     defines: &'static str,
     /// The OpenCL C version it is compiled as.
@@ -332,7 +332,7 @@ struct Own {
 /// (calling libclc's elsewhere).
 const OWN: &[Own] = &[
     Own {
-        bases: &["fma"],
+        bases: |b| b == "fma",
         element: "d",
         file: "fma64.cl",
         source: include_str!("fma64.cl"),
@@ -340,7 +340,7 @@ const OWN: &[Own] = &[
         std: "CL1.2",
     },
     Own {
-        bases: &["tgamma"],
+        bases: |b| b == "tgamma",
         element: "d",
         file: "tgamma64.cl",
         source: include_str!("tgamma64.cl"),
@@ -348,7 +348,7 @@ const OWN: &[Own] = &[
         std: "CL1.2",
     },
     Own {
-        bases: &["tgamma"],
+        bases: |b| b == "tgamma",
         element: "f",
         file: "tgamma32.cl",
         source: include_str!("tgamma32.cl"),
@@ -356,7 +356,7 @@ const OWN: &[Own] = &[
         std: "CL1.2",
     },
     Own {
-        bases: &["erfc"],
+        bases: |b| b == "erfc",
         element: "f",
         file: "erfc32.cl",
         source: include_str!("erfc32.cl"),
@@ -367,65 +367,15 @@ const OWN: &[Own] = &[
 
 /// Half-precision math through the float functions (module doc, "Half
 /// precision"): every builtin on half that Vulkan's 16-bit instructions do
-/// not compute within OpenCL's half bounds. Linked before the float
-/// functions it calls.
+/// not compute within OpenCL's half bounds (half.cl defines each of them).
+/// Linked before the float functions it calls.
 const HALF: Own = Own {
-    bases: &[
-        "acos",
-        "acosh",
-        "acospi",
-        "asin",
-        "asinh",
-        "asinpi",
-        "atan",
-        "atanh",
-        "atanpi",
-        "cbrt",
-        "cos",
-        "cosh",
-        "cospi",
-        "erf",
-        "erfc",
-        "exp",
-        "exp2",
-        "exp10",
-        "expm1",
-        "lgamma",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "rsqrt",
-        "sin",
-        "sinh",
-        "sinpi",
-        "sqrt",
-        "tan",
-        "tanh",
-        "tanpi",
-        "tgamma",
-        "atan2",
-        "atan2pi",
-        "fmod",
-        "hypot",
-        "pow",
-        "powr",
-        "remainder",
-        "pown",
-        "rootn",
-        "sincos",
-        "lgamma_r",
-        "remquo",
-        "fma",
-        "length",
-        "distance",
-        "normalize",
-        "frexp",
-        "modf",
-        "ilogb",
-        "logb",
-        "ldexp",
-    ],
+    // The float functions taken from libclc, and those Vulkan's 16-bit
+    // versions compute outside the half bounds.
+    bases: |b| {
+        DOUBLE_BUILTINS.contains(&b)
+            || ["sqrt", "rsqrt", "fma", "length", "distance", "normalize"].contains(&b)
+    },
     element: "Dh",
     file: "half.cl",
     source: include_str!("half.cl"),
@@ -436,14 +386,14 @@ const HALF: Own = Own {
 /// Whether the half overloads of `base` are ferrocl's (`half.cl`, through
 /// the float functions).
 pub(crate) fn half_builtin(base: &str) -> bool {
-    HALF.bases.contains(&base)
+    (HALF.bases)(base)
 }
 
 /// half_log, half_log2, half_log10, half_powr on float: the precise
 /// functions (Vulkan's are beyond their 8192 ulp near 1, and undefined for
 /// NaN; `half_prefix.cl`). Linked before libclc's functions.
 const HALF_PREFIX: Own = Own {
-    bases: &["half_log", "half_log2", "half_log10", "half_powr"],
+    bases: |b| ["half_log", "half_log2", "half_log10", "half_powr"].contains(&b),
     element: "f",
     file: "half_prefix.cl",
     source: include_str!("half_prefix.cl"),
@@ -455,8 +405,7 @@ const HALF_PREFIX: Own = Own {
 /// parameter has element type `element` itself (only the double ones
 /// matter to `needed`: double `fma` is linked after libclc's functions).
 fn is_own(base: &str, element: &str) -> bool {
-    OWN.iter()
-        .any(|o| o.bases.contains(&base) && o.element == element)
+    OWN.iter().any(|o| (o.bases)(base) && o.element == element)
 }
 
 /// The prefix of every symbol taken from libclc.
@@ -1450,7 +1399,7 @@ fn own_overloads(ll: &str, own: &Own) -> HashMap<String, String> {
         .filter_map(declared_name)
         .filter_map(|name| {
             let (b, params) = demangle_base(name)?;
-            (own.bases.contains(&b) && first_param_is(params, own.element)).then(|| {
+            ((own.bases)(b) && first_param_is(params, own.element)).then(|| {
                 let defined = format!("{}{b}", own.defines);
                 (
                     name.to_string(),
