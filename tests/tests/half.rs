@@ -626,3 +626,211 @@ fn il_programs_get_the_half_functions() {
         }
     }
 }
+
+/// A float rounded to half and widened again is the half's value, however
+/// the program gets there: NVIDIA's compiler folded `(float)(half)x` (and
+/// vstore_half / vload_half on a private array, `as_half(as_ushort(..))`,
+/// `(half)x * 1`) into `x` itself, so `fmod((half)0.1f, (half)0.1f)` was
+/// not 0 there (`compiler::passes::lower::narrow`).
+#[test]
+fn rounded_halves_widen_to_their_value() {
+    let cl = Cl::new();
+    if !fp16(&cl) {
+        return;
+    }
+    let program = cl.build(
+        r#"#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global const float *in, global const ushort *rounded, global uint *out) {
+            size_t i = get_global_id(0);
+            float x = in[i];
+            global uint *o = out + 6 * i;
+            o[0] = as_uint((float)(half)x);
+            o[1] = as_uint((float)as_half(as_ushort((half)x)));
+            half t[2];
+            vstore_half(x, 0, t);
+            o[2] = as_uint(vload_half(0, t));
+            o[3] = as_uint((float)((half)x * (half)1.0f));
+            o[4] = as_uint((float)convert_half_rtz(x));
+            o[5] = as_ushort(fmod(as_half(rounded[i]), (half)x));
+        }"#,
+    );
+    let xs: Vec<f32> = conversion_inputs()
+        .iter()
+        .map(|&x| x as f32)
+        .filter(|x| x.abs() < 65504.0)
+        .collect();
+    let rounded: Vec<u16> = xs
+        .iter()
+        .map(|&x| f64_to_half(f64::from(x), Mode::Rte))
+        .collect();
+    let (input, out) = (cl.buffer_from(&xs), cl.buffer::<u32>(6 * xs.len()));
+    let rounded_in = cl.buffer_from(&rounded);
+    let k = program.kernel("k");
+    k.arg(0, &input).arg(1, &rounded_in).arg(2, &out);
+    cl.queue.run(&k, &[xs.len()], None);
+    let got = cl.queue.read(&out);
+    for (i, &x) in xs.iter().enumerate() {
+        let (rte, rtz) = (
+            f64_to_half(f64::from(x), Mode::Rte),
+            f64_to_half(f64::from(x), Mode::Rtz),
+        );
+        let widened = |h: u16| (half_to_f64(h) as f32).to_bits();
+        for (j, want) in [rte, rte, rte, rte, rtz].into_iter().enumerate() {
+            let g = got[6 * i + j];
+            // Denormal halves may be flushed (no CL_FP_DENORM for half).
+            let flushed = is_denormal(want) && g & 0x7fff_ffff == 0;
+            assert!(
+                g == widened(want) || flushed,
+                "expression {j} at x = {x:e}: {g:#010x} ({:e}), want the half {want:#06x} ({:e})",
+                f32::from_bits(g),
+                half_to_f64(want)
+            );
+        }
+        // fmod of the half by itself, once read as bits, once rounded by
+        // the kernel.
+        let h = rounded[i];
+        if h & 0x7fff != 0 && !is_denormal(h) {
+            let g = got[6 * i + 5];
+            assert_eq!(g & 0x7fff, 0, "fmod({h:#06x}, (half){x:e}) = {g:#06x}");
+        }
+    }
+}
+
+/// Half, float and double vectors of 8 and 16: the classification
+/// functions, fract, modf, sincos, frexp and fma give per component what
+/// the scalar functions give, and isfinite / isunordered what the host
+/// says. On half8/half16 they were build errors: the Kernel-only
+/// OpIsFinite, OpIsNormal, OpSignBitSet, OpOrdered, OpUnordered and the
+/// pointer-result functions had no 8/16-wide lowering (CTS
+/// math_brute_force, half).
+#[test]
+fn wide_vectors_match_scalars() {
+    let cl = Cl::new();
+    if !fp16(&cl) {
+        return;
+    }
+    const SLOTS: usize = 14;
+    let kernel = |t: &str, u: &str, n: usize| {
+        let w = |k: usize, v: &str| format!("vstore{n}(convert_ulong{n}({v}), {k}, w);");
+        let s = |k: usize, v: &str| format!("s[{k} * {n} + j] = (ulong)({v});");
+        format!(
+            r#"kernel void k_{t}{n}(global const {t} *in, global ulong *o) {{
+                size_t i = get_global_id(0);
+                {t}{n} x = vload{n}(i, in), y = x.s{rev}, a, b, c, r;
+                int{n} ex;
+                global ulong *w = o + 2 * i * {SLOTS} * {n}, *s = w + {SLOTS} * {n};
+                {c0} {c1} {c2} {c3} {c4}
+                r = fract(x, &a); {f5} {f6}
+                r = modf(x, &b); {f7} {f8}
+                r = sincos(x, &c); {f9} {f10}
+                r = frexp(x, &ex); {f11} {f12}
+                r = fma(x, y, x); {f13}
+                for (int j = 0; j < {n}; j++) {{
+                    {t} sx = x[j], sy = y[j], sa, sb, sc, sr;
+                    int se;
+                    {s0} {s1} {s2} {s3} {s4}
+                    sr = fract(sx, &sa); {s5} {s6}
+                    sr = modf(sx, &sb); {s7} {s8}
+                    sr = sincos(sx, &sc); {s9} {s10}
+                    sr = frexp(sx, &se); {s11} {s12}
+                    sr = fma(sx, sy, sx); {s13}
+                }}
+            }}
+            "#,
+            rev = if n == 8 {
+                "76543210"
+            } else {
+                "fedcba9876543210"
+            },
+            c0 = w(0, &format!("-convert_long{n}(isfinite(x))")),
+            c1 = w(1, &format!("-convert_long{n}(isnormal(x))")),
+            c2 = w(2, &format!("-convert_long{n}(signbit(x))")),
+            c3 = w(3, &format!("-convert_long{n}(isordered(x, y))")),
+            c4 = w(4, &format!("-convert_long{n}(isunordered(x, y))")),
+            f5 = w(5, &format!("as_{u}{n}(r)")),
+            f6 = w(6, &format!("as_{u}{n}(a)")),
+            f7 = w(7, &format!("as_{u}{n}(r)")),
+            f8 = w(8, &format!("as_{u}{n}(b)")),
+            f9 = w(9, &format!("as_{u}{n}(r)")),
+            f10 = w(10, &format!("as_{u}{n}(c)")),
+            f11 = w(11, &format!("as_{u}{n}(r)")),
+            f12 = w(12, &format!("convert_long{n}(ex)")),
+            f13 = w(13, &format!("as_{u}{n}(r)")),
+            s0 = s(0, "isfinite(sx)"),
+            s1 = s(1, "isnormal(sx)"),
+            s2 = s(2, "signbit(sx)"),
+            s3 = s(3, "isordered(sx, sy)"),
+            s4 = s(4, "isunordered(sx, sy)"),
+            s5 = s(5, &format!("as_{u}(sr)")),
+            s6 = s(6, &format!("as_{u}(sa)")),
+            s7 = s(7, &format!("as_{u}(sr)")),
+            s8 = s(8, &format!("as_{u}(sb)")),
+            s9 = s(9, &format!("as_{u}(sr)")),
+            s10 = s(10, &format!("as_{u}(sc)")),
+            s11 = s(11, &format!("as_{u}(sr)")),
+            s12 = s(12, "(long)se"),
+            s13 = s(13, &format!("as_{u}(sr)")),
+        )
+    };
+    let fp64 = device_string(cl.device(), CL_DEVICE_EXTENSIONS).contains("cl_khr_fp64");
+    let mut source = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n".to_string();
+    let mut types = vec![("half", "ushort"), ("float", "uint")];
+    if fp64 {
+        source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+        types.push(("double", "ulong"));
+    }
+    for &(t, u) in &types {
+        for n in [8, 16] {
+            source += &kernel(t, u, n);
+        }
+    }
+    let program = cl.build(&source);
+    let values: Vec<f64> = [
+        0.0, -0.0, 1.0, -1.5, 2.75, 1e-6, -3e-7, 100.25, -65504.0, 0.3,
+    ]
+    .into_iter()
+    .chain([f64::INFINITY, f64::NEG_INFINITY, f64::NAN])
+    .chain((0..19).map(|k| (k as f64 - 9.0) * 0.7))
+    .collect();
+    for &(t, _) in &types {
+        for n in [8usize, 16] {
+            let items = values.len().div_ceil(n);
+            let xs: Vec<f64> = (0..items * n).map(|k| values[k % values.len()]).collect();
+            let bytes: Vec<u8> = match t {
+                "half" => xs
+                    .iter()
+                    .flat_map(|&x| f64_to_half(x, Mode::Rte).to_le_bytes())
+                    .collect(),
+                "float" => xs.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect(),
+                _ => xs.iter().flat_map(|&x| x.to_le_bytes()).collect(),
+            };
+            let input = cl.buffer_from(&bytes);
+            let out = cl.buffer::<u64>(2 * items * SLOTS * n);
+            let k = program.kernel(&format!("k_{t}{n}"));
+            k.arg(0, &input).arg(1, &out);
+            cl.queue.run(&k, &[items], None);
+            let got = cl.queue.read(&out);
+            for (item, pair) in got.chunks(2 * SLOTS * n).enumerate() {
+                let (wide, scalar) = pair.split_at(SLOTS * n);
+                for slot in 0..SLOTS {
+                    for j in 0..n {
+                        let x = xs[item * n + j];
+                        let (wv, sv) = (wide[slot * n + j], scalar[slot * n + j]);
+                        assert_eq!(
+                            wv, sv,
+                            "{t}{n}: slot {slot} at x = {x}: wide {wv:#x}, scalar {sv:#x}"
+                        );
+                        let host = match slot {
+                            0 => Some(x.is_finite()),
+                            4 => Some(x.is_nan() || xs[item * n + n - 1 - j].is_nan()),
+                            _ => None,
+                        };
+                        if let Some(h) = host {
+                            assert_eq!(wv, u64::from(h), "{t}{n}: slot {slot} at x = {x}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

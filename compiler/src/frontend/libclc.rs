@@ -167,7 +167,10 @@
 //! half once. `fma` is exact: a * b is exact in float, and the float sum
 //! rounded "to odd" with its exact error (TwoSum) rounds correctly to
 //! half. Division of halves is done in float by the lowering
-//! (`Lower::half_div`). Measured on lavapipe (tests/tests/half.rs, every
+//! (`Lower::half_div`). Every rounding to half (those results, the
+//! program's conversions) is integer arithmetic (`passes::lower::narrow`):
+//! NVIDIA's compiler folds a float converted to half and back into the
+//! float, so the float functions would otherwise see unrounded arguments. Measured on lavapipe (tests/tests/half.rs, every
 //! finite half): every function tested is correctly rounded (0.5 ulp).
 //! Exact ones (fabs, floor, fmin, ldexp, frexp, ...) and `native_*` /
 //! `half_*` stay Vulkan's 16-bit instructions.

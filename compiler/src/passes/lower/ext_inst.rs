@@ -1029,13 +1029,11 @@ impl Lower<'_> {
     }
 
     /// A float (or double) to the bits of a half, as u16, rounded as
-    /// `rounding` says (to nearest even by default). PackHalf2x16 rounds
-    /// a float to nearest; a double is first rounded to float "to odd"
-    /// (truncated, the last bit set when inexact), which keeps the second
-    /// rounding correct (24 bits are more than 11 + 2). Directed modes
-    /// compare the rounded half, unpacked, with the float and step one ulp
-    /// (`Lower::round_directed_bits`); the odd float lies on the same side
-    /// of every half as the double.
+    /// `rounding` says (to nearest even by default), in integer arithmetic
+    /// (`narrow`); a double is first rounded to float "to odd" (truncated,
+    /// the last bit set when inexact), which keeps the second rounding
+    /// correct (24 bits are more than 11 + 2): the odd float lies on the
+    /// same side of every half as the double.
     fn float_to_half(
         &mut self,
         b: &mut Block,
@@ -1043,30 +1041,14 @@ impl Lower<'_> {
         is_double: bool,
         rounding: Option<spirv::FPRoundingMode>,
     ) -> Word {
-        use spirv::FPRoundingMode as R;
-        let u32t = self.out.t_u32();
-        let u16t = self.out.t_int(16);
         let f32t = self.out.t_float(32);
-        let bt = self.out.t_bool();
-        let v2 = self.out.t_vec(f32t, 2);
         let f = if is_double {
             let f64t = self.out.t_float(64);
             self.double_to_float_odd(b, f, f64t)
         } else {
             f
         };
-        let z = self.out.c_float(32, 0.0);
-        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[f, z]));
-        let p = self.glsl(b, GLOp::PackHalf2x16, u32t, &[v]);
-        let h = self.emit(b, Op::UConvert, u16t, ids(&[p]));
-        let Some(mode @ (R::RTZ | R::RTP | R::RTN)) = rounding else {
-            return h;
-        };
-        let back = self.half_to_float(b, h);
-        let above = self.emit(b, Op::FOrdGreaterThan, bt, ids(&[back, f]));
-        let below = self.emit(b, Op::FOrdLessThan, bt, ids(&[back, f]));
-        let neg = self.emit(b, Op::FOrdLessThan, bt, ids(&[f, z]));
-        self.round_directed_bits(b, h, u16t, [above, below, neg], mode)
+        self.float_to_half_bits(b, f, f32t, rounding)
     }
 
     /// A double (or double vector, output type `dt`) rounded to float "to
@@ -1189,12 +1171,6 @@ impl Lower<'_> {
         rty: Word,
         raw: &[u32],
     ) -> Res<()> {
-        if self.is_wide(rty) {
-            return Err(format!(
-                "'{name}' on 8/16-wide vectors is not supported yet"
-            ));
-        }
-        let rt = self.lower_ty(rty)?;
         let x = self.v(raw[0]);
         let ptr = raw[1];
         let Ty::Pointer(_, pointee) = self.tys.get(self.ty_of(ptr)).clone() else {
@@ -1202,7 +1178,46 @@ impl Lower<'_> {
         };
         let double = matches!(self.tys.get(rty), Ty::Float(64))
             || matches!(self.tys.get(rty), Ty::Vector(e, _) if matches!(self.tys.get(*e), Ty::Float(64)));
-        let (result, out) = match name {
+        let (result, out) = if self.is_wide(rty) {
+            // 8/16-wide vectors: once per 4-wide part.
+            let (rt, it) = (self.wide_part_ty(rty)?, self.wide_part_ty(pointee)?);
+            let (mut results, mut outs) = (Vec::new(), Vec::new());
+            for i in 0..self.wide_parts(rty) {
+                let xp = self.wide_part(b, x, rt, i);
+                let (r, o) = self.pointer_out_values(b, name, rt, it, xp, double)?;
+                results.push(r);
+                outs.push(o);
+            }
+            let (rt, it) = (self.lower_ty(rty)?, self.lower_ty(pointee)?);
+            (
+                self.emit(b, Op::CompositeConstruct, rt, ids(&results)),
+                self.emit(b, Op::CompositeConstruct, it, ids(&outs)),
+            )
+        } else {
+            let (rt, it) = (self.lower_ty(rty)?, self.lower_ty(pointee)?);
+            self.pointer_out_values(b, name, rt, it, x, double)?
+        };
+        let space = self.space(ptr)?;
+        let addr = self.addr_of(b, space, ptr)?;
+        let align = self.tys.align_of(pointee);
+        self.store_value(b, space, addr, pointee, out, align)?;
+        self.alias.insert(id, result);
+        Ok(())
+    }
+
+    /// The two values of a pointer-result builtin (`lower_pointer_out`)
+    /// on `x` of output type `rt`: the result and what goes through the
+    /// pointer (type `it`).
+    fn pointer_out_values(
+        &mut self,
+        b: &mut Block,
+        name: &str,
+        rt: Word,
+        it: Word,
+        x: Word,
+        double: bool,
+    ) -> Res<(Word, Word)> {
+        Ok(match name {
             "fract" => {
                 let fl = self.glsl(b, GLOp::Floor, rt, &[x]);
                 let d = self.op2(b, Op::FSub, rt, x, fl);
@@ -1237,7 +1252,6 @@ impl Lower<'_> {
                 )
             }
             _ => {
-                let it = self.lower_ty(pointee)?;
                 let st = self.out.t_struct(&[rt, it]);
                 let fr = self.glsl(b, GLOp::FrexpStruct, st, &[x]);
                 let m = self.emit(
@@ -1254,13 +1268,7 @@ impl Lower<'_> {
                 );
                 (m, e)
             }
-        };
-        let space = self.space(ptr)?;
-        let addr = self.addr_of(b, space, ptr)?;
-        let align = self.tys.align_of(pointee);
-        self.store_value(b, space, addr, pointee, out, align)?;
-        self.alias.insert(id, result);
-        Ok(())
+        })
     }
 
     /// convert_T_sat from float (output types `st` → `t`): the converted
@@ -1399,7 +1407,6 @@ impl Lower<'_> {
     /// The Kernel-only float classification instructions: OpOrdered,
     /// OpUnordered, OpIsFinite, OpIsNormal, OpSignBitSet, OpLessOrGreater.
     pub(crate) fn lower_float_class(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
-        let op = inst.class.opcode;
         let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
         let args: Vec<Word> = inst
             .operands
@@ -1408,9 +1415,25 @@ impl Lower<'_> {
             .collect();
         let xt = self.lower_ty(self.ty_of(args[0]))?;
         let x = self.v(args[0]);
-        let r = match op {
+        let y = args.get(1).map(|&a| self.v(a)).unwrap_or(0);
+        let r = self.float_class(b, inst.class.opcode, rt, xt, [x, y])?;
+        self.alias.insert(inst.result_id.unwrap_or(0), r);
+        Ok(())
+    }
+
+    /// One float classification `op` on output values: `x` of type `xt`
+    /// (and `y`, for the two-operand ones), result type `rt` (bool or a
+    /// bool vector). Also used per 4-wide part of 8/16-wide vectors.
+    pub(crate) fn float_class(
+        &mut self,
+        b: &mut Block,
+        op: Op,
+        rt: Word,
+        xt: Word,
+        [x, y]: [Word; 2],
+    ) -> Res<Word> {
+        Ok(match op {
             Op::Ordered | Op::Unordered => {
-                let y = self.v(args[1]);
                 let nx = self.emit(b, Op::IsNan, rt, ids(&[x]));
                 let ny = self.emit(b, Op::IsNan, rt, ids(&[y]));
                 let u = self.emit(b, Op::LogicalOr, rt, ids(&[nx, ny]));
@@ -1420,10 +1443,7 @@ impl Lower<'_> {
                     self.emit(b, Op::LogicalNot, rt, ids(&[u]))
                 }
             }
-            Op::LessOrGreater => {
-                let y = self.v(args[1]);
-                self.emit(b, Op::FOrdNotEqual, rt, ids(&[x, y]))
-            }
+            Op::LessOrGreater => self.emit(b, Op::FOrdNotEqual, rt, ids(&[x, y])),
             Op::IsFinite => {
                 let n = self.emit(b, Op::IsNan, rt, ids(&[x]));
                 let i = self.emit(b, Op::IsInf, rt, ids(&[x]));
@@ -1455,8 +1475,6 @@ impl Lower<'_> {
                 }
             }
             _ => return Err(format!("Op{op:?} is not supported")),
-        };
-        self.alias.insert(inst.result_id.unwrap_or(0), r);
-        Ok(())
+        })
     }
 }

@@ -909,7 +909,8 @@ impl Lower<'_> {
         let rt = self.lower_ty(rt)?;
         Ok(match texel {
             Texel::Float if self.out.scalar_width(rt) == Some(16) => {
-                self.emit(b, Op::FConvert, rt, ids(&[v]))
+                let v4 = self.texel_vec4(texel);
+                self.narrow_to_half(b, v, v4, rt, None)
             }
             Texel::Int => self.emit(b, Op::Bitcast, rt, ids(&[v])),
             _ => v,

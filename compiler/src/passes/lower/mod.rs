@@ -70,6 +70,7 @@ mod geometric;
 mod image;
 mod local64;
 mod memory;
+mod narrow;
 mod printf;
 mod sampler;
 mod shuffle;
@@ -1423,7 +1424,7 @@ impl<'a> Lower<'a> {
         let fx = self.emit(b, Op::FConvert, ft, ids(&[x]));
         let fy = self.emit(b, Op::FConvert, ft, ids(&[y]));
         let q = self.emit(b, Op::FDiv, ft, ids(&[fx, fy]));
-        self.emit(b, Op::FConvert, t, ids(&[q]))
+        self.narrow_to_half(b, q, ft, t, None)
     }
 
     pub(crate) fn int_width(&self, new_ty: Word) -> Option<u32> {
@@ -1526,11 +1527,10 @@ impl<'a> Lower<'a> {
                 use spirv::FPRoundingMode as R;
                 let sw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
                 let fw = self.out.scalar_width(self.out.elem(t)).unwrap_or(32);
-                let (mut x, mut st) = (x, st);
-                if (sw, fw) == (64, 16) {
-                    // Through a float rounded to odd: one correct rounding.
-                    x = self.double_to_float_odd(b, x, st);
-                    st = self.float_like(st, 32);
+                if fw == 16 && sw > 16 {
+                    // In integer arithmetic (`narrow`): NVIDIA folds an
+                    // OpFConvert to half and back into nothing.
+                    return Ok(self.narrow_to_half(b, x, st, t, rounding));
                 }
                 if let (Some(mode @ (R::RTZ | R::RTP | R::RTN)), true) = (rounding, fw < sw) {
                     return Ok(self.float_narrow_directed(b, x, st, t, mode));
@@ -1659,12 +1659,14 @@ impl<'a> Lower<'a> {
         self.emit(b, Op::Bitcast, t, ids(&[bits]))
     }
 
-    /// A float `x` (type `st`) narrowed to the float type `t` (double to
-    /// float or half, float to half) rounded toward zero, +inf or -inf
-    /// (`convert_T_rtz/rtp/rtn`): Vulkan's OpFConvert rounds to nearest,
-    /// so the result is converted back (exactly) and compared with `x`,
-    /// then moved one ulp where it lies on the wrong side
-    /// (`round_directed_bits`).
+    /// A double `x` (type `st`) narrowed to float (type `t`) rounded
+    /// toward zero, +inf or -inf (`convert_float_rtz/rtp/rtn`): Vulkan's
+    /// OpFConvert rounds to nearest, so the result is converted back
+    /// (exactly) and compared with `x`, then moved one ulp where it lies on
+    /// the wrong side (`round_directed_bits`). Narrowing to half is done in
+    /// integer arithmetic instead (`narrow`): NVIDIA folds a float
+    /// converted to half and back, not a double converted to float and
+    /// back (`.device/probe/fold.cl`).
     fn float_narrow_directed(
         &mut self,
         b: &mut Block,

@@ -304,6 +304,28 @@ impl Lower<'_> {
                 r
             }
             Op::Bitcast => self.wide_bitcast(b, id_at(0), rty)?,
+            Op::Ordered
+            | Op::Unordered
+            | Op::IsFinite
+            | Op::IsNormal
+            | Op::SignBitSet
+            | Op::LessOrGreater => {
+                let (x, y) = (id_at(0), id_at(1));
+                let (xt, rt) = (self.wide_part_ty(self.ty_of(x))?, self.wide_part_ty(rty)?);
+                let (xv, yv) = (self.v(x), if y == 0 { 0 } else { self.v(y) });
+                let mut parts = Vec::new();
+                for i in 0..self.wide_parts(rty) {
+                    let xp = self.wide_part(b, xv, xt, i);
+                    let yp = if y == 0 {
+                        0
+                    } else {
+                        self.wide_part(b, yv, xt, i)
+                    };
+                    parts.push(self.float_class(b, op, rt, xt, [xp, yp])?);
+                }
+                let t = self.lower_ty(rty)?;
+                self.emit(b, Op::CompositeConstruct, t, ids(&parts))
+            }
             _ => {
                 // Component-wise: once per 4-wide part.
                 if super::op_needs_kernel(inst) {

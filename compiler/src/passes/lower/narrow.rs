@@ -1,0 +1,163 @@
+//! Floats narrowed to half in integer arithmetic.
+//!
+//! Every conversion of a float (or of a double, through a float rounded to
+//! odd: `double_to_float_odd`) to half, `convert_half*`, `(half)x`,
+//! `vstore_half*`, half division, read_imageh, is lowered to integer
+//! operations on the float's bits instead of OpFConvert / PackHalf2x16.
+//!
+//! NVIDIA's Vulkan compiler (H100, driver 580) folds a narrowing to half
+//! followed by a widening back to float into nothing: `(float)(half)x`
+//! gave x itself for every x (also through `as_ushort`/`as_half`,
+//! `vstore_half`/`vload_half` on a private array, and PackHalf2x16 /
+//! UnpackHalf2x16), so `fmod((half)0.1f, ...)`, which widens its
+//! arguments (half.cl), saw 0.1f, and directed rounding, which compares the
+//! rounded value with the exact one, saw them equal. The half's bits were
+//! right whenever they were stored (`.device/probe/fold.cl`). Bits computed
+//! by integer operations cannot be folded that way: widening them again
+//! (OpFConvert from half, exact) reads the rounded value on every driver.
+//!
+//! The rounding itself: for |x| ≥ 2^-14 (a normal half) the half's
+//! magnitude is the float's bits minus the exponent bias difference
+//! (112 << 23), shifted right by 13; below, the 24-bit significand
+//! (implicit bit included) shifted right by 126 - exponent (at least 14).
+//! The bits shifted out decide the step: to nearest even, away from zero
+//! when any is set (toward +inf for positive values, -inf for negative
+//! ones), or none (toward zero); a carry moves into the exponent (the
+//! largest denormal to the smallest normal, the largest finite to
+//! infinity) as IEEE 754 wants. Magnitudes of 2^16 and more overflow: to
+//! infinity, or to the largest finite half where the mode rounds toward
+//! zero. Infinities stay; NaNs become quiet NaNs with the payload's top
+//! bits. Float denormal inputs are rounded exactly too.
+
+use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, Word};
+
+use super::emit::{ids, Block};
+use super::Lower;
+
+impl Lower<'_> {
+    /// The bits (u16 or a u16 vector) of the half nearest to the float
+    /// `x` (type `st`: float or a float vector) in direction `mode` (to
+    /// nearest even when `None`), in integer arithmetic (module docs).
+    pub(crate) fn float_to_half_bits(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        mode: Option<spirv::FPRoundingMode>,
+    ) -> Word {
+        use spirv::FPRoundingMode as R;
+        let u32t = self.int_like(st, 32);
+        let u16t = self.int_like(st, 16);
+        let bt = self.bool_ty(st);
+        let k = |l: &mut Self, v: u64| l.splat(u32t, v, 0.0);
+        let u = self.emit(b, Op::Bitcast, u32t, ids(&[x]));
+        let abs_mask = k(self, 0x7fff_ffff);
+        let a = self.op2(b, Op::BitwiseAnd, u32t, u, abs_mask);
+        let sign_bit = k(self, 0x8000_0000);
+        let neg = self.op2(b, Op::UGreaterThanEqual, bt, u, sign_bit);
+        // A normal half: drop 13 bits of the rebiased magnitude.
+        let bias = k(self, 112 << 23);
+        let rebiased = self.op2(b, Op::ISub, u32t, a, bias);
+        let c13 = k(self, 13);
+        let t_norm = self.op2(b, Op::ShiftRightLogical, u32t, rebiased, c13);
+        let low13 = k(self, 0x1fff);
+        let rem_norm = self.op2(b, Op::BitwiseAnd, u32t, a, low13);
+        // A denormal half (or zero): the significand shifted right by
+        // 126 - exponent, at most 31 (everything shifted out).
+        let c23 = k(self, 23);
+        let e = self.op2(b, Op::ShiftRightLogical, u32t, a, c23);
+        let mant_mask = k(self, 0x7f_ffff);
+        let mant = self.op2(b, Op::BitwiseAnd, u32t, a, mant_mask);
+        let zero = k(self, 0);
+        let one = k(self, 1);
+        let has_implicit = self.op2(b, Op::INotEqual, bt, e, zero);
+        let implicit = k(self, 0x80_0000);
+        let implicit = self.emit(b, Op::Select, u32t, ids(&[has_implicit, implicit, zero]));
+        let sig = self.op2(b, Op::BitwiseOr, u32t, mant, implicit);
+        let e1 = self.glsl(b, GLOp::UMax, u32t, &[e, one]);
+        let c126 = k(self, 126);
+        let sh = self.op2(b, Op::ISub, u32t, c126, e1);
+        let c31 = k(self, 31);
+        let sh = self.glsl(b, GLOp::UMin, u32t, &[sh, c31]);
+        let sh = self.glsl(b, GLOp::UMax, u32t, &[sh, one]);
+        let t_den = self.op2(b, Op::ShiftRightLogical, u32t, sig, sh);
+        let bit = self.op2(b, Op::ShiftLeftLogical, u32t, one, sh);
+        let low = self.op2(b, Op::ISub, u32t, bit, one);
+        let rem_den = self.op2(b, Op::BitwiseAnd, u32t, sig, low);
+        let half_den = self.op2(b, Op::ShiftRightLogical, u32t, bit, one);
+        let min_normal = k(self, 0x3880_0000);
+        let normal = self.op2(b, Op::UGreaterThanEqual, bt, a, min_normal);
+        let t = self.emit(b, Op::Select, u32t, ids(&[normal, t_norm, t_den]));
+        let rem = self.emit(b, Op::Select, u32t, ids(&[normal, rem_norm, rem_den]));
+        let half_norm = k(self, 0x1000);
+        let halfway = self.emit(b, Op::Select, u32t, ids(&[normal, half_norm, half_den]));
+        // The step away from zero, and what an overflow gives.
+        let inexact = self.op2(b, Op::INotEqual, bt, rem, zero);
+        let not_neg = self.emit(b, Op::LogicalNot, bt, ids(&[neg]));
+        let (inf, max) = (k(self, 0x7c00), k(self, 0x7bff));
+        let (up, big) = match mode {
+            Some(R::RTZ) => (None, max),
+            Some(R::RTP) => (
+                Some(self.op2(b, Op::LogicalAnd, bt, inexact, not_neg)),
+                self.emit(b, Op::Select, u32t, ids(&[neg, max, inf])),
+            ),
+            Some(R::RTN) => (
+                Some(self.op2(b, Op::LogicalAnd, bt, inexact, neg)),
+                self.emit(b, Op::Select, u32t, ids(&[neg, inf, max])),
+            ),
+            _ => {
+                let above = self.op2(b, Op::UGreaterThan, bt, rem, halfway);
+                let tie = self.op2(b, Op::IEqual, bt, rem, halfway);
+                let odd = self.op2(b, Op::BitwiseAnd, u32t, t, one);
+                let odd = self.op2(b, Op::INotEqual, bt, odd, zero);
+                let tie_odd = self.op2(b, Op::LogicalAnd, bt, tie, odd);
+                (Some(self.op2(b, Op::LogicalOr, bt, above, tie_odd)), inf)
+            }
+        };
+        let r = match up {
+            Some(up) => {
+                let step = self.emit(b, Op::Select, u32t, ids(&[up, one, zero]));
+                self.op2(b, Op::IAdd, u32t, t, step)
+            }
+            None => t,
+        };
+        let two16 = k(self, 0x4780_0000);
+        let overflow = self.op2(b, Op::UGreaterThanEqual, bt, a, two16);
+        let r = self.emit(b, Op::Select, u32t, ids(&[overflow, big, r]));
+        // Infinities and NaNs.
+        let inf32 = k(self, 0x7f80_0000);
+        let nonfinite = self.op2(b, Op::UGreaterThanEqual, bt, a, inf32);
+        let nan = self.op2(b, Op::UGreaterThan, bt, a, inf32);
+        let payload = self.op2(b, Op::ShiftRightLogical, u32t, a, c13);
+        let quiet = k(self, 0x7e00);
+        let nan_bits = self.op2(b, Op::BitwiseOr, u32t, payload, quiet);
+        let special = self.emit(b, Op::Select, u32t, ids(&[nan, nan_bits, inf]));
+        let r = self.emit(b, Op::Select, u32t, ids(&[nonfinite, special, r]));
+        let c16 = k(self, 16);
+        let sign = self.op2(b, Op::ShiftRightLogical, u32t, u, c16);
+        let sign_mask = k(self, 0x8000);
+        let sign = self.op2(b, Op::BitwiseAnd, u32t, sign, sign_mask);
+        let r = self.op2(b, Op::BitwiseOr, u32t, r, sign);
+        self.emit(b, Op::UConvert, u16t, ids(&[r]))
+    }
+
+    /// A float (or double) `x` of type `st` converted to the half type
+    /// `t`, rounded as `mode` says (to nearest even when `None`): a double
+    /// through a float rounded to odd, then `float_to_half_bits`.
+    pub(crate) fn narrow_to_half(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        t: Word,
+        mode: Option<spirv::FPRoundingMode>,
+    ) -> Word {
+        let (x, st) = if self.out.scalar_width(self.out.elem(st)) == Some(64) {
+            (self.double_to_float_odd(b, x, st), self.float_like(st, 32))
+        } else {
+            (x, st)
+        };
+        let bits = self.float_to_half_bits(b, x, st, mode);
+        self.emit(b, Op::Bitcast, t, ids(&[bits]))
+    }
+}
