@@ -161,10 +161,66 @@ fn same(got: f64, want: f64) -> bool {
     got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan()
 }
 
-/// Checks one type: `read` turns the device's results back into doubles.
+/// Checks one type, in a source program and in an IL program
+/// (clCreateProgramWithIL: `frontend::il_math` links the same functions):
+/// `from_t` turns the device's results back into doubles.
 fn check<T: ferrocl_tests::Pod + Copy>(
     cl: &Cl,
     t: &str,
+    to_t: &dyn Fn(f64) -> T,
+    from_t: &dyn Fn(T) -> f64,
+    min_normal: f64,
+    max: f64,
+    may_flush: bool,
+) {
+    for il in [false, true] {
+        check_program(cl, t, il, to_t, from_t, min_normal, max, may_flush);
+    }
+}
+
+/// `ilogb` alone in an IL program: `frontend::il_math` chose the builtins
+/// by their result type, int for ilogb, so a module calling no other
+/// libclc function kept the inline Frexp version (ilogb(0) = -1, wrong at
+/// infinities and NaN).
+#[test]
+fn ilogb_alone_in_an_il_program() {
+    let cl = Cl::new();
+    let fp64 = device_string(cl.device(), CL_DEVICE_EXTENSIONS).contains("cl_khr_fp64");
+    for t in ["float", "double"] {
+        if t == "double" && !fp64 {
+            continue;
+        }
+        let src = format!(
+            "{}kernel void k(global const {t} *x, global int *o) {{ o[get_global_id(0)] = ilogb(x[get_global_id(0)]); }}",
+            if t == "double" { "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" } else { "" }
+        );
+        let program = cl
+            .try_build_il(&src, "")
+            .unwrap_or_else(|e| panic!("IL build failed: {e}"));
+        let k = program.kernel("k");
+        let xs = [0.0, -0.0, 1.0, 3.0, -0.375, 1e30, f64::INFINITY, f64::NAN];
+        let want = [i32::MIN, i32::MIN, 0, 1, -2, 99, i32::MAX, i32::MAX];
+        let o = cl.buffer::<i32>(xs.len());
+        let bytes: Vec<u8> = if t == "float" {
+            xs.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect()
+        } else {
+            xs.iter().flat_map(|&x| x.to_le_bytes()).collect()
+        };
+        let d = cl.buffer_from(&bytes);
+        k.arg(0, &d).arg(1, &o);
+        cl.queue.run(&k, &[xs.len()], None);
+        let got = cl.queue.read(&o);
+        for ((x, g), w) in xs.iter().zip(&got).zip(want) {
+            assert_eq!(*g, w, "IL program: ilogb(({t}){x:e})");
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_program<T: ferrocl_tests::Pod + Copy>(
+    cl: &Cl,
+    t: &str,
+    il: bool,
     to_t: &dyn Fn(f64) -> T,
     from_t: &dyn Fn(T) -> f64,
     min_normal: f64,
@@ -178,7 +234,15 @@ fn check<T: ferrocl_tests::Pod + Copy>(
         "double" => "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
         _ => "",
     };
-    let k = cl.kernel(&(pragma.to_string() + &source(t)), "k");
+    let src = pragma.to_string() + &source(t);
+    let program = if il {
+        cl.try_build_il(&src, "")
+            .unwrap_or_else(|e| panic!("IL build failed: {e}"))
+    } else {
+        cl.build(&src)
+    };
+    let k = program.kernel("k");
+    let what = if il { "IL program" } else { "source program" };
     let (dx, dn) = (cl.buffer_from(&xs), cl.buffer_from(&ns));
     let (df, di) = (cl.buffer::<T>(5 * cs.len()), cl.buffer::<i32>(2 * cs.len()));
     k.arg(0, &dx).arg(1, &dn).arg(2, &df).arg(3, &di);
@@ -217,7 +281,7 @@ fn check<T: ferrocl_tests::Pod + Copy>(
         let flush_ok = may_flush && denormal && ok(&expected(&flushed, &round));
         assert!(
             ok(&want) || flush_ok,
-            "{t} x = {:e}, n = {}: got (frexp {:e}, {}; ilogb {}; logb {:e}; ldexp {:e}; \
+            "{what}: {t} x = {:e}, n = {}: got (frexp {:e}, {}; ilogb {}; logb {:e}; ldexp {:e}; \
              modf {:e}, {:e}), want {want:?}",
             c.x,
             c.n,

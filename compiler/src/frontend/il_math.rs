@@ -13,7 +13,8 @@
 //! half or half vector (ferrocl's `half.cl`), for the same device caps and
 //! `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`; decided by
 //! the instruction's result type, which is the first parameter's for every
-//! one of them), the module takes the source path's last steps:
+//! one of them but `ilogb`, decided by its argument's), the module takes
+//! the source path's last steps:
 //!
 //! 1. `llvm-spirv -r` translates it to LLVM bitcode (OpenCL.std
 //!    instructions become calls of the `_Z`-mangled builtins, as clang
@@ -38,6 +39,7 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 
+use rspirv::grammar::{OperandKind, INSTRUCTION_TABLE};
 use rspirv::spirv::OpenclStd100Op;
 
 use super::libclc::{self, MathOptions};
@@ -75,10 +77,20 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
     let mut sets = Vec::new();
     // Type id → float width (scalars and vectors of floats).
     let mut widths: HashMap<u32, u32> = HashMap::new();
+    // Result id → result type, for `ilogb` (an int result: its float type
+    // is its argument's).
+    let mut types: HashMap<u32, u32> = HashMap::new();
     let mut found = IlMath::default();
     for inst in tools::instructions(words).flatten() {
         let (_, w) = inst;
         let op = w[0] & 0xffff;
+        let typed = INSTRUCTION_TABLE
+            .lookup_opcode(op)
+            .and_then(|g| g.operands.first())
+            .is_some_and(|o| o.kind == OperandKind::IdResultType);
+        if typed && w.len() >= 3 {
+            types.insert(w[2], w[1]);
+        }
         match op {
             OP_EXT_INST_IMPORT if w.len() >= 3 && literal_string(&w[2..]) == "OpenCL.std" => {
                 sets.push(w[1]);
@@ -95,7 +107,12 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
                 let Some(name) = OpenclStd100Op::from_u32(w[4]).map(|o| format!("{o:?}")) else {
                     continue;
                 };
-                let width = widths.get(&w[1]).copied().unwrap_or(0);
+                let ty = if name == "ilogb" {
+                    w.get(5).and_then(|a| types.get(a)).copied().unwrap_or(0)
+                } else {
+                    w[1]
+                };
+                let width = widths.get(&ty).copied().unwrap_or(0);
                 let libclc = match width {
                     64 => libclc::DOUBLE_BUILTINS.contains(&name.as_str()),
                     32 => opts.float_from_libclc(&name),
