@@ -1028,61 +1028,10 @@ impl Lower<'_> {
         )
     }
 
-    /// A float (or double) to the bits of a half, as u16, rounded as
-    /// `rounding` says (to nearest even by default), in integer arithmetic
-    /// (`narrow`); a double is first rounded to float "to odd" (truncated,
-    /// the last bit set when inexact), which keeps the second rounding
-    /// correct (24 bits are more than 11 + 2): the odd float lies on the
-    /// same side of every half as the double.
-    fn float_to_half(
-        &mut self,
-        b: &mut Block,
-        f: Word,
-        is_double: bool,
-        rounding: Option<spirv::FPRoundingMode>,
-    ) -> Word {
-        let f32t = self.out.t_float(32);
-        let f = if is_double {
-            let f64t = self.out.t_float(64);
-            self.double_to_float_odd(b, f, f64t)
-        } else {
-            f
-        };
-        self.float_to_half_bits(b, f, f32t, rounding)
-    }
-
-    /// A double (or double vector, output type `dt`) rounded to float "to
-    /// odd": toward zero, with the last mantissa bit set when the float is
-    /// not exact (the nearest float one step toward zero where the nearest
-    /// is larger in magnitude; an infinity becomes the largest finite
-    /// float, which is odd). Rounding that to half (or any type of 22 bits
-    /// or fewer) rounds the double correctly: Vulkan drivers may convert a
-    /// double to half through float (lavapipe does), which can round twice.
-    pub(crate) fn double_to_float_odd(&mut self, b: &mut Block, d: Word, dt: Word) -> Word {
-        let f32t = self.float_like(dt, 32);
-        let u32t = self.int_like(dt, 32);
-        let bt = self.bool_ty(dt);
-        let f = self.emit(b, Op::FConvert, f32t, ids(&[d]));
-        let back = self.emit(b, Op::FConvert, dt, ids(&[f]));
-        let inexact = self.emit(b, Op::FOrdNotEqual, bt, ids(&[back, d]));
-        let (ab, ad) = (
-            self.glsl(b, GLOp::FAbs, dt, &[back]),
-            self.glsl(b, GLOp::FAbs, dt, &[d]),
-        );
-        let larger = self.emit(b, Op::FOrdGreaterThan, bt, ids(&[ab, ad]));
-        let bits = self.emit(b, Op::Bitcast, u32t, ids(&[f]));
-        let one = self.splat(u32t, 1, 0.0);
-        let dec = self.emit(b, Op::ISub, u32t, ids(&[bits, one]));
-        let trunc = self.emit(b, Op::Select, u32t, ids(&[larger, dec, bits]));
-        let odd = self.emit(b, Op::BitwiseOr, u32t, ids(&[trunc, one]));
-        let bits = self.emit(b, Op::Select, u32t, ids(&[inexact, odd, bits]));
-        self.emit(b, Op::Bitcast, f32t, ids(&[bits]))
-    }
-
     /// vload_half[n] / vloada_half[n] / vstore_half[n][_r] /
-    /// vstorea_half[n][_r]: halves as 16-bit integers converted with
-    /// (Un)PackHalf2x16 (no Float16 capability needed); stores round as
-    /// `rounding` says (`float_to_half`).
+    /// vstorea_half[n][_r]: halves as 16-bit integers (no Float16
+    /// capability needed), loaded with UnpackHalf2x16, stored rounded as
+    /// `rounding` says in integer arithmetic (`Lower::half_bits`).
     fn lower_vload_store_half(
         &mut self,
         b: &mut Block,
@@ -1132,7 +1081,6 @@ impl Lower<'_> {
         let base_align = if aligned { stride.min(16) } else { 2 };
         if let Some(d) = data {
             let d = self.v(d);
-            let is_double = matches!(self.tys.get(elem), Ty::Float(64));
             let et = self.lower_ty(elem)?;
             for i in 0..n {
                 let x = if n == 1 {
@@ -1140,7 +1088,7 @@ impl Lower<'_> {
                 } else {
                     self.vector_elem(b, d, vty, et, i)
                 };
-                let h = self.float_to_half(b, x, is_double, rounding);
+                let h = self.half_bits(b, x, et, rounding);
                 let a = self.addr_add(b, space, addr, i as u64 * 2);
                 self.store_scalar(b, space, a, u16t, h, 2, align_at(base_align, i as u64 * 2))?;
             }

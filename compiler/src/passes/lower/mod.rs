@@ -1345,12 +1345,7 @@ impl<'a> Lower<'a> {
             | Op::ConvertUToF
             | Op::SatConvertSToU
             | Op::SatConvertUToS => self.lower_conversion(b, inst)?,
-            Op::Ordered
-            | Op::Unordered
-            | Op::IsFinite
-            | Op::IsNormal
-            | Op::SignBitSet
-            | Op::LessOrGreater => self.lower_float_class(b, inst)?,
+            op if is_float_class(op) => self.lower_float_class(b, inst)?,
             Op::BitCount => {
                 let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
                 let x = self.v(id_op(0));
@@ -2018,6 +2013,19 @@ fn vec_type_hint_name(v: u32) -> String {
 
 /// Whether the instruction needs a Kernel-only capability (so it must have
 /// been lowered).
+/// The Kernel-only float classification instructions (`float_class`).
+fn is_float_class(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Ordered
+            | Op::Unordered
+            | Op::IsFinite
+            | Op::IsNormal
+            | Op::SignBitSet
+            | Op::LessOrGreater
+    )
+}
+
 fn op_needs_kernel(inst: &Instruction) -> bool {
     inst.class.capabilities.iter().any(|c| {
         matches!(

@@ -38,7 +38,7 @@ impl Lower<'_> {
     /// The bits (u16 or a u16 vector) of the half nearest to the float
     /// `x` (type `st`: float or a float vector) in direction `mode` (to
     /// nearest even when `None`), in integer arithmetic (module docs).
-    pub(crate) fn float_to_half_bits(
+    fn float_to_half_bits(
         &mut self,
         b: &mut Block,
         x: Word,
@@ -141,9 +141,56 @@ impl Lower<'_> {
         self.emit(b, Op::UConvert, u16t, ids(&[r]))
     }
 
+    /// The bits of the float (or double) `x` of type `st` rounded to half
+    /// as `mode` says (to nearest even when `None`): a double through a
+    /// float rounded to odd (`double_to_float_odd`: the odd float lies on
+    /// the same side of every half as the double), then
+    /// `float_to_half_bits`.
+    pub(crate) fn half_bits(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        mode: Option<spirv::FPRoundingMode>,
+    ) -> Word {
+        let (x, st) = if self.out.scalar_width(self.out.elem(st)) == Some(64) {
+            (self.double_to_float_odd(b, x, st), self.float_like(st, 32))
+        } else {
+            (x, st)
+        };
+        self.float_to_half_bits(b, x, st, mode)
+    }
+
+    /// A double (or double vector, output type `dt`) rounded to float "to
+    /// odd": toward zero, with the last mantissa bit set when the float is
+    /// not exact (the nearest float one step toward zero where the nearest
+    /// is larger in magnitude; an infinity becomes the largest finite
+    /// float, which is odd). Rounding that to half (or any type of 22 bits
+    /// or fewer) rounds the double correctly: Vulkan drivers may convert a
+    /// double to half through float (lavapipe does), which can round twice.
+    fn double_to_float_odd(&mut self, b: &mut Block, d: Word, dt: Word) -> Word {
+        let f32t = self.float_like(dt, 32);
+        let u32t = self.int_like(dt, 32);
+        let bt = self.bool_ty(dt);
+        let f = self.emit(b, Op::FConvert, f32t, ids(&[d]));
+        let back = self.emit(b, Op::FConvert, dt, ids(&[f]));
+        let inexact = self.emit(b, Op::FOrdNotEqual, bt, ids(&[back, d]));
+        let (ab, ad) = (
+            self.glsl(b, GLOp::FAbs, dt, &[back]),
+            self.glsl(b, GLOp::FAbs, dt, &[d]),
+        );
+        let larger = self.emit(b, Op::FOrdGreaterThan, bt, ids(&[ab, ad]));
+        let bits = self.emit(b, Op::Bitcast, u32t, ids(&[f]));
+        let one = self.splat(u32t, 1, 0.0);
+        let dec = self.emit(b, Op::ISub, u32t, ids(&[bits, one]));
+        let trunc = self.emit(b, Op::Select, u32t, ids(&[larger, dec, bits]));
+        let odd = self.emit(b, Op::BitwiseOr, u32t, ids(&[trunc, one]));
+        let bits = self.emit(b, Op::Select, u32t, ids(&[inexact, odd, bits]));
+        self.emit(b, Op::Bitcast, f32t, ids(&[bits]))
+    }
+
     /// A float (or double) `x` of type `st` converted to the half type
-    /// `t`, rounded as `mode` says (to nearest even when `None`): a double
-    /// through a float rounded to odd, then `float_to_half_bits`.
+    /// `t`, rounded as `mode` says (`half_bits`).
     pub(crate) fn narrow_to_half(
         &mut self,
         b: &mut Block,
@@ -152,12 +199,7 @@ impl Lower<'_> {
         t: Word,
         mode: Option<spirv::FPRoundingMode>,
     ) -> Word {
-        let (x, st) = if self.out.scalar_width(self.out.elem(st)) == Some(64) {
-            (self.double_to_float_odd(b, x, st), self.float_like(st, 32))
-        } else {
-            (x, st)
-        };
-        let bits = self.float_to_half_bits(b, x, st, mode);
+        let bits = self.half_bits(b, x, st, mode);
         self.emit(b, Op::Bitcast, t, ids(&[bits]))
     }
 }

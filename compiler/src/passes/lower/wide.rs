@@ -304,31 +304,11 @@ impl Lower<'_> {
                 r
             }
             Op::Bitcast => self.wide_bitcast(b, id_at(0), rty)?,
-            Op::Ordered
-            | Op::Unordered
-            | Op::IsFinite
-            | Op::IsNormal
-            | Op::SignBitSet
-            | Op::LessOrGreater => {
-                let (x, y) = (id_at(0), id_at(1));
-                let (xt, rt) = (self.wide_part_ty(self.ty_of(x))?, self.wide_part_ty(rty)?);
-                let (xv, yv) = (self.v(x), if y == 0 { 0 } else { self.v(y) });
-                let mut parts = Vec::new();
-                for i in 0..self.wide_parts(rty) {
-                    let xp = self.wide_part(b, xv, xt, i);
-                    let yp = if y == 0 {
-                        0
-                    } else {
-                        self.wide_part(b, yv, xt, i)
-                    };
-                    parts.push(self.float_class(b, op, rt, xt, [xp, yp])?);
-                }
-                let t = self.lower_ty(rty)?;
-                self.emit(b, Op::CompositeConstruct, t, ids(&parts))
-            }
             _ => {
-                // Component-wise: once per 4-wide part.
-                if super::op_needs_kernel(inst) {
+                // Component-wise: once per 4-wide part (the Kernel-only
+                // float classifications through `float_class`).
+                let float_class = super::is_float_class(op);
+                if super::op_needs_kernel(inst) && !float_class {
                     return Err(format!(
                         "Op{op:?} on 8/16-wide vectors is not supported yet"
                     ));
@@ -355,7 +335,12 @@ impl Lower<'_> {
                             other => ops.push(self.map_operand(other)),
                         }
                     }
-                    parts.push(if op == Op::FDiv && self.is_half_float(part_rt) {
+                    parts.push(if float_class {
+                        let xt = self.wide_part_ty(self.ty_of(id_at(0)))?;
+                        let x = ops[0].unwrap_id_ref();
+                        let y = ops.get(1).map_or(0, |o| o.unwrap_id_ref());
+                        self.float_class(b, op, part_rt, xt, [x, y])?
+                    } else if op == Op::FDiv && self.is_half_float(part_rt) {
                         let (x, y) = (ops[0].unwrap_id_ref(), ops[1].unwrap_id_ref());
                         self.half_div(b, part_rt, x, y)
                     } else {
