@@ -187,6 +187,13 @@ pub fn link_objects(
             "ir",
             "linked.bc",
             "-O2",
+            // The objects' data layout may name native integer widths
+            // (`frontend::optimize_with_native_widths`), with which
+            // SimplifyCFG turns switches into lookup tables: private
+            // globals in the default address space, which llvm-spirv-15
+            // declares with the Function storage class at module scope.
+            "-mllvm",
+            "-switch-to-lookup=false",
             "-emit-llvm",
             "-o",
             "linked.ll",

@@ -10,8 +10,8 @@ use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::{
-    async_copy, global_vars, guard_int64_division, image_args, lower, specialize, srem_via_sdiv,
-    structurize, validate,
+    async_copy, global_vars, guard_int64_division, image_args, legalize_int_widths, lower,
+    specialize, srem_via_sdiv, structurize, validate,
 };
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
@@ -108,6 +108,14 @@ pub(crate) fn build_module(
     let words = strip_debug_ext_insts(&words);
     let words = dedupe_phi_parents(&words);
     let words = expand_decoration_groups(&words);
+    let words = match legalize_int_widths::legalize_int_widths(&words) {
+        Ok(Some(legal)) => {
+            tools::dump_words("1-legalize_int_widths.spv", &legal);
+            legal
+        }
+        Ok(None) => words,
+        Err(e) => return Err(BuildError::failure(format!("{log}error: {e}"))),
+    };
     let (words, global_variables) = global_vars::prepare_global_variables(&words)
         .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
     let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;

@@ -371,6 +371,11 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// Takes ownership of a kernel created elsewhere (released on drop).
+    pub fn from_raw(raw: cl_kernel) -> Self {
+        Kernel { raw }
+    }
+
     pub fn raw(&self) -> cl_kernel {
         self.raw
     }

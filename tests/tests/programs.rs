@@ -883,3 +883,112 @@ fn double_math_through_compile_and_link() {
         );
     }
 }
+
+/// hashcat's `hc_count_char` (inc_common.cl) and friends: LLVM's optimizer
+/// turns the four byte comparisons into `bitcast <4 x i1> to i4` +
+/// `ctpop.i4` (and a triangular sum into `i33`), integer widths
+/// llvm-spirv-15 refused ("InvalidBitWidth: Invalid bit width in input:
+/// 4") and Vulkan lacks (`passes::legalize_int_widths`). Built whole and
+/// through clCompileProgram + clLinkProgram (hashcat's way), checked
+/// against the host.
+const ODD_WIDTHS: &str = r#"
+int count_char(const uint *buf, const int elems, const uint c)
+{
+    int r = 0;
+    for (int i = 0; i < elems; i++) {
+        const uint v = buf[i];
+        if (((v >>  0) & 0xff) == c) r++;
+        if (((v >>  8) & 0xff) == c) r++;
+        if (((v >> 16) & 0xff) == c) r++;
+        if (((v >> 24) & 0xff) == c) r++;
+    }
+    return r;
+}
+int count_byte8(ulong v, uint c)
+{
+    int r = 0;
+    for (int s = 0; s < 64; s += 8)
+        if (((v >> s) & 0xff) == c) r++;
+    return r;
+}
+int triangle(int n)
+{
+    int s = 0;
+    for (int j = 0; j < n; j++) s += j;
+    return s;
+}
+kernel void k(global const uint *a, global const uint *b, global int *out)
+{
+    size_t i = get_global_id(0);
+    uint buf[4] = { a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3] };
+    uint c = (b[i] >> 8) & 0xff;
+    out[3 * i] = count_char(buf, (b[i] & 3) + 1, c);
+    out[3 * i + 1] = count_byte8(((ulong)a[4 * i] << 32) | a[4 * i + 1], c);
+    out[3 * i + 2] = triangle(b[i] >> 16);
+}
+"#;
+
+#[test]
+fn odd_integer_widths_from_the_optimizer() {
+    const N: usize = 256;
+    let mut seed = 0x2545_f491u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    // Bytes from {0, 1, 2, 3} so that the comparisons often hold.
+    let a: Vec<u32> = (0..4 * N).map(|_| next() & 0x0303_0303).collect();
+    let b: Vec<u32> = (0..N)
+        .map(|_| (next() & 0x03) | (next() & 0x0300) | ((next() & 0x3ff) << 16))
+        .collect();
+    let mut want = Vec::new();
+    for i in 0..N {
+        let c = (b[i] >> 8) & 0xff;
+        let bytes = |v: u64, n: u32| {
+            (0..n)
+                .filter(|k| (v >> (8 * k)) & 0xff == u64::from(c))
+                .count() as i32
+        };
+        let elems = (b[i] & 3) as usize + 1;
+        want.push(
+            a[4 * i..4 * i + elems]
+                .iter()
+                .map(|&v| bytes(u64::from(v), 4))
+                .sum(),
+        );
+        want.push(bytes(
+            (u64::from(a[4 * i]) << 32) | u64::from(a[4 * i + 1]),
+            8,
+        ));
+        let n = (b[i] >> 16) as i64;
+        want.push((n * (n - 1) / 2) as i32);
+    }
+    let cl = Cl::new();
+    let run = |p: &Prog| {
+        let mut status = CL_SUCCESS;
+        // SAFETY: valid program, NUL-terminated name.
+        let k = ferrocl_tests::Kernel::from_raw(unsafe {
+            clCreateKernel(p.0, c"k".as_ptr(), &mut status)
+        });
+        check(status, "clCreateKernel(k)");
+        let (ab, bb, ob) = (
+            cl.buffer_from(&a),
+            cl.buffer_from(&b),
+            cl.buffer::<i32>(3 * N),
+        );
+        k.arg(0, &ab).arg(1, &bb).arg(2, &ob);
+        cl.queue.run(&k, &[N], None);
+        cl.queue.read(&ob)
+    };
+    let whole = with_source(&cl, ODD_WIDTHS);
+    let status = build(&whole, cl.device(), "");
+    check_link(&whole, cl.device(), status, "clBuildProgram");
+    assert_eq!(run(&whole), want, "clBuildProgram");
+    let object = with_source(&cl, ODD_WIDTHS);
+    check(compile(&object, cl.device(), "", &[]), "clCompileProgram");
+    let (exe, status) = link(&cl.context, "", &[&object]);
+    check_link(&exe, cl.device(), status, "clLinkProgram");
+    assert_eq!(run(&exe), want, "clCompileProgram + clLinkProgram");
+}

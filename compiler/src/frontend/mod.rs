@@ -416,9 +416,17 @@ fn promote_sampler_locals(
     Ok(())
 }
 
-/// llvm-spirv-15: `input.bc` → Kernel SPIR-V bytes.
+/// llvm-spirv-15: `input.bc` → Kernel SPIR-V bytes. Integers of widths
+/// SPIR-V lacks (which LLVM's optimizer may create) are translated through
+/// SPV_INTEL_arbitrary_precision_integers; `passes::legalize_int_widths`
+/// widens them.
 pub fn translate_bitcode(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
-    let args = ["input.bc", "-o", "input.spv"];
+    let args = [
+        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers",
+        "input.bc",
+        "-o",
+        "input.spv",
+    ];
     let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
     let out = run_tool(tools::LLVM_SPIRV, &os, &scratch.path)?;
     if !out.success {

@@ -4,6 +4,7 @@ pub mod async_copy;
 pub mod global_vars;
 pub mod guard_int64_division;
 pub mod image_args;
+pub mod legalize_int_widths;
 pub mod lower;
 pub mod module_edit;
 pub mod specialize;

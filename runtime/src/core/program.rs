@@ -59,7 +59,12 @@ impl Default for Build {
 }
 
 impl Build {
+    /// A failed build; its log goes to stderr too with FERROCL_LOG (an
+    /// application seldom shows it).
     fn failed(options: &str, log: String) -> Build {
+        if super::platform::log_enabled() {
+            eprintln!("ferrocl: build failed (options \"{options}\"):\n{log}");
+        }
         Build {
             status: CL_BUILD_ERROR,
             log,

@@ -1,0 +1,895 @@
+//! `legalize_int_widths`: integers of widths Vulkan does not have (`i4`,
+//! `i24`, `i33`, ...) become the next of 8, 16, 32 or 64 bits, and bitcasts
+//! between boolean vectors and integers become bit arithmetic.
+//!
+//! Why: LLVM's optimizer creates such integers from ordinary OpenCL C
+//! (`bitcast <4 x i1> to i4` + `ctpop.i4` counting the true lanes of a
+//! vector comparison, after clLinkProgram's -O2; `i33` closed forms of
+//! loops; bitmaps of switch tables). llvm-spirv-15 translates them only
+//! with SPV_INTEL_arbitrary_precision_integers (which the front end asks
+//! for: `frontend::translate_bitcode`), and no Vulkan driver takes them;
+//! nor does SPIR-V define OpBitcast on booleans.
+//!
+//! Algorithm. Each odd width N becomes W, the next native width. A value
+//! of an odd type is kept *zero-extended*: its bits above N are zero.
+//! 1. Words first (rspirv cannot parse constants of odd widths): every
+//!    `OpTypeInt N` becomes `OpTypeInt W` (the literal word counts of
+//!    constants and switch cases do not change: N ≤ 32 and W ≤ 32 take one
+//!    word, 33 ≤ N < 64 and W = 64 two), constants of those types are
+//!    masked to N bits, and the INTEL capability and extension are dropped.
+//! 2. Per instruction with an odd result or operand type: results of
+//!    operations that can carry into or set the upper bits (add, sub, mul,
+//!    negate, not, shift left, narrowing and signed conversions) are masked
+//!    with `2^N - 1`; operations that read the sign (signed compare, divide,
+//!    remainder, arithmetic shift, signed conversions, s_min/s_max/s_abs/
+//!    s_clamp/s_add_sat/s_sub_sat) get sign-extended operands
+//!    (`x << (W-N) >> (W-N)`); clz subtracts `W - N`, ctz is capped at N,
+//!    u_add_sat is capped at `2^N - 1`. Everything else (bitwise and/or/
+//!    xor, unsigned compare/divide/remainder/shift right, popcount, u_min/
+//!    u_max/u_clamp/u_sub_sat, selects, phis, composites, calls, private
+//!    loads and stores) is right on zero-extended values as it is.
+//! 3. `OpBitcast` from a vector of n booleans to an n-bit integer is the
+//!    sum of `select(b[i], 1 << i, 0)`, and back is `(x >> i) & 1 != 0` per
+//!    lane (any width, odd or not).
+//! 4. The widened types duplicate native ones (`OpTypeInt 8` twice, then
+//!    vectors and pointers of them): duplicates are merged, and the Int8 /
+//!    Int16 / Int64 capabilities the new widths need are declared.
+//!
+//! Known gaps (a clear build error, never a silent miscompile): widths
+//! over 64; odd integers in memory other than private variables (their
+//! storage size would change), in atomics, in specialization constants, in
+//! OpenCL.std functions other than those above, and in carry / extended
+//! multiplication instructions.
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Capability, Op, StorageClass, Word};
+
+use super::module_edit::{fresh_id, global};
+use crate::tools;
+
+const CAPABILITY: u32 = 17;
+const EXTENSION: u32 = 10;
+const TYPE_INT: u32 = 21;
+const TYPE_BOOL: u32 = 20;
+const TYPE_VECTOR: u32 = 23;
+const CONSTANT: u32 = 43;
+const BITCAST: u32 = 124;
+const ARBITRARY_PRECISION_INTEGERS: u32 = 5844;
+
+/// Legalizes `words`; `Ok(None)` when the module has nothing to legalize
+/// (the common case: no parse, no copy).
+pub fn legalize_int_widths(words: &[u32]) -> Result<Option<Vec<u32>>, String> {
+    let Some(widened) = widen_declarations(words)? else {
+        return Ok(None);
+    };
+    let mut module = rspirv::dr::load_words(&widened.words)
+        .map_err(|e| format!("cannot parse the SPIR-V module: {e}"))?;
+    let mut pass = Legalize::new(&module, widened.odd);
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let insts = std::mem::take(&mut module.functions[f].blocks[b].instructions);
+            let mut out = Vec::with_capacity(insts.len());
+            for inst in insts {
+                pass.rewrite(&mut module, inst, &mut out)?;
+            }
+            module.functions[f].blocks[b].instructions = out;
+        }
+    }
+    merge_duplicate_types(&mut module);
+    declare_width_capabilities(&mut module);
+    Ok(Some(module.assemble()))
+}
+
+struct Widened {
+    words: Vec<u32>,
+    /// Odd scalar type id → its width N (the declaration now says W).
+    odd: HashMap<Word, u32>,
+}
+
+/// The native width an odd width is kept in.
+fn native_width(n: u32) -> u32 {
+    match n {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+fn is_native(n: u32) -> bool {
+    matches!(n, 8 | 16 | 32 | 64)
+}
+
+/// Step 1, on words. `None` when there is no odd width and no bitcast
+/// that might involve booleans.
+fn widen_declarations(words: &[u32]) -> Result<Option<Widened>, String> {
+    let insts: Vec<(usize, usize)> = tools::instructions(words)
+        .map_while(Result::ok)
+        .map(|(i, inst)| (i, inst.len()))
+        .collect();
+    let mut odd = HashMap::new();
+    let (mut bool_vectors, mut bitcasts) = (false, false);
+    let mut bools = HashSet::new();
+    for &(i, n) in &insts {
+        match words[i] & 0xffff {
+            TYPE_INT if n >= 4 && !is_native(words[i + 2]) => {
+                if words[i + 2] > 64 {
+                    return Err(format!(
+                        "the optimizer produced a {}-bit integer, wider than any Vulkan integer",
+                        words[i + 2]
+                    ));
+                }
+                odd.insert(words[i + 1], words[i + 2]);
+            }
+            TYPE_BOOL if n >= 2 => {
+                bools.insert(words[i + 1]);
+            }
+            TYPE_VECTOR if n >= 4 && bools.contains(&words[i + 2]) => bool_vectors = true,
+            BITCAST => bitcasts = true,
+            _ => {}
+        }
+    }
+    if odd.is_empty() && !(bool_vectors && bitcasts) {
+        return Ok(None);
+    }
+    let mut out = words[..5.min(words.len())].to_vec();
+    let mut end = out.len();
+    for &(i, n) in &insts {
+        end = i + n;
+        let inst = &words[i..i + n];
+        match inst[0] & 0xffff {
+            CAPABILITY if n == 2 && inst[1] == ARBITRARY_PRECISION_INTEGERS => continue,
+            EXTENSION if word_string(&inst[1..]) == "SPV_INTEL_arbitrary_precision_integers" => {
+                continue
+            }
+            TYPE_INT if odd.contains_key(&inst[1]) => {
+                out.extend_from_slice(&[inst[0], inst[1], native_width(inst[2]), inst[3]]);
+                continue;
+            }
+            CONSTANT if n >= 4 => {
+                if let Some(&bits) = odd.get(&inst[1]) {
+                    out.extend_from_slice(&inst[..3]);
+                    out.extend(mask_literal(&inst[3..], bits));
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        out.extend_from_slice(inst);
+    }
+    out.extend_from_slice(&words[end..]);
+    Ok(Some(Widened { words: out, odd }))
+}
+
+/// A literal string operand (UTF-8 bytes up to the NUL).
+fn word_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// A constant's literal words, masked to `bits`.
+fn mask_literal(words: &[u32], bits: u32) -> Vec<u32> {
+    let value = words
+        .iter()
+        .take(2)
+        .enumerate()
+        .fold(0u64, |v, (k, &w)| v | u64::from(w) << (32 * k));
+    let masked = value & low_mask(bits);
+    if words.len() >= 2 {
+        vec![masked as u32, (masked >> 32) as u32]
+    } else {
+        vec![masked as u32]
+    }
+}
+
+fn low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// What an id's type is, as far as this pass cares.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// An odd integer (scalar or vector): its width N, kept in W.
+    Odd {
+        bits: u32,
+        wide: u32,
+    },
+    /// A vector of `lanes` booleans.
+    BoolVector {
+        lanes: u32,
+    },
+    Other,
+}
+
+struct Legalize {
+    /// Type id → shape.
+    shapes: HashMap<Word, Shape>,
+    /// Value id → type id.
+    type_of: HashMap<Word, Word>,
+    /// Pointer type id → storage class.
+    pointers: HashMap<Word, StorageClass>,
+    /// Scalar type id of each vector type, and the bool type.
+    components: HashMap<Word, (Word, u32)>,
+    ext_opencl: Option<Word>,
+}
+
+impl Legalize {
+    fn new(module: &Module, odd: HashMap<Word, u32>) -> Legalize {
+        let mut shapes = HashMap::new();
+        let mut components = HashMap::new();
+        let mut pointers = HashMap::new();
+        let mut bool_id = None;
+        for (&id, &bits) in &odd {
+            shapes.insert(
+                id,
+                Shape::Odd {
+                    bits,
+                    wide: native_width(bits),
+                },
+            );
+        }
+        let mut type_of = HashMap::new();
+        for i in &module.types_global_values {
+            let Some(id) = i.result_id else { continue };
+            match i.class.opcode {
+                Op::TypeBool => bool_id = Some(id),
+                Op::TypeVector => {
+                    let (c, n) = (
+                        i.operands[0].unwrap_id_ref(),
+                        i.operands[1].unwrap_literal_bit32(),
+                    );
+                    components.insert(id, (c, n));
+                    if let Some(Shape::Odd { bits, wide, .. }) = shapes.get(&c).copied() {
+                        shapes.insert(id, Shape::Odd { bits, wide });
+                    } else if Some(c) == bool_id {
+                        shapes.insert(id, Shape::BoolVector { lanes: n });
+                    }
+                }
+                Op::TypePointer => {
+                    pointers.insert(id, i.operands[0].unwrap_storage_class());
+                }
+                _ => {}
+            }
+            if let Some(t) = i.result_type {
+                type_of.insert(id, t);
+            }
+        }
+        for f in &module.functions {
+            for p in &f.parameters {
+                if let (Some(id), Some(t)) = (p.result_id, p.result_type) {
+                    type_of.insert(id, t);
+                }
+            }
+            for b in &f.blocks {
+                for i in &b.instructions {
+                    if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+                        type_of.insert(id, t);
+                    }
+                }
+            }
+        }
+        let ext_opencl = module
+            .ext_inst_imports
+            .iter()
+            .find(|i| i.operands.first().map(|o| o.unwrap_literal_string()) == Some("OpenCL.std"))
+            .and_then(|i| i.result_id);
+        Legalize {
+            shapes,
+            type_of,
+            pointers,
+            components,
+            ext_opencl,
+        }
+    }
+
+    fn shape(&self, ty: Option<Word>) -> Shape {
+        ty.and_then(|t| self.shapes.get(&t).copied())
+            .unwrap_or(Shape::Other)
+    }
+
+    fn operand_shape(&self, o: &Operand) -> Shape {
+        match o {
+            Operand::IdRef(id) => self.shape(self.type_of.get(id).copied()),
+            _ => Shape::Other,
+        }
+    }
+
+    /// The bit width of an integer type (odd types: their N), if it is one.
+    fn int_bits(&self, module: &Module, ty: Word) -> Option<u32> {
+        if let Shape::Odd { bits, .. } = self.shape(Some(ty)) {
+            return Some(bits);
+        }
+        let scalar = self.components.get(&ty).map_or(ty, |&(c, _)| c);
+        module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(scalar) && i.class.opcode == Op::TypeInt)
+            .map(|i| i.operands[0].unwrap_literal_bit32())
+    }
+
+    /// A constant of type `ty` (scalar or vector) with every lane `value`.
+    fn constant(&self, module: &mut Module, ty: Word, value: u64) -> Word {
+        if let Some(&(scalar, lanes)) = self.components.get(&ty) {
+            let c = self.constant(module, scalar, value);
+            return global(
+                module,
+                Op::ConstantComposite,
+                Some(ty),
+                vec![Operand::IdRef(c); lanes as usize],
+            );
+        }
+        let wide = self.wide_bits(module, ty).unwrap_or(32);
+        let literal = if wide == 64 {
+            Operand::LiteralBit64(value)
+        } else {
+            Operand::LiteralBit32(value as u32)
+        };
+        global(module, Op::Constant, Some(ty), vec![literal])
+    }
+
+    fn emit(
+        &mut self,
+        out: &mut Vec<Instruction>,
+        op: Op,
+        ty: Word,
+        id: Word,
+        operands: Vec<Operand>,
+    ) {
+        self.type_of.insert(id, ty);
+        out.push(Instruction::new(op, Some(ty), Some(id), operands));
+    }
+
+    /// `x & (2^bits - 1)` into `result`.
+    fn mask_into(
+        &mut self,
+        module: &mut Module,
+        out: &mut Vec<Instruction>,
+        ty: Word,
+        bits: u32,
+        x: Word,
+        result: Word,
+    ) {
+        let m = self.constant(module, ty, low_mask(bits));
+        self.emit(
+            out,
+            Op::BitwiseAnd,
+            ty,
+            result,
+            vec![Operand::IdRef(x), Operand::IdRef(m)],
+        );
+    }
+
+    /// Sign-extends a zero-extended odd operand within its wide type.
+    fn sign_extend(
+        &mut self,
+        module: &mut Module,
+        out: &mut Vec<Instruction>,
+        o: &Operand,
+    ) -> Operand {
+        let (Operand::IdRef(x), Shape::Odd { bits, wide, .. }) = (o, self.operand_shape(o)) else {
+            return o.clone();
+        };
+        let ty = self.type_of[x];
+        let s = self.constant(module, ty, u64::from(wide - bits));
+        let (up, back) = (fresh_id(module), fresh_id(module));
+        self.emit(
+            out,
+            Op::ShiftLeftLogical,
+            ty,
+            up,
+            vec![o.clone(), Operand::IdRef(s)],
+        );
+        self.emit(
+            out,
+            Op::ShiftRightArithmetic,
+            ty,
+            back,
+            vec![Operand::IdRef(up), Operand::IdRef(s)],
+        );
+        Operand::IdRef(back)
+    }
+
+    /// `inst` with its result in a fresh id, then masked into its result.
+    fn then_mask(
+        &mut self,
+        module: &mut Module,
+        out: &mut Vec<Instruction>,
+        mut inst: Instruction,
+        bits: u32,
+    ) {
+        let (ty, result) = (inst.result_type.unwrap(), inst.result_id.unwrap());
+        let tmp = fresh_id(module);
+        inst.result_id = Some(tmp);
+        self.type_of.insert(tmp, ty);
+        out.push(inst);
+        self.mask_into(module, out, ty, bits, tmp, result);
+    }
+
+    fn rewrite(
+        &mut self,
+        module: &mut Module,
+        mut inst: Instruction,
+        out: &mut Vec<Instruction>,
+    ) -> Result<(), String> {
+        let result = self.shape(inst.result_type);
+        let odd_operand = inst
+            .operands
+            .iter()
+            .any(|o| matches!(self.operand_shape(o), Shape::Odd { .. }));
+        let odd_result = matches!(result, Shape::Odd { .. });
+        let op = inst.class.opcode;
+        if op == Op::Bitcast {
+            return self.bitcast(module, inst, out);
+        }
+        if !odd_result && !odd_operand && op != Op::Switch {
+            out.push(inst);
+            return Ok(());
+        }
+        let bits = match result {
+            Shape::Odd { bits, .. } => bits,
+            _ => 0,
+        };
+        match op {
+            Op::IAdd | Op::ISub | Op::IMul | Op::SNegate | Op::Not | Op::ShiftLeftLogical => {
+                self.then_mask(module, out, inst, bits)
+            }
+            Op::ShiftRightArithmetic | Op::SDiv | Op::SRem | Op::SMod => {
+                let n = if op == Op::ShiftRightArithmetic { 1 } else { 2 };
+                for k in 0..n {
+                    inst.operands[k] = self.sign_extend(module, out, &inst.operands[k]);
+                }
+                self.then_mask(module, out, inst, bits)
+            }
+            Op::SLessThan | Op::SLessThanEqual | Op::SGreaterThan | Op::SGreaterThanEqual => {
+                for k in 0..2 {
+                    inst.operands[k] = self.sign_extend(module, out, &inst.operands[k]);
+                }
+                out.push(inst);
+            }
+            Op::UConvert | Op::SConvert => self.convert(module, inst, out)?,
+            Op::ConvertSToF => {
+                inst.operands[0] = self.sign_extend(module, out, &inst.operands[0]);
+                out.push(inst);
+            }
+            Op::ConvertFToU | Op::ConvertFToS => self.then_mask(module, out, inst, bits),
+            Op::Switch => {
+                if let Shape::Odd { bits, .. } = self.operand_shape(&inst.operands[0]) {
+                    for o in inst.operands.iter_mut().skip(2).step_by(2) {
+                        match o {
+                            Operand::LiteralBit32(v) => *v &= low_mask(bits) as u32,
+                            Operand::LiteralBit64(v) => *v &= low_mask(bits),
+                            _ => {}
+                        }
+                    }
+                }
+                out.push(inst);
+            }
+            Op::ExtInst => self.ext_inst(module, inst, out, bits)?,
+            Op::Load | Op::Store => {
+                // Both take the pointer first.
+                let class = match &inst.operands[0] {
+                    Operand::IdRef(p) => self
+                        .type_of
+                        .get(p)
+                        .and_then(|t| self.pointers.get(t))
+                        .copied(),
+                    _ => None,
+                };
+                if class != Some(StorageClass::Function) {
+                    return Err(unsupported(
+                        &inst,
+                        "in memory other than a private variable",
+                    ));
+                }
+                out.push(inst);
+            }
+            Op::BitwiseAnd
+            | Op::BitwiseOr
+            | Op::BitwiseXor
+            | Op::UDiv
+            | Op::UMod
+            | Op::ShiftRightLogical
+            | Op::BitCount
+            | Op::IEqual
+            | Op::INotEqual
+            | Op::ULessThan
+            | Op::ULessThanEqual
+            | Op::UGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::ConvertUToF
+            | Op::Select
+            | Op::Phi
+            | Op::CompositeConstruct
+            | Op::CompositeExtract
+            | Op::CompositeInsert
+            | Op::VectorShuffle
+            | Op::VectorExtractDynamic
+            | Op::VectorInsertDynamic
+            | Op::CopyObject
+            | Op::Undef
+            | Op::FunctionCall
+            | Op::ReturnValue
+            | Op::Variable
+            | Op::Line
+            | Op::NoLine => out.push(inst),
+            _ => return Err(unsupported(&inst, "")),
+        }
+        Ok(())
+    }
+
+    /// UConvert / SConvert with an odd source or result: converted between
+    /// the wide types (a copy where they are the same), then masked where
+    /// the result is odd and the value may have bits above its N (a signed
+    /// conversion, or a narrowing one).
+    fn convert(
+        &mut self,
+        module: &mut Module,
+        mut inst: Instruction,
+        out: &mut Vec<Instruction>,
+    ) -> Result<(), String> {
+        let (ty, result) = (inst.result_type.unwrap(), inst.result_id.unwrap());
+        let signed = inst.class.opcode == Op::SConvert;
+        if signed {
+            inst.operands[0] = self.sign_extend(module, out, &inst.operands[0]);
+        }
+        let Operand::IdRef(src) = inst.operands[0] else {
+            return Err(unsupported(&inst, ""));
+        };
+        let src_ty = self.type_of[&src];
+        let (from, to) = (self.wide_bits(module, src_ty), self.wide_bits(module, ty));
+        let from_bits = self.int_bits(module, src_ty).unwrap_or(64);
+        let mask = match self.shape(Some(ty)) {
+            Shape::Odd { bits, .. } if signed || from_bits > bits => Some(bits),
+            _ => None,
+        };
+        let value = if mask.is_some() {
+            fresh_id(module)
+        } else {
+            result
+        };
+        if from.is_some() && from == to {
+            self.emit(out, Op::CopyObject, ty, value, vec![Operand::IdRef(src)]);
+        } else {
+            inst.result_id = Some(value);
+            self.type_of.insert(value, ty);
+            out.push(inst);
+        }
+        if let Some(bits) = mask {
+            self.mask_into(module, out, ty, bits, value, result);
+        }
+        Ok(())
+    }
+
+    /// The width an integer type (scalar or vector) has in the module now.
+    fn wide_bits(&self, module: &Module, ty: Word) -> Option<u32> {
+        match self.shape(Some(ty)) {
+            Shape::Odd { wide, .. } => Some(wide),
+            _ => self.int_bits(module, ty),
+        }
+    }
+
+    fn ext_inst(
+        &mut self,
+        module: &mut Module,
+        mut inst: Instruction,
+        out: &mut Vec<Instruction>,
+        bits: u32,
+    ) -> Result<(), String> {
+        let set = inst.operands[0].unwrap_id_ref();
+        let number = match inst.operands[1] {
+            Operand::LiteralExtInstInteger(n) => n,
+            _ => return Err(unsupported(&inst, "")),
+        };
+        if Some(set) != self.ext_opencl {
+            return Err(unsupported(&inst, ""));
+        }
+        let ty = inst.result_type.unwrap();
+        match number {
+            // u_max, u_min, u_clamp, popcount, u_abs, u_sub_sat, u_hadd.
+            157 | 159 | 150 | 166 | 201 | 163 | 146 => out.push(inst),
+            // s_abs, s_max, s_min, s_clamp, s_add_sat, s_sub_sat.
+            141 | 156 | 158 | 149 | 143 | 162 => {
+                for k in 2..inst.operands.len() {
+                    inst.operands[k] = self.sign_extend(module, out, &inst.operands[k]);
+                }
+                if matches!(number, 143 | 162) {
+                    // Exact in W bits; saturate to N bits.
+                    let sum = fresh_id(module);
+                    let result = inst.result_id.replace(sum).unwrap();
+                    self.type_of.insert(sum, ty);
+                    out.push(inst);
+                    let lo = self.constant(
+                        module,
+                        ty,
+                        (!0u64 << (bits - 1)) & low_mask(native_width(bits)),
+                    );
+                    let hi = self.constant(module, ty, low_mask(bits - 1));
+                    let clamped = fresh_id(module);
+                    let ext = Operand::IdRef(set);
+                    self.emit(
+                        out,
+                        Op::ExtInst,
+                        ty,
+                        clamped,
+                        vec![
+                            ext,
+                            Operand::LiteralExtInstInteger(149),
+                            Operand::IdRef(sum),
+                            Operand::IdRef(lo),
+                            Operand::IdRef(hi),
+                        ],
+                    );
+                    self.mask_into(module, out, ty, bits, clamped, result);
+                } else {
+                    self.then_mask(module, out, inst, bits);
+                }
+            }
+            // u_add_sat: exact in W bits, capped at 2^N - 1.
+            144 => {
+                let sum = fresh_id(module);
+                let result = inst.result_id.unwrap();
+                let add =
+                    Instruction::new(Op::IAdd, Some(ty), Some(sum), inst.operands[2..].to_vec());
+                self.type_of.insert(sum, ty);
+                out.push(add);
+                let cap = self.constant(module, ty, low_mask(bits));
+                self.emit(
+                    out,
+                    Op::ExtInst,
+                    ty,
+                    result,
+                    vec![
+                        Operand::IdRef(set),
+                        Operand::LiteralExtInstInteger(159),
+                        Operand::IdRef(sum),
+                        Operand::IdRef(cap),
+                    ],
+                );
+            }
+            // clz: W - N leading zeros too many.
+            151 => {
+                let Shape::Odd { wide, .. } = self.shape(Some(ty)) else {
+                    return Err(unsupported(&inst, ""));
+                };
+                let count = fresh_id(module);
+                let result = inst.result_id.replace(count).unwrap();
+                self.type_of.insert(count, ty);
+                out.push(inst);
+                let d = self.constant(module, ty, u64::from(wide - bits));
+                self.emit(
+                    out,
+                    Op::ISub,
+                    ty,
+                    result,
+                    vec![Operand::IdRef(count), Operand::IdRef(d)],
+                );
+            }
+            // ctz: at most N (of zero).
+            152 => {
+                let count = fresh_id(module);
+                let result = inst.result_id.replace(count).unwrap();
+                self.type_of.insert(count, ty);
+                out.push(inst);
+                let n = self.constant(module, ty, u64::from(bits));
+                self.emit(
+                    out,
+                    Op::ExtInst,
+                    ty,
+                    result,
+                    vec![
+                        Operand::IdRef(set),
+                        Operand::LiteralExtInstInteger(159),
+                        Operand::IdRef(count),
+                        Operand::IdRef(n),
+                    ],
+                );
+            }
+            _ => return Err(unsupported(&inst, "")),
+        }
+        Ok(())
+    }
+
+    /// Step 3: bitcasts between boolean vectors and integers; any other
+    /// bitcast of an odd type is refused.
+    fn bitcast(
+        &mut self,
+        module: &mut Module,
+        inst: Instruction,
+        out: &mut Vec<Instruction>,
+    ) -> Result<(), String> {
+        let ty = inst.result_type.unwrap();
+        let result = inst.result_id.unwrap();
+        let src = inst.operands[0].clone();
+        match (self.operand_shape(&src), self.shape(Some(ty))) {
+            (Shape::BoolVector { lanes }, _) => {
+                let Some(n) = self
+                    .int_bits(module, ty)
+                    .filter(|_| !self.components.contains_key(&ty))
+                else {
+                    return Err(unsupported(&inst, "to a non-integer"));
+                };
+                if n != lanes {
+                    return Err(unsupported(&inst, "of another size"));
+                }
+                let bool_ty = self.components[&self.type_of[&src.unwrap_id_ref()]].0;
+                let zero = self.constant(module, ty, 0);
+                let mut acc = zero;
+                for lane in 0..lanes {
+                    let (b, bit, sum) = (fresh_id(module), fresh_id(module), fresh_id(module));
+                    let one = self.constant(module, ty, 1u64 << lane);
+                    self.emit(
+                        out,
+                        Op::CompositeExtract,
+                        bool_ty,
+                        b,
+                        vec![src.clone(), Operand::LiteralBit32(lane)],
+                    );
+                    self.emit(
+                        out,
+                        Op::Select,
+                        ty,
+                        bit,
+                        vec![Operand::IdRef(b), Operand::IdRef(one), Operand::IdRef(zero)],
+                    );
+                    let last = lane + 1 == lanes;
+                    let id = if last { result } else { sum };
+                    self.emit(
+                        out,
+                        Op::BitwiseOr,
+                        ty,
+                        id,
+                        vec![Operand::IdRef(acc), Operand::IdRef(bit)],
+                    );
+                    acc = id;
+                }
+                Ok(())
+            }
+            (_, Shape::BoolVector { lanes }) => {
+                let src_ty = self.type_of[&src.unwrap_id_ref()];
+                if self.components.contains_key(&src_ty)
+                    || self.int_bits(module, src_ty) != Some(lanes)
+                {
+                    return Err(unsupported(&inst, "from another type"));
+                }
+                let bool_ty = self.components[&ty].0;
+                let zero = self.constant(module, src_ty, 0);
+                let one = self.constant(module, src_ty, 1);
+                let mut lanes_out = Vec::new();
+                for lane in 0..lanes {
+                    let (sh, and, b) = (fresh_id(module), fresh_id(module), fresh_id(module));
+                    let k = self.constant(module, src_ty, u64::from(lane));
+                    self.emit(
+                        out,
+                        Op::ShiftRightLogical,
+                        src_ty,
+                        sh,
+                        vec![src.clone(), Operand::IdRef(k)],
+                    );
+                    self.emit(
+                        out,
+                        Op::BitwiseAnd,
+                        src_ty,
+                        and,
+                        vec![Operand::IdRef(sh), Operand::IdRef(one)],
+                    );
+                    self.emit(
+                        out,
+                        Op::INotEqual,
+                        bool_ty,
+                        b,
+                        vec![Operand::IdRef(and), Operand::IdRef(zero)],
+                    );
+                    lanes_out.push(Operand::IdRef(b));
+                }
+                self.emit(out, Op::CompositeConstruct, ty, result, lanes_out);
+                Ok(())
+            }
+            (Shape::Odd { .. }, _) | (_, Shape::Odd { .. }) => Err(unsupported(&inst, "")),
+            _ => {
+                out.push(inst);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn unsupported(inst: &Instruction, detail: &str) -> String {
+    let sep = if detail.is_empty() { "" } else { " " };
+    format!(
+        "the optimizer produced an integer of a width Vulkan lacks in Op{:?}{sep}{detail}, which ferrocl cannot legalize",
+        inst.class.opcode
+    )
+}
+
+/// Step 4: merges type declarations made identical by the widening, in
+/// declaration order (a vector or pointer of a merged type becomes a
+/// duplicate in turn), and renames every use.
+fn merge_duplicate_types(module: &mut Module) {
+    let mut rename: HashMap<Word, Word> = HashMap::new();
+    let mut seen: HashMap<(Op, Option<Word>, Vec<Operand>), Word> = HashMap::new();
+    let sub = |o: &mut Operand, rename: &HashMap<Word, Word>| {
+        if let Operand::IdRef(id) = o {
+            if let Some(&n) = rename.get(id) {
+                *id = n;
+            }
+        }
+    };
+    let mut kept = Vec::with_capacity(module.types_global_values.len());
+    for mut inst in std::mem::take(&mut module.types_global_values) {
+        for o in &mut inst.operands {
+            sub(o, &rename);
+        }
+        if let Some(t) = inst.result_type.as_mut() {
+            if let Some(&n) = rename.get(t) {
+                *t = n;
+            }
+        }
+        let mergeable = matches!(
+            inst.class.opcode,
+            Op::TypeInt | Op::TypeVector | Op::TypePointer | Op::TypeFunction | Op::TypeArray
+        );
+        if mergeable {
+            let key = (inst.class.opcode, inst.result_type, inst.operands.clone());
+            if let Some(&first) = seen.get(&key) {
+                rename.insert(inst.result_id.unwrap(), first);
+                continue;
+            }
+            seen.insert(key, inst.result_id.unwrap());
+        }
+        kept.push(inst);
+    }
+    module.types_global_values = kept;
+    if rename.is_empty() {
+        return;
+    }
+    for inst in module.all_inst_iter_mut() {
+        for o in &mut inst.operands {
+            sub(o, &rename);
+        }
+        if let Some(t) = inst.result_type.as_mut() {
+            if let Some(&n) = rename.get(t) {
+                *t = n;
+            }
+        }
+    }
+}
+
+/// Declares Int8 / Int16 / Int64 where an integer type of that width is
+/// now declared.
+fn declare_width_capabilities(module: &mut Module) {
+    let widths: HashSet<u32> = module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeInt)
+        .map(|i| i.operands[0].unwrap_literal_bit32())
+        .collect();
+    for (w, cap) in [
+        (8, Capability::Int8),
+        (16, Capability::Int16),
+        (64, Capability::Int64),
+    ] {
+        let has = module
+            .capabilities
+            .iter()
+            .any(|c| c.operands.first() == Some(&Operand::Capability(cap)));
+        if widths.contains(&w) && !has {
+            module.capabilities.push(Instruction::new(
+                Op::Capability,
+                None,
+                None,
+                vec![Operand::Capability(cap)],
+            ));
+        }
+    }
+}
