@@ -188,7 +188,7 @@ pub fn link_objects(
             "linked.bc",
             "-O2",
             // The objects' data layout may name native integer widths
-            // (`frontend::optimize_with_native_widths`), with which
+            // (`frontend::reoptimize`), with which
             // SimplifyCFG turns switches into lookup tables: private
             // globals in the default address space, which llvm-spirv-15
             // declares with the Function storage class at module scope.
@@ -211,7 +211,7 @@ pub fn link_objects(
         }
         let ll = std::fs::read_to_string(scratch.file("linked.ll"))
             .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
-        let undefined = undefined_functions(&ll);
+        let undefined = frontend::undefined_functions(&ll);
         if !undefined.is_empty() {
             let mut msg = log.clone();
             for f in undefined {
@@ -235,32 +235,6 @@ pub fn link_objects(
     })
 }
 
-/// The functions `ll` declares but no object defined, leaving out what the
-/// device provides: OpenCL builtins (Itanium-mangled, `_Z...`), LLVM
-/// intrinsics and SPIR-V builtins. OpenCL C does not mangle the
-/// application's own functions (unless `overloadable`, a known gap).
-fn undefined_functions(ll: &str) -> Vec<String> {
-    ll.lines()
-        .filter_map(|l| l.strip_prefix("declare "))
-        .filter_map(|l| {
-            let at = l.find('@')? + 1;
-            let rest = &l[at..];
-            let name = match rest.strip_prefix('"') {
-                Some(q) => &q[..q.find('"')?],
-                None => &rest[..rest.find('(')?],
-            };
-            Some(name.to_string())
-        })
-        .filter(|n| {
-            !(n.starts_with("_Z")
-                || n.starts_with("llvm.")
-                || n.starts_with("__spirv")
-                || n.starts_with("__clc")
-                || n.starts_with("__translate_sampler_initializer"))
-        })
-        .collect()
-}
-
 fn read(scratch: &ScratchDir, name: &str) -> Result<Vec<u8>, BuildError> {
     std::fs::read(scratch.file(name))
         .map_err(|e| BuildError::internal(format!("{name} was not written: {e}")))
@@ -269,15 +243,6 @@ fn read(scratch: &ScratchDir, name: &str) -> Result<Vec<u8>, BuildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_undefined_functions() {
-        let ll = "declare spir_func i32 @helper(i32) local_unnamed_addr #1\n\
-                  declare spir_func i64 @_Z13get_global_idj(i32)\n\
-                  declare void @llvm.dbg.value(metadata)\n\
-                  define spir_func i32 @defined(i32 %x) {\n";
-        assert_eq!(undefined_functions(ll), ["helper"]);
-    }
 
     #[test]
     fn link_options() {

@@ -992,3 +992,64 @@ fn odd_integer_widths_from_the_optimizer() {
     check_link(&exe, cl.device(), status, "clLinkProgram");
     assert_eq!(run(&exe), want, "clCompileProgram + clLinkProgram");
 }
+
+/// C99 `inline` definitions (OpenCL C's rule: no external definition) that
+/// the inliner leaves called: CLBlast defines its helpers so on NVIDIA
+/// devices (`#define INLINE_FUNC inline`), and its GEMM kernels failed to
+/// build with "call to undefined function '_CopyPadMatrix'". `noinline`
+/// makes the call stay; -O0 keeps every call. Two objects that both carry
+/// the inline definition link into one program.
+const INLINE_HELPER: &str = "inline __attribute__((noinline)) int scaled(int x, int k) {\n\
+        int s = 0;\n\
+        for (int i = 0; i < k; i++) s += x * i + (x >> i);\n\
+        return s;\n\
+    }\n";
+
+#[test]
+fn inline_definitions_left_called() {
+    let kernel = |name: &str| {
+        format!(
+            "{INLINE_HELPER}kernel void {name}(global int *a) {{\n\
+                 size_t i = get_global_id(0);\n\
+                 a[i] = scaled(a[i], 5) + scaled(a[i] + 1, 3);\n\
+             }}\n"
+        )
+    };
+    let scaled = |x: i32, k: i32| (0..k).map(|i| x.wrapping_mul(i) + (x >> i)).sum::<i32>();
+    let data: Vec<i32> = (0..64).map(|i| i * 37 - 1000).collect();
+    let want: Vec<i32> = data
+        .iter()
+        .map(|&x| scaled(x, 5) + scaled(x + 1, 3))
+        .collect();
+    let cl = Cl::new();
+    let dev = cl.device();
+    let run = |p: &Prog, name: &str| {
+        let mut status = CL_SUCCESS;
+        let cname = CString::new(name).unwrap();
+        // SAFETY: valid program, NUL-terminated name.
+        let k = ferrocl_tests::Kernel::from_raw(unsafe {
+            clCreateKernel(p.0, cname.as_ptr(), &mut status)
+        });
+        check(status, "clCreateKernel");
+        let buf = cl.buffer_from(&data);
+        k.arg(0, &buf);
+        cl.queue.run(&k, &[data.len()], None);
+        cl.queue.read(&buf)
+    };
+    for options in ["", "-cl-opt-disable"] {
+        let p = with_source(&cl, &kernel("k"));
+        let status = build(&p, dev, options);
+        check_link(&p, dev, status, &format!("clBuildProgram({options:?})"));
+        assert_eq!(run(&p, "k"), want, "clBuildProgram({options:?})");
+    }
+    let (a, b) = (
+        with_source(&cl, &kernel("first")),
+        with_source(&cl, &kernel("second")),
+    );
+    check(compile(&a, dev, "", &[]), "clCompileProgram(first)");
+    check(compile(&b, dev, "", &[]), "clCompileProgram(second)");
+    let (exe, status) = link(&cl.context, "", &[&a, &b]);
+    check_link(&exe, dev, status, "clLinkProgram");
+    assert_eq!(run(&exe, "first"), want, "first");
+    assert_eq!(run(&exe, "second"), want, "second");
+}

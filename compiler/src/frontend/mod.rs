@@ -54,7 +54,7 @@ pub(crate) const KEEP_CONVERGENT_CALLS: [&str; 4] = [
 /// pipeline. Only the pipelines that see the program's code take the
 /// check: clang's -O2 (`compile_to_bitcode`; again with the options when
 /// its output calls sub-group functions that came from an included file),
-/// its `opt` rerun (`optimize_with_native_widths`) and clLinkProgram's -O2
+/// its `opt` rerun (`reoptimize`) and clLinkProgram's -O2
 /// (`link`, which checks the objects' bitcode); the libclc and ferrocl math
 /// modules (`libclc`) have no sub-group calls. IL programs do not go
 /// through clang's optimizer (but IL objects linked by clLinkProgram do).
@@ -220,8 +220,12 @@ pub fn compile_to_bitcode(
         }
         (ll, log) = run_clang(&args)?;
     }
-    if !opts.opt_disable && has_odd_integer_widths(&ll) {
-        ll = optimize_with_native_widths(scratch, &args)?;
+    let fixes = Reoptimize {
+        native_widths: !opts.opt_disable && has_odd_integer_widths(&ll),
+        inline_definitions: source.contains("inline") && !undefined_functions(&ll).is_empty(),
+    };
+    if fixes.native_widths || fixes.inline_definitions {
+        ll = reoptimize(scratch, &args, fixes)?;
     }
     tools::dump("0-frontend.ll", ll.as_bytes());
     let ll = rotate::define_rotates(&remove_freeze(&ll));
@@ -262,30 +266,57 @@ fn has_odd_integer_widths(ll: &str) -> bool {
     false
 }
 
-/// The -O2 build again for IR that `has_odd_integer_widths`: clang emits
-/// unoptimized -O2 IR (`-disable-llvm-passes`), its data layout gains the
-/// native integer widths the SPIR target leaves out (`n8:16:32:64`, so
-/// InstCombine does not narrow to odd widths), and `opt-15` runs the same
-/// O2 pipeline with loop exit values left as loops (`-replexitval=never`:
-/// SCEV computes closed forms such as a triangular sum in 33 bits) and
-/// switches left as switches (`-switch-to-lookup=false`: with native widths
-/// SimplifyCFG turns a switch returning constants into a lookup table, a
-/// private global in the default address space that llvm-spirv-15 gives
-/// the Function storage class at module scope, or into a bitmap of
-/// table-size × element bits such as `i56` for seven chars; the -O2
-/// pipeline of the first build, without native widths, builds neither).
-/// Kernels without odd widths never take this path (they failed to build
-/// before it existed).
-fn optimize_with_native_widths(
+/// What `reoptimize` changes.
+#[derive(Clone, Copy)]
+struct Reoptimize {
+    /// The IR `has_odd_integer_widths`.
+    native_widths: bool,
+    /// The IR calls functions it does not define, and the source says
+    /// `inline`: OpenCL C follows C99, where a plain `inline` definition
+    /// provides no external definition, so a call the inliner left (a
+    /// large function called from several kernels, or any call at -O0)
+    /// named a function no object defines. CLBlast writes its helpers so
+    /// on NVIDIA devices (`USE_INLINE_KEYWORD`), and NVIDIA's compiler
+    /// takes them.
+    inline_definitions: bool,
+}
+
+/// The build again, for IR that needs one of `Reoptimize`'s fixes: clang
+/// emits unoptimized IR (`-disable-llvm-passes`; at -O0, as -O1 code
+/// generation does, so that it keeps inline definitions), then
+///
+/// - `inline_definitions`: the inline definitions (`available_externally`)
+///   become `linkonce_odr`, defined wherever called and merged by
+///   clLinkProgram when several objects have them;
+/// - `native_widths`: the data layout gains the native integer widths the
+///   SPIR target leaves out (`n8:16:32:64`, so InstCombine does not narrow
+///   to odd widths), and `opt-15` runs the -O2 pipeline with loop exit
+///   values left as loops (`-replexitval=never`: SCEV computes closed
+///   forms such as a triangular sum in 33 bits) and switches left as
+///   switches (`-switch-to-lookup=false`: with native widths SimplifyCFG
+///   turns a switch returning constants into a lookup table, a private
+///   global in the default address space that llvm-spirv-15 gives the
+///   Function storage class at module scope, or into a bitmap of
+///   table-size × element bits such as `i56` for seven chars; the -O2
+///   pipeline of the first build, without native widths, builds neither).
+///   Odd widths that remain are `passes::legalize_int_widths`'s.
+///
+/// At -O0 the patched IR is the result; otherwise `opt-15` runs the O2
+/// pipeline. Programs that need neither fix never take this path.
+fn reoptimize(
     scratch: &ScratchDir,
     clang_args: &[String],
+    fixes: Reoptimize,
 ) -> Result<String, BuildError> {
     let mut args: Vec<String> = clang_args.to_vec();
     let o = args
         .iter()
-        .position(|a| a == "-O2")
-        .ok_or_else(|| BuildError::internal("no -O2"))?;
+        .position(|a| a == "-O2" || a == "-O0")
+        .ok_or_else(|| BuildError::internal("no optimization level"))?;
+    let optimize = args[o] == "-O2";
+    args[o] = if optimize { "-O2" } else { "-O1" }.into();
     args.insert(o + 1, "-disable-llvm-passes".into());
+    args.retain(|a| a != "-disable-O0-optnone");
     let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
     let out = run_tool(tools::CLANG, &os, &scratch.path)?;
     if !out.success {
@@ -298,25 +329,32 @@ fn optimize_with_native_widths(
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
     let mut patched = String::with_capacity(ll.len() + 16);
     for line in ll.lines() {
-        match line
+        let layout = line
             .strip_prefix("target datalayout = \"")
-            .and_then(|r| r.strip_suffix('"'))
-        {
-            Some(dl) if !dl.split('-').any(|p| p.starts_with('n')) => {
+            .and_then(|r| r.strip_suffix('"'));
+        match layout {
+            Some(dl) if fixes.native_widths && !dl.split('-').any(|p| p.starts_with('n')) => {
                 patched.push_str(&format!("target datalayout = \"{dl}-n8:16:32:64\""));
             }
-            _ => patched.push_str(line),
+            _ => match line.strip_prefix("define available_externally ") {
+                Some(rest) if fixes.inline_definitions => {
+                    patched.push_str("define linkonce_odr ");
+                    patched.push_str(rest);
+                }
+                _ => patched.push_str(line),
+            },
         }
         patched.push('\n');
     }
+    if !optimize {
+        return Ok(patched);
+    }
     std::fs::write(scratch.file("unopt.ll"), patched)
         .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-    let mut opt = vec![
-        "-S",
-        "-passes=default<O2>",
-        "-replexitval=never",
-        "-switch-to-lookup=false",
-    ];
+    let mut opt = vec!["-S", "-passes=default<O2>"];
+    if fixes.native_widths {
+        opt.extend(["-replexitval=never", "-switch-to-lookup=false"]);
+    }
     if clang_args.iter().any(|a| a == KEEP_CONVERGENT_CALLS[1]) {
         // The same options as clang's (`uses_subgroup_functions`).
         opt.extend(KEEP_CONVERGENT_CALLS.iter().skip(1).step_by(2));
@@ -332,6 +370,32 @@ fn optimize_with_native_widths(
     }
     std::fs::read_to_string(scratch.file("input.ll"))
         .map_err(|e| BuildError::internal(format!("opt wrote no IR: {e}")))
+}
+
+/// The functions `ll` declares but does not define, leaving out what the
+/// device provides: OpenCL builtins (Itanium-mangled, `_Z...`), LLVM
+/// intrinsics and SPIR-V builtins. OpenCL C does not mangle the
+/// application's own functions (unless `overloadable`, a known gap).
+pub(crate) fn undefined_functions(ll: &str) -> Vec<String> {
+    ll.lines()
+        .filter_map(|l| l.strip_prefix("declare "))
+        .filter_map(|l| {
+            let at = l.find('@')? + 1;
+            let rest = &l[at..];
+            let name = match rest.strip_prefix('"') {
+                Some(q) => &q[..q.find('"')?],
+                None => &rest[..rest.find('(')?],
+            };
+            Some(name.to_string())
+        })
+        .filter(|n| {
+            !(n.starts_with("_Z")
+                || n.starts_with("llvm.")
+                || n.starts_with("__spirv")
+                || n.starts_with("__clc")
+                || n.starts_with("__translate_sampler_initializer"))
+        })
+        .collect()
 }
 
 /// Writes textual IR `ll` as `input.ll` and its bitcode as `input.bc` in
@@ -468,6 +532,15 @@ pub fn remove_freeze(ll: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn finds_undefined_functions() {
+        let ll = "declare spir_func i32 @helper(i32) local_unnamed_addr #1\n\
+                  declare spir_func i64 @_Z13get_global_idj(i32)\n\
+                  declare void @llvm.dbg.value(metadata)\n\
+                  define spir_func i32 @defined(i32 %x) {\n";
+        assert_eq!(super::undefined_functions(ll), ["helper"]);
+    }
+
     #[test]
     fn freeze_becomes_bitcast() {
         let ll = "  %a.fr = freeze i32 %a, !dbg !7\n  %v = freeze <4 x i32> %w\n";
