@@ -245,3 +245,84 @@ fn buffers_start_at_the_base_address_alignment() {
         );
     }
 }
+
+/// maxMemoryAllocationSize and the largest device-local heap of the Vulkan
+/// physical device with `uuid` (`None` where Vulkan does not list it).
+fn vulkan_allocation_limits(uuid: [u8; 16]) -> Option<(u64, u64)> {
+    use ash::vk;
+    // SAFETY: loads the system Vulkan loader (ferrocl uses the same one).
+    let entry = unsafe { ash::Entry::load() }.ok()?;
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+    let info = vk::InstanceCreateInfo::default().application_info(&app);
+    // SAFETY: plain instance creation; destroyed below.
+    let inst = unsafe { entry.create_instance(&info, None) }.ok()?;
+    // SAFETY: queries on this instance's physical devices.
+    let found = unsafe {
+        inst.enumerate_physical_devices()
+            .unwrap_or_default()
+            .into_iter()
+            .find_map(|pd| {
+                let mut id = vk::PhysicalDeviceIDProperties::default();
+                let mut maint3 = vk::PhysicalDeviceMaintenance3Properties::default();
+                let mut p2 = vk::PhysicalDeviceProperties2::default()
+                    .push_next(&mut id)
+                    .push_next(&mut maint3);
+                inst.get_physical_device_properties2(pd, &mut p2);
+                if id.device_uuid != uuid {
+                    return None;
+                }
+                let mem = inst.get_physical_device_memory_properties(pd);
+                let heap = mem.memory_heaps[..mem.memory_heap_count as usize]
+                    .iter()
+                    .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+                    .map(|h| h.size)
+                    .max()
+                    .unwrap_or(0);
+                Some((maint3.max_memory_allocation_size, heap))
+            })
+    };
+    // SAFETY: nothing made from the instance is alive.
+    unsafe { inst.destroy_instance(None) };
+    found
+}
+
+/// A CPU device (lavapipe) shares the host's memory
+/// (CL_DEVICE_HOST_UNIFIED_MEMORY) and reports as CL_DEVICE_MAX_MEM_ALLOC_SIZE
+/// what its Vulkan driver allows in one allocation (within global memory),
+/// not a quarter of lavapipe's nominal 2 GiB heap: hashcat halves both sizes
+/// of a unified-memory device and keeps 256 MiB spare on top of its largest
+/// buffer, so 512 MiB left it no room for any attack. A buffer of that size
+/// works: a kernel writes its last and first words.
+#[test]
+fn cpu_device_allocates_what_vulkan_allows() {
+    let device = ferrocl_tests::device();
+    let platform = ferrocl_tests::info::platform_name(ferrocl_tests::platform());
+    let device_type: cl_device_type = device_value(device, CL_DEVICE_TYPE);
+    if !platform.to_lowercase().contains("ferrocl") || device_type & CL_DEVICE_TYPE_CPU == 0 {
+        return;
+    }
+    let unified: cl_bool = device_value(device, CL_DEVICE_HOST_UNIFIED_MEMORY);
+    assert_eq!(unified, CL_TRUE, "a CPU device's memory is the host's");
+    let uuid: [u8; 16] = device_value(device, CL_DEVICE_UUID_KHR);
+    let (vk_max, heap) = vulkan_allocation_limits(uuid).expect("the Vulkan device");
+    let global: cl_ulong = device_value(device, CL_DEVICE_GLOBAL_MEM_SIZE);
+    assert_eq!(global, heap, "CL_DEVICE_GLOBAL_MEM_SIZE");
+    let alloc: cl_ulong = device_value(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    assert_eq!(
+        alloc,
+        vk_max.min(heap),
+        "CL_DEVICE_MAX_MEM_ALLOC_SIZE (maxMemoryAllocationSize {vk_max}, heap {heap})"
+    );
+
+    let cl = Cl::new();
+    let n = (alloc / 4) as usize;
+    let buffer = cl.buffer::<u32>(n);
+    let kernel = cl.kernel(
+        "kernel void ends(global uint *x, ulong last) { x[last] = 0xC0FFEEu; x[0] = 5u; }",
+        "ends",
+    );
+    kernel.arg(0, &buffer).arg(1, &((n - 1) as u64));
+    cl.queue.run(&kernel, &[1], None);
+    assert_eq!(cl.queue.read_range(&buffer, n - 1, 1), [0xC0FFEE]);
+    assert_eq!(cl.queue.read_range(&buffer, 0, 1), [5]);
+}

@@ -200,13 +200,19 @@ impl Device {
 
     pub fn max_mem_alloc_size(&self) -> u64 {
         let min_required = (1u64 << 30).min(self.global_mem_size() / 4).max(32 << 20);
-        // A quarter of global memory, as the GPU vendors' own drivers
-        // report it (and what applications size their buffers by), within
-        // what Vulkan allows in one allocation.
+        // On a GPU, a quarter of global memory, as the GPU vendors' own
+        // drivers report it (and what applications size their buffers by),
+        // within what Vulkan allows in one allocation. A CPU device's
+        // memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY), and its
+        // Vulkan heap can be small (lavapipe: a nominal 2 GiB): a quarter of
+        // it is 512 MiB there, and applications halve a unified device's
+        // sizes (hashcat then keeps 256 MiB spare in one allocation, so it
+        // found no room at all). It gets what Vulkan allows.
+        let share = if self.phys.is_cpu() { 1 } else { 4 };
         let vk_max = self
             .phys
             .max_memory_allocation_size
-            .min(self.global_mem_size() / 4);
+            .min(self.global_mem_size() / share);
         vk_max.max(min_required.min(self.global_mem_size()))
     }
 
