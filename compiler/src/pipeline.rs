@@ -9,9 +9,11 @@ use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
+use crate::passes::legalize_int_widths::legalize_int_widths;
+use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::{
-    async_copy, global_vars, guard_int64_division, image_args, legalize_int_widths, lower,
-    specialize, srem_via_sdiv, structurize, validate,
+    async_copy, global_vars, guard_int64_division, image_args, lower, specialize, srem_via_sdiv,
+    structurize, validate,
 };
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
@@ -108,14 +110,13 @@ pub(crate) fn build_module(
     let words = strip_debug_ext_insts(&words);
     let words = dedupe_phi_parents(&words);
     let words = expand_decoration_groups(&words);
-    let words = match legalize_int_widths::legalize_int_widths(&words) {
-        Ok(Some(legal)) => {
-            tools::dump_words("1-legalize_int_widths.spv", &legal);
-            legal
-        }
-        Ok(None) => words,
-        Err(e) => return Err(BuildError::failure(format!("{log}error: {e}"))),
-    };
+    let words = run_word_pass(words, &log, "legalize_int_widths", legalize_int_widths)?;
+    let words = run_word_pass(
+        words,
+        &log,
+        "normalize_builtin_vars",
+        normalize_builtin_vars,
+    )?;
     let (words, global_variables) = global_vars::prepare_global_variables(&words)
         .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
     let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;
@@ -170,6 +171,25 @@ pub(crate) fn build_module(
         kernels,
         global_variables,
     })
+}
+
+/// Runs a pass on words that returns `None` where it has nothing to do,
+/// dumping its output (`1-<name>.spv`) where it did something; its error
+/// fails the build with the front end's log first.
+fn run_word_pass(
+    words: Vec<u32>,
+    log: &str,
+    name: &str,
+    pass: fn(&[u32]) -> Result<Option<Vec<u32>>, String>,
+) -> Result<Vec<u32>, BuildError> {
+    match pass(&words) {
+        Ok(Some(out)) => {
+            tools::dump_words(&format!("1-{name}.spv"), &out);
+            Ok(out)
+        }
+        Ok(None) => Ok(words),
+        Err(e) => Err(BuildError::failure(format!("{log}error: {e}"))),
+    }
 }
 
 /// Replaces decoration groups (OpDecorationGroup, OpGroupDecorate,

@@ -1053,3 +1053,129 @@ fn inline_definitions_left_called() {
     assert_eq!(run(&exe, "first"), want, "first");
     assert_eq!(run(&exe, "second"), want, "second");
 }
+
+/// A vector add as older LLVM/SPIR-V translators wrote it (SPIR-V 1.0, the
+/// Linkage capability, the builtin variable imported by name and decorated
+/// Constant, the parameters' attributes in a decoration group, the id
+/// loaded as a vector and its component extracted), and the variants
+/// `il_from_older_producers` makes of it.
+const OLD_PRODUCER_SPVASM: &str = r#"
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Kernel
+               OpCapability Int64
+          %1 = OpExtInstImport "OpenCL.std"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %add "vadd"
+               OpSource OpenCL_C 120
+               OpName %gid "__spirv_BuiltInGlobalInvocationId"
+               OpName %a "a"
+               OpName %b "b"
+               OpName %c "c"
+               OpDecorate %gid LinkageAttributes "__spirv_BuiltInGlobalInvocationId" Import
+               OpDecorate %gid Constant
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %grp FuncParamAttr NoCapture
+        %grp = OpDecorationGroup
+               OpGroupDecorate %grp %a %b %c
+      %ulong = OpTypeInt 64 0
+       %uint = OpTypeInt 32 0
+    %v3ulong = OpTypeVector %ulong 3
+ %ptr_in_v3 = OpTypePointer Input %v3ulong
+       %void = OpTypeVoid
+    %ptr_glb = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr_glb %ptr_glb %ptr_glb
+        %gid = OpVariable %ptr_in_v3 Input
+        %add = OpFunction %void None %fn
+          %a = OpFunctionParameter %ptr_glb
+          %b = OpFunctionParameter %ptr_glb
+          %c = OpFunctionParameter %ptr_glb
+      %entry = OpLabel
+         %ids = OpLoad %v3ulong %gid Aligned 32
+          %i = OpCompositeExtract %ulong %ids 0
+         %pa = OpInBoundsPtrAccessChain %ptr_glb %a %i
+         %va = OpLoad %uint %pa Aligned 4
+         %pb = OpInBoundsPtrAccessChain %ptr_glb %b %i
+         %vb = OpLoad %uint %pb Aligned 4
+          %s = OpIAdd %uint %va %vb
+         %pc = OpInBoundsPtrAccessChain %ptr_glb %c %i
+               OpStore %pc %s Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// Every form of builtin variable that producers emit gives each
+/// work-item its own id (`passes::normalize_builtin_vars`): the variable
+/// in UniformConstant (every work-item saw id 0), a component read
+/// through an access chain (a build error), a 32-bit module.
+#[test]
+fn il_from_older_producers() {
+    let access_chain = OLD_PRODUCER_SPVASM
+        .replace(
+            "%ptr_in_v3 = OpTypePointer Input %v3ulong",
+            "%ptr_in_v3 = OpTypePointer Input %v3ulong\n%ptr_in_u = OpTypePointer Input %ulong\n%c0 = OpConstant %uint 0",
+        )
+        .replace(
+            "%ids = OpLoad %v3ulong %gid Aligned 32\n          %i = OpCompositeExtract %ulong %ids 0",
+            "%pi = OpInBoundsAccessChain %ptr_in_u %gid %c0\n          %i = OpLoad %ulong %pi",
+        );
+    let variants = [
+        ("Input", OLD_PRODUCER_SPVASM.to_string()),
+        (
+            "UniformConstant",
+            OLD_PRODUCER_SPVASM
+                .replace("OpTypePointer Input", "OpTypePointer UniformConstant")
+                .replace("%ptr_in_v3 Input", "%ptr_in_v3 UniformConstant"),
+        ),
+        ("access chain", access_chain.clone()),
+        (
+            "access chain, UniformConstant",
+            access_chain
+                .replace("OpTypePointer Input", "OpTypePointer UniformConstant")
+                .replace("%ptr_in_v3 Input", "%ptr_in_v3 UniformConstant"),
+        ),
+        (
+            "32-bit",
+            OLD_PRODUCER_SPVASM
+                .replace("Physical64", "Physical32")
+                .replace(
+                    "%v3ulong = OpTypeVector %ulong 3",
+                    "%v3ulong = OpTypeVector %uint 3",
+                )
+                .replace("OpCompositeExtract %ulong", "OpCompositeExtract %uint"),
+        ),
+    ];
+    for (what, spvasm) in variants {
+        assert!(
+            spvasm != OLD_PRODUCER_SPVASM || what == "Input",
+            "{what}: no change"
+        );
+        run_old_producer(&spvasm, what);
+    }
+}
+
+fn run_old_producer(spvasm: &str, what: &str) {
+    let cl = Cl::new();
+    let il = assemble(spvasm);
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() bytes.
+    let p = Prog(unsafe {
+        clCreateProgramWithIL(cl.context.raw(), il.as_ptr().cast(), il.len(), &mut status)
+    });
+    check(status, "clCreateProgramWithIL");
+    let status = build(&p, cl.device(), "");
+    check_link(&p, cl.device(), status, what);
+    let a: Vec<u32> = (0..64).collect();
+    let b: Vec<u32> = (0..64).map(|i| 1000 * i).collect();
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = ferrocl_tests::Kernel::from_raw(unsafe {
+        clCreateKernel(p.0, c"vadd".as_ptr(), &mut status)
+    });
+    check(status, "clCreateKernel(vadd)");
+    let (ab, bb, cb) = (cl.buffer_from(&a), cl.buffer_from(&b), cl.buffer::<u32>(64));
+    k.arg(0, &ab).arg(1, &bb).arg(2, &cb);
+    cl.queue.run(&k, &[64], Some(&[16]));
+    let want: Vec<u32> = (0..64).map(|i| 1001 * i).collect();
+    assert_eq!(cl.queue.read(&cb), want, "{what}");
+}
