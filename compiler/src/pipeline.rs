@@ -12,8 +12,8 @@ use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::{
-    async_copy, global_vars, guard_int64_division, image_args, lower, specialize, srem_via_sdiv,
-    structurize, validate,
+    async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, lower,
+    specialize, srem_via_sdiv, structurize, validate,
 };
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
@@ -126,6 +126,7 @@ pub(crate) fn build_module(
     tools::dump_words("2-structurized.spv", &words);
     let mut module = rspirv::dr::load_words(&words)
         .map_err(|e| BuildError::failure(format!("cannot parse the SPIR-V module: {e}")))?;
+    copy_byval_params::copy_byval_params(&mut module);
     specialize::specialize_address_spaces(&mut module, caps);
     if caps.images {
         image_args::specialize_image_calls(&mut module);

@@ -78,6 +78,10 @@ impl Case {
         self.options = "-cl-std=CL3.0";
         self
     }
+    fn options(mut self, options: &'static str) -> Self {
+        self.options = options;
+        self
+    }
     fn requires(mut self, ext: &'static str) -> Self {
         self.requires = Some(ext);
         self
@@ -2548,6 +2552,25 @@ fn mixed_second_pass() {
                 .collect(),
             0,
         ),
+    ];
+    run_family(cases);
+}
+
+/// Constructs real applications use that the compiler got wrong: by-value
+/// aggregates modified in the callee (the caller's copy changed, at -O0
+/// and wherever the call stays).
+#[test]
+fn real_world_constructs() {
+    let a: Vec<i32> = (0..64).map(|i| i * 3 + 1).collect();
+    let b: Vec<i32> = (0..64).map(|i| 10 - i).collect();
+    let byval = |x: i32, y: i32| {
+        let consume = |k: i32| (0..4).map(|j| (x + j + k) * (y - j)).sum::<i32>() + 99;
+        [consume(1), consume(2), x + 1]
+    };
+    let cases = vec![
+        map2("fn_byval_struct.cl", a.clone(), b.clone(), 0, byval),
+        map2("fn_byval_struct.cl", a.clone(), b.clone(), 0, byval)
+            .options("-cl-std=CL1.2 -cl-opt-disable"),
     ];
     run_family(cases);
 }

@@ -1,6 +1,7 @@
 //! The compiler passes after the front end (DESIGN §4 stages 3–5).
 
 pub mod async_copy;
+pub mod copy_byval_params;
 pub mod global_vars;
 pub mod guard_int64_division;
 pub mod image_args;
