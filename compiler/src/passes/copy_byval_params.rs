@@ -13,8 +13,12 @@
 //! parameter's bytes are copied into it (`OpCopyMemory`), and every other
 //! use of the parameter in the function names the copy. A callee that
 //! never writes through the parameter pays one copy of the struct per call.
+//! Not copied: the parameters of entry points (the host's argument, which
+//! nothing else sees), and those of functions called only from entry points
+//! that pass their own parameter through and use it nowhere else
+//! (llvm-spirv's kernel wrappers).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Decoration, FunctionParameterAttribute, Op, Word};
@@ -38,12 +42,13 @@ pub fn copy_byval_params(module: &mut Module) {
     if byval.is_empty() {
         return;
     }
+    let needs_copy = params_needing_copies(module, &byval);
     for f in 0..module.functions.len() {
         let params: Vec<(Word, Word)> = module.functions[f]
             .parameters
             .iter()
             .filter_map(|p| Some((p.result_id?, p.result_type?)))
-            .filter(|(id, _)| byval.contains(id))
+            .filter(|(id, _)| needs_copy.contains(id))
             .collect();
         if params.is_empty() || module.functions[f].blocks.is_empty() {
             continue;
@@ -89,4 +94,61 @@ pub fn copy_byval_params(module: &mut Module) {
         entry.extend(copy_ops);
         entry.extend(tail);
     }
+}
+
+/// The `byval` parameters some call passes another pointer than an entry
+/// point's own parameter.
+fn params_needing_copies(module: &Module, byval: &[Word]) -> HashSet<Word> {
+    let entries: HashSet<Word> = module
+        .entry_points
+        .iter()
+        .filter_map(|e| e.operands.get(1).and_then(Operand::id_ref_any))
+        .collect();
+    let params: HashMap<Word, Vec<Word>> = module
+        .functions
+        .iter()
+        .filter_map(|f| {
+            let id = f.def.as_ref()?.result_id?;
+            Some((
+                id,
+                f.parameters.iter().filter_map(|p| p.result_id).collect(),
+            ))
+        })
+        .collect();
+    let mut out = HashSet::new();
+    for f in &module.functions {
+        let Some(caller) = f.def.as_ref().and_then(|d| d.result_id) else {
+            continue;
+        };
+        let own = &params[&caller];
+        let uses = |p: Word| {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+                .flat_map(|i| &i.operands)
+                .filter(|o| o.id_ref_any() == Some(p))
+                .count()
+        };
+        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+            if i.class.opcode != Op::FunctionCall {
+                continue;
+            }
+            let Some(callee) = i.operands.first().and_then(Operand::id_ref_any) else {
+                continue;
+            };
+            let Some(formals) = params.get(&callee) else {
+                continue;
+            };
+            for (formal, actual) in formals.iter().zip(&i.operands[1..]) {
+                let passed_through = entries.contains(&caller)
+                    && actual
+                        .id_ref_any()
+                        .is_some_and(|a| own.contains(&a) && uses(a) == 1);
+                if byval.contains(formal) && !passed_through {
+                    out.insert(*formal);
+                }
+            }
+        }
+    }
+    out
 }
