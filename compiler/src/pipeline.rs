@@ -69,6 +69,9 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
     let opts = frontend::parse_build_options(options, caps)?;
     check_caps(caps)?;
     let scratch = ScratchDir::new()?;
+    // Irreducible control flow: made reducible through LLVM IR.
+    let reducible = frontend::make_il_reducible(spirv, &scratch)?;
+    let spirv = reducible.as_deref().unwrap_or(spirv);
     // The OpenCL.std math the source path takes from libclc: linked
     // through a round trip to LLVM IR (`frontend::il_math`); modules that
     // need none keep their bytes.
@@ -174,6 +177,9 @@ pub(crate) fn build_module(
     })
 }
 
+/// A pass on a module's words: `Ok(None)` where it has nothing to do.
+type WordPass = fn(&[u32]) -> Result<Option<Vec<u32>>, String>;
+
 /// Runs a pass on words that returns `None` where it has nothing to do,
 /// dumping its output (`1-<name>.spv`) where it did something; its error
 /// fails the build with the front end's log first.
@@ -181,7 +187,7 @@ fn run_word_pass(
     words: Vec<u32>,
     log: &str,
     name: &str,
-    pass: fn(&[u32]) -> Result<Option<Vec<u32>>, String>,
+    pass: WordPass,
 ) -> Result<Vec<u32>, BuildError> {
     match pass(&words) {
         Ok(Some(out)) => {

@@ -184,3 +184,13 @@ pub fn bytes_to_words(bytes: &[u8]) -> Option<Vec<u32>> {
         .collect();
     (be[0] == 0x0723_0203).then_some(be)
 }
+
+/// The literal string starting at `words[0]` (NUL-terminated, packed).
+pub fn literal_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}

@@ -70,12 +70,19 @@ struct Case {
     /// case is skipped.
     requires: Option<&'static str>,
     known_bug: Option<&'static str>,
+    /// Built through clCreateProgramWithIL (clang-15 + llvm-spirv-15 IL of
+    /// the file) instead of from source.
+    il: bool,
     run: Runner,
 }
 
 impl Case {
     fn cl3(mut self) -> Self {
         self.options = "-cl-std=CL3.0";
+        self
+    }
+    fn il(mut self) -> Self {
+        self.il = true;
         self
     }
     fn options(mut self, options: &'static str) -> Self {
@@ -176,6 +183,7 @@ fn raw<A: Elem, B: Elem, R: Elem>(
         options: "-cl-std=CL1.2",
         requires: None,
         known_bug: None,
+        il: false,
         run,
     }
 }
@@ -246,8 +254,12 @@ fn run_family(cases: Vec<Case>) {
         }
         let path = format!("{}/corpus/{}", env!("CARGO_MANIFEST_DIR"), case.file);
         let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let result = cl
-            .try_build(&source, case.options)
+        let built = if case.il {
+            cl.try_build_il(&source, case.options)
+        } else {
+            cl.try_build(&source, case.options)
+        };
+        let result = built
             .map_err(|e| format!("build failed: {e}"))
             .and_then(|program| {
                 let kernel = program
@@ -2558,7 +2570,8 @@ fn mixed_second_pass() {
 
 /// Constructs real applications use that the compiler got wrong: by-value
 /// aggregates modified in the callee (the caller's copy changed, at -O0
-/// and wherever the call stays).
+/// and wherever the call stays); irreducible loops (`goto` into a loop,
+/// Duff's device: build errors), also as IL programs.
 #[test]
 fn real_world_constructs() {
     let a: Vec<i32> = (0..64).map(|i| i * 3 + 1).collect();
@@ -2572,5 +2585,53 @@ fn real_world_constructs() {
         map2("fn_byval_struct.cl", a.clone(), b.clone(), 0, byval)
             .options("-cl-std=CL1.2 -cl-opt-disable"),
     ];
+    let goto_into_loop = |x: i32, y: i32| {
+        let (n, mut s, mut j) = (y & 15, 0i32, 0i32);
+        let mut inside = x & 1 != 0;
+        while inside || j < n {
+            if !inside {
+                s = s.wrapping_add(j * 3);
+            }
+            inside = false;
+            s ^= x.wrapping_add(j);
+            j += 1;
+        }
+        [s]
+    };
+    let duff = |x: i32, y: i32| {
+        let (mut s, mut acc) = (x, 0i32);
+        for _ in 0..(y & 31) {
+            acc = acc.wrapping_mul(3).wrapping_add(s);
+            s = s.wrapping_add(1);
+        }
+        [acc]
+    };
+    let mut cases = cases;
+    for options in ["-cl-std=CL1.2", "-cl-std=CL1.2 -cl-opt-disable"] {
+        cases.push(
+            map2(
+                "cf_goto_into_loop.cl",
+                a.clone(),
+                b.clone(),
+                0,
+                goto_into_loop,
+            )
+            .options(options),
+        );
+        cases.push(map2("cf_duffs_device.cl", a.clone(), b.clone(), 0, duff).options(options));
+    }
+    cases.push(
+        map2(
+            "cf_goto_into_loop.cl",
+            a.clone(),
+            b.clone(),
+            0,
+            goto_into_loop,
+        )
+        .il(),
+    );
+    // (Duff's device has no IL case: llvm-spirv-15 cannot translate the
+    // `i3` switch clang's -O2 makes of it, with or without
+    // SPV_INTEL_arbitrary_precision_integers.)
     run_family(cases);
 }

@@ -43,7 +43,7 @@ use rspirv::grammar::{OperandKind, INSTRUCTION_TABLE};
 use rspirv::spirv::OpenclStd100Op;
 
 use super::libclc::{self, MathOptions};
-use crate::tools::{self, run_tool, ScratchDir};
+use crate::tools::{self, literal_string, run_tool, ScratchDir};
 
 const OP_EXT_INST_IMPORT: u32 = 11;
 const OP_EXT_INST: u32 = 12;
@@ -51,16 +51,6 @@ const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
 /// OpSpecConstantTrue ..= OpSpecConstantOp.
 const OP_SPEC_CONSTANTS: std::ops::RangeInclusive<u32> = 48..=52;
-
-/// The literal string starting at `words[0]` (nul-terminated, packed).
-fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
 
 /// What `needs_libclc` found in a module.
 #[derive(Debug, Default, PartialEq, Eq)]

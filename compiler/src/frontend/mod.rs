@@ -483,8 +483,78 @@ fn promote_sampler_locals(
 /// llvm-spirv-15: `input.bc` → Kernel SPIR-V bytes. Integers of widths
 /// SPIR-V lacks (which LLVM's optimizer may create) are translated through
 /// SPV_INTEL_arbitrary_precision_integers; `passes::legalize_int_widths`
-/// widens them.
+/// widens them. A function with irreducible control flow
+/// (`passes::reducible`) is made reducible (`make_reducible`) and the
+/// module translated again.
 pub fn translate_bitcode(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
+    let spirv = run_llvm_spirv(scratch)?;
+    let Some(name) = irreducible(&spirv) else {
+        return Ok(spirv);
+    };
+    make_reducible(scratch, &name)?;
+    let spirv = run_llvm_spirv(scratch)?;
+    match irreducible(&spirv) {
+        Some(name) => Err(BuildError::failure(format!(
+            "error: function '{name}' has irreducible control flow (a loop entered at more than one point, e.g. by goto), which ferrocl could not make reducible"
+        ))),
+        None => Ok(spirv),
+    }
+}
+
+/// The function of Kernel SPIR-V bytes with irreducible control flow.
+pub(crate) fn irreducible(spirv: &[u8]) -> Option<String> {
+    tools::bytes_to_words(spirv).and_then(|w| crate::passes::reducible::irreducible_function(&w))
+}
+
+/// `opt-15 -passes=lowerswitch,fix-irreducible` on `input.bc`: every
+/// irreducible region gets one header that dispatches to the region's
+/// former entries (LLVM's FixIrreducible, which keeps SSA form; its control
+/// flow hubs take two-way branches, hence lowerswitch first). Only modules
+/// with an irreducible function take it.
+fn make_reducible(scratch: &ScratchDir, function: &str) -> Result<(), BuildError> {
+    let args = [
+        "-opaque-pointers=0",
+        "-passes=lowerswitch,fix-irreducible",
+        "input.bc",
+        "-o",
+        "input.bc",
+    ];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::OPT, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "making the control flow of '{function}' reducible failed: {}",
+            out.stderr
+        )));
+    }
+    Ok(())
+}
+
+/// An IL module with irreducible control flow: translated to LLVM bitcode
+/// (`llvm-spirv -r`), made reducible and translated back (`None`: the
+/// module has none).
+pub fn make_il_reducible(
+    spirv: &[u8],
+    scratch: &ScratchDir,
+) -> Result<Option<Vec<u8>>, BuildError> {
+    let Some(name) = irreducible(spirv) else {
+        return Ok(None);
+    };
+    std::fs::write(scratch.file("il.spv"), spirv)
+        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+    let args = ["-r", "il.spv", "-o", "input.bc"];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::LLVM_SPIRV, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::failure(format!(
+            "error: function '{name}' has irreducible control flow (a loop entered at more than one point), and the module cannot be translated to LLVM IR to make it reducible: {}",
+            out.stderr.trim()
+        )));
+    }
+    translate_bitcode(scratch).map(Some)
+}
+
+fn run_llvm_spirv(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
     let args = [
         "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers",
         "input.bc",

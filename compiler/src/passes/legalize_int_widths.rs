@@ -142,7 +142,10 @@ fn widen_declarations(words: &[u32]) -> Result<Option<Widened>, String> {
         let inst = &words[i..i + n];
         match inst[0] & 0xffff {
             CAPABILITY if n == 2 && inst[1] == ARBITRARY_PRECISION_INTEGERS => continue,
-            EXTENSION if word_string(&inst[1..]) == "SPV_INTEL_arbitrary_precision_integers" => {
+            EXTENSION
+                if tools::literal_string(&inst[1..])
+                    == "SPV_INTEL_arbitrary_precision_integers" =>
+            {
                 continue
             }
             TYPE_INT if odd.contains_key(&inst[1]) => {
@@ -162,16 +165,6 @@ fn widen_declarations(words: &[u32]) -> Result<Option<Widened>, String> {
     }
     out.extend_from_slice(&words[end..]);
     Ok(Some(Widened { words: out, odd }))
-}
-
-/// A literal string operand (UTF-8 bytes up to the NUL).
-fn word_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// A constant's literal words, masked to `bits`.

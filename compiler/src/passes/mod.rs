@@ -9,6 +9,7 @@ pub mod legalize_int_widths;
 pub mod lower;
 pub mod module_edit;
 pub mod normalize_builtin_vars;
+pub mod reducible;
 pub mod specialize;
 pub mod srem_via_sdiv;
 pub mod structurize;
