@@ -75,6 +75,8 @@ pub fn parse_link_options(options: &str) -> Result<LinkOptions, BuildError> {
             // ferrocl's target options, applied by `target_caps` (the
             // lowering happens at link time).
             w if frontend::is_target_option(w) => frontend::check_target_option(w)?,
+            // Other vendors' compiler options (`frontend::vendor_option`).
+            w if frontend::vendor_option(w).is_some() => {}
             _ => return Err(BuildError::options(format!("unknown link option '{w}'"))),
         }
     }

@@ -79,10 +79,11 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
         Some(words) => frontend::il_math::link_il_math(&words, &opts.math, &scratch),
         None => Ok(None),
     };
+    let log = opts.warnings;
     match linked {
-        Ok(Some(linked)) => build_module(&linked, None, String::new(), caps, &scratch, None),
-        Ok(None) => build_module(spirv, None, String::new(), caps, &scratch, None),
-        Err(note) => build_module(spirv, None, note, caps, &scratch, None),
+        Ok(Some(linked)) => build_module(&linked, None, log, caps, &scratch, None),
+        Ok(None) => build_module(spirv, None, log, caps, &scratch, None),
+        Err(note) => build_module(spirv, None, log + &note, caps, &scratch, None),
     }
 }
 

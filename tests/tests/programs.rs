@@ -1179,3 +1179,58 @@ fn run_old_producer(spvasm: &str, what: &str) {
     let want: Vec<u32> = (0..64).map(|i| 1001 * i).collect();
     assert_eq!(cl.queue.read(&cb), want, "{what}");
 }
+
+/// Applications pass their vendor's compiler options when the device's
+/// vendor is that vendor (ferrocl reports the hardware's): accepted with a
+/// warning naming each in the build log (they were CL_INVALID_BUILD_OPTIONS);
+/// an unknown option is still refused.
+#[test]
+fn vendor_build_options_are_accepted_with_a_warning() {
+    let cl = Cl::new();
+    let dev = cl.device();
+    let options = "-cl-nv-verbose -cl-nv-maxrregcount=32 -cl-nv-opt-level=3 -cl-nv-arch sm_90 \
+                   -fno-bin-llvmir -O3 -cl-mad-enable";
+    let p = with_source(&cl, HELPER);
+    let status = build(&p, dev, options);
+    check_link(&p, dev, status, options);
+    let log = build_string(&p, dev, CL_PROGRAM_BUILD_LOG);
+    for o in [
+        "-cl-nv-verbose",
+        "-cl-nv-maxrregcount=32",
+        "-cl-nv-opt-level=3",
+        "-cl-nv-arch sm_90",
+        "-fno-bin-llvmir",
+        "-O3",
+    ] {
+        assert!(
+            log.contains(&format!("ignoring the vendor compiler option '{o}'")),
+            "{o} not in the log:\n{log}"
+        );
+    }
+    assert!(
+        !log.contains("-cl-mad-enable"),
+        "a standard option warned about:\n{log}"
+    );
+    let p = with_source(&cl, HELPER);
+    assert_eq!(build(&p, dev, "-cl-bogus-option"), CL_INVALID_BUILD_OPTIONS);
+    // No vendor query: CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV (0x4000).
+    let mut major: cl_uint = 0;
+    // SAFETY: a cl_uint-sized output.
+    let status = unsafe {
+        clGetDeviceInfo(
+            dev,
+            0x4000,
+            size_of::<cl_uint>(),
+            (&mut major as *mut cl_uint).cast(),
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!(status, CL_INVALID_VALUE);
+    let extensions = device_string(dev, CL_DEVICE_EXTENSIONS);
+    for vendor in ["cl_nv_", "cl_amd_", "cl_intel_"] {
+        assert!(
+            !extensions.contains(vendor),
+            "{vendor}* reported: {extensions}"
+        );
+    }
+}

@@ -11,7 +11,7 @@ pub(crate) use options::CLANG_SUBGROUP_EXTENSIONS;
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{
     check_target_option, is_target_option, parse_build_options, split_options, target_caps,
-    FrontendOptions,
+    vendor_option, FrontendOptions,
 };
 
 use std::collections::HashMap;
@@ -212,6 +212,7 @@ pub fn compile_to_bitcode(
         Ok((ll, log))
     };
     let (mut ll, mut log) = run_clang(&args)?;
+    log.insert_str(0, &opts.warnings);
     if !opts.opt_disable && !keep_convergent && uses_subgroup_functions(ll.as_bytes()) {
         // Sub-group calls from an included file: again, keeping them.
         let o = args.iter().position(|a| a == "-O2").unwrap_or(0);
@@ -219,6 +220,7 @@ pub fn compile_to_bitcode(
             args.insert(o + 1 + k, a.to_string());
         }
         (ll, log) = run_clang(&args)?;
+        log.insert_str(0, &opts.warnings);
     }
     let fixes = Reoptimize {
         native_widths: !opts.opt_disable && has_odd_integer_widths(&ll),

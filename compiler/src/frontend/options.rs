@@ -16,6 +16,32 @@ pub struct FrontendOptions {
     /// Feature macros to undefine after clang's default header, which
     /// defines them for SPIR targets whatever `-cl-ext` says.
     pub undef_macros: Vec<&'static str>,
+    /// Build-log warnings about the options (vendor options ignored).
+    pub warnings: String,
+}
+
+/// Whether `w` is an option of a vendor's own OpenCL compiler, which
+/// applications pass when the device's vendor is that vendor (ferrocl
+/// reports the hardware's vendor): NVIDIA's `-cl-nv-verbose`,
+/// `-cl-nv-maxrregcount=N`, `-cl-nv-opt-level=N`, `-cl-nv-arch sm_XX`,
+/// `-nv-line-info`; AMD's `-fbin-*`, `-fno-bin-*`, `-cl-amd-*`,
+/// `-save-temps`; Intel's `-cl-intel-*`; and `-O0`..`-O3` (not OpenCL
+/// options; NVIDIA's and AMD's compilers take them). They tune or report on
+/// that vendor's code generation, which ferrocl does not do: accepted with
+/// a warning in the build log. Returns whether the option takes the next
+/// word as its value (`-cl-nv-arch sm_90`).
+pub fn vendor_option(w: &str) -> Option<bool> {
+    const PREFIXES: [&str; 6] = [
+        "-cl-nv-",
+        "-nv-",
+        "-fbin-",
+        "-fno-bin-",
+        "-cl-amd-",
+        "-cl-intel-",
+    ];
+    let vendor = PREFIXES.iter().any(|p| w.starts_with(p))
+        || matches!(w, "-O0" | "-O1" | "-O2" | "-O3" | "-save-temps");
+    vendor.then_some(w == "-cl-nv-arch")
 }
 
 /// Splits `options` like a shell would (whitespace separates words; single
@@ -185,8 +211,9 @@ pub(crate) const CLANG_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
 /// `-cl-fp32-correctly-rounded-divide-sqrt`, `-cl-uniform-work-group-size`),
 /// `-cl-denorms-are-zero`, `-cl-no-subgroup-ifp` (both accepted and
 /// ignored), `-cl-opt-disable`, `-cl-strict-aliasing`, `-cl-kernel-arg-info`
-/// (always on), `-w`, `-Werror`, `-g`, and ferrocl's target options
-/// (`is_target_option`, applied by `target_caps`).
+/// (always on), `-w`, `-Werror`, `-g`, ferrocl's target options
+/// (`is_target_option`, applied by `target_caps`), and other vendors'
+/// compiler options with a warning (`vendor_option`).
 /// Anything else is CL_INVALID_BUILD_OPTIONS.
 ///
 /// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
@@ -252,6 +279,17 @@ pub fn parse_build_options(
             "-cl-opt-disable" => out.opt_disable = true,
             // ferrocl's target options (`target_caps` applies them).
             w if is_target_option(w) => check_target_option(w)?,
+            w if vendor_option(w).is_some() => {
+                let mut shown = w.to_string();
+                if vendor_option(w) == Some(true) {
+                    if let Some(v) = it.next() {
+                        shown = format!("{w} {v}");
+                    }
+                }
+                out.warnings.push_str(&format!(
+                    "warning: ignoring the vendor compiler option '{shown}' (ferrocl compiles through clang and Vulkan)\n"
+                ));
+            }
             _ => return Err(BuildError::options(format!("unknown build option '{w}'"))),
         }
     }
