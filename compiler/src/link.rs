@@ -211,8 +211,37 @@ pub fn link_objects(
                 out.stderr
             )));
         }
-        let ll = std::fs::read_to_string(scratch.file("linked.ll"))
+        let mut ll = std::fs::read_to_string(scratch.file("linked.ll"))
             .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+        if frontend::has_odd_integer_widths(&ll) {
+            // As a source build does (`frontend::reoptimize`): the linked
+            // module again, optimized with native integer widths.
+            let args = [
+                "-opaque-pointers=0",
+                "-S",
+                "linked.bc",
+                "-o",
+                "unopt-linked.ll",
+            ];
+            let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+            let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+            if !out.success {
+                return Err(BuildError::internal(format!(
+                    "printing the linked module failed: {}",
+                    out.stderr
+                )));
+            }
+            let unopt = std::fs::read_to_string(scratch.file("unopt-linked.ll"))
+                .map_err(|e| BuildError::internal(format!("llvm-link wrote no IR: {e}")))?;
+            let fixes = frontend::Reoptimize {
+                native_widths: true,
+                inline_definitions: false,
+            };
+            let keep = optimize
+                .iter()
+                .any(|a| *a == frontend::KEEP_CONVERGENT_CALLS[1]);
+            ll = frontend::patch_and_optimize(&scratch, &unopt, fixes, true, keep)?;
+        }
         let undefined = frontend::undefined_functions(&ll);
         if !undefined.is_empty() {
             let mut msg = log.clone();

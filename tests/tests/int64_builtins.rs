@@ -153,7 +153,9 @@ fn check<T: ferrocl_tests::Pod + PartialEq + std::fmt::LowerHex>(
     want: Vec<[T; 17]>,
 ) -> Vec<String> {
     // ctz is OpenCL C 2.0.
-    let program = cl.try_build(SOURCE, "-cl-std=CL3.0").unwrap_or_else(|e| panic!("{e}"));
+    let program = cl
+        .try_build(SOURCE, "-cl-std=CL3.0")
+        .unwrap_or_else(|e| panic!("{e}"));
     let k = program.kernel(name);
     let n = a.len();
     let (ab, bb, cb) = (cl.buffer_from(&a), cl.buffer_from(&b), cl.buffer_from(&c));

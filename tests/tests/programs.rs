@@ -1234,3 +1234,57 @@ fn vendor_build_options_are_accepted_with_a_warning() {
         );
     }
 }
+
+/// clLinkProgram's -O2 inlines `sel` into the kernel, knows its selector is
+/// in 0..8 and narrows the switch to `i3`, which llvm-spirv-15 cannot
+/// translate: the link optimizes again with native integer widths, as a
+/// source build does.
+#[test]
+fn link_time_odd_widths() {
+    const SEL: &str = "int sel(int c, int v) {\n\
+        switch (c) {\n\
+        case 0: return v + 3;\n\
+        case 1: return v * 5;\n\
+        case 2: return v - 7;\n\
+        case 3: return v ^ 9;\n\
+        case 4: return v << 2;\n\
+        case 5: return v >> 1;\n\
+        case 6: return -v;\n\
+        default: return v;\n\
+        }\n\
+    }\n";
+    const KERNEL: &str = "int sel(int c, int v);\n\
+        kernel void k(global int *a) {\n\
+            size_t i = get_global_id(0);\n\
+            a[i] = sel(a[i] & 7, a[i] >> 3);\n\
+        }\n";
+    let sel = |c: i32, v: i32| match c {
+        0 => v + 3,
+        1 => v * 5,
+        2 => v - 7,
+        3 => v ^ 9,
+        4 => v << 2,
+        5 => v >> 1,
+        6 => -v,
+        _ => v,
+    };
+    let cl = Cl::new();
+    let dev = cl.device();
+    let (a, b) = (with_source(&cl, SEL), with_source(&cl, KERNEL));
+    check(compile(&a, dev, "", &[]), "clCompileProgram(sel)");
+    check(compile(&b, dev, "", &[]), "clCompileProgram(k)");
+    let (exe, status) = link(&cl.context, "", &[&a, &b]);
+    check_link(&exe, dev, status, "clLinkProgram");
+    let data: Vec<i32> = (0..128).map(|i| i * 13 - 700).collect();
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = ferrocl_tests::Kernel::from_raw(unsafe {
+        clCreateKernel(exe.0, c"k".as_ptr(), &mut status)
+    });
+    check(status, "clCreateKernel");
+    let buf = cl.buffer_from(&data);
+    k.arg(0, &buf);
+    cl.queue.run(&k, &[data.len()], None);
+    let want: Vec<i32> = data.iter().map(|&x| sel(x & 7, x >> 3)).collect();
+    assert_eq!(cl.queue.read(&buf), want);
+}

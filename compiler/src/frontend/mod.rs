@@ -238,7 +238,7 @@ pub fn compile_to_bitcode(
 /// Whether textual IR uses integer types llvm-spirv-15 cannot translate
 /// (widths other than 1, 8, 16, 32, 64: e.g. `i33` from a loop's closed-form
 /// exit value, `i3` from a switch on `x & 7` narrowed by InstCombine).
-fn has_odd_integer_widths(ll: &str) -> bool {
+pub(crate) fn has_odd_integer_widths(ll: &str) -> bool {
     let b = ll.as_bytes();
     let mut i = 0;
     while let Some(p) = ll[i..].find('i') {
@@ -270,9 +270,9 @@ fn has_odd_integer_widths(ll: &str) -> bool {
 
 /// What `reoptimize` changes.
 #[derive(Clone, Copy)]
-struct Reoptimize {
+pub(crate) struct Reoptimize {
     /// The IR `has_odd_integer_widths`.
-    native_widths: bool,
+    pub native_widths: bool,
     /// The IR calls functions it does not define, and the source says
     /// `inline`: OpenCL C follows C99, where a plain `inline` definition
     /// provides no external definition, so a call the inliner left (a
@@ -280,7 +280,7 @@ struct Reoptimize {
     /// named a function no object defines. CLBlast writes its helpers so
     /// on NVIDIA devices (`USE_INLINE_KEYWORD`), and NVIDIA's compiler
     /// takes them.
-    inline_definitions: bool,
+    pub inline_definitions: bool,
 }
 
 /// The build again, for IR that needs one of `Reoptimize`'s fixes: clang
@@ -329,6 +329,21 @@ fn reoptimize(
     }
     let ll = std::fs::read_to_string(scratch.file("input.ll"))
         .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+    let keep_convergent = clang_args.iter().any(|a| a == KEEP_CONVERGENT_CALLS[1]);
+    patch_and_optimize(scratch, &ll, fixes, optimize, keep_convergent)
+}
+
+/// `reoptimize`'s second half on unoptimized IR `ll`: the patches, then
+/// (where `optimize`) `opt-15`'s O2 pipeline, with the options of
+/// `uses_subgroup_functions` where `keep_convergent`. Also clLinkProgram's
+/// way when its -O2 made odd widths (`link::link_objects`).
+pub(crate) fn patch_and_optimize(
+    scratch: &ScratchDir,
+    ll: &str,
+    fixes: Reoptimize,
+    optimize: bool,
+    keep_convergent: bool,
+) -> Result<String, BuildError> {
     let mut patched = String::with_capacity(ll.len() + 16);
     for line in ll.lines() {
         let layout = line
@@ -357,8 +372,7 @@ fn reoptimize(
     if fixes.native_widths {
         opt.extend(["-replexitval=never", "-switch-to-lookup=false"]);
     }
-    if clang_args.iter().any(|a| a == KEEP_CONVERGENT_CALLS[1]) {
-        // The same options as clang's (`uses_subgroup_functions`).
+    if keep_convergent {
         opt.extend(KEEP_CONVERGENT_CALLS.iter().skip(1).step_by(2));
     }
     opt.extend(["unopt.ll", "-o", "input.ll"]);
