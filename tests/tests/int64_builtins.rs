@@ -5,58 +5,66 @@
 //! extremes), against a 128-bit reference computed here. Written for the
 //! NVIDIA GPU, where `add_sat` on `ulong` returned only the low 32 bits
 //! while lavapipe was right: each builtin is checked on its own, so a
-//! driver that folds one of them shows which.
+//! driver that folds one of them shows which. Scalars and every vector
+//! width.
 
 use ferrocl_tests::Cl;
 
+/// One kernel per type and width: `u`/`s` (ulong/long scalars) and
+/// `u2`..`u16`, `s2`..`s16` (vectors, each lane its own triple). Every
+/// work-item takes `W` consecutive triples and writes `17 * W` results,
+/// result-major per triple as the scalar kernels do.
 const SOURCE: &str = r#"
 #define N_OUT 17
+#define BODY(T, UT, HT, UHT, LD, ST, W)                                        \
+    size_t i = get_global_id(0);                                             \
+    T x = LD(i, a), y = LD(i, b), z = LD(i, c);                              \
+    T r[N_OUT];                                                              \
+    r[0] = mul_hi(x, y);                                                     \
+    r[1] = mad_hi(x, y, z);                                                  \
+    r[2] = mad_sat(x, y, z);                                                 \
+    r[3] = add_sat(x, y);                                                    \
+    r[4] = sub_sat(x, y);                                                    \
+    r[5] = rotate(x, y);                                                     \
+    r[6] = clz(x);                                                           \
+    r[7] = ctz(x);                                                           \
+    r[8] = popcount(x);                                                      \
+    r[9] = as_##T(abs(x));                                                   \
+    r[10] = as_##T(abs_diff(x, y));                                          \
+    r[11] = upsample(convert_##HT(x >> 7), convert_##UHT(y));                \
+    r[12] = hadd(x, y);                                                      \
+    r[13] = rhadd(x, y);                                                     \
+    r[14] = min(x, y);                                                       \
+    r[15] = max(x, y);                                                       \
+    r[16] = x * y + z;                                                       \
+    for (int f = 0; f < N_OUT; f++) {                                        \
+        T v = r[f];                                                          \
+        for (int l = 0; l < W; l++)                                          \
+            out[N_OUT * (W * i + l) + f] = ((__private ST *)&v)[l];          \
+    }
+
+#define LD1(i, p) p[i]
+#define KERNELS(W, LD, UT, UHT, T, HT)                                            \
+kernel void u##W(global const ulong *a, global const ulong *b,                   \
+                 global const ulong *c, global ulong *out) {                     \
+    BODY(UT, UT, UHT, UHT, LD, ulong, W) }                                       \
+kernel void s##W(global const long *a, global const long *b,                     \
+                 global const long *c, global long *out) {                       \
+    BODY(T, UT, HT, UHT, LD, long, W) }
+
 kernel void u(global const ulong *a, global const ulong *b, global const ulong *c,
               global ulong *out) {
-    size_t i = get_global_id(0);
-    ulong x = a[i], y = b[i], z = c[i];
-    global ulong *o = out + N_OUT * i;
-    o[0] = mul_hi(x, y);
-    o[1] = mad_hi(x, y, z);
-    o[2] = mad_sat(x, y, z);
-    o[3] = add_sat(x, y);
-    o[4] = sub_sat(x, y);
-    o[5] = rotate(x, y);
-    o[6] = clz(x);
-    o[7] = ctz(x);
-    o[8] = popcount(x);
-    o[9] = abs(x);
-    o[10] = abs_diff(x, y);
-    o[11] = upsample((uint)(x >> 7), (uint)y);
-    o[12] = hadd(x, y);
-    o[13] = rhadd(x, y);
-    o[14] = min(x, y);
-    o[15] = max(x, y);
-    o[16] = x * y + z;
+    BODY(ulong, ulong, uint, uint, LD1, ulong, 1)
 }
 kernel void s(global const long *a, global const long *b, global const long *c,
               global long *out) {
-    size_t i = get_global_id(0);
-    long x = a[i], y = b[i], z = c[i];
-    global long *o = out + N_OUT * i;
-    o[0] = mul_hi(x, y);
-    o[1] = mad_hi(x, y, z);
-    o[2] = mad_sat(x, y, z);
-    o[3] = add_sat(x, y);
-    o[4] = sub_sat(x, y);
-    o[5] = rotate(x, y);
-    o[6] = clz(x);
-    o[7] = ctz(x);
-    o[8] = popcount(x);
-    o[9] = (long)abs(x);
-    o[10] = (long)abs_diff(x, y);
-    o[11] = upsample((int)(x >> 7), (uint)y);
-    o[12] = hadd(x, y);
-    o[13] = rhadd(x, y);
-    o[14] = min(x, y);
-    o[15] = max(x, y);
-    o[16] = x * y + z;
+    BODY(long, ulong, int, uint, LD1, long, 1)
 }
+KERNELS(2, vload2, ulong2, uint2, long2, int2)
+KERNELS(3, vload3, ulong3, uint3, long3, int3)
+KERNELS(4, vload4, ulong4, uint4, long4, int4)
+KERNELS(8, vload8, ulong8, uint8, long8, int8)
+KERNELS(16, vload16, ulong16, uint16, long16, int16)
 "#;
 
 const NAMES: [&str; 17] = [
@@ -143,10 +151,12 @@ fn signed_ref(x: i64, y: i64, z: i64) -> [i64; 17] {
     ]
 }
 
-/// Runs kernel `name` over the triples; returns the mismatches as lines.
+/// Runs kernel `name` (`width` triples per work-item) over the triples;
+/// returns the mismatches as lines.
 fn check<T: ferrocl_tests::Pod + PartialEq + std::fmt::LowerHex>(
     cl: &Cl,
     name: &str,
+    width: usize,
     a: Vec<T>,
     b: Vec<T>,
     c: Vec<T>,
@@ -161,7 +171,8 @@ fn check<T: ferrocl_tests::Pod + PartialEq + std::fmt::LowerHex>(
     let (ab, bb, cb) = (cl.buffer_from(&a), cl.buffer_from(&b), cl.buffer_from(&c));
     let out = cl.buffer::<T>(17 * n);
     k.arg(0, &ab).arg(1, &bb).arg(2, &cb).arg(3, &out);
-    cl.queue.run(&k, &[n], None);
+    assert_eq!(n % width, 0);
+    cl.queue.run(&k, &[n / width], None);
     let got = cl.queue.read(&out);
     let mut bad = Vec::new();
     for i in 0..n {
@@ -185,19 +196,35 @@ fn check<T: ferrocl_tests::Pod + PartialEq + std::fmt::LowerHex>(
 fn long_and_ulong_builtins_at_edge_values() {
     let cl = Cl::new();
     let (a, b, c) = triples();
-    let want_u: Vec<[u64; 17]> = (0..a.len())
-        .map(|i| unsigned_ref(a[i], b[i], c[i]))
-        .collect();
-    let mut bad = check(&cl, "u", a.clone(), b.clone(), c.clone(), want_u);
-    let (sa, sb, sc): (Vec<i64>, Vec<i64>, Vec<i64>) = (
-        a.iter().map(|&v| v as i64).collect(),
-        b.iter().map(|&v| v as i64).collect(),
-        c.iter().map(|&v| v as i64).collect(),
-    );
-    let want_s: Vec<[i64; 17]> = (0..a.len())
-        .map(|i| signed_ref(sa[i], sb[i], sc[i]))
-        .collect();
-    bad.extend(check(&cl, "s", sa, sb, sc, want_s));
+    // A multiple of every width (1, 2, 3, 4, 8, 16).
+    let n = a.len() / 48 * 48;
+    let (a, b, c) = (a[..n].to_vec(), b[..n].to_vec(), c[..n].to_vec());
+    let want_u: Vec<[u64; 17]> = (0..n).map(|i| unsigned_ref(a[i], b[i], c[i])).collect();
+    let signed = |v: &[u64]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+    let (sa, sb, sc) = (signed(&a), signed(&b), signed(&c));
+    let want_s: Vec<[i64; 17]> = (0..n).map(|i| signed_ref(sa[i], sb[i], sc[i])).collect();
+    let mut bad = Vec::new();
+    for (suffix, width) in [("", 1), ("2", 2), ("3", 3), ("4", 4), ("8", 8), ("16", 16)] {
+        let (u, s) = (format!("u{suffix}"), format!("s{suffix}"));
+        bad.extend(check(
+            &cl,
+            &u,
+            width,
+            a.clone(),
+            b.clone(),
+            c.clone(),
+            want_u.clone(),
+        ));
+        bad.extend(check(
+            &cl,
+            &s,
+            width,
+            sa.clone(),
+            sb.clone(),
+            sc.clone(),
+            want_s.clone(),
+        ));
+    }
     let shown: Vec<&String> = bad.iter().take(40).collect();
     assert!(
         bad.is_empty(),

@@ -340,6 +340,9 @@ impl Lower<'_> {
                         let x = ops[0].unwrap_id_ref();
                         let y = ops.get(1).map_or(0, |o| o.unwrap_id_ref());
                         self.float_class(b, op, part_rt, xt, [x, y])?
+                    } else if op == Op::BitCount {
+                        // Vulkan counts 32-bit operands only.
+                        self.popcount(b, part_rt, ops[0].unwrap_id_ref())
                     } else if op == Op::FDiv && self.is_half_float(part_rt) {
                         let (x, y) = (ops[0].unwrap_id_ref(), ops[1].unwrap_id_ref());
                         self.half_div(b, part_rt, x, y)
