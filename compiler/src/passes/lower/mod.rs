@@ -1545,6 +1545,7 @@ impl<'a> Lower<'a> {
                     let dst_signed = matches!(op, Op::SConvert | Op::SatConvertUToS);
                     x = self.saturate_int(b, x, st, sw, dw, src_signed, dst_signed);
                 }
+                let signed_to_unsigned = op == Op::SatConvertSToU;
                 op = match op {
                     Op::SatConvertSToU => Op::SConvert,
                     Op::SatConvertUToS => Op::UConvert,
@@ -1553,8 +1554,10 @@ impl<'a> Lower<'a> {
                 if sw == dw {
                     return Ok(x);
                 }
-                if matches!(op, Op::SConvert) && saturate && dw > sw {
+                if signed_to_unsigned && saturate && dw > sw {
                     // Widening a clamped non-negative value (SToU): zero-extend.
+                    // (A saturated SConvert between signed types sign-extends:
+                    // convert_int_sat((char)-5) is -5.)
                     op = Op::UConvert;
                 }
             }
