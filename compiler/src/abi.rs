@@ -102,6 +102,19 @@
 //! SpecId (`ArgKind::LocalPointer::spec_id`) whose value is the argument's
 //! size in bytes as given to clSetKernelArg.
 //!
+//! ## Loop status (drivers with a loop limiter)
+//!
+//! Where `DeviceCaps::loop_limiter` is set (lavapipe), a kernel with loops
+//! has `Kernel::loop_status` set and one more storage buffer: set
+//! [`LOOP_STATUS_SET`], binding [`LOOP_STATUS_BINDING`], a `u32` word (a
+//! runtime array of them, word 0 used) that the kernel sets (1) when the
+//! driver's loop limiter may have cut one of its loops
+//! (`passes::loop_limit`). The runtime gives each queue one word, zeroed,
+//! reads it after every launch and fails the launches that complete with
+//! it set, skipping their dispatches (runtime/src/core/queue.rs `Poison`);
+//! it binds it as a dynamic storage buffer (one device-wide set, the word
+//! at its dynamic offset).
+//!
 //! Work-item ids: `get_group_id(d) = WorkgroupId.d + RegionGroupOffset[d]`
 //! and `get_global_id(d) = get_group_id(d) * enqueued_local_size(d) +
 //! LocalInvocationId.d + GlobalOffset[d]`, so the runtime can split an
@@ -117,6 +130,12 @@ pub enum Addressing {
     /// storage-buffer binding (see the module doc).
     Descriptor,
 }
+
+/// Descriptor set of the loop-status word (module doc, "Loop status"):
+/// after the argument sets (0 and 1).
+pub const LOOP_STATUS_SET: u32 = 2;
+/// Binding of the loop-status word in [`LOOP_STATUS_SET`].
+pub const LOOP_STATUS_BINDING: u32 = 0;
 
 /// Slot of the program's global-variable buffer in descriptor addressing
 /// (a pointer into it is `GLOBAL_VARIABLES_SLOT << 32 | offset`).

@@ -31,7 +31,7 @@ use crate::{
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {
@@ -239,6 +239,7 @@ impl Writer {
         self.u8(c.preserve_inf_nan.0);
         self.u8(c.rmw_ordering as u8);
         self.u8(c.vulkan_memory_model as u8);
+        self.u8(c.loop_limiter as u8);
         self.u8(c.descriptor.pod_ubo as u8);
         self.u8(c.descriptor.cluster_pod_args as u8);
         self.u32(c.descriptor.sampler_map.len() as u32);
@@ -338,6 +339,7 @@ impl Writer {
                 None => self.u8(0),
             }
         }
+        self.u8(k.loop_status as u8);
     }
 
     fn arg(&mut self, a: &KernelArg) {
@@ -533,6 +535,7 @@ impl<'a> Reader<'a> {
             preserve_inf_nan: crate::FloatWidths(self.u8()?),
             rmw_ordering: self.bool()?,
             vulkan_memory_model: self.bool()?,
+            loop_limiter: self.bool()?,
             descriptor: self.descriptor_options()?,
         })
     }
@@ -606,6 +609,7 @@ impl<'a> Reader<'a> {
             } else {
                 None
             },
+            loop_status: self.bool()?,
         })
     }
     fn printf_calls(&mut self) -> Res<Vec<PrintfCall>> {
@@ -743,6 +747,7 @@ mod tests {
             preserve_inf_nan: Default::default(),
             rmw_ordering: false,
             vulkan_memory_model: false,
+            loop_limiter: false,
             descriptor: Default::default(),
         }
     }
@@ -843,6 +848,7 @@ mod tests {
             addressing: Addressing::Physical,
             global_variables_binding: None,
             printf_binding: None,
+            loop_status: false,
         }
     }
 
@@ -877,6 +883,8 @@ mod tests {
         k.addressing = Addressing::Descriptor;
         k.global_variables_binding = Some(7);
         k.printf_binding = Some(9);
+        k.loop_status = true;
+        c.loop_limiter = true;
         k.implicit.push((ImplicitField::NullBufferArgs(3), 28));
         k.args[0].descriptor = Some(ArgDescriptor {
             set: 1,
@@ -916,6 +924,11 @@ mod tests {
         assert_eq!(d.addressing, Addressing::Descriptor);
         assert_eq!(d.global_variables_binding, Some(7));
         assert_eq!(d.printf_binding, Some(9));
+        assert!(d.loop_status);
+        // Without the loop limiter: refused.
+        let mut other = c.clone();
+        other.loop_limiter = false;
+        assert!(decode_binary(&bytes, &other).is_err());
         // Other descriptor options: refused.
         let mut other = c.clone();
         other.descriptor.sampler_map.pop();
@@ -953,6 +966,7 @@ mod tests {
         assert_eq!(k.printf_strings, e.printf_strings);
         assert_eq!(k.descriptor_set, e.descriptor_set);
         assert_eq!(k.literal_samplers, e.literal_samplers);
+        assert!(!k.loop_status);
         assert_eq!(
             p.global_variables,
             GlobalVariables {

@@ -14,6 +14,8 @@
 //!    called with pointers into different address spaces;
 //! 4. per kernel, `passes::lower::lower_kernel`: the Vulkan module
 //!    (pointers as integers, kernel ABI of `abi`, OpenCL builtins);
+//!    then, where `DeviceCaps::loop_limiter` says the driver cuts long
+//!    loops, `passes::loop_limit::guard_loop_limit`;
 //! 5. `passes::validate::validate_module`: spirv-val, Vulkan 1.2;
 //! 6. `reflect::reflect_kernel`.
 //!
@@ -137,6 +139,12 @@ pub struct DeviceCaps {
     /// acquire order their ordinary `__global` and `__local` loads and
     /// stores too (`passes::lower::vmm`). Without it they keep GLSL450.
     pub vulkan_memory_model: bool,
+    /// The driver ends loops after a fixed number of passes (lavapipe:
+    /// gallivm's loop limiter, 65535 passes per SIMD batch over all the
+    /// shader's loops). Kernels with loops then set a status word when the
+    /// limit may have cut one (`passes::loop_limit`, `Kernel::loop_status`);
+    /// the runtime fails such a launch.
+    pub loop_limiter: bool,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,
@@ -312,6 +320,11 @@ pub struct Kernel {
     /// kernel calls printf. Physical addressing passes the buffer's address
     /// in `ImplicitField::PrintfBuffer` instead.
     pub printf_binding: Option<u32>,
+    /// The kernel binds a loop-status word (abi, "Loop status": set
+    /// `LOOP_STATUS_SET`, binding `LOOP_STATUS_BINDING`) and writes 1 into
+    /// it when the driver's loop limiter may have cut one of its loops.
+    /// Only with `DeviceCaps::loop_limiter`, in kernels with loops.
+    pub loop_status: bool,
 }
 
 /// The output of a successful build.

@@ -12,8 +12,8 @@ use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::{
-    async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, lower,
-    specialize, srem_via_sdiv, structurize, validate,
+    async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, loop_limit,
+    lower, specialize, srem_via_sdiv, structurize, validate,
 };
 use crate::tools::{self, ScratchDir};
 use crate::{Addressing, BuildError, DeviceCaps, Program};
@@ -164,12 +164,15 @@ pub(crate) fn build_module(
             })?;
         srem_via_sdiv::srem_via_sdiv(&mut lowered.module);
         guard_int64_division::guard_int64_division(&mut lowered.module);
+        let loop_status = caps.loop_limiter && loop_limit::guard_loop_limit(&mut lowered.module);
         let words = lowered.module.assemble();
         let short: String = name.chars().take(64).collect();
         tools::dump_words(&format!("3-{short}-lowered.spv"), &words);
         validate::validate_module(&words, &name, i, scratch)?;
         let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
-        kernels.push(crate::reflect::reflect_kernel(&name, &lowered, words, md));
+        let mut kernel = crate::reflect::reflect_kernel(&name, &lowered, words, md);
+        kernel.loop_status = loop_status;
+        kernels.push(kernel);
     }
     Ok(Program {
         log,

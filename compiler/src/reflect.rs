@@ -53,6 +53,7 @@ pub fn reflect_kernel(
         addressing: lowered.addressing,
         global_variables_binding: lowered.global_variables_binding,
         printf_binding: lowered.printf_binding,
+        loop_status: false,
     }
 }
 

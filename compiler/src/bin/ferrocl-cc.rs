@@ -8,7 +8,9 @@
 //! that preserves float denormals (`DeviceCaps::denorms32`);
 //! `-rmw-ordering`: for a device whose memory barriers stall the work-group
 //! (`DeviceCaps::rmw_ordering`, lavapipe); `-vulkan-memory-model`: for a
-//! device with the Vulkan memory model (`DeviceCaps::vulkan_memory_model`).
+//! device with the Vulkan memory model (`DeviceCaps::vulkan_memory_model`);
+//! `-loop-limiter`: for a driver that cuts long loops (lavapipe,
+//! `DeviceCaps::loop_limiter`: kernels with loops report cut loops).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -24,7 +26,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
     let mut denorms32 = false;
     let mut rmw_ordering = false;
     let mut vulkan_memory_model = false;
+    let mut loop_limiter = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -59,6 +62,8 @@ fn main() -> ExitCode {
             rmw_ordering = true;
         } else if a == "-vulkan-memory-model" {
             vulkan_memory_model = true;
+        } else if a == "-loop-limiter" {
+            loop_limiter = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -159,6 +164,7 @@ fn main() -> ExitCode {
         preserve_inf_nan: float_controls,
         rmw_ordering,
         vulkan_memory_model,
+        loop_limiter,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

@@ -414,6 +414,7 @@ mod tests {
             preserve_inf_nan: Default::default(),
             rmw_ordering: false,
             vulkan_memory_model: false,
+            loop_limiter: false,
             descriptor: Default::default(),
         }
     }

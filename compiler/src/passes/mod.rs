@@ -6,6 +6,7 @@ pub mod global_vars;
 pub mod guard_int64_division;
 pub mod image_args;
 pub mod legalize_int_widths;
+pub mod loop_limit;
 pub mod lower;
 pub mod module_edit;
 pub mod normalize_builtin_vars;

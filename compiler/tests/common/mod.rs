@@ -27,6 +27,7 @@ pub fn test_caps() -> DeviceCaps {
         preserve_inf_nan: Default::default(),
         rmw_ordering: false,
         vulkan_memory_model: false,
+        loop_limiter: false,
         khr_subgroups: true,
         subgroup_ops: 0x7f,
         descriptor: Default::default(),

@@ -138,8 +138,7 @@ pub unsafe extern "C" fn clFlush(q: cl_command_queue) -> cl_int {
 pub unsafe extern "C" fn clFinish(q: cl_command_queue) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Queue>(q) }?.finish();
-        Ok(())
+        unsafe { get::<Queue>(q) }?.finish_checked()
     })
 }
 

@@ -13,6 +13,7 @@ use super::object::{tag, Base, ClObject};
 use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::device::Device as VkDevice;
 use crate::vk::instance::PhysicalDevice;
+use crate::vk::loop_status::LoopStatus;
 use crate::vk::queue::{Command, QueueEngine, Untracked};
 
 #[repr(C)]
@@ -30,6 +31,11 @@ pub struct Device {
     /// The buffer bound for NULL buffer arguments of descriptor-addressed
     /// kernels (`null_buffer`).
     null_buffer: OnceLock<CLResult<Arc<Buffer>>>,
+    /// The loop-status words of kernels built with
+    /// `DeviceCaps::loop_limiter` (`loop_status`).
+    loop_status: OnceLock<CLResult<Arc<LoopStatus>>>,
+    /// `loop_limiter`, decided once.
+    loop_limiter: OnceLock<bool>,
 }
 
 impl ClObject for Device {
@@ -56,6 +62,8 @@ impl Device {
             image_support: OnceLock::new(),
             addressing: OnceLock::new(),
             null_buffer: OnceLock::new(),
+            loop_status: OnceLock::new(),
+            loop_limiter: OnceLock::new(),
         }
     }
 
@@ -512,6 +520,15 @@ impl Device {
             .clone()
     }
 
+    /// The device's loop-status words (`crate::vk::loop_status`), made on
+    /// first use: every launch of a kernel with `Kernel::loop_status` takes
+    /// one.
+    pub fn loop_status(&self) -> CLResult<Arc<LoopStatus>> {
+        self.loop_status
+            .get_or_init(|| Ok(Arc::new(LoopStatus::new(&self.vk()?)?)))
+            .clone()
+    }
+
     /// Why executable `p` cannot run on this device, if it cannot: a
     /// descriptor-addressed kernel with more storage or uniform buffers
     /// than one pipeline may bind (the build fails with this log).
@@ -553,12 +570,13 @@ impl Device {
             } else {
                 ""
             };
-            if storage.len() as u32 > storage_max {
+            // The loop-status word is one more storage buffer.
+            if storage.len() as u32 + u32::from(k.loop_status) > storage_max {
                 return Some(format!(
                     "error: kernel '{}' needs {} storage buffers with descriptor addressing; \
                      the device binds at most {storage_max}{hint}\n",
                     k.name,
-                    storage.len()
+                    storage.len() + usize::from(k.loop_status)
                 ));
             }
             if uniform.len() as u32 > uniform_max {
@@ -612,6 +630,7 @@ impl Device {
             preserve_inf_nan: self.phys.shader_fp_inf_nan_preserve,
             rmw_ordering: self.rmw_ordering(),
             vulkan_memory_model: self.vulkan_memory_model(),
+            loop_limiter: self.loop_limiter(),
             descriptor: Default::default(),
         }
     }
@@ -642,6 +661,25 @@ impl Device {
             _ => {}
         }
         self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
+    }
+
+    /// Whether the driver cuts long loops (`DeviceCaps::loop_limiter`):
+    /// lavapipe, whose gallivm ends a loop once the shader has made 65535
+    /// loop passes per SIMD batch of 8 work-items (all loops together,
+    /// `ferrocl_compiler`'s `passes::loop_limit`). Its kernels with loops
+    /// then report a cut loop, the launch fails with CL_OUT_OF_RESOURCES
+    /// instead of returning what the shortened loop computed, and the
+    /// queue's later commands fail until clFinish (`queue::Poison`).
+    /// `FERROCL_LOOP_LIMITER=0|1` overrides the table (read once per
+    /// device).
+    pub fn loop_limiter(&self) -> bool {
+        *self
+            .loop_limiter
+            .get_or_init(|| match std::env::var("FERROCL_LOOP_LIMITER").as_deref() {
+                Ok("0") => false,
+                Ok("1") => true,
+                _ => self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE,
+            })
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one

@@ -105,6 +105,11 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
     Ok(DescriptorLayout {
         literal_samplers,
         args,
+        loop_status: if k.loop_status {
+            Some(device.loop_status()?)
+        } else {
+            None
+        },
     })
 }
 
@@ -902,12 +907,53 @@ pub fn enqueue_ndrange(
     } else {
         None
     };
+    // On a driver that cuts long loops, the queue's loop-status word: a
+    // kernel with loops sets it when a loop may have lost passes
+    // (`Kernel::loop_status`), and a launch's dispatches run only while it
+    // is 0 (conditional rendering, where the device has it; `queue::Poison`).
+    let status_word = if dev.loop_limiter() || info.loop_status {
+        Some(queue.loop_status()?)
+    } else {
+        None
+    };
+    let poison = queue.poison.clone();
     let pl = pipelines.clone();
     let bound_set = arg_set.as_ref().map(|s| s.set.raw);
+    let bound_status = status_word
+        .as_ref()
+        .filter(|_| info.loop_status)
+        .map(|w| (w.set(), w.offset()));
+    let skip_word = status_word.as_ref().map(|w| (w.buffer(), w.offset()));
     let uses: Vec<(&Arc<Mem>, bool)> = keep.iter().zip(writes).collect();
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
         let raw = &r.device.raw;
-        pl.bind_sets(r, bound_set);
+        pl.bind_sets(r, bound_set, bound_status);
+        let skip = skip_word.zip(r.device.conditional_rendering.as_ref());
+        if let Some(((buffer, offset), cr)) = skip {
+            // After a cut loop (an earlier launch set the word) the
+            // dispatches do nothing.
+            let mb = [vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::HOST_WRITE)
+                .dst_access_mask(vk::AccessFlags::CONDITIONAL_RENDERING_READ_EXT)];
+            let begin = vk::ConditionalRenderingBeginInfoEXT::default()
+                .buffer(buffer)
+                .offset(u64::from(offset))
+                .flags(vk::ConditionalRenderingFlagsEXT::INVERTED);
+            // SAFETY: cb is recording; the word's buffer lives as long as
+            // the device's loop-status words.
+            unsafe {
+                raw.cmd_pipeline_barrier(
+                    r.cb,
+                    vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::HOST,
+                    vk::PipelineStageFlags::CONDITIONAL_RENDERING_EXT,
+                    vk::DependencyFlags::empty(),
+                    &mb,
+                    &[],
+                    &[],
+                );
+                (cr.fp().cmd_begin_conditional_rendering_ext)(r.cb, &begin);
+            }
+        }
         for (p, pc, groups) in &plan {
             // SAFETY: pipeline, layout and every buffer the push constants
             // point at are kept alive by this closure until completion.
@@ -919,6 +965,10 @@ pub fn enqueue_ndrange(
                 raw.cmd_dispatch(r.cb, groups[0], groups[1], groups[2]);
             }
         }
+        if let Some((_, cr)) = skip {
+            // SAFETY: cb is recording, inside the conditional block above.
+            unsafe { (cr.fp().cmd_end_conditional_rendering_ext)(r.cb) };
+        }
         Ok(())
     });
     let record = queue.resident(&uses, record);
@@ -926,6 +976,13 @@ pub fn enqueue_ndrange(
     // Everything the device reads stays alive until the command completes.
     // printf output reaches stdout before the event completes.
     let hold = Box::new(move || {
+        // Set by this launch (the first to see it) or by an earlier one,
+        // whose failure this launch shares (it did nothing).
+        let failed = status_word.as_ref().is_some_and(|w| w.read() != 0);
+        let cause = failed && poison.set();
+        if cause {
+            loop_cut_log(&dk.info.name);
+        }
         if let Some(b) = &printf_buffer {
             if let Some(p) = b.mapped() {
                 // SAFETY: the launch is complete (host barrier at the end of
@@ -945,12 +1002,29 @@ pub fn enqueue_ndrange(
             pipelines,
             printf_buffer,
             dk,
+            status_word,
         ));
+        match (failed, cause) {
+            (true, true) => Err(CL_OUT_OF_RESOURCES),
+            (true, false) => Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+            _ => Ok(()),
+        }
     });
-    Ok(queue.submit(
+    Ok(queue.submit_checked(
         CL_COMMAND_NDRANGE_KERNEL,
         wait_list,
         Some(record),
         Some(hold),
     ))
+}
+
+/// The line a launch whose loop the driver may have cut writes to stderr
+/// (always: the launch fails, and the application may not look at why).
+fn loop_cut_log(kernel: &str) {
+    eprintln!(
+        "ferrocl: kernel '{kernel}': the driver's loop limit (lavapipe: 65535 loop passes per \
+         8 work-items, all loops together) may have cut a loop; the launch fails with \
+         CL_OUT_OF_RESOURCES, and the queue's later commands fail until clFinish \
+         (FERROCL_LOOP_LIMITER in README)"
+    );
 }

@@ -8,7 +8,7 @@
 //! A marker with an empty wait list needs nothing: events complete in
 //! enqueue order, so it completes after everything before it.
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use opencl_sys::*;
 use parking_lot::Mutex;
@@ -19,6 +19,7 @@ use super::error::CLResult;
 use super::event::Event;
 use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
+use crate::vk::loop_status::StatusWord;
 use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, WaitFn};
 
 #[repr(C)]
@@ -34,6 +35,38 @@ pub struct Queue {
     pub properties_array: Vec<cl_queue_properties>,
     engine: QueueEngine,
     last: Mutex<Option<Weak<Event>>>,
+    /// Set once a command's execution failed (`Poison`).
+    pub poison: Arc<Poison>,
+    /// The loop-status word every kernel launch of this queue binds on a
+    /// driver that cuts long loops (`Kernel::loop_status`), made on first
+    /// use.
+    loop_status: OnceLock<CLResult<Arc<StatusWord>>>,
+}
+
+/// A queue whose command's execution failed: a kernel launch whose loop
+/// the driver may have cut (`super::kernel`), which also made every later
+/// launch of the queue skip its work (the launches share the queue's
+/// loop-status word, and run their dispatches only while it is 0:
+/// conditional rendering, where the device has it). Until
+/// clFinish reports it (CL_OUT_OF_RESOURCES), every command of the queue
+/// that completes fails too (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+/// so that nothing computed after the cut reaches the application as if it
+/// were right, a blocking read included.
+#[derive(Default)]
+pub struct Poison {
+    on: std::sync::atomic::AtomicBool,
+}
+
+impl Poison {
+    /// Marks the queue failed; true for the first failure (the command
+    /// that caused it), false when it already was.
+    pub fn set(&self) -> bool {
+        !self.on.swap(true, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.on.load(std::sync::atomic::Ordering::Acquire)
+    }
 }
 
 impl ClObject for Queue {
@@ -46,6 +79,9 @@ impl ClObject for Queue {
 
 /// Host work run after the command's device work, before its event completes.
 pub type HostFn = Box<dyn FnOnce() + Send>;
+/// Host work that may find that the command's execution failed
+/// ([`Queue::submit_checked`]): its error becomes the event's status.
+pub type CheckedHostFn = Box<dyn FnOnce() -> CLResult<()> + Send>;
 
 /// One part of a command enqueued with [`Queue::submit_parts`].
 pub struct Part {
@@ -111,6 +147,8 @@ impl Queue {
             properties_array,
             engine,
             last: Mutex::new(None),
+            poison: Default::default(),
+            loop_status: OnceLock::new(),
         }))
     }
 
@@ -145,16 +183,48 @@ impl Queue {
         record: Option<RecordFn>,
         host: Option<HostFn>,
     ) -> Arc<Event> {
+        let host = host.map(|h| {
+            Box::new(move || {
+                h();
+                Ok(())
+            }) as CheckedHostFn
+        });
+        self.submit_checked(command_type, wait_list, record, host)
+    }
+
+    /// The queue's loop-status word (`Kernel::loop_status`).
+    pub fn loop_status(&self) -> CLResult<Arc<StatusWord>> {
+        self.loop_status
+            .get_or_init(|| Ok(Arc::new(self.device.loop_status()?.take()?)))
+            .clone()
+    }
+
+    /// [`Queue::submit`] whose host work may fail the command: its error
+    /// becomes the event's status (the command's execution failed, e.g. a
+    /// loop cut by the driver, `super::kernel`), and the queue is poisoned
+    /// ([`Poison`]).
+    pub fn submit_checked(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: Vec<Arc<Event>>,
+        record: Option<RecordFn>,
+        host: Option<CheckedHostFn>,
+    ) -> Arc<Event> {
         let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
         let deps = self.dependencies(command_type, wait_list);
         let ev = event.clone();
+        let poison = self.poison.clone();
         let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| match r {
-            Ok(times) => {
-                if let Some(h) = host {
-                    h();
+            Ok(times) => match host.map_or(Ok(()), |h| h()) {
+                Ok(()) if poison.is_set() => {
+                    ev.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
                 }
-                ev.complete(times);
-            }
+                Ok(()) => ev.complete(times),
+                Err(e) => {
+                    poison.set();
+                    ev.set_status(e);
+                }
+            },
             Err(e) => ev.set_status(e),
         });
         *self.last.lock() = Some(Arc::downgrade(&event));
@@ -260,6 +330,7 @@ impl Queue {
                 r
             }) as WaitFn;
             let (st, ev, host) = (stream.clone(), event.clone(), part.host);
+            let poison = self.poison.clone();
             let last = i + 1 == n;
             let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| {
                 let mut s = st.state.lock();
@@ -281,6 +352,9 @@ impl Queue {
                 if last {
                     match s.error {
                         Some(e) => ev.set_status(e),
+                        None if poison.is_set() => {
+                            ev.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                        }
                         None => ev.complete(s.times),
                     }
                 }
@@ -306,11 +380,40 @@ impl Queue {
         self.engine.enqueue_all(cmds);
         event
     }
-    /// clFinish: waits until every command enqueued so far is complete.
+    /// Waits until every command enqueued so far is complete.
     pub fn finish(&self) {
         let last = self.last.lock().as_ref().and_then(Weak::upgrade);
         if let Some(e) = last {
             e.wait();
         }
+    }
+
+    /// clFinish: [`Queue::finish`], then CL_OUT_OF_RESOURCES if the queue
+    /// is poisoned ([`Poison`]: the failed command's event has the error as
+    /// its status; clFinish may only return CL_OUT_OF_RESOURCES for it).
+    /// Reporting it clears the poison when nothing was enqueued meanwhile
+    /// (the queue is idle: its loop-status word goes back to 0), so the
+    /// application can go on using the queue.
+    pub fn finish_checked(&self) -> CLResult<()> {
+        self.finish();
+        if !self.poison.is_set() {
+            return Ok(());
+        }
+        // Holding `last`: a command enqueued from now on sees the cleared
+        // word (`submit` sets `last` before handing the command over).
+        let last = self.last.lock();
+        let idle = last
+            .as_ref()
+            .and_then(Weak::upgrade)
+            .is_none_or(|e| e.status() <= CL_COMPLETE);
+        if idle {
+            if let Some(Ok(w)) = self.loop_status.get() {
+                w.clear();
+            }
+            self.poison
+                .on
+                .store(false, std::sync::atomic::Ordering::Release);
+        }
+        Err(CL_OUT_OF_RESOURCES)
     }
 }

@@ -78,6 +78,16 @@ unsafe impl Sync for Buffer {}
 
 impl Buffer {
     pub fn new(device: &Arc<Device>, size: u64, kind: BufferKind) -> CLResult<Buffer> {
+        Self::with_usage(device, size, kind, vk::BufferUsageFlags::empty())
+    }
+
+    /// [`Buffer::new`] with `extra` usage bits.
+    pub fn with_usage(
+        device: &Arc<Device>,
+        size: u64,
+        kind: BufferKind,
+        extra: vk::BufferUsageFlags,
+    ) -> CLResult<Buffer> {
         // Vulkan forbids zero-sized buffers; OpenCL sizes are > 0 but
         // staging requests may round to 0.
         let vk_size = size.max(4);
@@ -95,6 +105,7 @@ impl Buffer {
             // -pod-ubo are uniform buffers in staging memory.
             usage |= vk::BufferUsageFlags::UNIFORM_BUFFER;
         }
+        usage |= extra;
         let info = vk::BufferCreateInfo::default()
             .size(vk_size)
             .usage(usage)

@@ -50,6 +50,9 @@ pub struct Device {
     /// VK_EXT_calibrated_timestamps, enabled where the device can read its
     /// timestamp counter together with CLOCK_MONOTONIC (`clock`).
     pub calibrated: Option<ash::ext::calibrated_timestamps::Device>,
+    /// VK_EXT_conditional_rendering, enabled where the device has it:
+    /// launches after a cut loop are skipped (`loop_status`).
+    pub conditional_rendering: Option<ash::ext::conditional_rendering::Device>,
 }
 
 /// What importing application memory as device memory needs.
@@ -167,12 +170,22 @@ impl Device {
         if calibrated {
             ext_names.push(c"VK_EXT_calibrated_timestamps".as_ptr());
         }
+        // Dispatches skipped by a word in memory (`loop_status`).
+        let conditional = f.conditional_rendering;
+        let mut cr = vk::PhysicalDeviceConditionalRenderingFeaturesEXT::default()
+            .conditional_rendering(true);
+        if conditional {
+            ext_names.push(c"VK_EXT_conditional_rendering".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
             .push_next(&mut f12);
         if size_control {
             features2 = features2.push_next(&mut sg);
+        }
+        if conditional {
+            features2 = features2.push_next(&mut cr);
         }
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
@@ -215,7 +228,10 @@ impl Device {
         });
         let calibrated =
             calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &raw));
+        let conditional_rendering =
+            conditional.then(|| ash::ext::conditional_rendering::Device::new(inst, &raw));
         Ok(Arc::new(Device {
+            conditional_rendering,
             host_import,
             calibrated,
             timestamp_period: phys.properties.limits.timestamp_period,

@@ -132,6 +132,9 @@ pub struct Features {
     /// [`PhysicalDevice::format_features`]).
     pub shader_storage_image_read_without_format: bool,
     pub shader_storage_image_extended_formats: bool,
+    /// conditionalRendering (VK_EXT_conditional_rendering): dispatches
+    /// skipped by a word in memory (`loop_status`).
+    pub conditional_rendering: bool,
 }
 
 /// Device extensions that change what ferrocl does (wgpu-hal style: one
@@ -154,6 +157,8 @@ pub struct Extensions {
     /// VK_EXT_calibrated_timestamps: device and host clocks read together
     /// (`clock`).
     pub ext_calibrated_timestamps: bool,
+    /// VK_EXT_conditional_rendering (`Features::conditional_rendering`).
+    pub ext_conditional_rendering: bool,
 }
 
 /// What one format supports (VkFormatProperties3 bits where the device
@@ -274,6 +279,7 @@ impl PhysicalDevice {
             khr_format_feature_flags2: has(c"VK_KHR_format_feature_flags2"),
             ext_subgroup_size_control: has(c"VK_EXT_subgroup_size_control"),
             ext_calibrated_timestamps: has(c"VK_EXT_calibrated_timestamps"),
+            ext_conditional_rendering: has(c"VK_EXT_conditional_rendering"),
         };
         // Subgroup size control: core in 1.3 (when the instance is 1.3 too),
         // else the extension.
@@ -314,11 +320,15 @@ impl PhysicalDevice {
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut sg_features = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+        let mut cr_features = vk::PhysicalDeviceConditionalRenderingFeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
         if size_control {
             f2 = f2.push_next(&mut sg_features);
+        }
+        if ext.ext_conditional_rendering {
+            f2 = f2.push_next(&mut cr_features);
         }
         // SAFETY: as above.
         unsafe { inst.get_physical_device_features2(raw, &mut f2) };
@@ -349,6 +359,8 @@ impl PhysicalDevice {
             shader_storage_image_read_without_format: f.shader_storage_image_read_without_format
                 != 0,
             shader_storage_image_extended_formats: f.shader_storage_image_extended_formats != 0,
+            conditional_rendering: ext.ext_conditional_rendering
+                && cr_features.conditional_rendering != 0,
         };
         let missing: Vec<&str> = [
             ("shaderInt64", features.shader_int64),

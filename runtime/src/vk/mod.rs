@@ -7,6 +7,7 @@ pub mod descriptors;
 pub mod device;
 pub mod image;
 pub mod instance;
+pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;

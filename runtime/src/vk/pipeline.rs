@@ -5,6 +5,11 @@
 //! arguments in one set with one binding each; with descriptor addressing
 //! the buffer and POD arguments too).
 //!
+//! A kernel with `Kernel::loop_status` also binds the device's loop-status
+//! set at `LOOP_STATUS_SET` (`loop_status`), with the launch's dynamic
+//! offset; set indices below it that the kernel does not use get empty
+//! layouts.
+//!
 //! Kernels that use sub-groups (their module declares GroupNonUniform) get
 //! the subgroup size the device reports (`PhysicalDevice::subgroup_mode`):
 //! `requiredSubgroupSize` where the device has several sizes, and
@@ -32,6 +37,9 @@ pub struct DescriptorLayout {
     pub literal_samplers: Vec<vk::Sampler>,
     /// The argument set: its index and its (binding, type) pairs.
     pub args: Option<(u32, Vec<(u32, vk::DescriptorType)>)>,
+    /// The device's loop-status words, for a kernel with
+    /// `Kernel::loop_status` (set `LOOP_STATUS_SET`).
+    pub loop_status: Option<Arc<super::loop_status::LoopStatus>>,
 }
 
 /// The shader module and layout of one kernel, plus its pipelines.
@@ -55,6 +63,8 @@ pub struct KernelPipelines {
     arg_set: Option<(u32, u32)>,
     /// Argument sets no launch is using, ready to be rewritten.
     free_sets: Mutex<Vec<DescriptorSet>>,
+    /// Whose layout sits at `LOOP_STATUS_SET` (not ours to destroy).
+    loop_status: Option<Arc<super::loop_status::LoopStatus>>,
 }
 
 impl KernelPipelines {
@@ -92,14 +102,27 @@ impl KernelPipelines {
             literal_set: None,
             arg_set: None,
             free_sets: Mutex::new(Vec::new()),
+            loop_status: descriptors.loop_status.clone(),
         };
         let literal = !descriptors.literal_samplers.is_empty();
+        let status_set = ferrocl_compiler::LOOP_STATUS_SET;
         let sets = match &descriptors.args {
             Some((set, _)) => *set as usize + 1,
             None => 0,
         }
-        .max(literal as usize);
+        .max(literal as usize)
+        .max(match &kp.loop_status {
+            Some(_) => status_set as usize + 1,
+            None => 0,
+        });
         for set in 0..sets as u32 {
+            if let (Some(s), true) = (&kp.loop_status, set == status_set) {
+                if descriptors.args.as_ref().is_some_and(|(a, _)| *a == set) {
+                    return Err(opencl_sys::CL_INVALID_PROGRAM_EXECUTABLE);
+                }
+                kp.set_layouts.push(s.layout);
+                continue;
+            }
             let mut bindings: Vec<vk::DescriptorSetLayoutBinding> = Vec::new();
             if set == 0 && literal {
                 bindings.extend(
@@ -190,9 +213,15 @@ impl KernelPipelines {
         self.free_sets.lock().push(s);
     }
 
-    /// Binds the literal-sampler set and `args` (the argument set).
-    pub fn bind_sets(&self, r: &super::queue::Recorder, args: Option<vk::DescriptorSet>) {
-        let bind = |index: u32, set: vk::DescriptorSet| {
+    /// Binds the literal-sampler set, `args` (the argument set) and
+    /// `status` (the loop-status set and the launch's dynamic offset in it).
+    pub fn bind_sets(
+        &self,
+        r: &super::queue::Recorder,
+        args: Option<vk::DescriptorSet>,
+        status: Option<(vk::DescriptorSet, u32)>,
+    ) {
+        let bind = |index: u32, set: vk::DescriptorSet, offsets: &[u32]| {
             // SAFETY: cb is recording; layout and set are alive until the
             // launch completes (the launch holds this object).
             unsafe {
@@ -202,16 +231,24 @@ impl KernelPipelines {
                     self.layout,
                     index,
                     &[set],
-                    &[],
+                    offsets,
                 )
             }
         };
         if let Some(l) = &self.literal_set {
-            bind(0, l.raw);
+            bind(0, l.raw, &[]);
         }
         if let (Some((index, _)), Some(set)) = (self.arg_set, args) {
-            bind(index, set);
+            bind(index, set, &[]);
         }
+        if let (Some(_), Some((set, offset))) = (&self.loop_status, status) {
+            bind(ferrocl_compiler::LOOP_STATUS_SET, set, &[offset]);
+        }
+    }
+
+    /// Whether launches bind a loop-status word (`bind_sets`).
+    pub fn has_loop_status(&self) -> bool {
+        self.loop_status.is_some()
     }
 
     /// The pipeline for these (SpecId, u32 value) pairs, created on first use.
@@ -317,8 +354,11 @@ impl Drop for KernelPipelines {
             if self.layout != vk::PipelineLayout::null() {
                 self.device.raw.destroy_pipeline_layout(self.layout, None);
             }
+            let shared = self.loop_status.as_ref().map(|s| s.layout);
             for l in self.set_layouts.drain(..) {
-                self.device.raw.destroy_descriptor_set_layout(l, None);
+                if Some(l) != shared {
+                    self.device.raw.destroy_descriptor_set_layout(l, None);
+                }
             }
             self.device.raw.destroy_shader_module(self.module, None);
         }
