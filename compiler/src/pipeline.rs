@@ -11,6 +11,7 @@ use rspirv::spirv::Op;
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
+use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
     async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, loop_limit,
     lower, specialize, srem_via_sdiv, structurize, validate,
@@ -120,6 +121,12 @@ pub(crate) fn build_module(
         &log,
         "normalize_builtin_vars",
         normalize_builtin_vars,
+    )?;
+    let words = run_word_pass(
+        words,
+        &log,
+        "place_private_constants",
+        place_private_constants,
     )?;
     let (words, global_variables) = global_vars::prepare_global_variables(&words)
         .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;

@@ -10,6 +10,7 @@ pub mod loop_limit;
 pub mod lower;
 pub mod module_edit;
 pub mod normalize_builtin_vars;
+pub mod place_private_constants;
 pub mod reducible;
 pub mod specialize;
 pub mod srem_via_sdiv;
