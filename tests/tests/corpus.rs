@@ -2561,6 +2561,8 @@ fn mixed_second_pass() {
 fn fuzz_findings() {
     let a: Vec<u64> = ints(200);
     let la: Vec<i64> = ints(201);
+    let ia: Vec<i32> = ints(202);
+    let ib: Vec<i32> = ints(203);
     let cases = vec![
         map1("fuzz_popcount_wide.cl", a.clone(), 0, |x: u64| {
             let mut r = [0u64; 32];
@@ -2602,6 +2604,38 @@ fn fuzz_findings() {
             ]
         })
         .known_bug("widening signed _sat conversions zero-extend negative values"),
+        raw(
+            "fuzz_constinit_private.cl",
+            ia.clone(),
+            ib.clone(),
+            global(N),
+            vec![0i32; 3 * N],
+            (0..N)
+                .flat_map(|i| {
+                    let rows = [[-108, 5, 1, 2, 3, 4, 5, 6], [ia[i], 7, 0, 0, 0, 0, 0, 0]];
+                    let f = [10, 20, 30, 40, 50, 60, 70, 80];
+                    [
+                        rows[(ib[i] & 1) as usize][i & 7],
+                        rows[0][(ia[i] & 7) as usize],
+                        f[(ia[i] & 7) as usize] ^ ib[i],
+                    ]
+                })
+                .collect(),
+            0,
+        )
+        .known_bug("a private @constinit constant becomes a Function OpVariable outside functions"),
+        raw(
+            "fuzz_loop_exit_value.cl",
+            ia.clone(),
+            ib.clone(),
+            global(N),
+            vec![0i32; 2 * N],
+            (0..N)
+                .flat_map(|i| [ia[0], (ib[i] & 3).max(1) - 1])
+                .collect(),
+            0,
+        )
+        .known_bug("a value loaded in a divergent loop reads 0 after the loop on lavapipe"),
     ];
     run_family(cases);
 }

@@ -12,7 +12,7 @@
 //! ```text
 //! ferrocl-fuzz [--seed S] [--count N] [--kernels-per-program K] [--out DIR]
 //!              [--ref NAME] [--impl NAME] [generator flags] [--timeout SECS]
-//! ferrocl-fuzz --smoke                 the CI check: --seed 1 --count 20
+//! ferrocl-fuzz --smoke                 the CI check: --seed 1 --count 20, 4 kernels
 //! ferrocl-fuzz --print [--seed S] [--index I]   print one program
 //! ferrocl-fuzz --check FILE            run a saved program on both, report
 //! ferrocl-fuzz --interesting FILE --expect KIND
@@ -39,7 +39,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use ferrocl_tests::fuzz::exec::{cleanup_loader, setup_loader, Platform};
+use ferrocl_tests::fuzz::exec::{cleanup_loader, setup_loader, Outcome, Platform};
 use ferrocl_tests::fuzz::gen::{generate, Config, Program, KNOWN_BUGS};
 use ferrocl_tests::fuzz::{judge, reduce, Judgement};
 
@@ -50,8 +50,11 @@ struct Args {
     out: PathBuf,
     reference: String,
     tested: String,
+    ref_options: String,
+    impl_options: String,
     cfg: Config,
     timeout: u64,
+    hang_after: u64,
     parallel: bool,
     worker: bool,
     quiet: bool,
@@ -76,7 +79,8 @@ fn usage() -> ! {
          \x20      ferrocl-fuzz --print [--seed S] [--index I]\n\
          \x20      ferrocl-fuzz --check FILE | --interesting FILE --expect KIND | \
          --reduce FILE [--expect KIND] [--reduced FILE]\n\
-         KIND: mismatch:KERNEL, build[:TEXT] (TEXT in the build log), run"
+         KIND: mismatch:KERNEL, build[:TEXT] (TEXT in the build log), run, hang \
+         (the tested platform runs longer than --hang-after SECS, default 30)"
     );
     std::process::exit(2)
 }
@@ -89,8 +93,11 @@ fn parse() -> Args {
         out: PathBuf::from("fuzz-failures"),
         reference: "Portable".into(),
         tested: "ferrocl".into(),
+        ref_options: "-cl-opt-disable".into(),
+        impl_options: String::new(),
         cfg: Config::default(),
         timeout: 300,
+        hang_after: 30,
         parallel: false,
         worker: false,
         quiet: false,
@@ -112,6 +119,8 @@ fn parse() -> Args {
             "--out" => a.out = PathBuf::from(val()),
             "--ref" => a.reference = val(),
             "--impl" => a.tested = val(),
+            "--ref-options" => a.ref_options = val(),
+            "--impl-options" => a.impl_options = val(),
             "--byval-mutation" => a.cfg.byval_mutation = true,
             "--irreducible" => a.cfg.irreducible = true,
             "--no-goto" => a.cfg.goto = false,
@@ -131,12 +140,14 @@ fn parse() -> Args {
                 std::process::exit(0)
             }
             "--timeout" => a.timeout = num(val()),
+            "--hang-after" => a.hang_after = num(val()),
             "--parallel" => a.parallel = true,
             "--quiet" => a.quiet = true,
             "--worker" => a.worker = true,
             "--smoke" => {
                 a.seed = 1;
                 a.count = 20;
+                a.cfg.kernels = 4;
             }
             "--print" => print = true,
             "--index" => index = Some(num(val())),
@@ -172,6 +183,10 @@ fn cfg_args(a: &Args) -> Vec<String> {
         a.reference.clone(),
         "--impl".into(),
         a.tested.clone(),
+        "--ref-options".into(),
+        a.ref_options.clone(),
+        "--impl-options".into(),
+        a.impl_options.clone(),
         "--out".into(),
         a.out.display().to_string(),
     ];
@@ -206,7 +221,10 @@ fn open_both(a: &Args) -> (Platform, Platform) {
             std::process::exit(2)
         })
     };
-    (open(&a.reference), open(&a.tested))
+    let (mut r, mut t) = (open(&a.reference), open(&a.tested));
+    r.extra_options = a.ref_options.clone();
+    t.extra_options = a.impl_options.clone();
+    (r, t)
 }
 
 fn save(a: &Args, p: &Program, index: u64, report: &str) -> PathBuf {
@@ -517,16 +535,34 @@ fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path) -> boo
         .arg("--interesting")
         .arg(scratch)
         .args(["--expect", kind, "--ref", &a.reference, "--impl", &a.tested])
-        .stdout(Stdio::null())
+        .args([
+            "--ref-options",
+            &a.ref_options,
+            "--impl-options",
+            &a.impl_options,
+        ])
+        .args(["--hang-after", &a.hang_after.to_string()])
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
     else {
         return false;
     };
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+        s
+    });
     let start = Instant::now();
     loop {
         if let Ok(Some(status)) = child.try_wait() {
-            return status.success();
+            let said = reader.join().unwrap_or_default();
+            return if kind == "hang" {
+                said.contains("HANG")
+            } else {
+                status.success()
+            };
         }
         if start.elapsed() > Duration::from_secs(a.timeout) {
             let _ = child.kill();
@@ -562,6 +598,24 @@ fn main() -> ExitCode {
             let kind = a.expect.clone().unwrap_or_else(|| usage());
             let p = load(path);
             let (reference, tested) = open_both(&a);
+            if kind == "hang" {
+                // The reference must run it; the tested platform must not
+                // finish within --hang-after seconds. Then say so on stdout
+                // and abort (exiting normally could wait on the hung
+                // device's threads).
+                if !matches!(reference.run(&p), Outcome::Ran(_)) {
+                    return ExitCode::from(1);
+                }
+                let after = Duration::from_secs(a.hang_after);
+                std::thread::spawn(move || {
+                    std::thread::sleep(after);
+                    println!("HANG");
+                    let _ = std::io::stdout().flush();
+                    std::process::abort();
+                });
+                tested.run(&p);
+                return ExitCode::from(1);
+            }
             let j = if kind.starts_with("build") {
                 // Building is enough.
                 let mut j = Judgement::default();

@@ -18,9 +18,17 @@ use crate::objects::{Context, Queue};
 /// `.icd` file for libferrocl.so (found as the tests find it:
 /// `FERROCL_LIB` or the newest `target/*/libferrocl.so`) and a copy of
 /// each `/etc/OpenCL/vendors/*.icd`, and points the loader at it.
+///
+/// PoCL runs on its `basic` device (`POCL_DEVICES=basic`, one thread,
+/// unless set): the `pthread` device's idle workers keep spinning and
+/// starve lavapipe's threads on a small machine (runs took 10 times
+/// longer), and one thread per implementation is all a differential run
+/// needs. Its `loops` work-group method compiles faster than the default.
 pub fn setup_loader() -> Result<(), String> {
     for (var, value) in [
         ("POCL_KERNEL_CACHE", "0"),
+        ("POCL_DEVICES", "basic"),
+        ("POCL_WORK_GROUP_METHOD", "loops"),
         ("FERROCL_NO_COMPILE_CACHE", "1"),
     ] {
         if std::env::var_os(var).is_none() {
@@ -66,6 +74,8 @@ pub struct Platform {
     pub queue: Queue,
     /// Seconds the last [`Platform::run`] spent building, and running.
     pub times: std::sync::Mutex<(f64, f64)>,
+    /// Build options added to every program's.
+    pub extra_options: String,
 }
 
 /// What running a program gave.
@@ -107,6 +117,7 @@ impl Platform {
             context,
             queue,
             times: Default::default(),
+            extra_options: String::new(),
         })
     }
 
@@ -118,20 +129,9 @@ impl Platform {
             .map_err(|e| format!("{}\n{}", e.status, e.log))
     }
 
-    /// The build options for `p` on this platform: the program's, then
-    /// `$FERROCL_FUZZ_OPTIONS_<first word of the platform name>` (e.g.
-    /// `FERROCL_FUZZ_OPTIONS_PORTABLE=-cl-opt-disable`).
+    /// The build options for `p` on this platform.
     fn options(&self, p: &Program) -> String {
-        let word = self
-            .name
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_uppercase();
-        match std::env::var(format!("FERROCL_FUZZ_OPTIONS_{word}")) {
-            Ok(extra) => format!("{} {extra}", p.options),
-            Err(_) => p.options.clone(),
-        }
+        format!("{} {}", p.options, self.extra_options)
     }
 
     /// Builds `p` and runs each of its kernels once, in order, on one
