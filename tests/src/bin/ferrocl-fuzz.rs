@@ -351,12 +351,14 @@ fn supervise(a: &Args) -> ExitCode {
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if current.is_some() && last.elapsed() > Duration::from_secs(a.timeout) {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        crashed(a, &mut tally, current.unwrap(), "hang");
-                        next = current.unwrap() + 1;
-                        break;
+                    if let Some(i) = current {
+                        if last.elapsed() > Duration::from_secs(a.timeout) {
+                            let _ = child.kill();
+                            let _ = child.wait();
+                            crashed(a, &mut tally, i, "hang");
+                            next = i + 1;
+                            break;
+                        }
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {

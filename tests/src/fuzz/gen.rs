@@ -65,6 +65,14 @@ pub const KNOWN_BUGS: &[(&str, &str)] = &[
          module-scope constant (@constinit), which becomes a Function-storage OpVariable \
          outside any function: corpus/fuzz_constinit_private.cl",
     ),
+    (
+        "divergent-loop-exit",
+        "on lavapipe, a value loaded inside a loop and used after it reads 0 in the \
+         work-items that left the loop before others of their group (the SPIR-V uses the \
+         load's result in the loop's merge block); avoided by making every condition that \
+         leaves a loop (trip counts, break, goto, return) the same for all work-items: \
+         corpus/fuzz_loop_exit_value.cl",
+    ),
 ];
 
 /// What the generator may produce.
@@ -268,6 +276,8 @@ struct Var {
     deref: bool,
     /// Folded into the kernel's hash when its block ends.
     fold: bool,
+    /// The same in every work-item that reaches it (a loop counter).
+    uniform: bool,
 }
 
 /// A `__local` array: each work-item owns `per` consecutive slots.
@@ -344,7 +354,8 @@ struct Cx {
     callable: usize,
     ret: Option<Ty>,
     brk: Vec<Brk>,
-    labels: Vec<String>,
+    /// Goto labels in scope, with the number of loops around each.
+    labels: Vec<(String, usize)>,
     locals: Vec<LocalArr>,
     phase: Phase,
     depth: usize,
@@ -366,7 +377,13 @@ impl Cx {
             mutable,
             deref: false,
             fold,
+            uniform: false,
         });
+    }
+
+    /// Loops around the current statement.
+    fn loops(&self) -> usize {
+        self.brk.iter().filter(|b| **b != Brk::Switch).count()
     }
 
     fn can_break(&self) -> bool {
@@ -452,6 +469,8 @@ pub struct Gen<'c> {
     local_size: usize,
     /// Operators the expressions being generated may still use.
     nodes: usize,
+    /// Expressions being generated must be the same in every work-item.
+    uniform: bool,
 }
 
 /// Generates program number `index` of the run seeded `seed`.
@@ -464,6 +483,7 @@ pub fn generate(seed: u64, index: u64, cfg: &Config) -> Program {
         support: BTreeSet::new(),
         local_size: 0,
         nodes: 0,
+        uniform: false,
     };
     g.program(seed, index)
 }
@@ -708,25 +728,29 @@ impl Gen<'_> {
         self.nodes -= 1;
         let d = depth - 1;
         let t = vt.name();
-        loop {
+        {
             let pure_helpers = self.callable_pure(cx, &Ty::V(vt));
             let w = [
-                14,                                          // 0 arith
-                8,                                           // 1 bitwise
-                6,                                           // 2 shift
-                4,                                           // 3 div/rem
-                4,                                           // 4 unary
-                6,                                           // 5 compare
-                6,                                           // 6 ternary
-                20,                                          // 7 builtin
-                8,                                           // 8 swizzle
-                if vt.is_vec() { 4 } else { 0 },             // 9 construct
-                6,                                           // 10 convert
-                4,                                           // 11 as_type
-                if pure_helpers.is_empty() { 0 } else { 6 }, // 12 call
-                if vt.s.bits() >= 16 { 2 } else { 0 },       // 13 upsample
+                14,                              // 0 arith
+                8,                               // 1 bitwise
+                6,                               // 2 shift
+                4,                               // 3 div/rem
+                4,                               // 4 unary
+                6,                               // 5 compare
+                6,                               // 6 ternary
+                20,                              // 7 builtin
+                8,                               // 8 swizzle
+                if vt.is_vec() { 4 } else { 0 }, // 9 construct
+                6,                               // 10 convert
+                4,                               // 11 as_type
+                if pure_helpers.is_empty() || self.uniform {
+                    0
+                } else {
+                    6
+                }, // 12 call
+                if vt.s.bits() >= 16 { 2 } else { 0 }, // 13 upsample
             ];
-            return match self.rng.weighted(&w) {
+            match self.rng.weighted(&w) {
                 0 => {
                     let op = *self.rng.pick(&["+", "-", "*"]);
                     let a = self.expr(cx, vt, d);
@@ -875,7 +899,7 @@ impl Gen<'_> {
                     format!("upsample({hi}, {lo})")
                 }
                 _ => unreachable!(),
-            };
+            }
         }
     }
 
@@ -1163,6 +1187,9 @@ impl Gen<'_> {
     }
 
     fn leaf(&mut self, cx: &Cx, vt: Vt) -> String {
+        if self.uniform {
+            return self.uniform_leaf(cx, vt);
+        }
         let t = vt.name();
         let accs: Vec<Access> = self
             .accesses(cx)
@@ -1234,6 +1261,56 @@ impl Gen<'_> {
             }
             _ => unreachable!(),
         }
+    }
+
+    /// A leaf that is the same in every work-item: a literal, `arg`, a
+    /// constant element of `in` or `ctab`, the group id, a loop counter.
+    fn uniform_leaf(&mut self, cx: &Cx, vt: Vt) -> String {
+        let t = vt.name();
+        let counters: Vec<String> = cx
+            .scopes
+            .iter()
+            .flatten()
+            .filter(|v| v.uniform)
+            .map(|v| v.name.clone())
+            .collect();
+        let w = [
+            20,
+            if cx.kernel { 10 } else { 0 },
+            8,
+            4,
+            if counters.is_empty() { 0 } else { 16 },
+        ];
+        let e = match self.rng.weighted(&w) {
+            0 => return self.literal(vt),
+            1 => {
+                if self.rng.chance(50) {
+                    "arg".to_string()
+                } else {
+                    format!("in[{}]", self.rng.below(INPUT_LEN))
+                }
+            }
+            2 => format!("ctab[{}]", self.rng.below(16)),
+            3 => "(ulong)get_group_id(0)".to_string(),
+            _ => format!("(ulong){}", self.rng.pick(&counters)),
+        };
+        if vt.is_vec() {
+            format!("(({t})(({})({e})))", vt.s.name())
+        } else {
+            format!("(({t}){e})")
+        }
+    }
+
+    /// A scalar condition; `leaves_loop`: it decides whether work-items
+    /// leave a loop, so it is the same for all of them where the
+    /// `divergent-loop-exit` bug is avoided.
+    fn cond(&mut self, cx: &Cx, leaves_loop: bool, depth: u32) -> String {
+        let s = self.scalar();
+        let was = self.uniform;
+        self.uniform = was || (leaves_loop && self.cfg.avoids("divergent-loop-exit"));
+        let c = self.expr(cx, Vt::scalar(s), depth);
+        self.uniform = was;
+        c
     }
 
     /// `l[...]`: one of this work-item's own slots, or (`any`) any slot.
@@ -1524,8 +1601,7 @@ impl Gen<'_> {
                     2 => {
                         // A trip count that may differ between work-items
                         // and change in the loop, still at most 4.
-                        let s = self.scalar();
-                        let e = self.expr(cx, Vt::scalar(s), 1);
+                        let e = self.cond(cx, true, 1);
                         format!("for (uint {i} = 0; {i} < (uint)(({e}) & 3) + 1u; {i}++)")
                     }
                     3 => format!("for (long {i} = -2; {i} < {}; {i} += 2)", 2 * trip - 2),
@@ -1546,6 +1622,7 @@ impl Gen<'_> {
                     mutable: false,
                     deref: false,
                     fold: false,
+                    uniform: true,
                 });
                 let n = self.rng.range(1, 5);
                 self.block(cx, out, n);
@@ -1563,6 +1640,8 @@ impl Gen<'_> {
                     mutable: false,
                     deref: false,
                     fold: cx.kernel,
+
+                    uniform: true,
                 });
                 cx.brk.push(Brk::Loop);
                 let n = self.rng.range(1, 5);
@@ -1627,8 +1706,8 @@ impl Gen<'_> {
                 } else {
                     "continue"
                 };
-                let s = self.scalar();
-                let c = self.expr(cx, Vt::scalar(s), 2);
+                let leaves = what == "break" && cx.brk.last() == Some(&Brk::Loop);
+                let c = self.cond(cx, leaves, 2);
                 out.line(format!("if ({c}) {what};"));
             }
             9 => {
@@ -1682,6 +1761,8 @@ impl Gen<'_> {
                     mutable: false,
                     deref: false,
                     fold: false,
+
+                    uniform: true,
                 });
                 for _ in 0..n {
                     self.size();
@@ -1704,7 +1785,7 @@ impl Gen<'_> {
             }
             14 => {
                 let label = cx.fresh("L");
-                cx.labels.push(label.clone());
+                cx.labels.push((label.clone(), cx.loops()));
                 out.open("{");
                 let n = self.rng.range(2, 5);
                 self.block(cx, out, n);
@@ -1713,9 +1794,8 @@ impl Gen<'_> {
                 out.line(format!("{label}: ;"));
             }
             15 => {
-                let label = self.rng.pick(&cx.labels).clone();
-                let s = self.scalar();
-                let c = self.expr(cx, Vt::scalar(s), 2);
+                let (label, loops) = self.rng.pick(&cx.labels).clone();
+                let c = self.cond(cx, cx.loops() > loops, 2);
                 out.line(format!("if ({c}) goto {label};"));
             }
             16 => {
@@ -1730,6 +1810,8 @@ impl Gen<'_> {
                     mutable: false,
                     deref: false,
                     fold: cx.kernel,
+
+                    uniform: false,
                 });
                 let s = self.scalar();
                 let e = self.expr(cx, Vt::scalar(s), 2);
@@ -1750,8 +1832,7 @@ impl Gen<'_> {
             }
             17 => {
                 let ret = cx.ret.clone().unwrap();
-                let s = self.scalar();
-                let c = self.expr(cx, Vt::scalar(s), 2);
+                let c = self.cond(cx, cx.loops() > 0, 2);
                 if let Some(v) = self.value_of(cx, &ret) {
                     out.line(format!("if ({c}) return {v};"));
                 }
@@ -1795,7 +1876,7 @@ impl Gen<'_> {
                 // Component write: distinct lanes.
                 let k = *self
                     .rng
-                    .pick(&[1u8, 2, 3, 4, 8].map(|k| k.min(vt.n)).to_vec());
+                    .pick([1u8, 2, 3, 4, 8].map(|k| k.min(vt.n)).as_ref());
                 let k = if k == vt.n { 1 } else { k };
                 let mut lanes: Vec<usize> = (0..vt.n as usize).collect();
                 for i in 0..lanes.len() {
@@ -1897,6 +1978,7 @@ impl Gen<'_> {
                             mutable,
                             deref: false,
                             fold: false,
+                            uniform: false,
                         },
                     )
                 }
@@ -1912,6 +1994,8 @@ impl Gen<'_> {
                         mutable: true,
                         deref: false,
                         fold: false,
+
+                        uniform: false,
                     },
                 ),
                 Param::StructPtr(i) => (
@@ -1922,6 +2006,8 @@ impl Gen<'_> {
                         mutable: true,
                         deref: true,
                         fold: false,
+
+                        uniform: false,
                     },
                 ),
             };

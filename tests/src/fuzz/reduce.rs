@@ -45,13 +45,13 @@ fn edits(lines: &[String]) -> Vec<Edit> {
         if t.is_empty() {
             continue;
         }
-        let opens_block = t.ends_with('{') && net(t) > 0;
+        let opens_block = t.ends_with('{');
         let continuation = t.starts_with('}');
         if opens_block {
             // Find where the block closes.
-            let mut depth = 0;
+            let mut depth = 1;
             let mut end = None;
-            for (j, l) in lines.iter().enumerate().skip(i) {
+            for (j, l) in lines.iter().enumerate().skip(i + 1) {
                 depth += net(l);
                 if depth <= 0 {
                     end = Some(j);
@@ -61,9 +61,7 @@ fn edits(lines: &[String]) -> Vec<Edit> {
             let Some(j) = end else { continue };
             if continuation {
                 // `} else {` ... `}`: drop the else part.
-                if j > i {
-                    out.push(Edit::Delete(i, j - 1));
-                }
+                out.push(Edit::Delete(i, j - 1));
             } else {
                 out.push(Edit::Delete(i, j));
                 out.push(Edit::Unwrap(i, j));
@@ -97,9 +95,12 @@ fn apply(lines: &[String], e: Edit) -> Vec<String> {
     }
 }
 
+/// A byte range of a line.
+type Span = (usize, usize);
+
 /// The byte ranges of the balanced `(...)` groups of `line`, and for
 /// each, the ranges of its top-level comma-separated operands.
-fn groups(line: &str) -> Vec<((usize, usize), Vec<(usize, usize)>)> {
+fn groups(line: &str) -> Vec<(Span, Vec<Span>)> {
     let bytes = line.as_bytes();
     let mut stack: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut out = Vec::new();
@@ -168,9 +169,57 @@ fn expr_edits(line: &str) -> Vec<String> {
         if whole > 3 {
             cands.push((whole, format!("{}0{}", &line[..start], &line[close..])));
         }
+        // A group of one operand: either side of a top-level binary
+        // operator.
+        if ops.len() == 1 && name.is_empty() {
+            let (a, b) = ops[0];
+            for (l, r) in binary_splits(&line[a..b]) {
+                for side in [l, r] {
+                    let side = side.trim();
+                    if !side.is_empty() {
+                        cands.push((
+                            whole - side.len(),
+                            format!("{}({side}){}", &line[..open], &line[close..]),
+                        ));
+                    }
+                }
+            }
+        }
     }
     cands.sort_by_key(|(saved, _)| std::cmp::Reverse(*saved));
     cands.into_iter().map(|(_, l)| l).collect()
+}
+
+/// The two sides of each binary operator at the top level of `e` (outside
+/// parentheses); a `?:` splits into condition and branches.
+fn binary_splits(e: &str) -> Vec<(&str, &str)> {
+    let b = e.as_bytes();
+    let mut depth = 0;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            c if depth == 0 && b"+-*/%&|^<>=!?:".contains(&c) => {
+                // The whole operator token.
+                let mut j = i;
+                while j < b.len() && b"+-*/%&|^<>=!?:".contains(&b[j]) {
+                    j += 1;
+                }
+                let left = &e[..i];
+                // Not a unary operator or a cast's end.
+                if !left.trim().is_empty() && !(j - i == 1 && b[i] == b'!') {
+                    out.push((left, &e[j..]));
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Shrinks `text` while `interesting` holds of it; `note` hears of each
