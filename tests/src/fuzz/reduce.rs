@@ -208,8 +208,9 @@ fn binary_splits(e: &str) -> Vec<(&str, &str)> {
                     j += 1;
                 }
                 let left = &e[..i];
-                // Not a unary operator or a cast's end.
-                if !left.trim().is_empty() && !(j - i == 1 && b[i] == b'!') {
+                // Not a unary operator.
+                let unary = left.trim().is_empty() || (j - i == 1 && b[i] == b'!');
+                if !unary {
                     out.push((left, &e[j..]));
                 }
                 i = j;
