@@ -19,6 +19,7 @@
 pub mod compare;
 pub mod error;
 pub mod events;
+pub mod fuzz;
 pub mod images;
 pub mod info;
 pub mod loader;

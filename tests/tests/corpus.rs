@@ -19,7 +19,8 @@
 //! matches NaN, +0 matches -0). A case marked [`Case::known_bug`] is a
 //! ferrocl bug found by the corpus: its failure is reported on stderr and
 //! does not fail the test (a known bug that passes is reported too, so the
-//! mark can be removed). One test function per feature family; a failure
+//! mark can be removed). The marker applies to ferrocl only: checked
+//! against PoCL, a marked case must pass. One test function per feature family; a failure
 //! lists every failing file of the family with its first wrong values.
 //!
 //! Adding a kernel: write `tests/corpus/<feature>.cl` following the
@@ -93,8 +94,6 @@ impl Case {
         self.requires = Some(ext);
         self
     }
-    // No case carries a marker at the moment.
-    #[allow(dead_code)]
     fn known_bug(mut self, what: &'static str) -> Self {
         self.known_bug = Some(what);
         self
@@ -267,7 +266,10 @@ fn run_family(cases: Vec<Case>) {
                     .map_err(|e| format!("clCreateKernel failed: {e}"))?;
                 (case.run)(&cl, &kernel)
             });
-        match (result, case.known_bug) {
+        // A known-bug marker is about ferrocl: on another implementation
+        // (checking the corpus against PoCL) the case must pass.
+        let known_bug = case.known_bug.filter(|_| !ferrocl_tests::testing_pocl());
+        match (result, known_bug) {
             (Ok(()), None) => {}
             // A fixed bug must lose its marker, or the marker would hide
             // a regression later.
@@ -2633,5 +2635,88 @@ fn real_world_constructs() {
     // (Duff's device has no IL case: llvm-spirv-15 cannot translate the
     // `i3` switch clang's -O2 makes of it, with or without
     // SPV_INTEL_arbitrary_precision_integers.)
+    run_family(cases);
+}
+
+/// Kernels reduced from ferrocl-fuzz findings (`src/bin/ferrocl-fuzz.rs`):
+/// each is the smallest form of a ferrocl bug the differential fuzzer found
+/// against PoCL.
+#[test]
+fn fuzz_findings() {
+    let a: Vec<u64> = ints(200);
+    let la: Vec<i64> = ints(201);
+    let ia: Vec<i32> = ints(202);
+    let ib: Vec<i32> = ints(203);
+    let cases = vec![
+        map1("fuzz_popcount_wide.cl", a.clone(), 0, |x: u64| {
+            let mut r = [0u64; 32];
+            let bytes: Vec<u8> = x
+                .to_le_bytes()
+                .into_iter()
+                .chain((!x).to_le_bytes())
+                .collect();
+            for (j, b) in bytes.iter().enumerate() {
+                r[j] = u64::from(b.count_ones());
+            }
+            let y = x.wrapping_mul(3);
+            let halves: Vec<u16> = x
+                .to_le_bytes()
+                .chunks(2)
+                .chain(y.to_le_bytes().chunks(2))
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            for (j, h) in halves.iter().enumerate() {
+                r[16 + j] = u64::from(h.count_ones());
+            }
+            let longs = [x, x >> 1, x >> 2, x >> 3, x << 1, x << 2, x << 3, !x];
+            for (j, l) in longs.iter().enumerate() {
+                r[24 + j] = u64::from(l.count_ones());
+            }
+            r
+        }),
+        map1("fuzz_convert_sat_widen.cl", la.clone(), 0, |x: i64| {
+            [
+                i64::from(x as i8),
+                i64::from(x as i8),
+                i64::from(x as i8),
+                i64::from(x as i16),
+                i64::from(x as i16),
+                i64::from(x as i32),
+                i64::from((x >> 16) as i16),
+                i64::from((x >> 8) as i8),
+            ]
+        }),
+        raw(
+            "fuzz_constinit_private.cl",
+            ia.clone(),
+            ib.clone(),
+            global(N),
+            vec![0i32; 3 * N],
+            (0..N)
+                .flat_map(|i| {
+                    let rows = [[-108, 5, 1, 2, 3, 4, 5, 6], [ia[i], 7, 0, 0, 0, 0, 0, 0]];
+                    let f = [10, 20, 30, 40, 50, 60, 70, 80];
+                    [
+                        rows[(ib[i] & 1) as usize][i & 7],
+                        rows[0][(ia[i] & 7) as usize],
+                        f[(ia[i] & 7) as usize] ^ ib[i],
+                    ]
+                })
+                .collect(),
+            0,
+        ),
+        raw(
+            "fuzz_loop_exit_value.cl",
+            ia.clone(),
+            ib.clone(),
+            global(N),
+            vec![0i32; 2 * N],
+            (0..N)
+                .flat_map(|i| [ia[0], (ib[i] & 3).max(1) - 1])
+                .collect(),
+            0,
+        )
+        .known_bug("a value loaded in a divergent loop reads 0 after the loop on lavapipe"),
+    ];
     run_family(cases);
 }

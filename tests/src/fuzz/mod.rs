@@ -1,0 +1,218 @@
+//! Differential compiler fuzzing: random, fully defined OpenCL C programs
+//! ([`gen`]) run on ferrocl and on a reference implementation (PoCL)
+//! through one ICD loader ([`exec`]); every output word must agree.
+//! [`reduce`] shrinks a failing program. The driver is
+//! `src/bin/ferrocl-fuzz.rs`; tests/README.md says how to run it.
+
+pub mod exec;
+pub mod gen;
+pub mod reduce;
+pub mod rng;
+pub mod types;
+
+use exec::{compare, failure_signature, KernelDiff, Outcome, Platform};
+use gen::Program;
+
+/// How a program fared on the implementation under test against the
+/// reference.
+#[derive(Debug, Default)]
+pub struct Judgement {
+    /// Kernels whose words differ.
+    pub mismatches: Vec<KernelDiff>,
+    /// Build failures of the implementation under test where the reference
+    /// built: the kernel found to cause it (dropped, and the rest built
+    /// again), or None when it could not be isolated (the rest of the
+    /// program is then not compared), with the build log.
+    pub build_failures: Vec<(Option<String>, String)>,
+    /// A call after the build failed on the implementation under test.
+    pub run_failure: Option<String>,
+    /// The reference failed to build or run the program: a generator bug
+    /// (or a reference bug), not counted against the implementation.
+    pub ref_failure: Option<String>,
+    /// Kernels compared in the end.
+    pub compared: usize,
+}
+
+impl Judgement {
+    pub fn clean(&self) -> bool {
+        self.mismatches.is_empty()
+            && self.build_failures.is_empty()
+            && self.run_failure.is_none()
+            && self.ref_failure.is_none()
+    }
+
+    /// What this shows, for file names: `mismatch`, `build`, `run`, `ref`
+    /// joined by `-`, or `same`.
+    pub fn kinds(&self) -> String {
+        let mut k = Vec::new();
+        if !self.mismatches.is_empty() {
+            k.push("mismatch");
+        }
+        if !self.build_failures.is_empty() {
+            k.push("build");
+        }
+        if self.run_failure.is_some() {
+            k.push("run");
+        }
+        if self.ref_failure.is_some() {
+            k.push("ref");
+        }
+        if k.is_empty() {
+            "same".into()
+        } else {
+            k.join("-")
+        }
+    }
+
+    /// One signature per failure, to group them: `mismatch`,
+    /// `build: <first error line>`, `run: ...`, `ref: ...`.
+    pub fn signatures(&self) -> Vec<String> {
+        let mut s: Vec<String> = self.mismatches.iter().map(|_| "mismatch".into()).collect();
+        for (_, log) in &self.build_failures {
+            s.push(format!("build: {}", failure_signature(log)));
+        }
+        if let Some(e) = &self.run_failure {
+            s.push(format!("run: {}", failure_signature(e)));
+        }
+        if let Some(e) = &self.ref_failure {
+            s.push(format!("ref: {}", failure_signature(e)));
+        }
+        s
+    }
+
+    /// A report for humans.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        if self.clean() {
+            s.push_str("all words agree\n");
+        }
+        for d in &self.mismatches {
+            let (i, r, t) = d.first;
+            s.push_str(&format!(
+                "kernel {}: {} words differ; first: word {i} (work-item {}, slot {}): \
+                 reference {r:#018x}, tested {t:#018x}\n",
+                d.kernel,
+                d.words,
+                i / gen::SLOTS,
+                i % gen::SLOTS
+            ));
+        }
+        for (k, log) in &self.build_failures {
+            match k {
+                Some(k) => s.push_str(&format!(
+                    "build failed on the tested platform because of kernel {k} (dropped, the \
+                     rest compared):\n{log}\n"
+                )),
+                None => s.push_str(&format!(
+                    "build failed on the tested platform (not isolated to a kernel):\n{log}\n"
+                )),
+            }
+        }
+        if let Some(e) = &self.run_failure {
+            s.push_str(&format!("run failed on the tested platform: {e}\n"));
+        }
+        if let Some(e) = &self.ref_failure {
+            s.push_str(&format!("the reference failed: {e}\n"));
+        }
+        s
+    }
+}
+
+/// The kernel a ferrocl build log blames (`kernel 'k3': ...`), if it is
+/// one of `p`'s.
+fn blamed_kernel(p: &Program, log: &str) -> Option<String> {
+    let rest = &log[log.find("kernel '")? + "kernel '".len()..];
+    let name = &rest[..rest.find('\'')?];
+    p.kernels
+        .iter()
+        .any(|k| k.name == name)
+        .then(|| name.to_owned())
+}
+
+/// Most builds `judge` spends isolating build failures in one program.
+const MAX_REBUILDS: usize = 8;
+
+/// Runs `p` on both platforms and compares. `parallel`: on two threads
+/// at once (both implementations use the process's one libLLVM-15,
+/// lavapipe to compile shaders and PoCL to compile kernels; off by
+/// default).
+///
+/// When the implementation under test fails to build the program, the
+/// kernel to blame is found (named in the log, else by halving the kernel
+/// set) and dropped, and the rest is built again and compared, so one
+/// failing kernel does not hide the others.
+pub fn judge(reference: &Platform, tested: &Platform, p: &Program, parallel: bool) -> Judgement {
+    let mut j = Judgement::default();
+    let (r, t) = if parallel {
+        std::thread::scope(|s| {
+            let r = s.spawn(|| reference.run(p));
+            let t = tested.run(p);
+            (r.join().expect("reference run panicked"), t)
+        })
+    } else {
+        (reference.run(p), tested.run(p))
+    };
+    let r = match r {
+        Outcome::Ran(r) => r,
+        Outcome::BuildFailed(e) | Outcome::RunFailed(e) => {
+            j.ref_failure = Some(e);
+            return j;
+        }
+    };
+    let mut current = p.clone();
+    let mut t = t;
+    let mut builds = 0;
+    loop {
+        match t {
+            Outcome::Ran(words) => {
+                j.mismatches = compare(&current, &r, &words);
+                j.compared = current.kernels.len();
+                return j;
+            }
+            Outcome::RunFailed(e) => {
+                j.run_failure = Some(e);
+                return j;
+            }
+            Outcome::BuildFailed(log) => {
+                let blamed = blamed_kernel(&current, &log)
+                    .or_else(|| isolate(tested, &current, &mut builds));
+                match blamed {
+                    Some(k) if builds < MAX_REBUILDS && current.kernels.len() > 1 => {
+                        current = current.without_kernel(&k);
+                        j.build_failures.push((Some(k), log));
+                        builds += 1;
+                        t = tested.run(&current);
+                    }
+                    _ => {
+                        j.build_failures.push((None, log));
+                        return j;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A kernel of `p` that fails to build on its own (halving the set of
+/// kernels while the build still fails), or None.
+fn isolate(tested: &Platform, p: &Program, builds: &mut usize) -> Option<String> {
+    let mut set = p.clone();
+    while set.kernels.len() > 1 && *builds < MAX_REBUILDS {
+        let half = set.kernels.len() / 2;
+        let first = set.with_kernels(0..half);
+        *builds += 1;
+        if tested.build(&first).is_err() {
+            set = first;
+            continue;
+        }
+        let second = set.with_kernels(half..set.kernels.len());
+        *builds += 1;
+        if tested.build(&second).is_err() {
+            set = second;
+        } else {
+            // Only fails together.
+            return None;
+        }
+    }
+    (set.kernels.len() == 1).then(|| set.kernels[0].name.clone())
+}
