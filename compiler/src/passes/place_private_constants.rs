@@ -149,7 +149,10 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
             if let Some(&to) = i.result_id.and_then(|id| moved.get(&id)) {
                 i.result_type = Some(to);
             }
-            if matches!(i.class.opcode, Op::CopyMemory | Op::CopyMemorySized | Op::Store) {
+            if matches!(
+                i.class.opcode,
+                Op::CopyMemory | Op::CopyMemorySized | Op::Store
+            ) {
                 let target = i.operands.first().and_then(Operand::id_ref_any);
                 if target.is_some_and(|t| moved.contains_key(&t)) {
                     return Err("a store to a private constant".into());
