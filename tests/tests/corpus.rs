@@ -2636,6 +2636,20 @@ fn fuzz_findings() {
             0,
         )
         .known_bug("a value loaded in a divergent loop reads 0 after the loop on lavapipe"),
+        map1("fuzz_sconvert_compare.cl", ia.clone(), 0, |x: i32| {
+            let x = i64::from(x);
+            [
+                i64::from(x < 6),
+                i64::from(5 >= x),
+                i64::from(0 < x),
+                i64::from(x >= 7),
+                x,
+                -i64::from(x < 6),
+            ]
+        })
+        .known_bug(
+            "signed compare of an int -> long OpSConvert with a constant is wrong on lavapipe",
+        ),
     ];
     run_family(cases);
 }

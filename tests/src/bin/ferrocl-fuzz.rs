@@ -14,7 +14,7 @@
 //!              [--ref NAME] [--impl NAME] [generator flags] [--timeout SECS]
 //! ferrocl-fuzz --smoke                 the CI check: --seed 1 --count 20, 4 kernels
 //! ferrocl-fuzz --print [--seed S] [--index I]   print one program
-//! ferrocl-fuzz --check FILE            run a saved program on both, report
+//! ferrocl-fuzz --check FILE [--verbose] run a saved program on both, report
 //! ferrocl-fuzz --interesting FILE --expect KIND
 //! ferrocl-fuzz --reduce FILE [--expect KIND] [--reduced FILE]
 //! ```
@@ -40,7 +40,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use ferrocl_tests::fuzz::exec::{cleanup_loader, setup_loader, Outcome, Platform};
-use ferrocl_tests::fuzz::gen::{generate, Config, Program, KNOWN_BUGS};
+use ferrocl_tests::fuzz::gen::{generate, Config, Program, KNOWN_BUGS, SLOTS};
 use ferrocl_tests::fuzz::{judge, reduce, Judgement};
 
 struct Args {
@@ -58,6 +58,7 @@ struct Args {
     parallel: bool,
     worker: bool,
     quiet: bool,
+    verbose: bool,
     mode: Mode,
     expect: Option<String>,
     reduced: Option<PathBuf>,
@@ -101,6 +102,7 @@ fn parse() -> Args {
         parallel: false,
         worker: false,
         quiet: false,
+        verbose: false,
         mode: Mode::Fuzz,
         expect: None,
         reduced: None,
@@ -143,6 +145,7 @@ fn parse() -> Args {
             "--hang-after" => a.hang_after = num(val()),
             "--parallel" => a.parallel = true,
             "--quiet" => a.quiet = true,
+            "--verbose" => a.verbose = true,
             "--worker" => a.worker = true,
             "--smoke" => {
                 a.seed = 1;
@@ -589,6 +592,18 @@ fn main() -> ExitCode {
             let (reference, tested) = open_both(&a);
             let j = judge(&reference, &tested, &p, false);
             print!("{}", j.report());
+            if a.verbose {
+                for d in &j.mismatches {
+                    for (i, r, t) in &d.some {
+                        println!(
+                            "  {} word {i} (work-item {}, slot {}): reference {r:#x}, tested {t:#x}",
+                            d.kernel,
+                            i / SLOTS,
+                            i % SLOTS
+                        );
+                    }
+                }
+            }
             cleanup_loader();
             if j.clean() {
                 ExitCode::SUCCESS

@@ -182,6 +182,8 @@ pub struct KernelDiff {
     pub kernel: String,
     pub words: usize,
     pub first: (usize, u64, u64),
+    /// The first 32 differing words, as `first`.
+    pub some: Vec<(usize, u64, u64)>,
 }
 
 /// The kernels of `p` whose words differ between `reference` and `tested`.
@@ -197,6 +199,7 @@ pub fn compare(p: &Program, reference: &[u64], tested: &[u64]) -> Vec<KernelDiff
                 kernel: k.name.clone(),
                 words: bad.len(),
                 first: (i, r[i], t[i]),
+                some: bad.iter().take(32).map(|&i| (i, r[i], t[i])).collect(),
             });
         }
     }

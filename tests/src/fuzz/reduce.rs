@@ -6,7 +6,10 @@
 //!
 //! Never removes on its own a line that keeps the program defined: the
 //! `// @` header, `barrier(` (work-items would race on `__local` memory)
-//! and `/*@keep*/` (the initialisation of a `__local` array). The
+//! and `/*@keep*/` (the initialisation of a `__local` array), and changes
+//! expressions only in function bodies, never in the one-line helpers that
+//! guard division and `clamp`. It can still make work-items race (by
+//! replacing `get_global_id(0)` with 0): check a reduced program by eye. The
 //! generator writes one statement per line and opens every block on the
 //! line of its statement, so a deleted line or block leaves a program that
 //! either does not compile (and is rejected by the interestingness test,
@@ -132,7 +135,9 @@ fn groups(line: &str) -> Vec<(Span, Vec<Span>)> {
 /// Replacements of expression parts of `line`: a call or group by one of
 /// its operands (in parentheses), or by 0. Bigger parts first.
 fn expr_edits(line: &str) -> Vec<String> {
-    if protected(line) || line.trim_start().starts_with("//") {
+    // Only statements in function bodies (indented): not the one-line
+    // helpers that keep division and clamp defined, nor declarations.
+    if protected(line) || line.trim_start().starts_with("//") || !line.starts_with(' ') {
         return Vec::new();
     }
     let mut cands: Vec<(usize, String)> = Vec::new();
@@ -326,5 +331,6 @@ mod tests {
         let e = expr_edits("    v = add_sat(x, (y ^ z));");
         assert!(e.contains(&"    v = (x);".to_string()));
         assert!(e.contains(&"    v = add_sat(x, (y));".to_string()));
+        assert!(expr_edits("int div_int(int a, int b) { return b ? a / b : a; }").is_empty());
     }
 }
