@@ -201,6 +201,17 @@ impl Program {
         p
     }
 
+    /// This program with only the kernels named.
+    pub fn with_kernels_named(&self, names: &[&str]) -> Program {
+        let mut p = self.clone();
+        for k in &self.kernels {
+            if !names.contains(&k.name.as_str()) {
+                p = p.without_kernel(&k.name);
+            }
+        }
+        p
+    }
+
     /// The full text: header and source.
     pub fn text(&self) -> String {
         format!("{}{}", self.header(), self.source)

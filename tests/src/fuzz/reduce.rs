@@ -8,8 +8,10 @@
 //! `// @` header, `barrier(` (work-items would race on `__local` memory)
 //! and `/*@keep*/` (the initialisation of a `__local` array), and changes
 //! expressions only in function bodies, never in the one-line helpers that
-//! guard division and `clamp`. It can still make work-items race (by
-//! replacing `get_global_id(0)` with 0): check a reduced program by eye. The
+//! guard division and `clamp`, nor in the lines that give each work-item
+//! its own words (`gid`, `lid`, `ob`). The interestingness test also
+//! rejects what clang-15 warns of as undefined (a missing `return`, an
+//! uninitialised or unsequenced use; [`super::exec::sanity`]). The
 //! generator writes one statement per line and opens every block on the
 //! line of its statement, so a deleted line or block leaves a program that
 //! either does not compile (and is rejected by the interestingness test,
@@ -29,7 +31,15 @@ fn net(line: &str) -> i32 {
 }
 
 fn protected(line: &str) -> bool {
-    line.starts_with("// @") || line.contains("barrier(") || line.contains("@keep")
+    let t = line.trim_start();
+    line.starts_with("// @")
+        || line.contains("barrier(")
+        || line.contains("@keep")
+        // Work-items write their own words of `out` and slots of __local
+        // arrays only as long as these stay as they are.
+        || t.starts_with("const uint gid =")
+        || t.starts_with("const uint lid =")
+        || t.starts_with("const uint ob =")
 }
 
 /// A candidate change: lines `start..=end` deleted, or (unwrap) lines
