@@ -2650,6 +2650,30 @@ fn fuzz_findings() {
         .known_bug(
             "signed compare of an int -> long OpSConvert with a constant is wrong on lavapipe",
         ),
+        raw(
+            "fuzz_native_widths_reduce.cl",
+            a.clone(),
+            vec![0i32; N],
+            global(N),
+            vec![0u64; N],
+            (0..N)
+                .map(|i| {
+                    let h: u64 = match (a[1] as i32).min(0) & 7 {
+                        1 | 7 => 0,
+                        _ => 0xcbf2_9ce4_8422_2325,
+                    };
+                    let s = (1u32 & !(i as u32)) | (0x8000_0001u32 & i as u32);
+                    let m = ((a[0] as u8) as u32 >> (s & 31)) as u8;
+                    let mut v = a[0] as u8;
+                    for _ in 0..20 {
+                        v = v.wrapping_mul(m);
+                    }
+                    u64::from(v) ^ h
+                })
+                .collect(),
+            0,
+        )
+        .known_bug("vector.reduce intrinsics from the native-widths -O2 rebuild stop llvm-spirv"),
     ];
     run_family(cases);
 }
