@@ -155,7 +155,12 @@ impl Context {
     /// compiled to OpenCL SPIR-V by clang-15 and llvm-spirv-15 first
     /// ([`crate::spirv_of`]), as an application would.
     pub fn try_build_il(&self, source: &str, options: &str) -> Result<Program, BuildError> {
-        let il = crate::spirv_of(source);
+        self.try_build_spirv(&crate::spirv_of(source), options)
+    }
+
+    /// Builds the SPIR-V module `il` (clCreateProgramWithIL) with
+    /// `options`. On failure returns the status with the build log.
+    pub fn try_build_spirv(&self, il: &[u8], options: &str) -> Result<Program, BuildError> {
         let mut status = CL_SUCCESS;
         // SAFETY: il.len() readable bytes.
         let raw =

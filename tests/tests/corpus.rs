@@ -96,8 +96,6 @@ impl Case {
         self.requires = Some(ext);
         self
     }
-    // No case carries this marker at the moment.
-    #[allow(dead_code)]
     fn known_bug(mut self, what: &'static str) -> Self {
         self.known_bug = Some(what);
         self
@@ -2732,6 +2730,44 @@ fn fuzz_findings() {
             0,
         )
         .lavapipe_bug("a value loaded in a divergent loop reads 0 after the loop on lavapipe"),
+        map1("fuzz_sconvert_compare.cl", ia.clone(), 0, |x: i32| {
+            let x = i64::from(x);
+            [
+                i64::from(x < 6),
+                i64::from(5 >= x),
+                i64::from(0 < x),
+                i64::from(x >= 7),
+                x,
+                -i64::from(x < 6),
+            ]
+        })
+        .lavapipe_bug(
+            "signed compare of an int -> long OpSConvert with a constant is wrong on lavapipe",
+        ),
+        raw(
+            "fuzz_native_widths_reduce.cl",
+            a.clone(),
+            vec![0i32; N],
+            global(N),
+            vec![0u64; N],
+            (0..N)
+                .map(|i| {
+                    let h: u64 = match (a[1] as i32).min(0) & 7 {
+                        1 | 7 => 0,
+                        _ => 0xcbf2_9ce4_8422_2325,
+                    };
+                    let s = (1u32 & !(i as u32)) | (0x8000_0001u32 & i as u32);
+                    let m = ((a[0] as u8) as u32 >> (s & 31)) as u8;
+                    let mut v = a[0] as u8;
+                    for _ in 0..20 {
+                        v = v.wrapping_mul(m);
+                    }
+                    u64::from(v) ^ h
+                })
+                .collect(),
+            0,
+        )
+        .known_bug("vector.reduce intrinsics from the native-widths -O2 rebuild stop llvm-spirv"),
     ];
     run_family(cases);
 }

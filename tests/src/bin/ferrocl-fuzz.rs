@@ -14,14 +14,16 @@
 //!              [--ref NAME] [--impl NAME] [generator flags] [--timeout SECS]
 //! ferrocl-fuzz --smoke                 the CI check: --seed 1 --count 20, 4 kernels
 //! ferrocl-fuzz --print [--seed S] [--index I]   print one program
-//! ferrocl-fuzz --check FILE            run a saved program on both, report
+//! ferrocl-fuzz --check FILE [--verbose] run a saved program on both, report
 //! ferrocl-fuzz --interesting FILE --expect KIND
 //! ferrocl-fuzz --reduce FILE [--expect KIND] [--reduced FILE]
 //! ```
 //!
 //! Generator flags: `--byval-mutation` (helpers modify by-value struct
 //! parameters), `--irreducible` (goto into loop bodies), `--no-goto`,
-//! `--max-stmts N`. The loader must see both platforms: unless
+//! `--max-stmts N`. `--il`: ferrocl gets each program as SPIR-V made by
+//! clang-15 and llvm-spirv-15 (clCreateProgramWithIL) instead of source.
+//! The loader must see both platforms: unless
 //! `OCL_ICD_VENDORS` is set, a directory with ferrocl's `.icd` and
 //! `/etc/OpenCL/vendors/*.icd` is made for the run. Exit status: 0 when
 //! every program agrees, 1 when any mismatch, build failure or crash was
@@ -39,8 +41,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use ferrocl_tests::fuzz::exec::{cleanup_loader, setup_loader, Outcome, Platform};
-use ferrocl_tests::fuzz::gen::{generate, Config, Program, KNOWN_BUGS};
+use ferrocl_tests::fuzz::exec::{cleanup_loader, sanity, setup_loader, Outcome, Platform};
+use ferrocl_tests::fuzz::gen::{generate, Config, Program, KNOWN_BUGS, SLOTS};
 use ferrocl_tests::fuzz::{judge, reduce, Judgement};
 
 struct Args {
@@ -56,8 +58,10 @@ struct Args {
     timeout: u64,
     hang_after: u64,
     parallel: bool,
+    il: bool,
     worker: bool,
     quiet: bool,
+    verbose: bool,
     mode: Mode,
     expect: Option<String>,
     reduced: Option<PathBuf>,
@@ -75,12 +79,13 @@ fn usage() -> ! {
     eprintln!(
         "usage: ferrocl-fuzz [--seed S] [--count N] [--kernels-per-program K] [--out DIR] \
          [--ref NAME] [--impl NAME] [--byval-mutation] [--irreducible] [--no-goto] \
-         [--max-stmts N] [--timeout SECS] [--parallel] [--quiet] [--smoke]\n\
+         [--max-stmts N] [--timeout SECS] [--parallel] [--il] [--quiet] [--smoke]\n\
          \x20      ferrocl-fuzz --print [--seed S] [--index I]\n\
          \x20      ferrocl-fuzz --check FILE | --interesting FILE --expect KIND | \
          --reduce FILE [--expect KIND] [--reduced FILE]\n\
          KIND: mismatch:KERNEL, build[:TEXT] (TEXT in the build log), run, hang \
-         (the tested platform runs longer than --hang-after SECS, default 30)"
+         (the tested platform runs longer than --hang-after SECS, default 30), crash \
+         (the tested platform kills the process: SIGSEGV, SIGBUS, SIGILL, SIGFPE)"
     );
     std::process::exit(2)
 }
@@ -99,8 +104,10 @@ fn parse() -> Args {
         timeout: 300,
         hang_after: 30,
         parallel: false,
+        il: false,
         worker: false,
         quiet: false,
+        verbose: false,
         mode: Mode::Fuzz,
         expect: None,
         reduced: None,
@@ -142,7 +149,9 @@ fn parse() -> Args {
             "--timeout" => a.timeout = num(val()),
             "--hang-after" => a.hang_after = num(val()),
             "--parallel" => a.parallel = true,
+            "--il" => a.il = true,
             "--quiet" => a.quiet = true,
+            "--verbose" => a.verbose = true,
             "--worker" => a.worker = true,
             "--smoke" => {
                 a.seed = 1;
@@ -207,6 +216,9 @@ fn cfg_args(a: &Args) -> Vec<String> {
     if a.parallel {
         v.push("--parallel".into());
     }
+    if a.il {
+        v.push("--il".into());
+    }
     v
 }
 
@@ -224,6 +236,7 @@ fn open_both(a: &Args) -> (Platform, Platform) {
     let (mut r, mut t) = (open(&a.reference), open(&a.tested));
     r.extra_options = a.ref_options.clone();
     t.extra_options = a.impl_options.clone();
+    t.il = a.il;
     (r, t)
 }
 
@@ -287,6 +300,7 @@ struct Tally {
     mismatched_kernels: u64,
     mismatched_programs: u64,
     compared: u64,
+    unavailable: u64,
     build: u64,
     run: u64,
     reference: u64,
@@ -390,6 +404,13 @@ fn supervise(a: &Args) -> ExitCode {
         tally.secs,
         tally.secs / tally.programs.max(1) as f64
     );
+    if tally.unavailable > 0 {
+        println!(
+            "{} kernels or programs the SPIR-V producer could not translate (--il; not given \
+             to the tested platform, not counted)",
+            tally.unavailable
+        );
+    }
     let per = |x: f64| x / tally.programs.max(1) as f64;
     println!(
         "per program: reference build {:.2} s, run {:.2} s; tested build {:.2} s, run {:.2} s",
@@ -441,9 +462,6 @@ fn record(a: &Args, t: &mut Tally, rest: &str) {
     t.programs += 1;
     t.kernels += kernels;
     t.compared += compared;
-    if kinds == "same" {
-        return;
-    }
     if kinds.contains("mismatch") {
         t.mismatched_programs += 1;
     }
@@ -454,13 +472,15 @@ fn record(a: &Args, t: &mut Tally, rest: &str) {
             t.build += 1;
         } else if sig.starts_with("run") {
             t.run += 1;
+        } else if sig.starts_with("il") {
+            t.unavailable += 1;
         } else {
             t.reference += 1;
         }
         let e = t.signatures.entry(sig.to_owned()).or_insert((0, index));
         e.0 += 1;
     }
-    if !a.quiet {
+    if !a.quiet && kinds != "same" {
         eprintln!(
             "program {index}: {kinds} -> {}",
             a.out.join(format!("s{}-p{index}.cl", a.seed)).display()
@@ -544,6 +564,7 @@ fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path) -> boo
             &a.impl_options,
         ])
         .args(["--hang-after", &a.hang_after.to_string()])
+        .args(if a.il { &["--il"][..] } else { &[] })
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -560,10 +581,13 @@ fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path) -> boo
     loop {
         if let Ok(Some(status)) = child.try_wait() {
             let said = reader.join().unwrap_or_default();
-            return if kind == "hang" {
-                said.contains("HANG")
-            } else {
-                status.success()
+            return match kind {
+                "hang" => said.contains("HANG"),
+                "crash" => {
+                    use std::os::unix::process::ExitStatusExt;
+                    said.contains("REF OK") && matches!(status.signal(), Some(11 | 7 | 4 | 8))
+                }
+                _ => status.success(),
             };
         }
         if start.elapsed() > Duration::from_secs(a.timeout) {
@@ -589,6 +613,18 @@ fn main() -> ExitCode {
             let (reference, tested) = open_both(&a);
             let j = judge(&reference, &tested, &p, false);
             print!("{}", j.report());
+            if a.verbose {
+                for d in &j.mismatches {
+                    for (i, r, t) in &d.some {
+                        println!(
+                            "  {} word {i} (work-item {}, slot {}): reference {r:#x}, tested {t:#x}",
+                            d.kernel,
+                            i / SLOTS,
+                            i % SLOTS
+                        );
+                    }
+                }
+            }
             cleanup_loader();
             if j.clean() {
                 ExitCode::SUCCESS
@@ -599,7 +635,24 @@ fn main() -> ExitCode {
         Mode::Interesting(path) => {
             let kind = a.expect.clone().unwrap_or_else(|| usage());
             let p = load(path);
+            // A candidate with undefined behaviour clang can see is never
+            // interesting, whatever it does.
+            if let Err(e) = sanity(&p.source, &p.options) {
+                eprintln!("{e}");
+                return ExitCode::from(1);
+            }
             let (reference, tested) = open_both(&a);
+            if kind == "crash" {
+                // The reference must run it; then the tested platform must
+                // kill the process (the parent sees the signal).
+                if !matches!(reference.run(&p), Outcome::Ran(_)) {
+                    return ExitCode::from(1);
+                }
+                println!("REF OK");
+                let _ = std::io::stdout().flush();
+                tested.run(&p);
+                return ExitCode::from(1);
+            }
             if kind == "hang" {
                 // The reference must run it; the tested platform must not
                 // finish within --hang-after seconds. Then say so on stdout

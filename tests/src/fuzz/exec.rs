@@ -76,6 +76,9 @@ pub struct Platform {
     pub times: std::sync::Mutex<(f64, f64)>,
     /// Build options added to every program's.
     pub extra_options: String,
+    /// Give programs as SPIR-V (clang-15 and llvm-spirv-15, as an
+    /// application would make it) through clCreateProgramWithIL.
+    pub il: bool,
 }
 
 /// What running a program gave.
@@ -118,15 +121,24 @@ impl Platform {
             queue,
             times: Default::default(),
             extra_options: String::new(),
+            il: false,
         })
     }
 
     /// Only builds `p`: the build log on failure.
     pub fn build(&self, p: &Program) -> Result<(), String> {
-        self.context
-            .try_build(&p.source, &self.options(p))
-            .map(drop)
-            .map_err(|e| format!("{}\n{}", e.status, e.log))
+        self.try_build(p).map(drop)
+    }
+
+    fn try_build(&self, p: &Program) -> Result<crate::objects::Program, String> {
+        let built = if self.il {
+            let il = spirv(&p.source, &p.options)?;
+            // -cl-std belongs to the source; an IL build takes the rest.
+            self.context.try_build_spirv(&il, &self.extra_options)
+        } else {
+            self.context.try_build(&p.source, &self.options(p))
+        };
+        built.map_err(|e| format!("{}\n{}", e.status, e.log))
     }
 
     /// The build options for `p` on this platform.
@@ -138,14 +150,16 @@ impl Platform {
     /// `out` buffer; returns the buffer.
     pub fn run(&self, p: &Program) -> Outcome {
         let t = std::time::Instant::now();
-        let options = self.options(p);
-        let built = self.context.try_build(&p.source, &options);
+        let built = self.try_build(p);
         let build_s = t.elapsed().as_secs_f64();
         *self.times.lock().unwrap() = (build_s, 0.0);
         let program = match built {
             Ok(program) => program,
-            Err(e) => return Outcome::BuildFailed(format!("{}\n{}", e.status, e.log)),
+            Err(log) => return Outcome::BuildFailed(log),
         };
+        if p.kernels.is_empty() {
+            return Outcome::Ran(Vec::new());
+        }
         let input = self.context.buffer_with(CL_MEM_READ_ONLY, &p.input);
         let out = self.context.buffer_from(&vec![OUT_FILL; p.out_len()]);
         let mut kernels = Vec::new();
@@ -175,6 +189,101 @@ impl Platform {
     }
 }
 
+/// Checks with clang-15 that `source` has none of the undefined behaviour
+/// clang can see (a non-void function running off its end, uninitialised
+/// or unsequenced uses, division by a zero constant): a reducer's edits
+/// can introduce them. The warnings as the error, or Ok.
+pub fn sanity(source: &str, options: &str) -> Result<(), String> {
+    let path = std::env::temp_dir().join(format!("ferrocl-fuzz-sanity-{}.cl", std::process::id()));
+    std::fs::write(&path, source).map_err(|e| e.to_string())?;
+    let std = options
+        .split_whitespace()
+        .find(|o| o.starts_with("-cl-std="))
+        .unwrap_or("-cl-std=CL1.2");
+    let out = std::process::Command::new("clang-15")
+        .args(["-cc1", "-triple", "spir64", "-finclude-default-header", std])
+        .args([
+            "-fsyntax-only",
+            "-Werror=return-type",
+            "-Werror=uninitialized",
+        ])
+        .args([
+            "-Werror=sometimes-uninitialized",
+            "-Werror=conditional-uninitialized",
+        ])
+        .args([
+            "-Werror=unsequenced",
+            "-Werror=division-by-zero",
+            "-Werror=array-bounds",
+        ])
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let out = out.map_err(|e| format!("clang-15: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// How a build log starts when the SPIR-V producer failed (`--il`).
+pub const IL_FAILED: &str = "IL producer failed";
+
+/// `source` as OpenCL SPIR-V, made as an application would: clang-15 for
+/// spir64 at -O0 with the `-cl-std` of `options`, then llvm-spirv-15
+/// (at -O2, LLVM's narrow integer types such as i3 stop llvm-spirv-15
+/// three times as often).
+pub fn spirv(source: &str, options: &str) -> Result<Vec<u8>, String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-fuzz-il-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("k.cl"), source).map_err(|e| e.to_string())?;
+    let std = options
+        .split_whitespace()
+        .find(|o| o.starts_with("-cl-std="))
+        .unwrap_or("-cl-std=CL1.2");
+    let run = |tool: &str, args: &[&str]| -> Result<(), String> {
+        let out = std::process::Command::new(tool)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .map_err(|e| format!("{tool}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{IL_FAILED}: {tool}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    };
+    let result = run(
+        "clang-15",
+        &[
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-finclude-default-header",
+            std,
+            "-O0",
+            "-emit-llvm-bc",
+            "-o",
+            "k.bc",
+            "k.cl",
+        ],
+    )
+    .and_then(|()| run("llvm-spirv-15", &["k.bc", "-o", "k.spv"]))
+    .and_then(|()| std::fs::read(dir.join("k.spv")).map_err(|e| e.to_string()));
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
 /// A kernel whose outputs differ: its name, how many words differ, and
 /// the first one (index within the kernel's words, reference, tested).
 #[derive(Debug, Clone)]
@@ -182,6 +291,8 @@ pub struct KernelDiff {
     pub kernel: String,
     pub words: usize,
     pub first: (usize, u64, u64),
+    /// The first 32 differing words, as `first`.
+    pub some: Vec<(usize, u64, u64)>,
 }
 
 /// The kernels of `p` whose words differ between `reference` and `tested`.
@@ -197,6 +308,7 @@ pub fn compare(p: &Program, reference: &[u64], tested: &[u64]) -> Vec<KernelDiff
                 kernel: k.name.clone(),
                 words: bad.len(),
                 first: (i, r[i], t[i]),
+                some: bad.iter().take(32).map(|&i| (i, r[i], t[i])).collect(),
             });
         }
     }

@@ -66,6 +66,13 @@ pub const KNOWN_BUGS: &[(&str, &str)] = &[
          outside any function: corpus/fuzz_constinit_private.cl",
     ),
     (
+        "sconvert-compare",
+        "on lavapipe, a signed comparison of convert_long(int) (OpSConvert 32 -> 64 bits, \
+         scalar or vector) with a constant is wrong, as if the value were a large positive \
+         number; avoided by casting scalars and converting vectors from uint instead: \
+         corpus/fuzz_sconvert_compare.cl",
+    ),
+    (
         "divergent-loop-exit",
         "on lavapipe, a value loaded inside a loop and used after it reads 0 in the \
          work-items that left the loop before others of their group (the SPIR-V uses the \
@@ -188,6 +195,17 @@ impl Program {
         let mut p = self.clone();
         for (i, k) in self.kernels.iter().enumerate() {
             if !range.contains(&i) {
+                p = p.without_kernel(&k.name);
+            }
+        }
+        p
+    }
+
+    /// This program with only the kernels named.
+    pub fn with_kernels_named(&self, names: &[&str]) -> Program {
+        let mut p = self.clone();
+        for k in &self.kernels {
+            if !names.contains(&k.name.as_str()) {
                 p = p.without_kernel(&k.name);
             }
         }
@@ -850,8 +868,15 @@ impl Gen<'_> {
                     format!("(({t})({}))", parts.join(", "))
                 }
                 10 => {
-                    let s2 = self.scalar();
+                    let mut s2 = self.scalar();
+                    let int_to_long = s2 == S::I32 && vt.s == S::I64;
+                    if int_to_long && vt.is_vec() && self.cfg.avoids("sconvert-compare") {
+                        s2 = S::U32;
+                    }
                     let src = self.expr(cx, vt.with_s(s2), d);
+                    if int_to_long && !vt.is_vec() && self.cfg.avoids("sconvert-compare") {
+                        return format!("(({t}){src})");
+                    }
                     let widen = s2.signed() && vt.s.signed() && s2.bits() < vt.s.bits();
                     let sat = if widen && self.cfg.avoids("sat-widen") {
                         ""

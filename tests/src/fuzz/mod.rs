@@ -31,6 +31,10 @@ pub struct Judgement {
     pub ref_failure: Option<String>,
     /// Kernels compared in the end.
     pub compared: usize,
+    /// With `--il`: kernels (or, None, the program) the SPIR-V producer
+    /// (clang-15 and llvm-spirv-15) could not translate, so ferrocl never
+    /// saw them; not counted against ferrocl.
+    pub unavailable: Vec<(Option<String>, String)>,
 }
 
 impl Judgement {
@@ -77,6 +81,9 @@ impl Judgement {
         if let Some(e) = &self.ref_failure {
             s.push(format!("ref: {}", failure_signature(e)));
         }
+        for (_, e) in &self.unavailable {
+            s.push(format!("il: {}", failure_signature(e)));
+        }
         s
     }
 
@@ -113,6 +120,12 @@ impl Judgement {
         }
         if let Some(e) = &self.ref_failure {
             s.push_str(&format!("the reference failed: {e}\n"));
+        }
+        for (k, e) in &self.unavailable {
+            s.push_str(&format!(
+                "not given to the tested platform ({}): {e}\n",
+                k.as_deref().unwrap_or("the program")
+            ));
         }
         s
     }
@@ -161,6 +174,17 @@ pub fn judge(reference: &Platform, tested: &Platform, p: &Program, parallel: boo
     };
     let mut current = p.clone();
     let mut t = t;
+    if tested.il && matches!(&t, Outcome::BuildFailed(log) if log.starts_with(exec::IL_FAILED)) {
+        // Leave out the kernels the producer cannot translate on their own.
+        for k in &p.kernels {
+            let alone = p.with_kernels_named(&[k.name.as_str()]);
+            if let Err(e) = exec::spirv(&alone.source, &alone.options) {
+                current = current.without_kernel(&k.name);
+                j.unavailable.push((Some(k.name.clone()), e));
+            }
+        }
+        t = tested.run(&current);
+    }
     let mut builds = 0;
     loop {
         match t {
@@ -171,6 +195,10 @@ pub fn judge(reference: &Platform, tested: &Platform, p: &Program, parallel: boo
             }
             Outcome::RunFailed(e) => {
                 j.run_failure = Some(e);
+                return j;
+            }
+            Outcome::BuildFailed(log) if log.starts_with(exec::IL_FAILED) => {
+                j.unavailable.push((None, log));
                 return j;
             }
             Outcome::BuildFailed(log) => {

@@ -6,7 +6,12 @@
 //!
 //! Never removes on its own a line that keeps the program defined: the
 //! `// @` header, `barrier(` (work-items would race on `__local` memory)
-//! and `/*@keep*/` (the initialisation of a `__local` array). The
+//! and `/*@keep*/` (the initialisation of a `__local` array), and changes
+//! expressions only in function bodies, never in the one-line helpers that
+//! guard division and `clamp`, nor in the lines that give each work-item
+//! its own words (`gid`, `lid`, `ob`). The interestingness test also
+//! rejects what clang-15 warns of as undefined (a missing `return`, an
+//! uninitialised or unsequenced use; [`super::exec::sanity`]). The
 //! generator writes one statement per line and opens every block on the
 //! line of its statement, so a deleted line or block leaves a program that
 //! either does not compile (and is rejected by the interestingness test,
@@ -26,7 +31,15 @@ fn net(line: &str) -> i32 {
 }
 
 fn protected(line: &str) -> bool {
-    line.starts_with("// @") || line.contains("barrier(") || line.contains("@keep")
+    let t = line.trim_start();
+    line.starts_with("// @")
+        || line.contains("barrier(")
+        || line.contains("@keep")
+        // Work-items write their own words of `out` and slots of __local
+        // arrays only as long as these stay as they are.
+        || t.starts_with("const uint gid =")
+        || t.starts_with("const uint lid =")
+        || t.starts_with("const uint ob =")
 }
 
 /// A candidate change: lines `start..=end` deleted, or (unwrap) lines
@@ -132,7 +145,9 @@ fn groups(line: &str) -> Vec<(Span, Vec<Span>)> {
 /// Replacements of expression parts of `line`: a call or group by one of
 /// its operands (in parentheses), or by 0. Bigger parts first.
 fn expr_edits(line: &str) -> Vec<String> {
-    if protected(line) || line.trim_start().starts_with("//") {
+    // Only statements in function bodies (indented): not the one-line
+    // helpers that keep division and clamp defined, nor declarations.
+    if protected(line) || line.trim_start().starts_with("//") || !line.starts_with(' ') {
         return Vec::new();
     }
     let mut cands: Vec<(usize, String)> = Vec::new();
@@ -326,5 +341,6 @@ mod tests {
         let e = expr_edits("    v = add_sat(x, (y ^ z));");
         assert!(e.contains(&"    v = (x);".to_string()));
         assert!(e.contains(&"    v = add_sat(x, (y));".to_string()));
+        assert!(expr_edits("int div_int(int a, int b) { return b ? a / b : a; }").is_empty());
     }
 }
