@@ -1366,36 +1366,39 @@ impl Gen<'_> {
     // ---- initialisers and hashing ----
 
     fn init(&mut self, cx: &Cx, ty: &Ty) -> String {
-        self.init_in(cx, ty, false)
+        self.init_in(cx, ty, false, false)
     }
 
-    /// An initialiser; `nested`: part of a bigger one.
-    fn init_in(&mut self, cx: &Cx, ty: &Ty, nested: bool) -> String {
+    /// An initialiser; `nested`: part of a bigger one; `runtime`: must not
+    /// be a constant (its first scalar is xored with a run-time 0, which
+    /// clang cannot fold: get_work_dim() - 1).
+    fn init_in(&mut self, cx: &Cx, ty: &Ty, nested: bool, runtime: bool) -> String {
         match ty {
-            Ty::V(vt) => self.expr(cx, *vt, 3),
+            Ty::V(vt) => {
+                let e = self.expr(cx, *vt, if nested { 1 } else { 3 });
+                if runtime {
+                    let t = vt.name();
+                    format!("(({t})(({e}) ^ ({t})(get_work_dim() - 1u)))")
+                } else {
+                    e
+                }
+            }
             Ty::St(i) => {
                 let fields = self.structs[*i].fields.clone();
                 let parts: Vec<String> = fields
                     .iter()
-                    .map(|(_, fty)| self.init_in(cx, fty, true))
+                    .enumerate()
+                    .map(|(f, (_, fty))| self.init_in(cx, fty, true, runtime && f == 0))
                     .collect();
                 format!("{{ {} }}", parts.join(", "))
             }
             Ty::Arr(elem, len) => {
-                let mut parts: Vec<String> = (0..*len)
-                    .map(|_| match &**elem {
-                        Ty::V(vt) => self.expr(cx, *vt, 1),
-                        _ => self.init_in(cx, elem, true),
-                    })
+                // An all-constant array inside a bigger initialiser becomes
+                // a private module-scope constant (the constinit bug).
+                let guard = runtime || (nested && self.cfg.avoids("constinit"));
+                let parts: Vec<String> = (0..*len)
+                    .map(|k| self.init_in(cx, elem, true, guard && k == 0))
                     .collect();
-                if nested && self.cfg.avoids("constinit") {
-                    // Never all constants: xor the first element with a
-                    // run-time 0 (clang cannot fold a call).
-                    if let Ty::V(vt) = &**elem {
-                        let t = vt.name();
-                        parts[0] = format!("(({t})(({}) ^ ({t})(get_work_dim() - 1u)))", parts[0]);
-                    }
-                }
                 format!("{{ {} }}", parts.join(", "))
             }
         }
