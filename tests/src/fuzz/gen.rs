@@ -346,6 +346,8 @@ struct Helper {
     name: String,
     ret: Ty,
     params: Vec<Param>,
+    /// Most loop iterations one call can run.
+    iters: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -379,9 +381,29 @@ struct Cx {
     depth: usize,
     budget: usize,
     names: usize,
+    /// Product of the largest trip counts of the loops around.
+    mult: usize,
+    /// Most loop iterations the function can run so far (lavapipe ends
+    /// the loops of an invocation after 65535 iterations in all).
+    iters: std::cell::Cell<usize>,
 }
 
+/// Most loop iterations a kernel may run (including its helpers and the
+/// hashing of arrays), well under lavapipe's 65535 per invocation.
+const MAX_ITERS: usize = 20_000;
+
 impl Cx {
+    /// Whether `n` more iterations (each run `mult` times) fit, and if so
+    /// counts them.
+    fn spend(&self, n: usize) -> bool {
+        let total = self.iters.get() + self.mult * n;
+        if total > MAX_ITERS {
+            return false;
+        }
+        self.iters.set(total);
+        true
+    }
+
     fn fresh(&mut self, prefix: &str) -> String {
         self.names += 1;
         format!("{prefix}{}", self.names)
@@ -1140,6 +1162,9 @@ impl Gen<'_> {
     /// array or struct of the right type in scope).
     fn try_call(&mut self, cx: &Cx, h: usize, d: u32) -> Option<String> {
         let helper = self.helpers[h].clone();
+        if !cx.spend(helper.iters) {
+            return None;
+        }
         let mut args = Vec::new();
         for p in &helper.params {
             let arg = match p {
@@ -1425,6 +1450,30 @@ impl Gen<'_> {
         }
     }
 
+    /// Loop iterations hashing a value of type `ty` runs.
+    fn fold_iters(&self, ty: &Ty) -> usize {
+        match ty {
+            Ty::V(_) => 0,
+            Ty::St(i) => self.structs[*i]
+                .fields
+                .iter()
+                .map(|(_, f)| self.fold_iters(f))
+                .sum(),
+            Ty::Arr(elem, len) => len * (1 + self.fold_iters(elem)),
+        }
+    }
+
+    /// A type for a new variable of `cx` whose hashing (in a kernel) fits
+    /// the iteration budget: else a scalar.
+    fn var_ty_in(&mut self, cx: &Cx) -> Ty {
+        let ty = self.var_ty();
+        if cx.kernel && !cx.spend(self.fold_iters(&ty)) {
+            let s = self.scalar();
+            return Ty::V(Vt::scalar(s));
+        }
+        ty
+    }
+
     fn need_struct_hash(&mut self, i: usize) {
         if !self.support.insert(Support::HashStruct(i)) {
             return;
@@ -1595,7 +1644,7 @@ impl Gen<'_> {
         ];
         match self.rng.weighted(&w) {
             0 => {
-                let ty = self.var_ty();
+                let ty = self.var_ty_in(cx);
                 let name = cx.fresh(match ty {
                     Ty::V(_) => "v",
                     Ty::St(_) => "s",
@@ -1621,9 +1670,14 @@ impl Gen<'_> {
                 out.close("}");
             }
             3 => {
-                let i = cx.fresh("i");
                 let trip = self.rng.range(1, 5);
-                let head = match self.rng.below(5) {
+                let kind = self.rng.below(5);
+                let max_trip = if kind == 2 { 4 } else { trip };
+                if !cx.spend(max_trip + 1) {
+                    return;
+                }
+                let i = cx.fresh("i");
+                let head = match kind {
                     0 => format!("for (int {i} = {trip}; {i} > 0; {i}--)"),
                     1 => format!("for (uchar {i} = 0; {i} != {trip}; {i}++)"),
                     2 => {
@@ -1653,14 +1707,20 @@ impl Gen<'_> {
                     uniform: true,
                 });
                 let n = self.rng.range(1, 5);
+                let saved = cx.mult;
+                cx.mult *= max_trip;
                 self.block(cx, out, n);
+                cx.mult = saved;
                 cx.scopes.pop();
                 cx.brk.pop();
                 out.close("}");
             }
             4 | 5 => {
-                let c = cx.fresh("w");
                 let trip = self.rng.range(1, 5);
+                if !cx.spend(trip + 1) {
+                    return;
+                }
+                let c = cx.fresh("w");
                 out.line(format!("uint {c} = 0;"));
                 cx.scopes.last_mut().unwrap().push(Var {
                     name: c.clone(),
@@ -1673,6 +1733,8 @@ impl Gen<'_> {
                 });
                 cx.brk.push(Brk::Loop);
                 let n = self.rng.range(1, 5);
+                let saved = cx.mult;
+                cx.mult *= trip;
                 if self.rng.chance(50) {
                     out.open(format!("while ({c}++ < {trip}u) {{"));
                     self.block(cx, out, n);
@@ -1682,6 +1744,7 @@ impl Gen<'_> {
                     self.block(cx, out, n);
                     out.close(format!("}} while (++{c} < {trip}u);"));
                 }
+                cx.mult = saved;
                 cx.brk.pop();
             }
             6 => {
@@ -1742,7 +1805,8 @@ impl Gen<'_> {
                 let h = *self.rng.pick(&side_helpers);
                 if let Some(call) = self.try_call(cx, h, 2) {
                     let ret = self.helpers[h].ret.clone();
-                    if self.rng.chance(50) {
+                    let fold = if cx.kernel { self.fold_iters(&ret) } else { 0 };
+                    if self.rng.chance(50) && cx.spend(fold) {
                         let name = cx.fresh("r");
                         out.line(format!("{} = {call};", ret.declare(&name)));
                         cx.declare(&name, ret, true);
@@ -1772,11 +1836,14 @@ impl Gen<'_> {
                 };
             }
             13 => {
+                let trip = self.rng.range(1, 3);
+                if !cx.spend(trip + 1) {
+                    return;
+                }
                 if cx.phase == Phase::Read {
                     out.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 }
                 let u = cx.fresh("u");
-                let trip = self.rng.range(1, 3);
                 out.open(format!("for (uint {u} = 0; {u} < {trip}u; {u}++) {{"));
                 cx.brk.push(Brk::Uniform);
                 cx.phase = Phase::Write;
@@ -1803,7 +1870,10 @@ impl Gen<'_> {
                 cx.phase = Phase::Read;
                 out.open("{");
                 let n = self.rng.range(1, 4);
+                let saved = cx.mult;
+                cx.mult *= trip;
                 self.block(cx, out, n);
+                cx.mult = saved;
                 out.close("}");
                 out.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 cx.scopes.pop();
@@ -1828,9 +1898,12 @@ impl Gen<'_> {
             }
             16 => {
                 // A second entry into a loop body: irreducible.
+                let trip = self.rng.range(1, 4);
+                if !cx.spend(trip + 1) {
+                    return;
+                }
                 let c = cx.fresh("c");
                 let label = cx.fresh("E");
-                let trip = self.rng.range(1, 4);
                 out.line(format!("uint {c} = 0;"));
                 cx.scopes.last_mut().unwrap().push(Var {
                     name: c.clone(),
@@ -1846,6 +1919,8 @@ impl Gen<'_> {
                 out.line(format!("if ({e}) goto {label};"));
                 out.open(format!("for (; {c} < {trip}u; {c}++) {{"));
                 cx.brk.push(Brk::Loop);
+                let saved = cx.mult;
+                cx.mult *= trip;
                 out.open("{");
                 let n = self.rng.range(1, 3);
                 self.block(cx, out, n);
@@ -1855,6 +1930,7 @@ impl Gen<'_> {
                 let n = self.rng.range(1, 3);
                 self.block(cx, out, n);
                 out.close("}");
+                cx.mult = saved;
                 cx.brk.pop();
                 out.close("}");
             }
@@ -2056,6 +2132,8 @@ impl Gen<'_> {
             depth: 0,
             budget: self.rng.range(3, 14),
             names: 0,
+            mult: 1,
+            iters: Default::default(),
         };
         let mut out = Out {
             lines: Vec::new(),
@@ -2093,7 +2171,16 @@ impl Gen<'_> {
             text.push('\n');
         }
         text.push_str("}\n");
-        (Helper { name, ret, params }, text)
+        let iters = cx.iters.get();
+        (
+            Helper {
+                name,
+                ret,
+                params,
+                iters,
+            },
+            text,
+        )
     }
 
     fn kernel(&mut self, name: &str, base: usize) -> String {
@@ -2120,6 +2207,8 @@ impl Gen<'_> {
             depth: 1,
             budget: self.rng.range(self.cfg.max_stmts / 3, self.cfg.max_stmts),
             names: 0,
+            mult: 1,
+            iters: Default::default(),
         };
         let nlocals = if self.rng.chance(40) {
             self.rng.range(1, 2)
@@ -2155,7 +2244,7 @@ impl Gen<'_> {
         // A few variables first, so statements have something to work on.
         cx.scopes.push(Vec::new());
         for _ in 0..self.rng.range(2, 5) {
-            let ty = self.var_ty();
+            let ty = self.var_ty_in(&cx);
             self.size();
             let v = cx.fresh(match ty {
                 Ty::V(_) => "v",
@@ -2182,7 +2271,9 @@ impl Gen<'_> {
         }
         out.line("out[ob] = h;");
         let mut text = format!(
-            "kernel void {name}(global const ulong* in, global ulong* out, ulong arg) {{\n"
+            "kernel void {name}(global const ulong* in, global ulong* out, ulong arg) {{\n    \
+             // at most {} loop iterations\n",
+            cx.iters.get()
         );
         for l in out.lines {
             text.push_str(&l);
