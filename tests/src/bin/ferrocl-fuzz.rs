@@ -718,6 +718,16 @@ fn main() -> ExitCode {
             let scratch =
                 std::env::temp_dir().join(format!("ferrocl-fuzz-reduce-{}.cl", std::process::id()));
             let mut checks = 0;
+            // First the failing kernel alone, in one step.
+            let mut text = text;
+            if let Some(k) = kind.strip_prefix("mismatch:") {
+                let alone = load(path).with_kernels_named(&[k]).text();
+                checks += 1;
+                if interesting_in_child(&a, &alone, &kind, &scratch) {
+                    eprintln!("  kernel {k} alone still shows it");
+                    text = alone;
+                }
+            }
             let t = Instant::now();
             let reduced = reduce::reduce(
                 &text,
