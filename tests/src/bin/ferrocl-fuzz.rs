@@ -233,9 +233,9 @@ fn open_both(a: &Args) -> (Platform, Platform) {
             std::process::exit(2)
         })
     };
-    let (mut r, mut t) = (open(&a.reference), open(&a.tested));
-    r.extra_options = a.ref_options.clone();
-    t.extra_options = a.impl_options.clone();
+    let (r, mut t) = (open(&a.reference), open(&a.tested));
+    *r.extra_options.lock().unwrap() = a.ref_options.clone();
+    *t.extra_options.lock().unwrap() = a.impl_options.clone();
     t.il = a.il;
     (r, t)
 }
@@ -487,7 +487,7 @@ fn record(a: &Args, t: &mut Tally, rest: &str) {
         t.mismatched_programs += 1;
     }
     for sig in sigs.split('|').filter(|s| !s.is_empty()) {
-        if sig == "mismatch" {
+        if sig.starts_with("mismatch") {
             t.mismatched_kernels += 1;
         } else if sig.starts_with("build") {
             t.build += 1;
