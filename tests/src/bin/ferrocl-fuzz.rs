@@ -233,9 +233,9 @@ fn open_both(a: &Args) -> (Platform, Platform) {
             std::process::exit(2)
         })
     };
-    let (mut r, mut t) = (open(&a.reference), open(&a.tested));
-    r.extra_options = a.ref_options.clone();
-    t.extra_options = a.impl_options.clone();
+    let (r, mut t) = (open(&a.reference), open(&a.tested));
+    *r.extra_options.lock().unwrap() = a.ref_options.clone();
+    *t.extra_options.lock().unwrap() = a.impl_options.clone();
     t.il = a.il;
     (r, t)
 }
@@ -355,6 +355,16 @@ fn supervise(a: &Args) -> ExitCode {
                             .next()
                             .and_then(|i| i.parse::<u64>().ok())
                             .map_or(next, |i| i + 1);
+                        tally.secs = start.elapsed().as_secs_f64();
+                        let _ = std::fs::create_dir_all(&a.out);
+                        let _ = std::fs::write(a.out.join("summary.txt"), report(&tally));
+                        if a.out.join("STOP").exists() {
+                            let _ = child.kill();
+                            let _ = child.wait();
+                            eprintln!("{} exists: stopping", a.out.join("STOP").display());
+                            print!("{}", report(&tally));
+                            return ExitCode::SUCCESS;
+                        }
                         if !a.quiet && tally.programs % 50 == 0 {
                             eprintln!(
                                 "{} ({:.0} s)",
@@ -391,42 +401,53 @@ fn supervise(a: &Args) -> ExitCode {
         }
     }
     tally.secs = start.elapsed().as_secs_f64();
-    println!("{}", summary(&tally));
-    println!(
-        "{} mismatching programs, {} kernels compared, {} run failures, {} crashes/hangs, \
-         {} programs the reference failed (generator bugs, not counted), {:.0} s \
-         ({:.2} s/program)",
-        tally.mismatched_programs,
-        tally.compared,
-        tally.run,
-        tally.crashes,
-        tally.reference,
-        tally.secs,
-        tally.secs / tally.programs.max(1) as f64
-    );
-    if tally.unavailable > 0 {
-        println!(
-            "{} kernels or programs the SPIR-V producer could not translate (--il; not given \
-             to the tested platform, not counted)",
-            tally.unavailable
-        );
-    }
-    let per = |x: f64| x / tally.programs.max(1) as f64;
-    println!(
-        "per program: reference build {:.2} s, run {:.2} s; tested build {:.2} s, run {:.2} s",
-        per(tally.times[0]),
-        per(tally.times[1]),
-        per(tally.times[2]),
-        per(tally.times[3])
-    );
-    for (sig, (n, first)) in &tally.signatures {
-        println!("  {n} x {sig}   (first: program {first})");
-    }
+    print!("{}", report(&tally));
     if tally.mismatched_kernels + tally.build + tally.run + tally.crashes + tally.reference > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The summary line, further counts, timings and failures by signature.
+fn report(t: &Tally) -> String {
+    use std::fmt::Write as _;
+    let mut r = String::new();
+    let _ = writeln!(r, "{}", summary(t));
+    let _ = writeln!(
+        r,
+        "{} mismatching programs, {} kernels compared, {} run failures, {} crashes/hangs, \
+         {} programs the reference failed (generator bugs, not counted), {:.0} s \
+         ({:.2} s/program)",
+        t.mismatched_programs,
+        t.compared,
+        t.run,
+        t.crashes,
+        t.reference,
+        t.secs,
+        t.secs / t.programs.max(1) as f64
+    );
+    if t.unavailable > 0 {
+        let _ = writeln!(
+            r,
+            "{} kernels or programs the SPIR-V producer could not translate (--il; not given \
+             to the tested platform, not counted)",
+            t.unavailable
+        );
+    }
+    let per = |x: f64| x / t.programs.max(1) as f64;
+    let _ = writeln!(
+        r,
+        "per program: reference build {:.2} s, run {:.2} s; tested build {:.2} s, run {:.2} s",
+        per(t.times[0]),
+        per(t.times[1]),
+        per(t.times[2]),
+        per(t.times[3])
+    );
+    for (sig, (n, first)) in &t.signatures {
+        let _ = writeln!(r, "  {n} x {sig}   (first: program {first})");
+    }
+    r
 }
 
 fn summary(t: &Tally) -> String {
@@ -466,7 +487,7 @@ fn record(a: &Args, t: &mut Tally, rest: &str) {
         t.mismatched_programs += 1;
     }
     for sig in sigs.split('|').filter(|s| !s.is_empty()) {
-        if sig == "mismatch" {
+        if sig.starts_with("mismatch") {
             t.mismatched_kernels += 1;
         } else if sig.starts_with("build") {
             t.build += 1;
@@ -636,8 +657,14 @@ fn main() -> ExitCode {
             let kind = a.expect.clone().unwrap_or_else(|| usage());
             let p = load(path);
             // A candidate with undefined behaviour clang can see is never
-            // interesting, whatever it does.
-            if let Err(e) = sanity(&p.source, &p.options) {
+            // interesting, whatever it does (a build failure needs no run).
+            let needs_run = !kind.starts_with("build");
+            let sane = if needs_run {
+                sanity(&p.source, &p.options)
+            } else {
+                Ok(())
+            };
+            if let Err(e) = sane {
                 eprintln!("{e}");
                 return ExitCode::from(1);
             }
@@ -718,9 +745,20 @@ fn main() -> ExitCode {
             let scratch =
                 std::env::temp_dir().join(format!("ferrocl-fuzz-reduce-{}.cl", std::process::id()));
             let mut checks = 0;
+            // First the failing kernel alone, in one step.
+            let mut text = text;
+            if let Some(k) = kind.strip_prefix("mismatch:") {
+                let alone = load(path).with_kernels_named(&[k]).text();
+                checks += 1;
+                if interesting_in_child(&a, &alone, &kind, &scratch) {
+                    eprintln!("  kernel {k} alone still shows it");
+                    text = alone;
+                }
+            }
             let t = Instant::now();
             let reduced = reduce::reduce(
                 &text,
+                !kind.starts_with("build"),
                 |cand| {
                     checks += 1;
                     interesting_in_child(&a, cand, &kind, &scratch)

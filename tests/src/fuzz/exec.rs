@@ -75,7 +75,7 @@ pub struct Platform {
     /// Seconds the last [`Platform::run`] spent building, and running.
     pub times: std::sync::Mutex<(f64, f64)>,
     /// Build options added to every program's.
-    pub extra_options: String,
+    pub extra_options: std::sync::Mutex<String>,
     /// Give programs as SPIR-V (clang-15 and llvm-spirv-15, as an
     /// application would make it) through clCreateProgramWithIL.
     pub il: bool,
@@ -120,7 +120,7 @@ impl Platform {
             context,
             queue,
             times: Default::default(),
-            extra_options: String::new(),
+            extra_options: Default::default(),
             il: false,
         })
     }
@@ -134,7 +134,8 @@ impl Platform {
         let built = if self.il {
             let il = spirv(&p.source, &p.options)?;
             // -cl-std belongs to the source; an IL build takes the rest.
-            self.context.try_build_spirv(&il, &self.extra_options)
+            let extra = self.extra_options.lock().unwrap().clone();
+            self.context.try_build_spirv(&il, &extra)
         } else {
             self.context.try_build(&p.source, &self.options(p))
         };
@@ -143,7 +144,7 @@ impl Platform {
 
     /// The build options for `p` on this platform.
     fn options(&self, p: &Program) -> String {
-        format!("{} {}", p.options, self.extra_options)
+        format!("{} {}", p.options, self.extra_options.lock().unwrap())
     }
 
     /// Builds `p` and runs each of its kernels once, in order, on one

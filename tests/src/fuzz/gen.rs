@@ -44,10 +44,18 @@ pub const SLOTS: usize = 4;
 pub const INPUT_LEN: usize = 64;
 
 /// Constructs that trigger ferrocl bugs the fuzzer already found (each
-/// has a corpus case marked `known_bug`): the generator leaves them out
-/// unless allowed (`--allow NAME`, `--allow-all`), so that a run finds new
-/// bugs instead of these again. Remove an entry when its bug is fixed.
+/// has a corpus case marked `known_bug`), or bugs of the reference: the
+/// generator leaves them out unless allowed (`--allow NAME`,
+/// `--allow-all`), so that a run finds new bugs instead of these again.
+/// Remove an entry when its bug is fixed.
 pub const KNOWN_BUGS: &[(&str, &str)] = &[
+    (
+        "pocl-abs-diff",
+        "the reference's bug: PoCL 3.1's abs_diff of signed values whose difference \
+         overflows is wrong when an operand is a constant (abs_diff(239, INT_MIN) gives \
+         0x7fffff11 at -O0, garbage at -O2; ferrocl gives 0x800000ef, as the spec says); \
+         avoided by halving signed operands first (x >> 1), so no difference overflows",
+    ),
     (
         "popcount-wide",
         "popcount of an 8- or 16-wide vector of 8-, 16- or 64-bit integers fails to build \
@@ -346,6 +354,8 @@ struct Helper {
     name: String,
     ret: Ty,
     params: Vec<Param>,
+    /// Most loop iterations one call can run.
+    iters: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -379,9 +389,29 @@ struct Cx {
     depth: usize,
     budget: usize,
     names: usize,
+    /// Product of the largest trip counts of the loops around.
+    mult: usize,
+    /// Most loop iterations the function can run so far (lavapipe ends
+    /// the loops of an invocation after 65535 iterations in all).
+    iters: std::cell::Cell<usize>,
 }
 
+/// Most loop iterations a kernel may run (including its helpers and the
+/// hashing of arrays), well under lavapipe's 65535 per invocation.
+const MAX_ITERS: usize = 20_000;
+
 impl Cx {
+    /// Whether `n` more iterations (each run `mult` times) fit, and if so
+    /// counts them.
+    fn spend(&self, n: usize) -> bool {
+        let total = self.iters.get() + self.mult * n;
+        if total > MAX_ITERS {
+            return false;
+        }
+        self.iters.set(total);
+        true
+    }
+
     fn fresh(&mut self, prefix: &str) -> String {
         self.names += 1;
         format!("{prefix}{}", self.names)
@@ -1066,7 +1096,12 @@ impl Gen<'_> {
                     format!("abs({a})")
                 } else {
                     let b = self.expr(cx, vt.with_s(s2), d);
-                    format!("abs_diff({a}, {b})")
+                    if s2.signed() && self.cfg.avoids("pocl-abs-diff") {
+                        let t2 = vt.with_s(s2).name();
+                        format!("abs_diff(({t2})(({a}) >> 1), ({t2})(({b}) >> 1))")
+                    } else {
+                        format!("abs_diff({a}, {b})")
+                    }
                 };
                 if !vt.s.signed() {
                     call
@@ -1140,6 +1175,9 @@ impl Gen<'_> {
     /// array or struct of the right type in scope).
     fn try_call(&mut self, cx: &Cx, h: usize, d: u32) -> Option<String> {
         let helper = self.helpers[h].clone();
+        if !cx.spend(helper.iters) {
+            return None;
+        }
         let mut args = Vec::new();
         for p in &helper.params {
             let arg = match p {
@@ -1366,36 +1404,39 @@ impl Gen<'_> {
     // ---- initialisers and hashing ----
 
     fn init(&mut self, cx: &Cx, ty: &Ty) -> String {
-        self.init_in(cx, ty, false)
+        self.init_in(cx, ty, false, false)
     }
 
-    /// An initialiser; `nested`: part of a bigger one.
-    fn init_in(&mut self, cx: &Cx, ty: &Ty, nested: bool) -> String {
+    /// An initialiser; `nested`: part of a bigger one; `runtime`: must not
+    /// be a constant (its first scalar is xored with a run-time 0, which
+    /// clang cannot fold: get_work_dim() - 1).
+    fn init_in(&mut self, cx: &Cx, ty: &Ty, nested: bool, runtime: bool) -> String {
         match ty {
-            Ty::V(vt) => self.expr(cx, *vt, 3),
+            Ty::V(vt) => {
+                let e = self.expr(cx, *vt, if nested { 1 } else { 3 });
+                if runtime {
+                    let t = vt.name();
+                    format!("(({t})(({e}) ^ ({t})(get_work_dim() - 1u)))")
+                } else {
+                    e
+                }
+            }
             Ty::St(i) => {
                 let fields = self.structs[*i].fields.clone();
                 let parts: Vec<String> = fields
                     .iter()
-                    .map(|(_, fty)| self.init_in(cx, fty, true))
+                    .enumerate()
+                    .map(|(f, (_, fty))| self.init_in(cx, fty, true, runtime && f == 0))
                     .collect();
                 format!("{{ {} }}", parts.join(", "))
             }
             Ty::Arr(elem, len) => {
-                let mut parts: Vec<String> = (0..*len)
-                    .map(|_| match &**elem {
-                        Ty::V(vt) => self.expr(cx, *vt, 1),
-                        _ => self.init_in(cx, elem, true),
-                    })
+                // An all-constant array inside a bigger initialiser becomes
+                // a private module-scope constant (the constinit bug).
+                let guard = runtime || (nested && self.cfg.avoids("constinit"));
+                let parts: Vec<String> = (0..*len)
+                    .map(|k| self.init_in(cx, elem, true, guard && k == 0))
                     .collect();
-                if nested && self.cfg.avoids("constinit") {
-                    // Never all constants: xor the first element with a
-                    // run-time 0 (clang cannot fold a call).
-                    if let Ty::V(vt) = &**elem {
-                        let t = vt.name();
-                        parts[0] = format!("(({t})(({}) ^ ({t})(get_work_dim() - 1u)))", parts[0]);
-                    }
-                }
                 format!("{{ {} }}", parts.join(", "))
             }
         }
@@ -1420,6 +1461,30 @@ impl Gen<'_> {
                 out.close("}");
             }
         }
+    }
+
+    /// Loop iterations hashing a value of type `ty` runs.
+    fn fold_iters(&self, ty: &Ty) -> usize {
+        match ty {
+            Ty::V(_) => 0,
+            Ty::St(i) => self.structs[*i]
+                .fields
+                .iter()
+                .map(|(_, f)| self.fold_iters(f))
+                .sum(),
+            Ty::Arr(elem, len) => len * (1 + self.fold_iters(elem)),
+        }
+    }
+
+    /// A type for a new variable of `cx` whose hashing (in a kernel) fits
+    /// the iteration budget: else a scalar.
+    fn var_ty_in(&mut self, cx: &Cx) -> Ty {
+        let ty = self.var_ty();
+        if cx.kernel && !cx.spend(self.fold_iters(&ty)) {
+            let s = self.scalar();
+            return Ty::V(Vt::scalar(s));
+        }
+        ty
     }
 
     fn need_struct_hash(&mut self, i: usize) {
@@ -1592,7 +1657,7 @@ impl Gen<'_> {
         ];
         match self.rng.weighted(&w) {
             0 => {
-                let ty = self.var_ty();
+                let ty = self.var_ty_in(cx);
                 let name = cx.fresh(match ty {
                     Ty::V(_) => "v",
                     Ty::St(_) => "s",
@@ -1618,9 +1683,14 @@ impl Gen<'_> {
                 out.close("}");
             }
             3 => {
-                let i = cx.fresh("i");
                 let trip = self.rng.range(1, 5);
-                let head = match self.rng.below(5) {
+                let kind = self.rng.below(5);
+                let max_trip = if kind == 2 { 4 } else { trip };
+                if !cx.spend(max_trip + 1) {
+                    return;
+                }
+                let i = cx.fresh("i");
+                let head = match kind {
                     0 => format!("for (int {i} = {trip}; {i} > 0; {i}--)"),
                     1 => format!("for (uchar {i} = 0; {i} != {trip}; {i}++)"),
                     2 => {
@@ -1650,14 +1720,20 @@ impl Gen<'_> {
                     uniform: true,
                 });
                 let n = self.rng.range(1, 5);
+                let saved = cx.mult;
+                cx.mult *= max_trip;
                 self.block(cx, out, n);
+                cx.mult = saved;
                 cx.scopes.pop();
                 cx.brk.pop();
                 out.close("}");
             }
             4 | 5 => {
-                let c = cx.fresh("w");
                 let trip = self.rng.range(1, 5);
+                if !cx.spend(trip + 1) {
+                    return;
+                }
+                let c = cx.fresh("w");
                 out.line(format!("uint {c} = 0;"));
                 cx.scopes.last_mut().unwrap().push(Var {
                     name: c.clone(),
@@ -1670,6 +1746,8 @@ impl Gen<'_> {
                 });
                 cx.brk.push(Brk::Loop);
                 let n = self.rng.range(1, 5);
+                let saved = cx.mult;
+                cx.mult *= trip;
                 if self.rng.chance(50) {
                     out.open(format!("while ({c}++ < {trip}u) {{"));
                     self.block(cx, out, n);
@@ -1679,6 +1757,7 @@ impl Gen<'_> {
                     self.block(cx, out, n);
                     out.close(format!("}} while (++{c} < {trip}u);"));
                 }
+                cx.mult = saved;
                 cx.brk.pop();
             }
             6 => {
@@ -1739,7 +1818,8 @@ impl Gen<'_> {
                 let h = *self.rng.pick(&side_helpers);
                 if let Some(call) = self.try_call(cx, h, 2) {
                     let ret = self.helpers[h].ret.clone();
-                    if self.rng.chance(50) {
+                    let fold = if cx.kernel { self.fold_iters(&ret) } else { 0 };
+                    if self.rng.chance(50) && cx.spend(fold) {
                         let name = cx.fresh("r");
                         out.line(format!("{} = {call};", ret.declare(&name)));
                         cx.declare(&name, ret, true);
@@ -1769,11 +1849,14 @@ impl Gen<'_> {
                 };
             }
             13 => {
+                let trip = self.rng.range(1, 3);
+                if !cx.spend(trip + 1) {
+                    return;
+                }
                 if cx.phase == Phase::Read {
                     out.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 }
                 let u = cx.fresh("u");
-                let trip = self.rng.range(1, 3);
                 out.open(format!("for (uint {u} = 0; {u} < {trip}u; {u}++) {{"));
                 cx.brk.push(Brk::Uniform);
                 cx.phase = Phase::Write;
@@ -1800,7 +1883,10 @@ impl Gen<'_> {
                 cx.phase = Phase::Read;
                 out.open("{");
                 let n = self.rng.range(1, 4);
+                let saved = cx.mult;
+                cx.mult *= trip;
                 self.block(cx, out, n);
+                cx.mult = saved;
                 out.close("}");
                 out.line("barrier(CLK_LOCAL_MEM_FENCE);");
                 cx.scopes.pop();
@@ -1825,9 +1911,12 @@ impl Gen<'_> {
             }
             16 => {
                 // A second entry into a loop body: irreducible.
+                let trip = self.rng.range(1, 4);
+                if !cx.spend(trip + 1) {
+                    return;
+                }
                 let c = cx.fresh("c");
                 let label = cx.fresh("E");
-                let trip = self.rng.range(1, 4);
                 out.line(format!("uint {c} = 0;"));
                 cx.scopes.last_mut().unwrap().push(Var {
                     name: c.clone(),
@@ -1843,6 +1932,8 @@ impl Gen<'_> {
                 out.line(format!("if ({e}) goto {label};"));
                 out.open(format!("for (; {c} < {trip}u; {c}++) {{"));
                 cx.brk.push(Brk::Loop);
+                let saved = cx.mult;
+                cx.mult *= trip;
                 out.open("{");
                 let n = self.rng.range(1, 3);
                 self.block(cx, out, n);
@@ -1852,6 +1943,7 @@ impl Gen<'_> {
                 let n = self.rng.range(1, 3);
                 self.block(cx, out, n);
                 out.close("}");
+                cx.mult = saved;
                 cx.brk.pop();
                 out.close("}");
             }
@@ -2053,6 +2145,8 @@ impl Gen<'_> {
             depth: 0,
             budget: self.rng.range(3, 14),
             names: 0,
+            mult: 1,
+            iters: Default::default(),
         };
         let mut out = Out {
             lines: Vec::new(),
@@ -2090,7 +2184,16 @@ impl Gen<'_> {
             text.push('\n');
         }
         text.push_str("}\n");
-        (Helper { name, ret, params }, text)
+        let iters = cx.iters.get();
+        (
+            Helper {
+                name,
+                ret,
+                params,
+                iters,
+            },
+            text,
+        )
     }
 
     fn kernel(&mut self, name: &str, base: usize) -> String {
@@ -2117,6 +2220,8 @@ impl Gen<'_> {
             depth: 1,
             budget: self.rng.range(self.cfg.max_stmts / 3, self.cfg.max_stmts),
             names: 0,
+            mult: 1,
+            iters: Default::default(),
         };
         let nlocals = if self.rng.chance(40) {
             self.rng.range(1, 2)
@@ -2152,7 +2257,7 @@ impl Gen<'_> {
         // A few variables first, so statements have something to work on.
         cx.scopes.push(Vec::new());
         for _ in 0..self.rng.range(2, 5) {
-            let ty = self.var_ty();
+            let ty = self.var_ty_in(&cx);
             self.size();
             let v = cx.fresh(match ty {
                 Ty::V(_) => "v",
@@ -2179,7 +2284,9 @@ impl Gen<'_> {
         }
         out.line("out[ob] = h;");
         let mut text = format!(
-            "kernel void {name}(global const ulong* in, global ulong* out, ulong arg) {{\n"
+            "kernel void {name}(global const ulong* in, global ulong* out, ulong arg) {{\n    \
+             // at most {} loop iterations\n",
+            cx.iters.get()
         );
         for l in out.lines {
             text.push_str(&l);

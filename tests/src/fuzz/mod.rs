@@ -35,6 +35,10 @@ pub struct Judgement {
     /// (clang-15 and llvm-spirv-15) could not translate, so ferrocl never
     /// saw them; not counted against ferrocl.
     pub unavailable: Vec<(Option<String>, String)>,
+    /// Mismatching kernels whose reference result changes when the
+    /// reference builds without `-cl-opt-disable`: a hint that the
+    /// reference, not the tested platform, is wrong there.
+    pub reference_disagrees: Vec<String>,
 }
 
 impl Judgement {
@@ -71,7 +75,17 @@ impl Judgement {
     /// One signature per failure, to group them: `mismatch`,
     /// `build: <first error line>`, `run: ...`, `ref: ...`.
     pub fn signatures(&self) -> Vec<String> {
-        let mut s: Vec<String> = self.mismatches.iter().map(|_| "mismatch".into()).collect();
+        let mut s: Vec<String> = self
+            .mismatches
+            .iter()
+            .map(|d| {
+                if self.reference_disagrees.contains(&d.kernel) {
+                    "mismatch (reference unstable)".into()
+                } else {
+                    "mismatch".into()
+                }
+            })
+            .collect();
         for (_, log) in &self.build_failures {
             s.push(format!("build: {}", failure_signature(log)));
         }
@@ -97,11 +111,16 @@ impl Judgement {
             let (i, r, t) = d.first;
             s.push_str(&format!(
                 "kernel {}: {} words differ; first: word {i} (work-item {}, slot {}): \
-                 reference {r:#018x}, tested {t:#018x}\n",
+                 reference {r:#018x}, tested {t:#018x}{}\n",
                 d.kernel,
                 d.words,
                 i / gen::SLOTS,
-                i % gen::SLOTS
+                i % gen::SLOTS,
+                if self.reference_disagrees.contains(&d.kernel) {
+                    " (the reference gives other words when it optimizes: suspect it)"
+                } else {
+                    ""
+                }
             ));
         }
         for (k, log) in &self.build_failures {
@@ -191,6 +210,9 @@ pub fn judge(reference: &Platform, tested: &Platform, p: &Program, parallel: boo
             Outcome::Ran(words) => {
                 j.mismatches = compare(&current, &r, &words);
                 j.compared = current.kernels.len();
+                if !j.mismatches.is_empty() {
+                    j.reference_disagrees = reference_self_check(reference, &current, &r, &j);
+                }
                 return j;
             }
             Outcome::RunFailed(e) => {
@@ -219,6 +241,36 @@ pub fn judge(reference: &Platform, tested: &Platform, p: &Program, parallel: boo
             }
         }
     }
+}
+
+/// The mismatching kernels of `j` whose reference words change when the
+/// reference builds `p` with its default optimisation instead of
+/// `-cl-opt-disable` (its own options are put back after).
+fn reference_self_check(
+    reference: &Platform,
+    p: &Program,
+    words: &[u64],
+    j: &Judgement,
+) -> Vec<String> {
+    let options = reference.extra_options.lock().unwrap().clone();
+    if !options.contains("-cl-opt-disable") {
+        return Vec::new();
+    }
+    *reference.extra_options.lock().unwrap() = options.replace("-cl-opt-disable", "");
+    let again = reference.run(p);
+    *reference.extra_options.lock().unwrap() = options;
+    let Outcome::Ran(again) = again else {
+        return Vec::new();
+    };
+    let n = p.global * gen::SLOTS;
+    j.mismatches
+        .iter()
+        .filter(|d| {
+            let k = p.kernels.iter().find(|k| k.name == d.kernel).unwrap();
+            words[k.base..k.base + n] != again[k.base..k.base + n]
+        })
+        .map(|d| d.kernel.clone())
+        .collect()
 }
 
 /// A kernel of `p` that fails to build on its own (halving the set of

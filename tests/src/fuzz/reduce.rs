@@ -30,13 +30,20 @@ fn net(line: &str) -> i32 {
         .sum()
 }
 
-fn protected(line: &str) -> bool {
+/// Whether `line` must stay; `keep_defined`: also the lines that keep a
+/// run defined (not needed to reduce a build failure).
+fn protected(line: &str, keep_defined: bool) -> bool {
+    line.starts_with("// @") || (keep_defined && is_guard(line))
+}
+
+/// Lines that keep a run defined: barriers (work-items would race on
+/// `__local` memory), the initialisation of `__local` arrays (`@keep`),
+/// and the lines that give each work-item its own words of `out` and
+/// slots of `__local` arrays.
+fn is_guard(line: &str) -> bool {
     let t = line.trim_start();
-    line.starts_with("// @")
-        || line.contains("barrier(")
+    line.contains("barrier(")
         || line.contains("@keep")
-        // Work-items write their own words of `out` and slots of __local
-        // arrays only as long as these stay as they are.
         || t.starts_with("const uint gid =")
         || t.starts_with("const uint lid =")
         || t.starts_with("const uint ob =")
@@ -51,7 +58,7 @@ enum Edit {
 }
 
 /// The blocks and single statements of `lines`, biggest first.
-fn edits(lines: &[String]) -> Vec<Edit> {
+fn edits(lines: &[String], keep_defined: bool) -> Vec<Edit> {
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim();
@@ -79,7 +86,7 @@ fn edits(lines: &[String]) -> Vec<Edit> {
                 out.push(Edit::Delete(i, j));
                 out.push(Edit::Unwrap(i, j));
             }
-        } else if !continuation && net(t) == 0 && !protected(t) {
+        } else if !continuation && net(t) == 0 && !protected(t, keep_defined) {
             out.push(Edit::Delete(i, i));
         }
     }
@@ -144,10 +151,13 @@ fn groups(line: &str) -> Vec<(Span, Vec<Span>)> {
 
 /// Replacements of expression parts of `line`: a call or group by one of
 /// its operands (in parentheses), or by 0. Bigger parts first.
-fn expr_edits(line: &str) -> Vec<String> {
+fn expr_edits(line: &str, keep_defined: bool) -> Vec<String> {
     // Only statements in function bodies (indented): not the one-line
     // helpers that keep division and clamp defined, nor declarations.
-    if protected(line) || line.trim_start().starts_with("//") || !line.starts_with(' ') {
+    if protected(line, keep_defined)
+        || line.trim_start().starts_with("//")
+        || (keep_defined && !line.starts_with(' '))
+    {
         return Vec::new();
     }
     let mut cands: Vec<(usize, String)> = Vec::new();
@@ -240,8 +250,11 @@ fn binary_splits(e: &str) -> Vec<(&str, &str)> {
 
 /// Shrinks `text` while `interesting` holds of it; `note` hears of each
 /// accepted step. Returns the smallest interesting text found.
+/// `keep_defined`: keep the program's run defined (for a wrong result,
+/// a hang or a crash; a build failure needs no run).
 pub fn reduce(
     text: &str,
+    keep_defined: bool,
     mut interesting: impl FnMut(&str) -> bool,
     mut note: impl FnMut(&str),
 ) -> String {
@@ -257,7 +270,7 @@ pub fn reduce(
         // Lines and blocks.
         let mut k = 0;
         loop {
-            let all = edits(&lines);
+            let all = edits(&lines, keep_defined);
             if k >= all.len() {
                 break;
             }
@@ -273,7 +286,7 @@ pub fn reduce(
         for i in 0..lines.len() {
             let mut tried = 0;
             loop {
-                let cands = expr_edits(&lines[i]);
+                let cands = expr_edits(&lines[i], keep_defined);
                 let mut accepted = false;
                 for c in cands.into_iter().skip(tried) {
                     let mut cand = lines.clone();
@@ -313,7 +326,7 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let e = edits(&lines);
+        let e = edits(&lines, true);
         // The if/else as a whole comes first.
         assert!(matches!(e[0], Edit::Delete(1, 5)));
         let unwrap = apply(&lines, Edit::Unwrap(1, 5));
@@ -326,6 +339,7 @@ mod tests {
         let text = "keep;\nx;\nif (y) {\nkeep2;\nz;\n}\n";
         let out = reduce(
             text,
+            true,
             |t| {
                 t.contains("keep;")
                     && t.contains("keep2;")
@@ -338,9 +352,9 @@ mod tests {
 
     #[test]
     fn expressions_shrink() {
-        let e = expr_edits("    v = add_sat(x, (y ^ z));");
+        let e = expr_edits("    v = add_sat(x, (y ^ z));", true);
         assert!(e.contains(&"    v = (x);".to_string()));
         assert!(e.contains(&"    v = add_sat(x, (y));".to_string()));
-        assert!(expr_edits("int div_int(int a, int b) { return b ? a / b : a; }").is_empty());
+        assert!(expr_edits("int div_int(int a, int b) { return b ? a / b : a; }", true).is_empty());
     }
 }
