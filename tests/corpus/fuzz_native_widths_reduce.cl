@@ -5,6 +5,8 @@
 // takes the front end's second -O2 build with native integer widths
 // (optimize_with_native_widths); there the vectorizer turns the product
 // loop into a vector reduction, which llvm-spirv-15 cannot translate.
+// The front end now expands vector reductions first
+// (frontend::expand_vector_reductions).
 kernel void k(global const ulong* a, global const int* b, global ulong* out) {
     size_t i = get_global_id(0);
     ulong h = 0xcbf29ce484222325UL;

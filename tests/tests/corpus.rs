@@ -96,6 +96,10 @@ impl Case {
         self.requires = Some(ext);
         self
     }
+    /// A known bug of ferrocl's, on every device: the case must fail (so a
+    /// fix shows) and is reported. No case has one today; the fuzzer's next
+    /// finding that cannot be fixed at once takes it.
+    #[allow(dead_code)]
     fn known_bug(mut self, what: &'static str) -> Self {
         self.known_bug = Some(what);
         self
@@ -2766,8 +2770,7 @@ fn fuzz_findings() {
                 })
                 .collect(),
             0,
-        )
-        .known_bug("vector.reduce intrinsics from the native-widths -O2 rebuild stop llvm-spirv"),
+        ),
     ];
     run_family(cases);
 }

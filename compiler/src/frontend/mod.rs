@@ -471,6 +471,33 @@ pub fn ir_to_bitcode(scratch: &ScratchDir, input: &str, output: &str) -> Result<
             out.stderr
         )));
     }
+    let text = std::fs::read(scratch.file(input)).unwrap_or_default();
+    if contains(&text, b"@llvm.vector.reduce.") {
+        expand_vector_reductions(scratch, output)?;
+    }
+    Ok(())
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// `opt-15 -expand-reductions` on bitcode `file`: the `llvm.vector.reduce.*`
+/// intrinsics LLVM's loop vectorizer emits for reductions (e.g. a product
+/// of `uchar`s once `reoptimize` gives the data layout native widths),
+/// which llvm-spirv-15 rejects ("Unexpected llvm intrinsic"), become
+/// shuffles and element-wise operations (LLVM's ExpandReductions, the
+/// code generators' fallback). Only modules that use them take it.
+fn expand_vector_reductions(scratch: &ScratchDir, file: &str) -> Result<(), BuildError> {
+    let args = ["-opaque-pointers=0", "-expand-reductions", file, "-o", file];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::OPT, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "expanding vector reductions failed: {}",
+            out.stderr
+        )));
+    }
     Ok(())
 }
 
