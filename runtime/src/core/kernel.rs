@@ -12,10 +12,11 @@ use parking_lot::Mutex;
 use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
-use super::memory::Mem;
+use super::memory::{ImageStorage, Mem};
 use super::object::{tag, Base, ClObject};
 use super::program::Program;
 use super::queue::Queue;
+use super::residency::resident;
 use super::sampler::Sampler;
 use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
@@ -688,18 +689,18 @@ pub fn enqueue_ndrange(
                 // not supported by device associated with queue" (for this
                 // access: no view of that kind).
                 let d = match (&img.storage, descriptor) {
-                    (super::image::ImageStorage::Image(i), ImageDescriptor::Sampled) => {
+                    (ImageStorage::Image(i), ImageDescriptor::Sampled) => {
                         Descriptor::Image(binding, ty, i.sampled_view)
                     }
-                    (super::image::ImageStorage::Image(i), ImageDescriptor::Storage) => {
+                    (ImageStorage::Image(i), ImageDescriptor::Storage) => {
                         Descriptor::Image(binding, ty, i.storage_view)
                     }
                     (
-                        super::image::ImageStorage::TexelBuffer { read: Some(v), .. },
+                        ImageStorage::TexelBuffer { read: Some(v), .. },
                         ImageDescriptor::UniformTexel,
                     )
                     | (
-                        super::image::ImageStorage::TexelBuffer {
+                        ImageStorage::TexelBuffer {
                             storage: Some(v), ..
                         },
                         ImageDescriptor::StorageTexel,
@@ -971,7 +972,7 @@ pub fn enqueue_ndrange(
         }
         Ok(())
     });
-    let record = queue.resident(&uses, record);
+    let record = resident(queue, &uses, record);
     drop(uses);
     // Everything the device reads stays alive until the command completes.
     // printf output reaches stdout before the event completes.
