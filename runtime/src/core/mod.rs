@@ -13,6 +13,7 @@ pub mod image_geometry;
 pub mod image_support;
 pub mod image_transfer;
 pub mod kernel;
+pub mod launch;
 pub mod memory;
 pub mod object;
 pub mod platform;
