@@ -5,6 +5,7 @@ pub mod buffer;
 pub mod clock;
 pub mod descriptors;
 pub mod device;
+pub mod dispatch;
 pub mod image;
 pub mod instance;
 pub mod loop_status;
