@@ -9,7 +9,7 @@
 //! Layer: memory objects (with `super::memory`): the region geometry is
 //! `super::image_geometry`; an image's storage on the other devices of a
 //! context and its migration are `super::residency` (which makes them with
-//! [`ImagePart::texel_replica`] / [`ImagePart::image_replica`]); the host
+//! `ImagePart::texel_replica` / `ImagePart::image_replica`); the host
 //! commands (read, write, copy, fill, map) are `super::image_transfer`.
 
 use std::sync::Arc;

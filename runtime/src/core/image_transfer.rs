@@ -2,7 +2,7 @@
 //! and from buffers, map and unmap. Host data moves through tightly packed
 //! staging memory (the application's pitches are applied by the host
 //! copy); device-side copies are recorded as vkCmdCopy* between the two
-//! ends ([`End`]), through an aligned bounce buffer where Vulkan needs one.
+//! ends (`End`), through an aligned bounce buffer where Vulkan needs one.
 //!
 //! Layer: transfers, on top: uses queues and events to enqueue, memory
 //! objects and their residency (`super::residency::resident`, storage on

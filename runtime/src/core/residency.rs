@@ -29,7 +29,7 @@
 //! device writes them.
 //!
 //! A single-device context has no residency record at all: no migration,
-//! no lock, no allocation on its enqueue path (`Queue::resident` returns
+//! no lock, no allocation on its enqueue path ([`resident`] returns
 //! the record function unchanged).
 //!
 //! Known limits: a migration stages the whole object at once (two staging

@@ -1,5 +1,10 @@
 //! Execution on Vulkan (ash + gpu-allocator). No OpenCL policy lives here
 //! beyond what the object model asks for.
+//!
+//! Layer: below the object model (`crate::core` from its platform and
+//! devices up); uses only the foundation of `crate::core` (errors, the
+//! image format table, launch plans). Inside, `device` is a hub that
+//! `buffer`, `clock`, `descriptors` and `image` refer to and back.
 
 pub mod buffer;
 pub mod clock;
