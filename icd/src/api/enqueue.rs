@@ -557,7 +557,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
             }
             (true, memory) if map.image.is_some() => {
                 let region = map.image.ok_or(CL_INVALID_VALUE)?;
-                ferrocl_runtime::core::image::enqueue_unmap_image(
+                ferrocl_runtime::core::image_transfer::enqueue_unmap_image(
                     &queue, &mem, map.ptr, region, memory, waits,
                 )?
             }

@@ -51,12 +51,7 @@ pub unsafe extern "C" fn clGetEventInfo(
         // SAFETY: handle from the application.
         let ev = unsafe { get::<Event>(e) }?;
         let info = match param {
-            CL_EVENT_COMMAND_QUEUE => Ok(Info::ptr(
-                ev.queue
-                    .as_ref()
-                    .map(handle_of)
-                    .unwrap_or(std::ptr::null_mut()),
-            )),
+            CL_EVENT_COMMAND_QUEUE => Ok(Info::ptr(ev.queue_handle())),
             CL_EVENT_CONTEXT => Ok(Info::ptr(handle_of(&ev.context))),
             CL_EVENT_COMMAND_TYPE => Ok(Info::u32(ev.command_type)),
             CL_EVENT_COMMAND_EXECUTION_STATUS => Ok(Info::i32(ev.status())),

@@ -1,14 +1,17 @@
 //! Image entry points: format queries, creation, clGetImageInfo and the
 //! image commands (read, write, copy, fill, copies to and from buffers,
-//! map). Argument checks only; the work is in `ferrocl_runtime::core::image`.
+//! map). Argument checks only; the work is in `ferrocl_runtime::core::image` and
+//! `ferrocl_runtime::core::image_transfer`.
 
 use std::ffi::c_void;
 use std::sync::Arc;
 
 use ferrocl_runtime::core::event::Event;
-use ferrocl_runtime::core::image::{self, HostData, ImageDesc};
+use ferrocl_runtime::core::image::HostData;
 use ferrocl_runtime::core::image_format;
+use ferrocl_runtime::core::image_geometry::{check_region, regions_overlap, ImageDesc};
 use ferrocl_runtime::core::image_support::ImageUse;
+use ferrocl_runtime::core::image_transfer;
 use ferrocl_runtime::core::memory::{Mapping, Mem};
 use ferrocl_runtime::core::object::{get, handle_of, into_handle};
 use ferrocl_runtime::core::queue::Queue;
@@ -624,7 +627,7 @@ unsafe fn origin_region(
     // SAFETY: three entries each, per the spec ("CL_INVALID_VALUE if
     // origin or region is NULL").
     let (o, r) = unsafe { (read3(origin)?, read3(region)?) };
-    image::check_region(&mem.image()?.desc, &o, &r)?;
+    check_region(&mem.image()?.desc, &o, &r)?;
     Ok((o, r))
 }
 
@@ -656,7 +659,7 @@ pub unsafe extern "C" fn clEnqueueReadImage(
         if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
             return Err(CL_INVALID_OPERATION);
         }
-        let e = image::enqueue_read_image(
+        let e = image_transfer::enqueue_read_image(
             &queue,
             &mem,
             o,
@@ -703,7 +706,7 @@ pub unsafe extern "C" fn clEnqueueWriteImage(
         }
         // SAFETY: the application's region is readable with these pitches.
         let e = unsafe {
-            image::enqueue_write_image(
+            image_transfer::enqueue_write_image(
                 &queue,
                 &mem,
                 o,
@@ -752,14 +755,14 @@ pub unsafe extern "C" fn clEnqueueCopyImage(
         let (so, dor) = unsafe { (read3(src_origin)?, read3(dst_origin)?) };
         // SAFETY: as above.
         let r = unsafe { read3(region) }?;
-        image::check_region(&s.image()?.desc, &so, &r)?;
-        image::check_region(&d.image()?.desc, &dor, &r)?;
+        check_region(&s.image()?.desc, &so, &r)?;
+        check_region(&d.image()?.desc, &dor, &r)?;
         // "CL_MEM_COPY_OVERLAP if src_image and dst_image are the same
         // image object and the source and destination regions overlap."
-        if Arc::ptr_eq(&s, &d) && image::regions_overlap(&so, &dor, &r) {
+        if Arc::ptr_eq(&s, &d) && regions_overlap(&so, &dor, &r) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
-        let e = image::enqueue_copy_image(&queue, &s, &d, so, dor, r, waits)?;
+        let e = image_transfer::enqueue_copy_image(&queue, &s, &d, so, dor, r, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
@@ -795,7 +798,8 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
         if dst_offset.checked_add(bytes).is_none_or(|end| end > d.size) {
             return Err(CL_INVALID_VALUE);
         }
-        let e = image::enqueue_copy_image_to_buffer(&queue, &s, &d, o, r, dst_offset, waits)?;
+        let e =
+            image_transfer::enqueue_copy_image_to_buffer(&queue, &s, &d, o, r, dst_offset, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
@@ -833,7 +837,8 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
         if src_offset.checked_add(bytes).is_none_or(|end| end > s.size) {
             return Err(CL_INVALID_VALUE);
         }
-        let e = image::enqueue_copy_buffer_to_image(&queue, &s, &d, src_offset, o, r, waits)?;
+        let e =
+            image_transfer::enqueue_copy_buffer_to_image(&queue, &s, &d, src_offset, o, r, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
@@ -864,7 +869,7 @@ pub unsafe extern "C" fn clEnqueueFillImage(
         let f = mem.image()?.format;
         let texel = image_format::pack_texel(f.image_channel_order, f.image_channel_data_type, c)
             .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
-        let e = image::enqueue_fill_image(&queue, &mem, &texel, o, r, waits)?;
+        let e = image_transfer::enqueue_fill_image(&queue, &mem, &texel, o, r, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
@@ -921,7 +926,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
         {
             return Err(CL_INVALID_OPERATION);
         }
-        let map = image::enqueue_map_image(&queue, &mem, flags, o, r, waits)?;
+        let map = image_transfer::enqueue_map_image(&queue, &mem, flags, o, r, waits)?;
         mem.maps.lock().push(Mapping {
             ptr: map.ptr,
             offset: 0,

@@ -1,4 +1,7 @@
 //! cl_context: a set of devices and the properties it was created with.
+//!
+//! Layer: platform and devices (above `super::device`), below queues,
+//! memory objects and programs.
 
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -1,6 +1,9 @@
 //! A CL device: one Vulkan physical device with what ferrocl needs. Every
 //! value clGetDeviceInfo reports is derived here from the Vulkan
 //! properties, limits and features (the ICD layer only formats them).
+//!
+//! Layer: platform and devices (above `crate::vk`), below contexts and every
+//! object that belongs to a device.
 
 use std::sync::{Arc, OnceLock};
 

@@ -2,6 +2,11 @@
 //! condition variable and moved forward by the queue's threads
 //! (CL_QUEUED → CL_SUBMITTED → CL_RUNNING → CL_COMPLETE or an error), with
 //! the command's profiling times when its queue profiles.
+//!
+//! Layer: events and queues, the lowest layer of commands (below memory
+//! objects). An event knows its queue only as an [`EventQueue`], an
+//! opaque handle the queue module implements: nothing here depends on the
+//! queue type.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,17 +17,27 @@ use parking_lot::{Condvar, Mutex};
 
 use super::context::Context;
 use super::object::{tag, Base, ClObject};
-use super::queue::Queue;
 use crate::vk::clock::host_now_ns;
 use crate::vk::queue::{DeviceTimes, Progress};
 
 pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut c_void);
 
+/// The command queue of a command's event, as the event sees it: kept
+/// alive by the event, told apart by its handle. Implemented by
+/// `super::queue::Queue`.
+pub trait EventQueue: Send + Sync {
+    /// The queue's cl_command_queue handle (its identity).
+    fn handle(&self) -> cl_command_queue;
+    /// Whether the queue has CL_QUEUE_PROFILING_ENABLE.
+    fn profiling(&self) -> bool;
+}
+
 #[repr(C)]
 pub struct Event {
     base: Base,
     pub context: Arc<Context>,
-    pub queue: Option<Arc<Queue>>,
+    /// The command's queue (`None` for a user event).
+    pub queue: Option<Arc<dyn EventQueue>>,
     pub command_type: cl_command_type,
     /// Its queue has CL_QUEUE_PROFILING_ENABLE.
     profiled: bool,
@@ -53,7 +68,7 @@ impl Event {
     /// profiles) or, without a queue, a user event (CL_SUBMITTED).
     pub fn new(
         context: Arc<Context>,
-        queue: Option<Arc<Queue>>,
+        queue: Option<Arc<dyn EventQueue>>,
         command_type: cl_command_type,
     ) -> Arc<Event> {
         let status = if queue.is_some() {
@@ -61,9 +76,7 @@ impl Event {
         } else {
             CL_SUBMITTED
         };
-        let profiled = queue
-            .as_ref()
-            .is_some_and(|q| q.properties & CL_QUEUE_PROFILING_ENABLE != 0);
+        let profiled = queue.as_ref().is_some_and(|q| q.profiling());
         let mut times = [0; 5];
         if profiled {
             times[0] = host_now_ns();
@@ -90,6 +103,14 @@ impl Event {
 
     pub fn is_user(&self) -> bool {
         self.queue.is_none()
+    }
+
+    /// The handle of the command's queue (null for a user event):
+    /// CL_EVENT_COMMAND_QUEUE.
+    pub fn queue_handle(&self) -> cl_command_queue {
+        self.queue
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |q| q.handle())
     }
 
     /// Failed, or known to be going to fail.

@@ -4,6 +4,8 @@
 //! kernel of the executable is created, and shared by all its kernels
 //! (`ferrocl_compiler::GlobalVariables`). Its contents live as long as the
 //! executable: a rebuild (allowed only without kernels) starts afresh.
+//!
+//! Layer: programs (owned by `super::program`, above `super::device`).
 
 use std::sync::Arc;
 

@@ -4,6 +4,9 @@
 //! large transfer's host half is split over several threads: reads and
 //! writes of tens of MiB then run at the speed of the bus rather than of
 //! one core.
+//!
+//! Layer: foundation (no object, no device): used by the memory, residency
+//! and transfer layers.
 
 /// Below this, one thread copies (threads cost more than they save).
 const PARALLEL_FROM: usize = 4 << 20;

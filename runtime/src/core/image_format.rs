@@ -20,6 +20,9 @@
 //! storage images. Formats whose order only the sampled view's mapping
 //! gets right ([`FormatInfo::view_only`]) therefore read correctly only
 //! through sampled views.
+//!
+//! Layer: foundation (pure table), used by image support, memory objects
+//! and `crate::vk::image`.
 
 // OpenCL's own constant names (CL_sRGBA, CL_Rx) are kept as written.
 #![allow(non_upper_case_globals)]

@@ -3,6 +3,9 @@
 //! CL_DEVICE_IMAGE_SUPPORT and the image limits, and which formats work
 //! for which kernel access per image type (clGetSupportedImageFormats and
 //! image creation use the same predicate).
+//!
+//! Layer: platform and devices (device queries, above `super::device` and
+//! `super::image_format`), used by image creation and the ICD's queries.
 
 use ash::vk;
 use opencl_sys::*;

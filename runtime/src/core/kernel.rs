@@ -1,24 +1,37 @@
-//! cl_kernel: one compiled kernel per device, its argument values, and the
-//! NDRange launch (work-group size choice, splitting into Vulkan
-//! dispatches, push constants; see `ferrocl_compiler::abi`).
+//! cl_kernel: one compiled kernel per device, its argument values, and
+//! the object-model side of an NDRange launch: resolving the arguments'
+//! objects on the queue's device (descriptors, device addresses, what the
+//! launch keeps alive and may write), allocating the launch's buffers, and
+//! enqueueing it.
+//!
+//! Layer: kernel launches, on top of the object model (queues, memory
+//! objects and their residency, programs, samplers). The launch's plan
+//! (work-group size, dispatches, argument bytes) comes from the pure
+//! functions of `super::launch`; its recording from `crate::vk::dispatch`.
 
 use std::sync::{Arc, Weak};
 
 use ash::vk;
-use ferrocl_compiler::{self as compiler, ArgKind, DescriptorKind, ImageDescriptor, ImplicitField};
+use ferrocl_compiler::{self as compiler, ArgKind, ImageDescriptor};
 use opencl_sys::*;
 use parking_lot::Mutex;
 
 use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
-use super::memory::Mem;
+use super::launch::{self, ArgData, DeviceLimits, GroupRules, KernelAbi, LaunchAddresses, NdRange};
+use super::memory::{ImageStorage, Mem};
 use super::object::{tag, Base, ClObject};
 use super::program::Program;
 use super::queue::Queue;
+use super::residency::resident;
 use super::sampler::Sampler;
 use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::dispatch::{
+    arg_descriptor_type, descriptor_type, upload_pods, ArgSet, Descriptor, DispatchCommand,
+};
 use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
+use crate::vk::queue::Recorder;
 
 #[derive(Clone)]
 pub enum ArgValue {
@@ -31,25 +44,6 @@ pub enum ArgValue {
     /// An image (of the argument's type), not kept alive (as buffers).
     Image(Weak<Mem>),
     Sampler(Arc<Sampler>),
-}
-
-/// The Vulkan descriptor type of an image argument.
-pub fn descriptor_type(d: ImageDescriptor) -> vk::DescriptorType {
-    match d {
-        ImageDescriptor::Sampled => vk::DescriptorType::SAMPLED_IMAGE,
-        ImageDescriptor::Storage => vk::DescriptorType::STORAGE_IMAGE,
-        ImageDescriptor::UniformTexel => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
-        ImageDescriptor::StorageTexel => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
-    }
-}
-
-/// The Vulkan descriptor type of a descriptor-addressed buffer or POD
-/// argument.
-fn arg_descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
-    match kind {
-        DescriptorKind::Buffer | DescriptorKind::Pod => vk::DescriptorType::STORAGE_BUFFER,
-        DescriptorKind::PodUbo => vk::DescriptorType::UNIFORM_BUFFER,
-    }
 }
 
 /// The descriptor sets of a kernel per the ABI: literal samplers (this
@@ -113,95 +107,6 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
     })
 }
 
-/// A launch's argument set: back to its kernel when the launch is done
-/// (completed, or dropped unrun after a failure).
-struct ArgSet {
-    pipelines: Arc<KernelPipelines>,
-    set: crate::vk::descriptors::DescriptorSet,
-}
-
-impl Drop for ArgSet {
-    fn drop(&mut self) {
-        self.pipelines.return_arg_set(self.set);
-    }
-}
-
-/// One descriptor of a launch's argument set.
-enum Descriptor {
-    Image(u32, vk::DescriptorType, vk::ImageView),
-    Texel(u32, vk::DescriptorType, vk::BufferView),
-    Sampler(u32, vk::Sampler),
-    /// A storage or uniform buffer range (descriptor addressing).
-    Buffer(u32, vk::DescriptorType, vk::DescriptorBufferInfo),
-}
-
-/// Writes `descriptors` into `set` (which no pending launch uses).
-fn write_descriptors(
-    device: &crate::vk::device::Device,
-    set: vk::DescriptorSet,
-    descriptors: &[Descriptor],
-) {
-    let images: Vec<[vk::DescriptorImageInfo; 1]> = descriptors
-        .iter()
-        .map(|d| {
-            let (view, sampler) = match d {
-                Descriptor::Image(_, _, v) => (*v, vk::Sampler::null()),
-                Descriptor::Sampler(_, s) => (vk::ImageView::null(), *s),
-                Descriptor::Texel(..) | Descriptor::Buffer(..) => {
-                    (vk::ImageView::null(), vk::Sampler::null())
-                }
-            };
-            [vk::DescriptorImageInfo {
-                sampler,
-                image_view: view,
-                image_layout: vk::ImageLayout::GENERAL,
-            }]
-        })
-        .collect();
-    let texels: Vec<[vk::BufferView; 1]> = descriptors
-        .iter()
-        .map(|d| match d {
-            Descriptor::Texel(_, _, v) => [*v],
-            _ => [vk::BufferView::null()],
-        })
-        .collect();
-    let buffers: Vec<[vk::DescriptorBufferInfo; 1]> = descriptors
-        .iter()
-        .map(|d| match d {
-            Descriptor::Buffer(_, _, info) => [*info],
-            _ => [vk::DescriptorBufferInfo::default()],
-        })
-        .collect();
-    let writes: Vec<vk::WriteDescriptorSet> = descriptors
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let w = vk::WriteDescriptorSet::default().dst_set(set);
-            match d {
-                Descriptor::Image(b, ty, _) => w
-                    .dst_binding(*b)
-                    .descriptor_type(*ty)
-                    .image_info(&images[i]),
-                Descriptor::Sampler(b, _) => w
-                    .dst_binding(*b)
-                    .descriptor_type(vk::DescriptorType::SAMPLER)
-                    .image_info(&images[i]),
-                Descriptor::Texel(b, ty, _) => w
-                    .dst_binding(*b)
-                    .descriptor_type(*ty)
-                    .texel_buffer_view(&texels[i]),
-                Descriptor::Buffer(b, ty, _) => w
-                    .dst_binding(*b)
-                    .descriptor_type(*ty)
-                    .buffer_info(&buffers[i]),
-            }
-        })
-        .collect();
-    // SAFETY: the set is not used by any pending command; the views and
-    // samplers are alive (the launch holds their objects).
-    unsafe { device.raw.update_descriptor_sets(&writes, &[]) };
-}
-
 pub struct DeviceKernel {
     pub device: Arc<Device>,
     pub info: compiler::Kernel,
@@ -229,20 +134,6 @@ impl ClObject for Kernel {
     }
 }
 
-/// Whether the build options allow non-uniform work-groups (OpenCL 2.0+).
-fn allows_non_uniform(options: &str) -> bool {
-    let mut std2 = false;
-    for o in options.split_whitespace() {
-        if let Some(v) = o.strip_prefix("-cl-std=") {
-            std2 = matches!(v, "CL2.0" | "CL3.0" | "CLC++" | "CLC++1.0" | "CLC++2021");
-        }
-        if o == "-cl-uniform-work-group-size" {
-            return false;
-        }
-    }
-    std2
-}
-
 impl Kernel {
     pub fn new(program: &Arc<Program>, name: &str) -> CLResult<Arc<Kernel>> {
         let mut per_device = Vec::new();
@@ -268,7 +159,7 @@ impl Kernel {
                 device: d.clone(),
                 info: k.clone(),
                 pipelines: Arc::new(pipelines),
-                non_uniform: allows_non_uniform(&b.options),
+                non_uniform: launch::allows_non_uniform(&b.options),
                 global_vars,
             }));
         }
@@ -358,108 +249,6 @@ impl Drop for Kernel {
     }
 }
 
-/// Picks a work-group size that divides `global` (uniform groups).
-pub fn choose_local_size(
-    dev: &Device,
-    work_dim: usize,
-    global: &[usize; 3],
-    limit: usize,
-) -> [usize; 3] {
-    let caps: [usize; 3] = match work_dim {
-        1 => [256, 1, 1],
-        2 => [16, 16, 1],
-        _ => [8, 8, 4],
-    };
-    let max_items = dev.max_work_item_sizes();
-    let mut budget = limit.min(dev.max_work_group_size()).max(1);
-    let mut local = [1usize; 3];
-    for d in 0..work_dim {
-        let cap = caps[d].min(max_items[d]).min(budget).max(1);
-        let best = (1..=cap)
-            .rev()
-            .find(|l| global[d].is_multiple_of(*l))
-            .unwrap_or(1);
-        local[d] = best;
-        budget /= best;
-    }
-    local
-}
-
-/// One Vulkan dispatch of an NDRange.
-struct Dispatch {
-    group_offset: [u32; 3],
-    group_count: [u32; 3],
-    local: [u32; 3],
-}
-
-/// Splits an NDRange into dispatches: full groups in chunks Vulkan allows,
-/// then the partial trailing group of each dimension (non-uniform NDRange).
-fn split(global: &[usize; 3], local: &[usize; 3], max_groups: [u32; 3]) -> Vec<Dispatch> {
-    // Per dimension: list of (group offset, group count, local size).
-    let mut segs: Vec<Vec<(u32, u32, u32)>> = Vec::new();
-    for d in 0..3 {
-        let mut v = Vec::new();
-        let full = (global[d] / local[d]) as u64;
-        let mut start = 0u64;
-        while start < full {
-            let n = (full - start).min(max_groups[d] as u64);
-            v.push((start as u32, n as u32, local[d] as u32));
-            start += n;
-        }
-        let rem = global[d] % local[d];
-        if rem != 0 {
-            v.push((full as u32, 1, rem as u32));
-        }
-        segs.push(v);
-    }
-    let mut out = Vec::new();
-    for x in &segs[0] {
-        for y in &segs[1] {
-            for z in &segs[2] {
-                out.push(Dispatch {
-                    group_offset: [x.0, y.0, z.0],
-                    group_count: [x.1, y.1, z.1],
-                    local: [x.2, y.2, z.2],
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Writes the image/sampler fields an argument buffer keeps
-/// (`ArgBuffer::implicit`) at their offsets in `dst`.
-fn put_spilled_fields(dst: &mut [u8], ab: &compiler::ArgBuffer, args: &[ArgValue]) -> CLResult<()> {
-    for &(field, off) in &ab.implicit {
-        put(dst, off, &image_field(field, args)?.to_le_bytes());
-    }
-    Ok(())
-}
-
-/// The value of an image or sampler implicit field: the image argument's
-/// channel order or data type, the sampler argument's OpenCL bits.
-fn image_field(field: ImplicitField, args: &[ArgValue]) -> CLResult<u32> {
-    match field {
-        ImplicitField::ImageChannelOrder(n) | ImplicitField::ImageChannelDataType(n) => {
-            let Some(ArgValue::Image(w)) = args.get(n as usize) else {
-                return Err(CL_INVALID_KERNEL_ARGS);
-            };
-            let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
-            let f = m.image()?.format;
-            Ok(if matches!(field, ImplicitField::ImageChannelOrder(_)) {
-                f.image_channel_order
-            } else {
-                f.image_channel_data_type
-            })
-        }
-        ImplicitField::SamplerValue(n) => match args.get(n as usize) {
-            Some(ArgValue::Sampler(smp)) => Ok(smp.bits()),
-            _ => Err(CL_INVALID_KERNEL_ARGS),
-        },
-        _ => Err(CL_INVALID_KERNEL_ARGS),
-    }
-}
-
 /// The descriptor of buffer argument `m` (NULL: `None`) at `d` on context
 /// device `di` (descriptor addressing).
 fn buffer_descriptor(
@@ -508,85 +297,160 @@ fn buffer_descriptor(
     ))
 }
 
-/// A launch's POD argument bytes by binding (descriptor addressing): one
-/// buffer per POD argument, or one shared by the clustered ones.
-#[derive(Default)]
-struct PodBuffers {
-    /// (binding, kind, bytes).
-    bindings: Vec<(u32, DescriptorKind, Vec<u8>)>,
+/// The device limits a launch plan respects.
+fn device_limits(dev: &Device) -> DeviceLimits {
+    DeviceLimits {
+        max_work_item_sizes: dev.max_work_item_sizes(),
+        max_work_group_size: dev.max_work_group_size(),
+        max_group_count: dev.max_group_count(),
+    }
 }
 
-impl PodBuffers {
-    fn add(&mut self, d: compiler::ArgDescriptor, bytes: &[u8]) {
-        let i = match self.bindings.iter().position(|(b, _, _)| *b == d.binding) {
-            Some(i) => i,
-            None => {
-                self.bindings.push((d.binding, d.kind, Vec::new()));
-                self.bindings.len() - 1
-            }
-        };
-        let data = &mut self.bindings[i].2;
-        let end = d.offset as usize + bytes.len();
-        if data.len() < end {
-            data.resize(end, 0);
-        }
-        data[d.offset as usize..end].copy_from_slice(bytes);
-    }
+/// A launch's arguments resolved on its queue's device.
+struct ResolvedArgs<'a> {
+    /// What the launch plan needs of each argument, in order.
+    data: Vec<ArgData<'a>>,
+    /// The argument set's image, sampler and (descriptor addressing)
+    /// buffer descriptors.
+    descriptors: Vec<Descriptor>,
+    /// The memory objects the launch uses, kept alive until it completes.
+    keep: Vec<Arc<Mem>>,
+    /// In a multi-device context: which of `keep` the kernel may write
+    /// (empty otherwise).
+    writes: Vec<bool>,
+    samplers: Vec<Arc<Sampler>>,
+}
 
-    /// Copies every binding's bytes into one slice of the device's upload
-    /// arena (each at the device's descriptor offset alignment, sized as the
-    /// kernel declares it: whole words, or 16-byte elements for uniform
-    /// buffers) and adds their descriptors.
-    fn upload(
-        &self,
-        dev: &Device,
-        descriptors: &mut Vec<Descriptor>,
-    ) -> CLResult<Arc<crate::vk::buffer::Staging>> {
-        let limits = &dev.phys.properties.limits;
-        let align = limits
-            .min_storage_buffer_offset_alignment
-            .max(limits.min_uniform_buffer_offset_alignment)
-            .max(16);
-        let mut layout = Vec::with_capacity(self.bindings.len());
-        let mut total = 0u64;
-        for (_, kind, data) in &self.bindings {
-            let unit = if *kind == DescriptorKind::PodUbo {
-                16
-            } else {
-                4
-            };
-            let size = (data.len() as u64).div_ceil(unit).max(1) * unit;
-            total = total.next_multiple_of(align);
-            layout.push((total, size));
-            total += size;
-        }
-        let (b, base) = dev.vk()?.upload_slice(total, align)?;
-        let layout = layout.into_iter().map(|(o, size)| (base + o, size));
-        let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-        for ((binding, kind, data), (offset, size)) in self.bindings.iter().zip(layout) {
-            // SAFETY: [offset, offset + size) lies in this launch's slice of
-            // the mapped buffer, which no command uses yet.
-            unsafe {
-                std::ptr::write_bytes(p.add(offset as usize), 0, size as usize);
-                std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(offset as usize), data.len());
-            }
-            descriptors.push(Descriptor::Buffer(
-                *binding,
-                arg_descriptor_type(*kind),
-                vk::DescriptorBufferInfo {
-                    buffer: b.raw,
-                    offset,
-                    range: size,
+/// Resolves the argument values `args` of kernel `dk` on `queue`'s device:
+/// a memory object released since clSetKernelArg is no valid argument
+/// (CL_INVALID_KERNEL_ARGS), nor is a value of another kind than its
+/// argument's.
+fn resolve_args<'a>(
+    queue: &Queue,
+    dk: &DeviceKernel,
+    args: &'a [ArgValue],
+) -> CLResult<ResolvedArgs<'a>> {
+    let dev = &queue.device;
+    let di = queue.device_index;
+    let multi = queue.context.devices.len() > 1;
+    let mut r = ResolvedArgs {
+        data: Vec::with_capacity(args.len()),
+        descriptors: Vec::new(),
+        keep: Vec::new(),
+        writes: Vec::new(),
+        samplers: Vec::new(),
+    };
+    for (a, v) in dk.info.args.iter().zip(args) {
+        let data = match (a.kind, v) {
+            (
+                ArgKind::Image {
+                    descriptor,
+                    binding,
+                    ..
                 },
-            ));
-        }
-        Ok(b)
+                ArgValue::Image(w),
+            ) => {
+                // An image released since clSetKernelArg is no valid argument.
+                let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
+                let img = m.image_on(di)?;
+                let ty = descriptor_type(descriptor);
+                // "CL_IMAGE_FORMAT_NOT_SUPPORTED if an image object is
+                // specified as an argument value and the image format is
+                // not supported by device associated with queue" (for this
+                // access: no view of that kind).
+                let d = match (&img.storage, descriptor) {
+                    (ImageStorage::Image(i), ImageDescriptor::Sampled) => {
+                        Descriptor::Image(binding, ty, i.sampled_view)
+                    }
+                    (ImageStorage::Image(i), ImageDescriptor::Storage) => {
+                        Descriptor::Image(binding, ty, i.storage_view)
+                    }
+                    (
+                        ImageStorage::TexelBuffer { read: Some(v), .. },
+                        ImageDescriptor::UniformTexel,
+                    )
+                    | (
+                        ImageStorage::TexelBuffer {
+                            storage: Some(v), ..
+                        },
+                        ImageDescriptor::StorageTexel,
+                    ) => Descriptor::Texel(binding, ty, v.raw),
+                    _ => return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+                };
+                if matches!(d, Descriptor::Image(_, _, v) if v == vk::ImageView::null()) {
+                    return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
+                }
+                r.descriptors.push(d);
+                let data = ArgData::Image {
+                    channel_order: img.format.image_channel_order,
+                    channel_data_type: img.format.image_channel_data_type,
+                };
+                if multi {
+                    r.writes.push(
+                        a.access_qualifier != compiler::AccessQualifier::ReadOnly
+                            && m.flags & CL_MEM_READ_ONLY == 0,
+                    );
+                }
+                r.keep.push(m);
+                data
+            }
+            (ArgKind::Sampler { binding }, ArgValue::Sampler(smp)) => {
+                r.descriptors
+                    .push(Descriptor::Sampler(binding, smp.vk_sampler(dev)?));
+                r.samplers.push(smp.clone());
+                ArgData::Sampler(smp.bits())
+            }
+            (ArgKind::Buffer, ArgValue::Buffer(m)) => {
+                // A buffer released since clSetKernelArg is no valid argument.
+                let m = match m {
+                    Some(w) => Some(w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
+                    None => None,
+                };
+                let address = match a.descriptor {
+                    // Descriptor addressing: the cl_mem's range of its
+                    // storage on this device, or the device's dummy buffer
+                    // for NULL (the NULL mask tells the kernel).
+                    Some(d) => {
+                        r.descriptors
+                            .push(buffer_descriptor(dev, di, d, m.as_deref())?);
+                        0
+                    }
+                    None => match &m {
+                        Some(m) => m.device_address_on(di)?,
+                        None => 0,
+                    },
+                };
+                let data = ArgData::Buffer(m.as_ref().map(|_| address));
+                if let Some(m) = m {
+                    // Written unless the argument is __constant or const,
+                    // or the buffer is CL_MEM_READ_ONLY.
+                    if multi {
+                        r.writes.push(
+                            a.address_qualifier != compiler::AddressQualifier::Constant
+                                && a.type_qualifier & u64::from(CL_KERNEL_ARG_TYPE_CONST) == 0
+                                && m.flags & CL_MEM_READ_ONLY == 0,
+                        );
+                    }
+                    r.keep.push(m);
+                }
+                data
+            }
+            (ArgKind::Pod, ArgValue::Pod(bytes)) => ArgData::Pod(bytes),
+            (ArgKind::LocalPointer { .. }, ArgValue::Local(n)) => ArgData::Local(*n),
+            _ => return Err(CL_INVALID_KERNEL_ARGS),
+        };
+        r.data.push(data);
     }
+    Ok(r)
 }
 
-fn put(bytes: &mut [u8], offset: u32, src: &[u8]) {
-    let o = offset as usize;
-    bytes[o..o + src.len()].copy_from_slice(src);
+/// A mapped host-visible buffer of `bytes.len()` bytes holding `bytes`.
+fn upload(dev: &Device, bytes: &[u8]) -> CLResult<Arc<crate::vk::buffer::Staging>> {
+    let b = Arc::new(dev.vk()?.staging(bytes.len() as u64, BufferKind::Upload)?);
+    let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+    // SAFETY: mapped host-visible buffer of bytes.len() bytes, not yet in use.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    Ok(b)
 }
 
 /// clEnqueueNDRangeKernel once the ICD layer has checked the arguments'
@@ -613,171 +477,38 @@ pub fn enqueue_ndrange(
         .cloned()
         .collect::<Option<Vec<_>>>()
         .ok_or(CL_INVALID_KERNEL_ARGS)?;
-    let wd = work_dim as usize;
 
     // Work-group size.
-    let local = match local {
-        Some(l) => {
-            let max_items = dev.max_work_item_sizes();
-            if (0..wd).any(|d| l[d] == 0 || l[d] > max_items[d]) {
-                return Err(CL_INVALID_WORK_ITEM_SIZE);
-            }
-            if let Some(r) = info.reqd_work_group_size {
-                if (0..3).any(|d| r[d] as usize != l[d]) {
-                    return Err(CL_INVALID_WORK_GROUP_SIZE);
-                }
-            }
-            if l[0] * l[1] * l[2] > kernel.work_group_size(dev) {
-                return Err(CL_INVALID_WORK_GROUP_SIZE);
-            }
-            if !dk.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(l[d])) {
-                return Err(CL_INVALID_WORK_GROUP_SIZE);
-            }
-            l
-        }
-        None => match info.reqd_work_group_size {
-            Some(r) => {
-                let r = [r[0] as usize, r[1] as usize, r[2] as usize];
-                if !dk.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(r[d])) {
-                    return Err(CL_INVALID_WORK_GROUP_SIZE);
-                }
-                r
-            }
-            None => choose_local_size(dev, wd, &global, kernel.work_group_size(dev)),
-        },
+    let rules = GroupRules {
+        required: info.reqd_work_group_size,
+        non_uniform: dk.non_uniform,
+        max_size: kernel.work_group_size(dev),
     };
+    let limits = device_limits(dev);
+    let local = launch::local_size(work_dim as usize, &global, local, &rules, &limits)?;
     let local_bytes = kernel.local_mem_size();
     if local_bytes > dev.local_mem_size() {
         return Err(CL_OUT_OF_RESOURCES);
     }
 
-    // Push constants and the argument block.
-    let mut push = vec![0u8; (info.push_constant_size as usize).next_multiple_of(4)];
-    let block_size = info
-        .arg_buffer
-        .as_ref()
-        .filter(|b| b.descriptor.is_none())
-        .map(|b| b.size as usize)
-        .unwrap_or(push.len());
-    let mut block = vec![0u8; block_size];
-    let mut keep: Vec<Arc<Mem>> = Vec::new();
-    // In a multi-device context: which of `keep` the kernel may write.
-    let multi = queue.context.devices.len() > 1;
-    let mut writes: Vec<bool> = Vec::new();
-    let di = queue.device_index;
-    let mut samplers: Vec<Arc<Sampler>> = Vec::new();
-    let mut descriptors: Vec<Descriptor> = Vec::new();
-    let mut spec: Vec<(u32, u32)> = Vec::new();
-    let mut pods = PodBuffers::default();
-    for (a, v) in info.args.iter().zip(&args) {
-        match (a.kind, v) {
-            (
-                ArgKind::Image {
-                    descriptor,
-                    binding,
-                    ..
-                },
-                ArgValue::Image(w),
-            ) => {
-                // An image released since clSetKernelArg is no valid argument.
-                let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
-                let img = m.image_on(di)?;
-                let ty = descriptor_type(descriptor);
-                // "CL_IMAGE_FORMAT_NOT_SUPPORTED if an image object is
-                // specified as an argument value and the image format is
-                // not supported by device associated with queue" (for this
-                // access: no view of that kind).
-                let d = match (&img.storage, descriptor) {
-                    (super::image::ImageStorage::Image(i), ImageDescriptor::Sampled) => {
-                        Descriptor::Image(binding, ty, i.sampled_view)
-                    }
-                    (super::image::ImageStorage::Image(i), ImageDescriptor::Storage) => {
-                        Descriptor::Image(binding, ty, i.storage_view)
-                    }
-                    (
-                        super::image::ImageStorage::TexelBuffer { read: Some(v), .. },
-                        ImageDescriptor::UniformTexel,
-                    )
-                    | (
-                        super::image::ImageStorage::TexelBuffer {
-                            storage: Some(v), ..
-                        },
-                        ImageDescriptor::StorageTexel,
-                    ) => Descriptor::Texel(binding, ty, v.raw),
-                    _ => return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED),
-                };
-                if matches!(d, Descriptor::Image(_, _, v) if v == vk::ImageView::null()) {
-                    return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
-                }
-                descriptors.push(d);
-                if multi {
-                    writes.push(
-                        a.access_qualifier != compiler::AccessQualifier::ReadOnly
-                            && m.flags & CL_MEM_READ_ONLY == 0,
-                    );
-                }
-                keep.push(m);
-            }
-            (ArgKind::Sampler { binding }, ArgValue::Sampler(smp)) => {
-                descriptors.push(Descriptor::Sampler(binding, smp.vk_sampler(dev)?));
-                samplers.push(smp.clone());
-            }
-            (ArgKind::Buffer, ArgValue::Buffer(m)) => {
-                // A buffer released since clSetKernelArg is no valid argument.
-                let m = match m {
-                    Some(w) => Some(w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
-                    None => None,
-                };
-                match a.descriptor {
-                    // Descriptor addressing: the cl_mem's range of its
-                    // storage on this device, or the device's dummy buffer
-                    // for NULL (the NULL mask tells the kernel).
-                    Some(d) => descriptors.push(buffer_descriptor(dev, di, d, m.as_deref())?),
-                    None => {
-                        let addr = match &m {
-                            Some(m) => m.device_address_on(di)?,
-                            None => 0,
-                        };
-                        put(&mut block, a.offset, &addr.to_le_bytes());
-                    }
-                }
-                if let Some(m) = m {
-                    // Written unless the argument is __constant or const,
-                    // or the buffer is CL_MEM_READ_ONLY.
-                    if multi {
-                        writes.push(
-                            a.address_qualifier != compiler::AddressQualifier::Constant
-                                && a.type_qualifier & u64::from(CL_KERNEL_ARG_TYPE_CONST) == 0
-                                && m.flags & CL_MEM_READ_ONLY == 0,
-                        );
-                    }
-                    keep.push(m);
-                }
-            }
-            (ArgKind::Pod, ArgValue::Pod(bytes)) => match a.descriptor {
-                Some(d) => pods.add(d, bytes),
-                None => put(&mut block, a.offset, bytes),
-            },
-            (ArgKind::LocalPointer { spec_id }, ArgValue::Local(n)) => {
-                spec.push((spec_id, *n as u32))
-            }
-            _ => return Err(CL_INVALID_KERNEL_ARGS),
-        }
-    }
+    // The arguments on this device, and their bytes: push constants, the
+    // argument block, POD bindings.
+    let ResolvedArgs {
+        data,
+        mut descriptors,
+        keep,
+        writes,
+        samplers,
+    } = resolve_args(queue, &dk, &args)?;
+    let abi = KernelAbi::of(info);
+    let mut layout = launch::layout_args(&abi, &data)?;
     // Descriptor addressing: the POD buffers (one slice of the device's
     // upload arena, the spilled image/sampler fields' included) and the
     // program's global variables.
-    if let Some(ab) = &info.arg_buffer {
-        if let Some(d) = ab.descriptor {
-            let mut fields = vec![0u8; ab.size as usize];
-            put_spilled_fields(&mut fields, ab, &args)?;
-            pods.add(d, &fields);
-        }
-    }
-    let pod_buffer = if pods.bindings.is_empty() {
+    let pod_buffer = if layout.pods.is_empty() {
         None
     } else {
-        Some(pods.upload(dev, &mut descriptors)?)
+        Some(upload_pods(&dev.vk()?, &layout.pods, &mut descriptors)?)
     };
     if let Some(b) = info.global_variables_binding {
         let g = dk
@@ -818,92 +549,46 @@ pub fn enqueue_ndrange(
             },
         ));
     }
-    let arg_buffer = match &info.arg_buffer {
-        Some(ab) if ab.descriptor.is_none() => {
-            // Image/sampler fields kept in the buffer (many such arguments).
-            put_spilled_fields(&mut block, ab, &args)?;
-            let b = Arc::new(dev.vk()?.staging(ab.size as u64, BufferKind::Upload)?);
-            let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-            // SAFETY: mapped host-visible buffer of ab.size bytes, not yet in use.
-            unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), p, block.len()) };
-            put(&mut push, ab.address_offset, &b.address.to_le_bytes());
+    // Physical addressing, an argument block too large for push
+    // constants: a buffer, whose address the push constants carry.
+    let arg_buffer = match layout.arg_buffer.take() {
+        Some(block) => {
+            let b = upload(dev, &block)?;
+            layout.set_arg_buffer_address(&abi, b.address);
             Some(b)
         }
-        _ => {
-            push[..block.len()].copy_from_slice(&block);
-            None
-        }
+        None => None,
     };
 
     // A zero-sized NDRange (OpenCL 2.1+) does no work but is a command.
-    if global[..wd].contains(&0) {
+    let range = NdRange {
+        work_dim,
+        offset,
+        global,
+        local,
+    };
+    if range.is_empty() {
         return Ok(queue.submit(CL_COMMAND_NDRANGE_KERNEL, wait_list, None, None));
     }
 
-    let num_groups: [usize; 3] = std::array::from_fn(|d| global[d].div_ceil(local[d]));
-    let mut region_offsets = Vec::new();
-    for (field, off) in &info.implicit {
-        let v = match *field {
-            ImplicitField::GlobalOffset(d) => offset[d as usize] as u32,
-            ImplicitField::GlobalSize(d) => global[d as usize] as u32,
-            ImplicitField::NumGroups(d) => num_groups[d as usize] as u32,
-            ImplicitField::WorkDim => work_dim,
-            ImplicitField::RegionGroupOffset(d) => {
-                region_offsets.push((d as usize, *off));
-                0
-            }
-            ImplicitField::GlobalVariables(w) => {
-                let addr = dk.global_vars.as_ref().map_or(0, |b| b.address);
-                (addr >> (32 * u32::from(w))) as u32
-            }
-            ImplicitField::PrintfBuffer(w) => {
-                let addr = printf_buffer.as_ref().map_or(0, |b| b.address);
-                (addr >> (32 * u32::from(w))) as u32
-            }
-            ImplicitField::ImageChannelOrder(_)
-            | ImplicitField::ImageChannelDataType(_)
-            | ImplicitField::SamplerValue(_) => image_field(*field, &args)?,
-            ImplicitField::NullBufferArgs(w) => {
-                let base = 32 * w as usize;
-                (0..32)
-                    .filter(|k| matches!(args.get(base + k), Some(ArgValue::Buffer(None))))
-                    .fold(0u32, |m, k| m | 1 << k)
-            }
-        };
-        put(&mut push, *off, &v.to_le_bytes());
-    }
-
-    let dispatches = split(&global, &local, dev.max_group_count());
+    let addresses = LaunchAddresses {
+        global_vars: dk.global_vars.as_ref().map_or(0, |b| b.address),
+        printf: printf_buffer.as_ref().map_or(0, |b| b.address),
+    };
+    let mut push = layout.push;
+    let region_offsets = launch::write_implicit(&abi, &range, &addresses, &data, &mut push)?;
+    let plans = launch::plan_dispatches(
+        &range,
+        limits.max_group_count,
+        &push,
+        &region_offsets,
+        &layout.local_spec,
+    );
     let pipelines = dk.pipelines.clone();
-    let layout = pipelines.layout;
-    // Create the pipelines now (on the application's thread) so errors
-    // reach the caller and the submitter does not stall on compilation.
-    let mut plan = Vec::with_capacity(dispatches.len());
-    for d in &dispatches {
-        let mut s = vec![
-            (0, d.local[0]),
-            (1, d.local[1]),
-            (2, d.local[2]),
-            (3, local[0] as u32),
-            (4, local[1] as u32),
-            (5, local[2] as u32),
-        ];
-        s.extend_from_slice(&spec);
-        let p = pipelines.get(&s)?;
-        let mut pc = push.clone();
-        for (dim, off) in &region_offsets {
-            put(&mut pc, *off, &d.group_offset[*dim].to_le_bytes());
-        }
-        plan.push((p, pc, d.group_count));
-    }
+    let mut command = DispatchCommand::new(&pipelines, plans)?;
     // The argument set: taken and written last, once nothing can fail.
     let arg_set = if pipelines.has_arg_set() {
-        let set = pipelines.take_arg_set()?;
-        write_descriptors(&pipelines.device, set.raw, &descriptors);
-        Some(ArgSet {
-            pipelines: pipelines.clone(),
-            set,
-        })
+        Some(ArgSet::write(&pipelines, &descriptors)?)
     } else {
         None
     };
@@ -916,62 +601,21 @@ pub fn enqueue_ndrange(
     } else {
         None
     };
+    command.bind(
+        arg_set.as_ref().map(ArgSet::raw),
+        status_word
+            .as_ref()
+            .filter(|_| info.loop_status)
+            .map(|w| (w.set(), w.offset())),
+        status_word.as_ref().map(|w| (w.buffer(), w.offset())),
+    );
     let poison = queue.poison.clone();
-    let pl = pipelines.clone();
-    let bound_set = arg_set.as_ref().map(|s| s.set.raw);
-    let bound_status = status_word
-        .as_ref()
-        .filter(|_| info.loop_status)
-        .map(|w| (w.set(), w.offset()));
-    let skip_word = status_word.as_ref().map(|w| (w.buffer(), w.offset()));
     let uses: Vec<(&Arc<Mem>, bool)> = keep.iter().zip(writes).collect();
-    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        let raw = &r.device.raw;
-        pl.bind_sets(r, bound_set, bound_status);
-        let skip = skip_word.zip(r.device.conditional_rendering.as_ref());
-        if let Some(((buffer, offset), cr)) = skip {
-            // After a cut loop (an earlier launch set the word) the
-            // dispatches do nothing.
-            let mb = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::HOST_WRITE)
-                .dst_access_mask(vk::AccessFlags::CONDITIONAL_RENDERING_READ_EXT)];
-            let begin = vk::ConditionalRenderingBeginInfoEXT::default()
-                .buffer(buffer)
-                .offset(u64::from(offset))
-                .flags(vk::ConditionalRenderingFlagsEXT::INVERTED);
-            // SAFETY: cb is recording; the word's buffer lives as long as
-            // the device's loop-status words.
-            unsafe {
-                raw.cmd_pipeline_barrier(
-                    r.cb,
-                    vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::HOST,
-                    vk::PipelineStageFlags::CONDITIONAL_RENDERING_EXT,
-                    vk::DependencyFlags::empty(),
-                    &mb,
-                    &[],
-                    &[],
-                );
-                (cr.fp().cmd_begin_conditional_rendering_ext)(r.cb, &begin);
-            }
-        }
-        for (p, pc, groups) in &plan {
-            // SAFETY: pipeline, layout and every buffer the push constants
-            // point at are kept alive by this closure until completion.
-            unsafe {
-                raw.cmd_bind_pipeline(r.cb, ash::vk::PipelineBindPoint::COMPUTE, *p);
-                if !pc.is_empty() {
-                    raw.cmd_push_constants(r.cb, layout, ash::vk::ShaderStageFlags::COMPUTE, 0, pc);
-                }
-                raw.cmd_dispatch(r.cb, groups[0], groups[1], groups[2]);
-            }
-        }
-        if let Some((_, cr)) = skip {
-            // SAFETY: cb is recording, inside the conditional block above.
-            unsafe { (cr.fp().cmd_end_conditional_rendering_ext)(r.cb) };
-        }
+    let record = Box::new(move |r: &Recorder| {
+        command.record(r);
         Ok(())
     });
-    let record = queue.resident(&uses, record);
+    let record = resident(queue, &uses, record);
     drop(uses);
     // Everything the device reads stays alive until the command completes.
     // printf output reaches stdout before the event completes.

@@ -1,7 +1,8 @@
 //! cl_mem objects. A buffer's storage is a device-local Vulkan buffer
 //! (DESIGN §3); a sub-buffer shares its parent's storage at an offset. An
-//! image is the same object with an image part ([`super::image::ImagePart`]):
-//! a VkImage, or for a 1D image buffer the storage of its buffer.
+//! image is the same object with an image part ([`ImagePart`]): a VkImage,
+//! or for a 1D image buffer the storage of its buffer (made by
+//! `super::image`).
 //!
 //! **CL_MEM_USE_HOST_PTR.** Where the context's first device can import
 //! host memory (VK_EXT_external_memory_host) and the application's pointer
@@ -26,18 +27,26 @@
 //! device that uses it, and its contents migrate between them
 //! ([`super::residency`]); commands reach the storage of their queue's
 //! device through [`Mem::buffer_on`] / [`Mem::image_on`].
+//!
+//! Layer: memory objects, above events and queues (nothing here enqueues)
+//! and below residency (`super::residency`, which owns the behaviour of the
+//! per-device record [`Residency`] defined here) and the transfers. The
+//! small types the layers above share live here: [`ImagePart`],
+//! [`MapMemory`], [`Mapping`].
 
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use opencl_sys::*;
 use parking_lot::Mutex;
 
 use super::context::Context;
 use super::error::CLResult;
+use super::image_format::FormatInfo;
+use super::image_geometry::{ImageDesc, MappedRegion};
 use super::object::{tag, Base, ClObject};
-use super::residency::Residency;
-use crate::vk::buffer::{Buffer, BufferKind};
+use crate::vk::buffer::{Buffer, BufferKind, Staging};
+use crate::vk::image::{BufferView, Image};
 
 pub type MemDestructor = unsafe extern "C" fn(cl_mem, *mut c_void);
 
@@ -57,7 +66,7 @@ pub struct Mem {
     /// backed by a VkImage).
     pub storage: Option<Arc<Buffer>>,
     /// Set for images.
-    pub image: Option<super::image::ImagePart>,
+    pub image: Option<ImagePart>,
     /// CL_MEM_ALLOC_HOST_PTR: host-visible memory as large as the buffer,
     /// allocated and touched at creation; maps point into it (root buffers
     /// only; a sub-buffer uses its parent's, see [`Mem::mirror`]).
@@ -69,7 +78,7 @@ pub struct Mem {
     pub maps: Mutex<Vec<Mapping>>,
     /// Multi-device contexts only: storage on the other devices and which
     /// devices hold the current contents (see `super::residency`).
-    pub(super) residency: Option<Box<super::residency::Residency>>,
+    pub(super) residency: Option<Box<Residency>>,
 }
 
 /// One mapped region: the host memory the application sees.
@@ -81,13 +90,138 @@ pub struct Mapping {
     /// Host-visible memory the pointer lies in (None when the pointer is
     /// inside the USE_HOST_PTR memory). The map's read lands in it by DMA
     /// and the unmap's write leaves from it: no extra host copy.
-    pub memory: Option<Arc<super::transfer::MapMemory>>,
+    pub memory: Option<Arc<MapMemory>>,
     /// For an image backed by a VkImage: the mapped region and the layout
     /// of the mapped memory (`offset`/`size` are then unused).
-    pub image: Option<super::image::MappedRegion>,
+    pub image: Option<MappedRegion>,
     /// The pointer is in the buffer's own storage (imported USE_HOST_PTR
     /// memory, mapped on the device that holds it): nothing to copy back.
     pub in_place: bool,
+}
+
+/// Where the image's texels live.
+pub enum ImageStorage {
+    Image(Image),
+    /// A 1D image buffer: the buffer's storage (`Mem::storage` at
+    /// `Mem::offset`) with views for the kernels (`None` where the format
+    /// has no such texel-buffer support).
+    TexelBuffer {
+        read: Option<BufferView>,
+        storage: Option<BufferView>,
+    },
+}
+
+pub struct ImagePart {
+    pub format: cl_image_format,
+    pub info: FormatInfo,
+    pub desc: ImageDesc,
+    pub storage: ImageStorage,
+}
+
+impl ImagePart {
+    pub fn element_size(&self) -> usize {
+        self.info.element_size
+    }
+
+    /// The VkImage (`None` for a 1D image buffer).
+    pub fn vk_image(&self) -> Option<&Image> {
+        match &self.storage {
+            ImageStorage::Image(i) => Some(i),
+            ImageStorage::TexelBuffer { .. } => None,
+        }
+    }
+}
+
+/// The host-visible memory a map points into: the buffer's persistent
+/// mirror (CL_MEM_ALLOC_HOST_PTR) or staging memory taken for this map
+/// (`super::transfer::map_memory`).
+pub struct MapMemory {
+    /// The Vulkan device the memory belongs to.
+    pub device: Arc<crate::vk::device::Device>,
+    raw: ash::vk::Buffer,
+    /// Byte offset of the mapped region in `raw`.
+    offset: u64,
+    /// Host address of the mapped region.
+    pub ptr: usize,
+    _keep: Arc<dyn Send + Sync>,
+}
+
+impl MapMemory {
+    /// Map memory in staging taken for this map.
+    pub fn staging(staging: Arc<Staging>) -> CLResult<MapMemory> {
+        Ok(MapMemory {
+            device: staging.device.clone(),
+            raw: staging.raw,
+            offset: 0,
+            ptr: staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize,
+            _keep: staging,
+        })
+    }
+
+    /// Map memory at byte `offset` of `raw` (host address `ptr`), a
+    /// buffer of `device` that `keep` keeps alive.
+    pub fn in_buffer(
+        device: Arc<crate::vk::device::Device>,
+        raw: ash::vk::Buffer,
+        offset: u64,
+        ptr: usize,
+        keep: Arc<dyn Send + Sync>,
+    ) -> MapMemory {
+        MapMemory {
+            device,
+            raw,
+            offset,
+            ptr,
+            _keep: keep,
+        }
+    }
+
+    /// The Vulkan buffer and byte offset of the mapped region.
+    pub fn side(&self) -> (ash::vk::Buffer, u64) {
+        (self.raw, self.offset)
+    }
+}
+
+/// The most devices a context with migrating memory objects may have
+/// (validity is one bit per device).
+pub const MAX_DEVICES: usize = 64;
+
+/// A memory object's storage on one device other than the context's first.
+pub struct Replica {
+    /// Buffer memory (buffers, sub-buffers, 1D image buffers).
+    pub storage: Option<Arc<Buffer>>,
+    /// The image part on this device (images).
+    pub image: Option<ImagePart>,
+}
+
+/// Per-device storage and validity of one memory object of a
+/// multi-device context: the record; what uses it (making replicas,
+/// migrating contents) is `super::residency`.
+pub struct Residency {
+    /// Index i: the storage on context device i, made on first use
+    /// (index 0 is unused: device 0's storage is the object's own).
+    pub(super) replicas: Box<[OnceLock<CLResult<Replica>>]>,
+    /// Bit i: device i holds the current contents; 0: the contents are
+    /// undefined (never written). Used at the root object only.
+    pub(super) valid: Mutex<u64>,
+}
+
+impl Residency {
+    /// The record of a new object of a context with `devices` devices
+    /// (`None` for one device); `initialized`: device 0 holds defined
+    /// contents (host data was copied in).
+    pub fn new(devices: usize, initialized: bool) -> CLResult<Option<Box<Residency>>> {
+        if devices <= 1 {
+            return Ok(None);
+        }
+        if devices > MAX_DEVICES {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
+        Ok(Some(Box::new(Residency {
+            replicas: (0..devices).map(|_| OnceLock::new()).collect(),
+            valid: Mutex::new(u64::from(initialized)),
+        })))
+    }
 }
 
 /// `FERROCL_NO_HOST_IMPORT=1`: CL_MEM_USE_HOST_PTR buffers always get
@@ -180,7 +314,7 @@ impl Mem {
         host_ptr: usize,
         parent: Option<Arc<Mem>>,
         storage: Option<Arc<Buffer>>,
-        image: super::image::ImagePart,
+        image: ImagePart,
         properties: Vec<cl_mem_properties>,
         initialized: bool,
     ) -> CLResult<Arc<Mem>> {
@@ -254,6 +388,12 @@ impl Mem {
     /// [...] is not a valid buffer object" for an image backed by a VkImage).
     pub fn buffer(&self) -> CLResult<&Arc<Buffer>> {
         self.storage.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
+    }
+
+    /// The image part ("CL_INVALID_MEM_OBJECT if image is not a valid
+    /// image object").
+    pub fn image(&self) -> CLResult<&ImagePart> {
+        self.image.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
     }
 
     /// Whether this object's storage on context device `dev` is the

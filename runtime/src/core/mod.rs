@@ -1,5 +1,26 @@
 //! The OpenCL object model. No raw CL pointers beyond handles' identity;
 //! Vulkan work is delegated to `crate::vk`.
+//!
+//! Layers, bottom to top; a module uses only modules of its own layer or
+//! of layers below it (no import circle):
+//!
+//! 1. foundation, pure or object-free: `error`, `object`, `hostcopy`,
+//!    `printf`, `image_format`, `image_geometry` (region geometry) and
+//!    `launch` (launch planning);
+//! 2. platform and devices: `platform`, `device`, `context`,
+//!    `image_support`, `sampler`; programs: `program`, `global_vars`;
+//! 3. events and queues: `event` (knows its queue only as an
+//!    `event::EventQueue`), then `queue`;
+//! 4. memory objects: `memory` (with the small types the layers above
+//!    share: `ImagePart`, `MapMemory`, the per-device `Residency` record),
+//!    then `image` (creation);
+//! 5. residency: `residency` (per-device replicas, migration, and
+//!    `resident`, which wraps a command's recording);
+//! 6. commands: `transfer` (buffers, maps), `image_transfer`, `kernel`
+//!    (NDRange launches).
+//!
+//! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
+//! and `launch` of this module.
 
 pub mod context;
 pub mod device;
@@ -9,8 +30,11 @@ pub mod global_vars;
 pub mod hostcopy;
 pub mod image;
 pub mod image_format;
+pub mod image_geometry;
 pub mod image_support;
+pub mod image_transfer;
 pub mod kernel;
+pub mod launch;
 pub mod memory;
 pub mod object;
 pub mod platform;

@@ -6,6 +6,8 @@
 //! `Arc`s: the handle owns one strong reference for as long as the OpenCL
 //! reference count is non-zero; enqueued commands and child objects hold
 //! their own `Arc`s, so an object stays alive while work uses it.
+//!
+//! Layer: foundation, below every OpenCL object type.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};

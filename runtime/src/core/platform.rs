@@ -1,5 +1,7 @@
 //! The one ferrocl platform: created on first use, it probes Vulkan and
 //! makes one CL device per suitable physical device.
+//!
+//! Layer: platform and devices, the bottom of the object model.
 
 use std::sync::{Arc, OnceLock};
 

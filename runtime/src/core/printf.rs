@@ -9,6 +9,9 @@
 //! bits; for vectors the modifier names the element width), floating-point
 //! values are passed as double. Vector conversions (`%v4hlf`) format each
 //! component and separate them with commas.
+//!
+//! Layer: foundation (pure formatting, no object): used by kernel launches
+//! (`super::kernel`).
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::io::Write;

@@ -6,6 +6,8 @@
 //! (`Build::output`). A program created from an executable binary keeps it
 //! in `Build::loaded` until clBuildProgram makes it the executable without
 //! recompiling.
+//!
+//! Layer: programs, above contexts and devices, below kernels.
 
 use std::collections::HashMap;
 use std::sync::Arc;

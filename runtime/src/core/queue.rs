@@ -7,6 +7,11 @@
 //! list (a full barrier before it), or when it follows a barrier command.
 //! A marker with an empty wait list needs nothing: events complete in
 //! enqueue order, so it completes after everything before it.
+//!
+//! Layer: events and queues (above `super::event`, below memory objects).
+//! A command names the memory it uses only through its record function;
+//! making that memory current on this queue's device is the residency
+//! layer's job (`super::residency::resident`).
 
 use std::sync::{Arc, OnceLock, Weak};
 
@@ -16,8 +21,7 @@ use parking_lot::Mutex;
 use super::context::Context;
 use super::device::Device;
 use super::error::CLResult;
-use super::event::Event;
-use super::memory::Mem;
+use super::event::{Event, EventQueue};
 use super::object::{tag, Base, ClObject};
 use crate::vk::loop_status::StatusWord;
 use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, WaitFn};
@@ -124,6 +128,16 @@ impl Progress for DoomOnly {
     }
 }
 
+impl EventQueue for Queue {
+    fn handle(&self) -> cl_command_queue {
+        self as *const Queue as cl_command_queue
+    }
+
+    fn profiling(&self) -> bool {
+        self.properties & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+}
+
 impl Queue {
     pub fn new(
         context: Arc<Context>,
@@ -150,25 +164,6 @@ impl Queue {
             poison: Default::default(),
             loop_status: OnceLock::new(),
         }))
-    }
-
-    /// `record`, preceded (in a context with several devices) by making
-    /// each of `uses` current on this queue's device when the command is
-    /// recorded, i.e. once its wait list is satisfied (`super::residency`);
-    /// `true` marks a use that may write the object. In a single-device
-    /// context `record` itself: no allocation, no lock.
-    pub fn resident(&self, uses: &[(&Arc<Mem>, bool)], record: RecordFn) -> RecordFn {
-        if self.context.devices.len() == 1 || !uses.iter().any(|(m, _)| m.migrates()) {
-            return record;
-        }
-        let dev = self.device_index;
-        let list: Vec<(Arc<Mem>, bool)> = uses.iter().map(|(m, w)| ((*m).clone(), *w)).collect();
-        Box::new(move |r: &crate::vk::queue::Recorder| {
-            for (m, write) in &list {
-                m.make_current(dev, *write, r)?;
-            }
-            record(r)
-        })
     }
 
     /// Enqueues a command: waits for `wait_list` (events of other queues or
@@ -210,7 +205,11 @@ impl Queue {
         record: Option<RecordFn>,
         host: Option<CheckedHostFn>,
     ) -> Arc<Event> {
-        let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
+        let event = Event::new(
+            self.context.clone(),
+            Some(self.clone() as Arc<dyn EventQueue>),
+            command_type,
+        );
         let deps = self.dependencies(command_type, wait_list);
         let ev = event.clone();
         let poison = self.poison.clone();
@@ -245,15 +244,14 @@ impl Queue {
     /// events, processed before), and says whether the command must follow
     /// everything before it.
     fn dependencies(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>) -> Deps {
-        let me = self as *const Queue;
+        let me = self.handle();
         let in_order = self.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
         let is_barrier = command_type == CL_COMMAND_BARRIER;
         let after_previous = in_order || is_barrier || !wait_list.is_empty();
         // This queue's events were processed by its submitter before this
         // command: only their failure needs checking. Others are waited for.
-        let (local, foreign): (Vec<Arc<Event>>, Vec<Arc<Event>>) = wait_list
-            .into_iter()
-            .partition(|e| e.queue.as_ref().map(Arc::as_ptr) == Some(me));
+        let (local, foreign): (Vec<Arc<Event>>, Vec<Arc<Event>>) =
+            wait_list.into_iter().partition(|e| e.queue_handle() == me);
         let wait = (!foreign.is_empty()).then(|| {
             Box::new(move || {
                 let mut failed = false;
@@ -297,7 +295,11 @@ impl Queue {
         wait_list: Vec<Arc<Event>>,
         parts: Vec<Part>,
     ) -> Arc<Event> {
-        let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
+        let event = Event::new(
+            self.context.clone(),
+            Some(self.clone() as Arc<dyn EventQueue>),
+            command_type,
+        );
         let deps = self.dependencies(command_type, wait_list);
         let n = parts.len();
         let stream = Arc::new(Stream::default());

@@ -13,7 +13,7 @@
 //! **When contents move.** The queues record each command on their
 //! submitter thread once its wait list is satisfied (`vk::queue`). A
 //! command that uses memory objects wraps its record function with
-//! [`super::queue::Queue::resident`], which, right before the command's own
+//! [`resident`], which, right before the command's own
 //! recording, calls [`Mem::make_current`] for each object: if this device
 //! does not hold the current contents, they are copied from a device that
 //! does (its storage → host-visible staging on the source device, waited
@@ -29,64 +29,49 @@
 //! device writes them.
 //!
 //! A single-device context has no residency record at all: no migration,
-//! no lock, no allocation on its enqueue path (`Queue::resident` returns
+//! no lock, no allocation on its enqueue path ([`resident`] returns
 //! the record function unchanged).
 //!
 //! Known limits: a migration stages the whole object at once (two staging
 //! buffers of its size) and always goes through the host, also where
 //! storage happens to be host-visible; the copy out of the source device
 //! blocks the destination queue's submitter thread until it is done.
+//!
+//! Layer: residency, above memory objects and images (it makes replicas
+//! with `super::image` and owns the migration of buffers and images) and
+//! above queues ([`resident`] wraps a command's record function); below
+//! the transfers and kernel launches, which reach an object's storage on
+//! their queue's device through [`Mem::buffer_on`] / [`Mem::image_on`].
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use opencl_sys::*;
-use parking_lot::Mutex;
 
+use super::device::Device;
 use super::error::CLResult;
-use super::image::ImagePart;
-use super::memory::Mem;
+use super::image_geometry::{buffer_image_copy, tight_size};
+use super::memory::{ImagePart, Mem, Replica};
+use super::queue::Queue;
 use crate::vk::buffer::{Buffer, BufferKind};
-use crate::vk::queue::Recorder;
+use crate::vk::queue::{RecordFn, Recorder};
 
-/// The most devices a context with migrating memory objects may have
-/// (validity is one bit per device).
-pub const MAX_DEVICES: usize = 64;
-
-/// A memory object's storage on one device other than the context's first.
-pub struct Replica {
-    /// Buffer memory (buffers, sub-buffers, 1D image buffers).
-    pub storage: Option<Arc<Buffer>>,
-    /// The image part on this device (images).
-    pub image: Option<ImagePart>,
-}
-
-/// Per-device storage and validity of one memory object of a
-/// multi-device context.
-pub struct Residency {
-    /// Index i: the storage on context device i, made on first use
-    /// (index 0 is unused: device 0's storage is the object's own).
-    replicas: Box<[OnceLock<CLResult<Replica>>]>,
-    /// Bit i: device i holds the current contents; 0: the contents are
-    /// undefined (never written). Used at the root object only.
-    valid: Mutex<u64>,
-}
-
-impl Residency {
-    /// The record of a new object of a context with `devices` devices
-    /// (`None` for one device); `initialized`: device 0 holds defined
-    /// contents (host data was copied in).
-    pub fn new(devices: usize, initialized: bool) -> CLResult<Option<Box<Residency>>> {
-        if devices <= 1 {
-            return Ok(None);
-        }
-        if devices > MAX_DEVICES {
-            return Err(CL_OUT_OF_RESOURCES);
-        }
-        Ok(Some(Box::new(Residency {
-            replicas: (0..devices).map(|_| OnceLock::new()).collect(),
-            valid: Mutex::new(u64::from(initialized)),
-        })))
+/// `record`, preceded (in a context with several devices) by making each
+/// of `uses` current on `queue`'s device when the command is recorded,
+/// i.e. once its wait list is satisfied (see the module doc); `true` marks
+/// a use that may write the object. In a single-device context `record`
+/// itself: no allocation, no lock.
+pub fn resident(queue: &Queue, uses: &[(&Arc<Mem>, bool)], record: RecordFn) -> RecordFn {
+    if queue.context.devices.len() == 1 || !uses.iter().any(|(m, _)| m.migrates()) {
+        return record;
     }
+    let dev = queue.device_index;
+    let list: Vec<(Arc<Mem>, bool)> = uses.iter().map(|(m, w)| ((*m).clone(), *w)).collect();
+    Box::new(move |r: &Recorder| {
+        for (m, write) in &list {
+            m.make_current(dev, *write, r)?;
+        }
+        record(r)
+    })
 }
 
 impl Mem {
@@ -230,7 +215,7 @@ impl Mem {
     fn migrate(&self, src: usize, dst: usize, r: &Recorder) -> CLResult<()> {
         let src_dev = self.context.devices.get(src).ok_or(CL_INVALID_DEVICE)?;
         if self.image.is_some() {
-            return super::image::migrate_image(self, src_dev, src, dst, r);
+            return migrate_image(self, src_dev, src, dst, r);
         }
         let from = self.buffer_on(src)?.clone();
         let to = self.buffer_on(dst)?.clone();
@@ -258,4 +243,45 @@ impl Mem {
         r.hold(Box::new((up, to)));
         Ok(())
     }
+}
+
+/// Copies the whole image `mem` (a root backed by VkImages) from context
+/// device `src` (`src_dev`) to device `dst`: image → readback staging on
+/// `src`, waited for; host copy into upload staging of `dst`; staging →
+/// image recorded into `r` (see `super::residency`).
+fn migrate_image(
+    mem: &Mem,
+    src_dev: &Device,
+    src: usize,
+    dst: usize,
+    r: &Recorder,
+) -> CLResult<()> {
+    let (from, to) = (mem.image_on(src)?, mem.image_on(dst)?);
+    let (Some(fi), Some(ti)) = (from.vk_image(), to.vk_image()) else {
+        return Err(CL_INVALID_MEM_OBJECT);
+    };
+    let region = from.desc.extent();
+    let size = tight_size(&region, from.element_size()) as u64;
+    let copy = buffer_image_copy(mem.mem_type, 0, [0; 3], region);
+    let down = Arc::new(fi.device.staging(size, BufferKind::Readback)?);
+    let (fraw, draw) = (fi.raw, down.raw);
+    src_dev.run_sync(
+        Box::new(move |rs: &Recorder| {
+            rs.copy_image_to_buffer(fraw, draw, &[copy]);
+            Ok(())
+        }),
+        Box::new(down.clone()),
+    )?;
+    let up = ti.device.staging(size, BufferKind::Upload)?;
+    let (Some(s), Some(d)) = (down.mapped(), up.mapped()) else {
+        return Err(CL_OUT_OF_RESOURCES);
+    };
+    // SAFETY: both staging buffers are mapped, at least `size` bytes, ours
+    // alone; the device finished writing `down` (run_sync waited).
+    unsafe { super::hostcopy::copy(s, d, size as usize) };
+    r.barrier();
+    r.copy_buffer_to_image(up.raw, ti.raw, &[copy]);
+    r.barrier();
+    r.hold(Box::new(up));
+    Ok(())
 }

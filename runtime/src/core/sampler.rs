@@ -2,6 +2,9 @@
 //! OpenCL C encoding (`ferrocl_compiler::abi::sampler_bits`, what kernels
 //! receive as `ImplicitField::SamplerValue`) and the VkSampler each device
 //! binds for it (shared per encoding, see `crate::vk::image::Samplers`).
+//!
+//! Layer: platform and devices (an object of a context, above
+//! `super::device`), used by kernel arguments.
 
 use std::sync::Arc;
 

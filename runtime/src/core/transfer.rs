@@ -1,6 +1,11 @@
 //! Buffer transfer commands: read, write, copy, fill. Host data goes
 //! through host-visible staging memory; the device-local copy is done by
-//! the GPU in queue order.
+//! the GPU in queue order. Also the map memory of buffer maps, markers and
+//! migrations.
+//!
+//! Layer: transfers, on top: uses queues and events to enqueue, memory
+//! objects, and their residency on the queue's device
+//! (`super::residency`). Image transfers are `super::image_transfer`.
 
 use std::sync::Arc;
 
@@ -8,8 +13,9 @@ use opencl_sys::*;
 
 use super::error::CLResult;
 use super::event::Event;
-use super::memory::Mem;
+use super::memory::{MapMemory, Mem};
 use super::queue::{Part, Queue};
+use super::residency::resident;
 use crate::vk::buffer::{BufferKind, Staging};
 
 /// A host pointer carried to the completer thread. The application
@@ -162,7 +168,7 @@ pub unsafe fn enqueue_write_from(
             // The first part makes the buffer current on this device; the
             // others follow it in queue order.
             let record = if o == 0 {
-                queue.resident(&[(mem, true)], record)
+                resident(queue, &[(mem, true)], record)
             } else {
                 record
             };
@@ -220,7 +226,7 @@ fn enqueue_read_streamed(
                     Ok(())
                 });
             let record = if o == 0 {
-                queue.resident(&[(mem, false)], record)
+                resident(queue, &[(mem, false)], record)
             } else {
                 record
             };
@@ -282,7 +288,7 @@ pub fn enqueue_write_as(
         r.copy_buffer(s2.raw, 0, raw, (dst.offset + offset) as u64, len);
         Ok(())
     });
-    let record = queue.resident(&[(mem, true)], record);
+    let record = resident(queue, &[(mem, true)], record);
     let m2 = mem.clone();
     let hold = Box::new(move || drop((staging, m2)));
     Ok(queue.submit(command_type, wait_list, Some(record), Some(hold)))
@@ -332,7 +338,7 @@ pub fn enqueue_read_as(
         r.copy_buffer(raw, (src.offset + offset) as u64, s2.raw, 0, size as u64);
         Ok(())
     });
-    let record = queue.resident(&[(mem, false)], record);
+    let record = resident(queue, &[(mem, false)], record);
     let dst = HostPtr(ptr as usize);
     let m2 = mem.clone();
     let host = Box::new(move || {
@@ -346,37 +352,6 @@ pub fn enqueue_read_as(
         }
     });
     Ok(queue.submit(command_type, wait_list, Some(record), Some(host)))
-}
-
-/// The host-visible memory a map points into: the buffer's persistent
-/// mirror (CL_MEM_ALLOC_HOST_PTR) or staging memory taken for this map.
-pub struct MapMemory {
-    /// The Vulkan device the memory belongs to.
-    pub device: Arc<crate::vk::device::Device>,
-    raw: ash::vk::Buffer,
-    /// Byte offset of the mapped region in `raw`.
-    offset: u64,
-    /// Host address of the mapped region.
-    pub ptr: usize,
-    _keep: Arc<dyn Send + Sync>,
-}
-
-impl MapMemory {
-    /// Map memory in staging taken for this map.
-    pub fn staging(staging: Arc<crate::vk::buffer::Staging>) -> CLResult<MapMemory> {
-        Ok(MapMemory {
-            device: staging.device.clone(),
-            raw: staging.raw,
-            offset: 0,
-            ptr: staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize,
-            _keep: staging,
-        })
-    }
-
-    /// The Vulkan buffer and byte offset of the mapped region.
-    pub fn side(&self) -> (ash::vk::Buffer, u64) {
-        (self.raw, self.offset)
-    }
 }
 
 /// Host-visible memory for a map of `size` bytes at `offset` of `mem`
@@ -402,28 +377,20 @@ pub fn map_memory(
     if let Some(mirror) = mirror {
         let at = mem.offset + offset;
         let base = mirror.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
-        return Ok(MapMemory {
-            device: vkdev,
-            raw: mirror.raw,
-            offset: at as u64,
-            ptr: base + at,
-            _keep: mirror,
-        });
+        return Ok(MapMemory::in_buffer(
+            vkdev,
+            mirror.raw,
+            at as u64,
+            base + at,
+            mirror,
+        ));
     }
     let kind = if flags & CL_MAP_READ != 0 {
         BufferKind::Readback
     } else {
         BufferKind::Upload
     };
-    let staging = Arc::new(vkdev.staging(size as u64, kind)?);
-    let ptr = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)? as usize;
-    Ok(MapMemory {
-        device: vkdev,
-        raw: staging.raw,
-        offset: 0,
-        ptr,
-        _keep: staging,
-    })
+    MapMemory::staging(Arc::new(vkdev.staging(size as u64, kind)?))
 }
 
 /// One side of a device copy: a Vulkan buffer and a byte offset in it.
@@ -446,7 +413,7 @@ fn enqueue_device_copy(
         r.copy_buffer(src.0, src.1, dst.0, dst.1, size as u64);
         Ok(())
     });
-    let record = queue.resident(uses, record);
+    let record = resident(queue, uses, record);
     queue.submit(
         command_type,
         wait_list,
@@ -478,7 +445,7 @@ pub fn enqueue_read_to_map(
         queue,
         command_type,
         side_of(queue, mem, offset)?,
-        (target.raw, target.offset),
+        target.side(),
         size,
         &[(mem, false)],
         Box::new((mem.clone(), target.clone())),
@@ -498,7 +465,7 @@ pub fn enqueue_write_from_map(
     Ok(enqueue_device_copy(
         queue,
         CL_COMMAND_UNMAP_MEM_OBJECT,
-        (source.raw, source.offset),
+        source.side(),
         side_of(queue, mem, offset)?,
         size,
         &[(mem, true)],
@@ -596,7 +563,7 @@ pub fn enqueue_in_place(
 ) -> Arc<Event> {
     let record = mem.root().migrates().then(|| {
         let nothing: crate::vk::queue::RecordFn = Box::new(|_: &crate::vk::queue::Recorder| Ok(()));
-        queue.resident(&[(mem, write)], nothing)
+        resident(queue, &[(mem, write)], nothing)
     });
     let m2 = mem.clone();
     queue.submit(
@@ -685,7 +652,7 @@ pub fn enqueue_read_rect(
         r.copy_regions(raw, s2.raw, &copies);
         Ok(())
     });
-    let record = queue.resident(&[(mem, false)], record);
+    let record = resident(queue, &[(mem, false)], record);
     let dst = HostPtr(ptr as usize);
     let m2 = mem.clone();
     let host_fn = Box::new(move || {
@@ -746,7 +713,7 @@ pub unsafe fn enqueue_write_rect(
         r.copy_regions(s2.raw, raw, &copies);
         Ok(())
     });
-    let record = queue.resident(&[(mem, true)], record);
+    let record = resident(queue, &[(mem, true)], record);
     let m2 = mem.clone();
     let hold = Box::new(move || drop((staging, m2)));
     Ok(queue.submit(
@@ -780,7 +747,7 @@ pub fn enqueue_copy_rect(
         r.copy_regions(a, b, &copies);
         Ok(())
     });
-    let record = queue.resident(&[(src, false), (dst, true)], record);
+    let record = resident(queue, &[(src, false), (dst, true)], record);
     let (a, b) = (src.clone(), dst.clone());
     let hold = Box::new(move || drop((a, b)));
     Ok(queue.submit(

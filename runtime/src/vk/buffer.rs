@@ -2,6 +2,8 @@
 //! host-visible staging for transfers; and storage whose memory is the
 //! application's own, imported through VK_EXT_external_memory_host
 //! ([`Buffer::import_host`], zero-copy CL_MEM_USE_HOST_PTR).
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model.
 
 use std::sync::Arc;
 

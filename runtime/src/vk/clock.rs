@@ -24,6 +24,9 @@
 //! clGetDeviceAndHostTimer call re-reads it anyway. The probe path keeps
 //! its first calibration: lavapipe's counter is the host's monotonic
 //! clock.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model (events
+//! read [`host_now_ns`]).
 
 use std::sync::OnceLock;
 

@@ -3,6 +3,8 @@
 //! per-device pools that grow on demand. Kernels recycle their sets (see
 //! `pipeline::KernelPipelines`), so a steady stream of launches allocates
 //! nothing; sets go back to their pool when the kernel goes away.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model.
 
 use ash::vk;
 use parking_lot::Mutex;

@@ -1,6 +1,9 @@
 //! The logical Vulkan device behind one OpenCL device: the ash device, its
 //! compute queue, the memory allocator and the on-disk pipeline cache.
 //! Children (buffers, pipelines, queues) hold it by `Arc`.
+//!
+//! Layer: Vulkan execution, the hub of `crate::vk` (buffers, clock,
+//! descriptors and images hold it and it holds their per-device state).
 
 use std::mem::ManuallyDrop;
 use std::sync::Arc;

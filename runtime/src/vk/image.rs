@@ -3,6 +3,8 @@
 //! one sampled view (the format table's component mapping) and one storage
 //! view (identity mapping); texel-buffer views for 1D image buffers; and
 //! the device's VkSamplers.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model.
 
 use std::sync::Arc;
 

@@ -1,6 +1,8 @@
 //! The Vulkan instance and the probing of physical devices: which ones can
 //! back an OpenCL device, and everything the device queries are derived
 //! from (one table of properties and features per physical device).
+//!
+//! Layer: Vulkan execution, the bottom of `crate::vk`.
 
 use std::ffi::CStr;
 use std::sync::Arc;

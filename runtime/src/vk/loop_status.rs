@@ -13,6 +13,9 @@
 //! rendering, where the device has VK_EXT_conditional_rendering) and reads
 //! the word once it has completed (`core::queue::Poison`); dropping the
 //! [`StatusWord`] (with the queue and its last launch) gives it back.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model (queues
+//! hold a word).
 
 use std::sync::Arc;
 

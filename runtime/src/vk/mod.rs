@@ -1,10 +1,16 @@
 //! Execution on Vulkan (ash + gpu-allocator). No OpenCL policy lives here
 //! beyond what the object model asks for.
+//!
+//! Layer: below the object model (`crate::core` from its platform and
+//! devices up); uses only the foundation of `crate::core` (errors, the
+//! image format table, launch plans). Inside, `device` is a hub that
+//! `buffer`, `clock`, `descriptors` and `image` refer to and back.
 
 pub mod buffer;
 pub mod clock;
 pub mod descriptors;
 pub mod device;
+pub mod dispatch;
 pub mod image;
 pub mod instance;
 pub mod loop_status;

@@ -17,6 +17,9 @@
 //! one-dimensional Vulkan work-group, see the compiler's
 //! `passes::lower::subgroup`) is a multiple of it, so that every sub-group
 //! but the last of a work-group is full.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model (kernels
+//! hold one per device).
 
 use std::collections::HashMap;
 use std::sync::Arc;

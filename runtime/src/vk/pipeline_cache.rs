@@ -1,4 +1,6 @@
 //! VkPipelineCache contents kept on disk, one file per (device, driver).
+//!
+//! Layer: Vulkan execution (`crate::vk`), used by `super::device`.
 
 use std::path::PathBuf;
 

@@ -34,6 +34,10 @@
 //! recycled on completion, reset inside the command buffer), written at
 //! BOTTOM_OF_PIPE: the first once all earlier work is done, the second once
 //! the command's own work is. `done` gets them mapped onto the host clock.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model: the
+//! engine of `crate::core::queue`, which sees commands only as record and
+//! completion functions.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,0 +1,522 @@
+//! Launch planning for clEnqueueNDRangeKernel: pure functions from plain
+//! data (the kernel's reflection, the NDRange, device limits, argument
+//! values already resolved to bytes and addresses) to the launch's plan:
+//! the work-group size, the Vulkan dispatches it splits into, and the
+//! bytes of its push constants, argument buffer and POD buffers (see
+//! `ferrocl_compiler::abi`).
+//!
+//! Layer: a leaf below the object model: no Vulkan types, no locks, no
+//! object handles. `super::kernel` resolves the kernel's arguments and
+//! calls these functions; `crate::vk::dispatch` records the plan.
+
+use ferrocl_compiler::{self as compiler, ArgKind, DescriptorKind, ImplicitField};
+use opencl_sys::*;
+
+use super::error::CLResult;
+
+/// What launch planning reads of a kernel's reflection
+/// (`ferrocl_compiler::Kernel`).
+#[derive(Clone, Copy, Debug)]
+pub struct KernelAbi<'a> {
+    /// Size in bytes of the push-constant block.
+    pub push_constant_size: u32,
+    pub args: &'a [compiler::KernelArg],
+    /// `Some` when the argument block lives in a device buffer.
+    pub arg_buffer: Option<&'a compiler::ArgBuffer>,
+    /// Implicit fields and their push-constant byte offsets.
+    pub implicit: &'a [(ImplicitField, u32)],
+}
+
+impl<'a> KernelAbi<'a> {
+    pub fn of(k: &'a compiler::Kernel) -> KernelAbi<'a> {
+        KernelAbi {
+            push_constant_size: k.push_constant_size,
+            args: &k.args,
+            arg_buffer: k.arg_buffer.as_ref(),
+            implicit: &k.implicit,
+        }
+    }
+}
+
+/// The device limits a launch respects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// CL_DEVICE_MAX_WORK_ITEM_SIZES (maxComputeWorkGroupSize).
+    pub max_work_item_sizes: [usize; 3],
+    /// CL_DEVICE_MAX_WORK_GROUP_SIZE (maxComputeWorkGroupInvocations).
+    pub max_work_group_size: usize,
+    /// maxComputeWorkGroupCount: groups one dispatch may have.
+    pub max_group_count: [u32; 3],
+}
+
+/// What a kernel allows of its work-groups on one device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupRules {
+    /// `__attribute__((reqd_work_group_size(x, y, z)))`.
+    pub required: Option<[u32; 3]>,
+    /// Non-uniform work-groups allowed ([`allows_non_uniform`]).
+    pub non_uniform: bool,
+    /// CL_KERNEL_WORK_GROUP_SIZE on the device.
+    pub max_size: usize,
+}
+
+/// The NDRange of one launch; unused dimensions (past `work_dim`) have
+/// global size 1, local size 1 and offset 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NdRange {
+    pub work_dim: u32,
+    pub offset: [usize; 3],
+    pub global: [usize; 3],
+    pub local: [usize; 3],
+}
+
+impl NdRange {
+    /// A zero-sized NDRange (OpenCL 2.1+): a command that does no work.
+    pub fn is_empty(&self) -> bool {
+        self.global[..self.work_dim as usize].contains(&0)
+    }
+
+    /// `get_num_groups`: groups per dimension, a partial one included.
+    pub fn num_groups(&self) -> [usize; 3] {
+        std::array::from_fn(|d| self.global[d].div_ceil(self.local[d]))
+    }
+}
+
+/// Whether the build options allow non-uniform work-groups (OpenCL 2.0+
+/// without -cl-uniform-work-group-size).
+pub fn allows_non_uniform(options: &str) -> bool {
+    let mut std2 = false;
+    for o in options.split_whitespace() {
+        if let Some(v) = o.strip_prefix("-cl-std=") {
+            std2 = matches!(v, "CL2.0" | "CL3.0" | "CLC++" | "CLC++1.0" | "CLC++2021");
+        }
+        if o == "-cl-uniform-work-group-size" {
+            return false;
+        }
+    }
+    std2
+}
+
+/// Picks a work-group size that divides `global` (uniform groups) for a
+/// NULL local size: per dimension the largest divisor of the global size
+/// up to 256 (1D), 16×16 (2D) or 8×8×4 (3D), within the device's item
+/// sizes and `limit` work-items in all.
+pub fn choose_local_size(
+    work_dim: usize,
+    global: &[usize; 3],
+    limit: usize,
+    limits: &DeviceLimits,
+) -> [usize; 3] {
+    let caps: [usize; 3] = match work_dim {
+        1 => [256, 1, 1],
+        2 => [16, 16, 1],
+        _ => [8, 8, 4],
+    };
+    let max_items = limits.max_work_item_sizes;
+    let mut budget = limit.min(limits.max_work_group_size).max(1);
+    let mut local = [1usize; 3];
+    for d in 0..work_dim {
+        let cap = caps[d].min(max_items[d]).min(budget).max(1);
+        let best = (1..=cap)
+            .rev()
+            .find(|l| global[d].is_multiple_of(*l))
+            .unwrap_or(1);
+        local[d] = best;
+        budget /= best;
+    }
+    local
+}
+
+/// The launch's work-group size: `local` as given (checked against the
+/// device and the kernel), or for a NULL local size the required one or
+/// [`choose_local_size`]'s.
+pub fn local_size(
+    work_dim: usize,
+    global: &[usize; 3],
+    local: Option<[usize; 3]>,
+    rules: &GroupRules,
+    limits: &DeviceLimits,
+) -> CLResult<[usize; 3]> {
+    let wd = work_dim;
+    match local {
+        Some(l) => {
+            let max_items = limits.max_work_item_sizes;
+            if (0..wd).any(|d| l[d] == 0 || l[d] > max_items[d]) {
+                return Err(CL_INVALID_WORK_ITEM_SIZE);
+            }
+            if let Some(r) = rules.required {
+                if (0..3).any(|d| r[d] as usize != l[d]) {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+            }
+            if l[0] * l[1] * l[2] > rules.max_size {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            if !rules.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(l[d])) {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            Ok(l)
+        }
+        None => match rules.required {
+            Some(r) => {
+                let r = [r[0] as usize, r[1] as usize, r[2] as usize];
+                if !rules.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(r[d])) {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+                Ok(r)
+            }
+            None => Ok(choose_local_size(wd, global, rules.max_size, limits)),
+        },
+    }
+}
+
+/// One Vulkan dispatch of an NDRange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dispatch {
+    /// Group id of its first group in the NDRange (`RegionGroupOffset`).
+    pub group_offset: [u32; 3],
+    pub group_count: [u32; 3],
+    /// Its work-group size (smaller than the enqueued one in a partial
+    /// trailing group).
+    pub local: [u32; 3],
+}
+
+/// Splits an NDRange into dispatches: full groups in chunks Vulkan allows
+/// (at most `max_groups` per dimension), then the partial trailing group
+/// of each dimension (non-uniform NDRange).
+pub fn split(global: &[usize; 3], local: &[usize; 3], max_groups: [u32; 3]) -> Vec<Dispatch> {
+    // Per dimension: list of (group offset, group count, local size).
+    let mut segs: Vec<Vec<(u32, u32, u32)>> = Vec::new();
+    for d in 0..3 {
+        let mut v = Vec::new();
+        let full = (global[d] / local[d]) as u64;
+        let mut start = 0u64;
+        while start < full {
+            let n = (full - start).min(max_groups[d] as u64);
+            v.push((start as u32, n as u32, local[d] as u32));
+            start += n;
+        }
+        let rem = global[d] % local[d];
+        if rem != 0 {
+            v.push((full as u32, 1, rem as u32));
+        }
+        segs.push(v);
+    }
+    let mut out = Vec::new();
+    for x in &segs[0] {
+        for y in &segs[1] {
+            for z in &segs[2] {
+                out.push(Dispatch {
+                    group_offset: [x.0, y.0, z.0],
+                    group_count: [x.1, y.1, z.1],
+                    local: [x.2, y.2, z.2],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A kernel argument's value as the layout needs it, resolved by the
+/// object model from what clSetKernelArg set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgData<'a> {
+    /// A global/constant buffer: `None` for NULL, else the device address
+    /// of its first byte on the launch's device (physical addressing; any
+    /// value for a buffer bound as a descriptor).
+    Buffer(Option<u64>),
+    /// POD bytes as given.
+    Pod(&'a [u8]),
+    /// A `__local` pointer: its size in bytes.
+    Local(usize),
+    /// An image: its `CL_*` channel order and data type.
+    Image {
+        channel_order: u32,
+        channel_data_type: u32,
+    },
+    /// A sampler: its OpenCL C literal encoding (`sampler_bits`).
+    Sampler(u32),
+}
+
+/// One POD binding's bytes (descriptor addressing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodBinding {
+    pub binding: u32,
+    pub kind: DescriptorKind,
+    pub bytes: Vec<u8>,
+}
+
+/// The argument bytes of a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgLayout {
+    /// The push constants (`push_constant_size` rounded up to whole
+    /// words): the argument block where it fits there; the implicit
+    /// fields are written later ([`write_implicit`]).
+    pub push: Vec<u8>,
+    /// Physical addressing with an argument buffer: its bytes (the
+    /// spilled image/sampler fields included), which the caller uploads,
+    /// writing the buffer's address with [`ArgLayout::set_arg_buffer_address`].
+    pub arg_buffer: Option<Vec<u8>>,
+    /// Descriptor addressing: the POD bindings' bytes, in binding order of
+    /// first use (the spilled image/sampler fields' binding last).
+    pub pods: Vec<PodBinding>,
+    /// The `__local` pointer arguments' specialization constants (SpecId,
+    /// size in bytes).
+    pub local_spec: Vec<(u32, u32)>,
+}
+
+impl ArgLayout {
+    /// Writes the argument buffer's device address into the push constants.
+    pub fn set_arg_buffer_address(&mut self, k: &KernelAbi, address: u64) {
+        if let Some(ab) = k.arg_buffer {
+            put(&mut self.push, ab.address_offset, &address.to_le_bytes());
+        }
+    }
+}
+
+/// Adds `bytes` at `d.offset` of the POD binding `d` (made on first use).
+fn add_pod(pods: &mut Vec<PodBinding>, d: compiler::ArgDescriptor, bytes: &[u8]) {
+    let i = match pods.iter().position(|p| p.binding == d.binding) {
+        Some(i) => i,
+        None => {
+            pods.push(PodBinding {
+                binding: d.binding,
+                kind: d.kind,
+                bytes: Vec::new(),
+            });
+            pods.len() - 1
+        }
+    };
+    let data = &mut pods[i].bytes;
+    let end = d.offset as usize + bytes.len();
+    if data.len() < end {
+        data.resize(end, 0);
+    }
+    data[d.offset as usize..end].copy_from_slice(bytes);
+}
+
+fn put(bytes: &mut [u8], offset: u32, src: &[u8]) {
+    let o = offset as usize;
+    bytes[o..o + src.len()].copy_from_slice(src);
+}
+
+/// The value of an image or sampler implicit field: the image argument's
+/// channel order or data type, the sampler argument's OpenCL bits.
+fn image_field(field: ImplicitField, args: &[ArgData]) -> CLResult<u32> {
+    match field {
+        ImplicitField::ImageChannelOrder(n) | ImplicitField::ImageChannelDataType(n) => {
+            let Some(ArgData::Image {
+                channel_order,
+                channel_data_type,
+            }) = args.get(n as usize)
+            else {
+                return Err(CL_INVALID_KERNEL_ARGS);
+            };
+            Ok(if matches!(field, ImplicitField::ImageChannelOrder(_)) {
+                *channel_order
+            } else {
+                *channel_data_type
+            })
+        }
+        ImplicitField::SamplerValue(n) => match args.get(n as usize) {
+            Some(ArgData::Sampler(bits)) => Ok(*bits),
+            _ => Err(CL_INVALID_KERNEL_ARGS),
+        },
+        _ => Err(CL_INVALID_KERNEL_ARGS),
+    }
+}
+
+/// Writes the image/sampler fields an argument buffer keeps
+/// (`ArgBuffer::implicit`) at their offsets in `dst`.
+fn put_spilled_fields(dst: &mut [u8], ab: &compiler::ArgBuffer, args: &[ArgData]) -> CLResult<()> {
+    for &(field, off) in &ab.implicit {
+        put(dst, off, &image_field(field, args)?.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Lays out `args` (one per kernel argument, in order) per the kernel's
+/// ABI: buffer addresses and POD bytes in the argument block (push
+/// constants or argument buffer) or in POD bindings, `__local` sizes as
+/// specialization constants. CL_INVALID_KERNEL_ARGS when a value does not
+/// match its argument's kind.
+pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
+    if args.len() != k.args.len() {
+        return Err(CL_INVALID_KERNEL_ARGS);
+    }
+    let mut push = vec![0u8; (k.push_constant_size as usize).next_multiple_of(4)];
+    let block_size = k
+        .arg_buffer
+        .filter(|b| b.descriptor.is_none())
+        .map(|b| b.size as usize)
+        .unwrap_or(push.len());
+    let mut block = vec![0u8; block_size];
+    let mut pods = Vec::new();
+    let mut local_spec = Vec::new();
+    for (a, v) in k.args.iter().zip(args) {
+        match (a.kind, v) {
+            (ArgKind::Image { .. }, ArgData::Image { .. })
+            | (ArgKind::Sampler { .. }, ArgData::Sampler(_)) => {}
+            (ArgKind::Buffer, ArgData::Buffer(address)) => {
+                if a.descriptor.is_none() {
+                    put(&mut block, a.offset, &address.unwrap_or(0).to_le_bytes());
+                }
+            }
+            (ArgKind::Pod, ArgData::Pod(bytes)) => match a.descriptor {
+                Some(d) => add_pod(&mut pods, d, bytes),
+                None => put(&mut block, a.offset, bytes),
+            },
+            (ArgKind::LocalPointer { spec_id }, ArgData::Local(n)) => {
+                local_spec.push((spec_id, *n as u32))
+            }
+            _ => return Err(CL_INVALID_KERNEL_ARGS),
+        }
+    }
+    // Descriptor addressing: the spilled image/sampler fields go into a
+    // POD binding of their own.
+    if let Some(ab) = k.arg_buffer {
+        if let Some(d) = ab.descriptor {
+            let mut fields = vec![0u8; ab.size as usize];
+            put_spilled_fields(&mut fields, ab, args)?;
+            add_pod(&mut pods, d, &fields);
+        }
+    }
+    let arg_buffer = match k.arg_buffer {
+        Some(ab) if ab.descriptor.is_none() => {
+            // Image/sampler fields kept in the buffer (many such arguments).
+            put_spilled_fields(&mut block, ab, args)?;
+            Some(block)
+        }
+        _ => {
+            push[..block.len()].copy_from_slice(&block);
+            None
+        }
+    };
+    Ok(ArgLayout {
+        push,
+        arg_buffer,
+        pods,
+        local_spec,
+    })
+}
+
+/// Where each POD binding goes in one upload of `total` bytes: (offset,
+/// size) per binding, each at a multiple of `align`, sized as the kernel
+/// declares it (whole words, or 16-byte elements for uniform buffers; at
+/// least one). Returns the layout and `total`.
+pub fn pod_layout(pods: &[PodBinding], align: u64) -> (Vec<(u64, u64)>, u64) {
+    let mut layout = Vec::with_capacity(pods.len());
+    let mut total = 0u64;
+    for p in pods {
+        let unit = if p.kind == DescriptorKind::PodUbo {
+            16
+        } else {
+            4
+        };
+        let size = (p.bytes.len() as u64).div_ceil(unit).max(1) * unit;
+        total = total.next_multiple_of(align);
+        layout.push((total, size));
+        total += size;
+    }
+    (layout, total)
+}
+
+/// Device addresses the implicit fields may carry (0 where absent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchAddresses {
+    /// The program's global-variable buffer.
+    pub global_vars: u64,
+    /// This launch's printf buffer.
+    pub printf: u64,
+}
+
+/// Writes the kernel's implicit fields (`Kernel::implicit`) into `push`,
+/// except the per-dispatch `RegionGroupOffset`s, returned as (dimension,
+/// byte offset) for [`plan_dispatches`].
+pub fn write_implicit(
+    k: &KernelAbi,
+    range: &NdRange,
+    addresses: &LaunchAddresses,
+    args: &[ArgData],
+    push: &mut [u8],
+) -> CLResult<Vec<(usize, u32)>> {
+    let num_groups = range.num_groups();
+    let mut region_offsets = Vec::new();
+    for (field, off) in k.implicit {
+        let v = match *field {
+            ImplicitField::GlobalOffset(d) => range.offset[d as usize] as u32,
+            ImplicitField::GlobalSize(d) => range.global[d as usize] as u32,
+            ImplicitField::NumGroups(d) => num_groups[d as usize] as u32,
+            ImplicitField::WorkDim => range.work_dim,
+            ImplicitField::RegionGroupOffset(d) => {
+                region_offsets.push((d as usize, *off));
+                0
+            }
+            ImplicitField::GlobalVariables(w) => {
+                (addresses.global_vars >> (32 * u32::from(w))) as u32
+            }
+            ImplicitField::PrintfBuffer(w) => (addresses.printf >> (32 * u32::from(w))) as u32,
+            ImplicitField::ImageChannelOrder(_)
+            | ImplicitField::ImageChannelDataType(_)
+            | ImplicitField::SamplerValue(_) => image_field(*field, args)?,
+            ImplicitField::NullBufferArgs(w) => {
+                let base = 32 * w as usize;
+                (0..32)
+                    .filter(|k| matches!(args.get(base + k), Some(ArgData::Buffer(None))))
+                    .fold(0u32, |m, k| m | 1 << k)
+            }
+        };
+        put(push, *off, &v.to_le_bytes());
+    }
+    Ok(region_offsets)
+}
+
+/// One dispatch as recorded: the pipeline's specialization, its push
+/// constants and its group counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DispatchPlan {
+    /// (SpecId, value): this dispatch's work-group size (0–2), the
+    /// enqueued one (3–5), then the `__local` sizes.
+    pub spec: Vec<(u32, u32)>,
+    pub push: Vec<u8>,
+    pub group_count: [u32; 3],
+}
+
+/// The dispatches of `range` ([`split`] by `max_groups`), each with its
+/// specialization constants and `push` with its `RegionGroupOffset`s
+/// (`region_offsets` from [`write_implicit`]).
+pub fn plan_dispatches(
+    range: &NdRange,
+    max_groups: [u32; 3],
+    push: &[u8],
+    region_offsets: &[(usize, u32)],
+    local_spec: &[(u32, u32)],
+) -> Vec<DispatchPlan> {
+    let local = range.local;
+    split(&range.global, &local, max_groups)
+        .iter()
+        .map(|d| {
+            let mut spec = vec![
+                (0, d.local[0]),
+                (1, d.local[1]),
+                (2, d.local[2]),
+                (3, local[0] as u32),
+                (4, local[1] as u32),
+                (5, local[2] as u32),
+            ];
+            spec.extend_from_slice(local_spec);
+            let mut pc = push.to_vec();
+            for (dim, off) in region_offsets {
+                put(&mut pc, *off, &d.group_offset[*dim].to_le_bytes());
+            }
+            DispatchPlan {
+                spec,
+                push: pc,
+                group_count: d.group_count,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
