@@ -23,11 +23,13 @@
 //! caps match exactly and the checksum holds, so a stale or corrupted
 //! binary is refused (CL_INVALID_BINARY) rather than handed to the driver.
 
-use crate::{
+use crate::abi::{
     AccessQualifier, AddressQualifier, Addressing, ArgBuffer, ArgDescriptor, ArgKind,
-    DescriptorKind, DescriptorOptions, DeviceCaps, GlobalVariables, ImageDescriptor, ImageDim,
-    ImplicitField, Kernel, KernelArg, PrintfArg, PrintfArgKind, PrintfCall, Program,
+    DescriptorKind, DescriptorOptions, GlobalVariables, ImageDescriptor, ImageDim, ImplicitField,
+    KernelArg, PrintfArg, PrintfArgKind, PrintfCall,
 };
+use crate::caps::DeviceCaps;
+use crate::program::{Kernel, Program};
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
@@ -531,8 +533,8 @@ impl<'a> Reader<'a> {
             fused_fma64: self.bool()?,
             fused_fma32: self.bool()?,
             denorms32: self.bool()?,
-            preserve_denorms: crate::FloatWidths(self.u8()?),
-            preserve_inf_nan: crate::FloatWidths(self.u8()?),
+            preserve_denorms: crate::caps::FloatWidths(self.u8()?),
+            preserve_inf_nan: crate::caps::FloatWidths(self.u8()?),
             rmw_ordering: self.bool()?,
             vulkan_memory_model: self.bool()?,
             loop_limiter: self.bool()?,

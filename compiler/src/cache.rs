@@ -23,8 +23,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use crate::binary::{decode_binary, encode_binary, Binary, BinaryContent};
+use crate::caps::DeviceCaps;
+use crate::program::Program;
 use crate::tools::{CLANG, LIBCLC, LLVM_EXTRACT, LLVM_LINK, LLVM_SPIRV, SPIRV_VAL};
-use crate::{DeviceCaps, Program};
 
 /// Above this many bytes of cached programs, trim to [`TRIM_TO`].
 pub const LIMIT: u64 = 512 << 20;
@@ -225,7 +226,7 @@ mod tests {
 
     fn caps() -> DeviceCaps {
         DeviceCaps {
-            addressing: crate::Addressing::Physical,
+            addressing: crate::abi::Addressing::Physical,
             max_push_constant_size: 128,
             fp64: true,
             fp16: false,

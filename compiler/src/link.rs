@@ -21,10 +21,12 @@
 
 use std::ffi::OsStr;
 
+use crate::caps::DeviceCaps;
+use crate::error::BuildError;
 use crate::frontend::{self, parse_build_options};
 use crate::pipeline;
+use crate::program::Program;
 use crate::tools::{self, run_tool, ScratchDir};
-use crate::{BuildError, DeviceCaps, Program};
 
 /// A compiled object or a library: LLVM bitcode.
 #[derive(Clone, Debug)]

@@ -1,6 +1,7 @@
-//! The build pipeline behind `build_source` / `build_il`: front end (for
-//! IL, only `frontend::il_math` where it calls libclc's math), then per
-//! kernel lower → structurize → validate → reflect.
+//! The build pipeline: the public `build_source` / `build_il` (through the
+//! on-disk cache, `cache`), then front end (for IL, only
+//! `frontend::il_math` where it calls libclc's math), the module-level
+//! passes, and per kernel lower → validate → reflect (`build_module`).
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -8,6 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
+use crate::abi::Addressing;
+use crate::cache;
+use crate::caps::DeviceCaps;
+use crate::error::BuildError;
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
@@ -16,8 +21,51 @@ use crate::passes::{
     async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, loop_limit,
     lower, specialize, srem_via_sdiv, structurize, validate,
 };
+use crate::program::Program;
 use crate::tools::{self, ScratchDir};
-use crate::{Addressing, BuildError, DeviceCaps, Program};
+
+/// Builds an OpenCL C program (clCreateProgramWithSource + clBuildProgram):
+/// every kernel of `source` becomes its own Vulkan module.
+///
+/// `options` are the application's build options (`-D`, `-I`, `-cl-std=`,
+/// `-cl-fast-relaxed-math`, ...); ferrocl's target options
+/// (`-ferrocl-addressing=`, `-pod-ubo`, `-cluster-pod-kernel-args`)
+/// override `caps` ([`target_caps`](crate::target_caps)). Thread-safe;
+/// never panics.
+pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let caps = &frontend::target_caps(options, caps)?;
+    cached(cache::Input::Source(source), options, caps, || {
+        guard(|| source_program(source, options, caps))
+    })
+}
+
+/// Builds a program from OpenCL (Kernel-flavour) SPIR-V
+/// (clCreateProgramWithIL + clBuildProgram). Thread-safe; never panics.
+pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let caps = &frontend::target_caps(options, caps)?;
+    cached(cache::Input::Il(spirv), options, caps, || {
+        guard(|| il_program(spirv, options, caps))
+    })
+}
+
+/// `build` through the on-disk cache (`cache`): a hit skips the whole
+/// pipeline; a successful miss is stored.
+fn cached(
+    input: cache::Input,
+    options: &str,
+    caps: &DeviceCaps,
+    build: impl FnOnce() -> Result<Program, BuildError>,
+) -> Result<Program, BuildError> {
+    let entry = cache::Entry::new(&input, options, caps);
+    if let Some(p) = entry.as_ref().and_then(|e| e.load(caps)) {
+        return Ok(p);
+    }
+    let p = build()?;
+    if let Some(e) = &entry {
+        e.store(&p, options, caps);
+    }
+    Ok(p)
+}
 
 /// Runs `f`, turning a panic into an "internal compiler error".
 pub fn guard<T>(f: impl FnOnce() -> Result<T, BuildError>) -> Result<T, BuildError> {
@@ -34,7 +82,8 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T, BuildError>) -> Result<T, BuildErr
     }
 }
 
-pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+/// `build_source` without the cache and the panic guard.
+fn source_program(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
     let opts = frontend::parse_build_options(options, caps)?;
     check_caps(caps)?;
     let scratch = ScratchDir::new()?;
@@ -64,7 +113,8 @@ pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Pr
     Ok(program)
 }
 
-pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+/// `build_il` without the cache and the panic guard.
+fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
     // Options that make sense for IL are the same set; -D/-I have no
     // effect, the math flags select libclc's functions as for source.
     let opts = frontend::parse_build_options(options, caps)?;

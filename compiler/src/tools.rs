@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::BuildError;
+use crate::error::BuildError;
 
 /// One external tool: its default path (vendor.json) and the environment
 /// variable that overrides it.

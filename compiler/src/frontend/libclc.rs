@@ -189,8 +189,8 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
+use crate::error::BuildError;
 use crate::tools::{self, run_tool, ScratchDir};
-use crate::BuildError;
 
 /// The builtins whose double (and float, [`float_builtin`]) overloads come
 /// from libclc.
@@ -291,7 +291,7 @@ pub struct MathOptions {
 
 impl MathOptions {
     /// The options of a build for `caps`; `relaxed` from the build options.
-    pub fn new(caps: &crate::DeviceCaps, relaxed: bool) -> MathOptions {
+    pub fn new(caps: &crate::caps::DeviceCaps, relaxed: bool) -> MathOptions {
         MathOptions {
             soft_fma64: caps.fp64 && !caps.fused_fma64,
             soft_fma32: !caps.fused_fma32,

@@ -17,8 +17,8 @@ pub use options::{
 use std::collections::HashMap;
 use std::ffi::OsStr;
 
+use crate::error::BuildError;
 use crate::tools::{self, run_tool, ScratchDir};
-use crate::BuildError;
 
 /// The name the source file has in diagnostics ("input.cl:3:5: error: ...").
 pub const SOURCE_NAME: &str = "input.cl";
