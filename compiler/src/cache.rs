@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use crate::binary::{decode_binary, encode_binary, Binary, BinaryContent};
+use crate::backend::binary::{decode_binary, encode_binary, Binary, BinaryContent};
 use crate::caps::DeviceCaps;
 use crate::program::Program;
 use crate::tools::{CLANG, LIBCLC, LLVM_EXTRACT, LLVM_LINK, LLVM_SPIRV, SPIRV_VAL};

@@ -32,32 +32,30 @@
 //! `3-<kernel>-lowered.spv`).
 
 pub mod abi;
-mod binary;
+mod backend;
 pub mod cache;
 mod caps;
-pub mod descriptor_map;
 mod error;
 mod frontend;
 mod link;
 mod passes;
 mod pipeline;
 mod program;
-mod reflect;
-mod spec_constants;
 mod tools;
 
 // The public API.
 pub use abi::*;
-pub use binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
+pub use backend::binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
+pub use backend::descriptor_map;
 pub use caps::{
     DeviceCaps, FloatWidths, SUBGROUP_ARITHMETIC, SUBGROUP_BALLOT, SUBGROUP_BASIC,
     SUBGROUP_CLUSTERED, SUBGROUP_SHUFFLE, SUBGROUP_SHUFFLE_RELATIVE, SUBGROUP_VOTE,
 };
 pub use error::BuildError;
+pub use frontend::spec_constants::{freeze_spec_constants, spec_constant_sizes};
 pub use frontend::target_caps;
 pub use link::{
     compile_il, compile_source, link_objects, parse_link_options, LinkOptions, Linked, Object,
 };
 pub use pipeline::{build_il, build_source};
 pub use program::{Kernel, Program};
-pub use spec_constants::{freeze_spec_constants, spec_constant_sizes};

@@ -10,6 +10,7 @@ use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
 use crate::abi::Addressing;
+use crate::backend::{reflect, validate};
 use crate::cache;
 use crate::caps::DeviceCaps;
 use crate::error::BuildError;
@@ -19,7 +20,7 @@ use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
     async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, loop_limit,
-    lower, specialize, srem_via_sdiv, structurize, validate,
+    lower, specialize, srem_via_sdiv, structurize,
 };
 use crate::program::Program;
 use crate::tools::{self, ScratchDir};
@@ -227,7 +228,7 @@ pub(crate) fn build_module(
         tools::dump_words(&format!("3-{short}-lowered.spv"), &words);
         validate::validate_module(&words, &name, i, scratch)?;
         let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
-        let mut kernel = crate::reflect::reflect_kernel(&name, &lowered, words, md);
+        let mut kernel = reflect::reflect_kernel(&name, &lowered, words, md);
         kernel.loop_status = loop_status;
         kernels.push(kernel);
     }

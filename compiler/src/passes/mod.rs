@@ -16,4 +16,3 @@ pub mod specialize;
 pub mod srem_via_sdiv;
 pub mod structurize;
 pub mod types;
-pub mod validate;
