@@ -1,40 +1,51 @@
 //! ferrocl's compiler: OpenCL C (or OpenCL SPIR-V) to Vulkan compute SPIR-V
 //! plus the reflection the runtime needs (see `abi` for the kernel ABI).
 //!
-//! Pipeline (DESIGN §4), each stage a function in its own module:
+//! Pipeline (DESIGN §4; `pipeline::build_module` after the front end), each
+//! stage a function in its own module:
 //!
 //! 1. `frontend::compile_opencl_c`: clang-15 → LLVM IR (+ kernel argument
-//!    metadata) → llvm-spirv-15 → Kernel SPIR-V (`build_il` starts after it,
-//!    IL that calls libclc's math taking `frontend::il_math`'s round trip
-//!    through LLVM IR first);
-//! 2. `passes::structurize::structurize_cfgs` (spirt): structured control
-//!    flow, on the Kernel module — the lowering keeps the control flow as
-//!    it is;
+//!    metadata), libclc's math linked in (`frontend::libclc`) →
+//!    llvm-spirv-15 → Kernel SPIR-V (`build_il` starts after it, IL that
+//!    calls libclc's math taking `frontend::il_math`'s round trip through
+//!    LLVM IR first);
+//! 2. module-level passes on the Kernel module (`passes`: integer widths,
+//!    builtin variables, global variables, async copies, ...), then
+//!    `passes::structurize::structurize_cfgs` (spirt): structured control
+//!    flow — the lowering keeps the control flow as it is;
 //! 3. `passes::specialize::specialize_address_spaces`: clones functions
 //!    called with pointers into different address spaces;
 //! 4. per kernel, `passes::lower::lower_kernel`: the Vulkan module
 //!    (pointers as integers, kernel ABI of `abi`, OpenCL builtins);
 //!    then, where `DeviceCaps::loop_limiter` says the driver cuts long
 //!    loops, `passes::loop_limit::guard_loop_limit`;
-//! 5. `passes::validate::validate_module`: spirv-val, Vulkan 1.2;
-//! 6. `reflect::reflect_kernel`.
+//! 5. `backend::validate::validate_module`: spirv-val, Vulkan 1.2;
+//! 6. `backend::reflect::reflect_kernel`.
+//!
+//! Layout: the front end in `frontend/`, the passes on SPIR-V in
+//! `passes/`, the back end (validation, reflection, ferrocl's program
+//! binary format `backend::binary`, clspv-style descriptor maps
+//! `descriptor_map`) in `backend/`; the drivers at the top: `pipeline`
+//! (`build_source`, `build_il`) and `link` (separate compilation:
+//! `compile_source`, `compile_il`, `link_objects`; LLVM bitcode objects
+//! and libraries, llvm-link-15), with the types they share: `caps`
+//! (`DeviceCaps`), `program` (`Program`, `Kernel`), `error`
+//! (`BuildError`), and `cache` (the on-disk cache of built programs).
 //!
 //! `DeviceCaps::addressing` picks the address format of global pointers
-//! (physical or descriptor, `abi`); `descriptor_map` writes clspv-style
-//! descriptor maps for descriptor-addressed programs.
+//! (physical or descriptor, `abi`).
 //!
-//! Separate compilation (`compile_source`, `compile_il`, `link_objects`: LLVM bitcode
-//! objects and libraries, llvm-link-15) is in `link`; ferrocl's program
-//! binary format in `binary`.
-//!
-//! Debug switch: `FERROCL_DUMP=<dir>` writes the module after every stage
-//! (`0-frontend.ll`, `1-llvm-spirv.spv`, `2-structurized.spv`,
-//! `3-<kernel>-lowered.spv`).
+//! Debug switch: `FERROCL_DUMP=<dir>` writes the output of every pass that
+//! runs, changed or not, as `NN-<pass>.ll` / `NN-<pass>.spv` (per kernel
+//! `NN-<kernel>-<pass>.spv`), `NN` the pass's fixed sequence number
+//! (`dump` lists them: `00-compile_to_bitcode.ll` ...
+//! `21-<kernel>-guard_loop_limit.spv`).
 
 pub mod abi;
 mod backend;
 pub mod cache;
 mod caps;
+mod dump;
 mod error;
 mod frontend;
 mod link;
@@ -43,7 +54,8 @@ mod pipeline;
 mod program;
 mod tools;
 
-// The public API.
+// The public API. (Modules that still import from the crate root, such as
+// `crate::DeviceCaps` or `crate::ImplicitField`, use these paths too.)
 pub use abi::*;
 pub use backend::binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
 pub use backend::descriptor_map;

@@ -115,22 +115,6 @@ impl Drop for ScratchDir {
     }
 }
 
-/// `FERROCL_DUMP=<dir>`: writes `bytes` as `<dir>/<name>` (best effort).
-pub fn dump(name: &str, bytes: &[u8]) {
-    if let Some(dir) = std::env::var_os("FERROCL_DUMP") {
-        let dir = PathBuf::from(dir);
-        let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(dir.join(name), bytes);
-    }
-}
-
-/// `FERROCL_DUMP` helper for a module given as words.
-pub fn dump_words(name: &str, words: &[u32]) {
-    if std::env::var_os("FERROCL_DUMP").is_some() {
-        dump(name, &words_to_bytes(words));
-    }
-}
-
 pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }

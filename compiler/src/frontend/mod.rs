@@ -18,6 +18,7 @@ pub use options::{
 use std::collections::HashMap;
 use std::ffi::OsStr;
 
+use crate::dump::{self, Pass};
 use crate::error::BuildError;
 use crate::tools::{self, run_tool, ScratchDir};
 
@@ -109,7 +110,7 @@ pub fn compile_opencl_c(
         write_bitcode(scratch, &linked, opts)?;
     }
     let spirv = translate_bitcode(scratch)?;
-    tools::dump("1-llvm-spirv.spv", &spirv);
+    dump::spirv(Pass::TranslateBitcode, &spirv);
     Ok(FrontendOutput {
         spirv,
         arg_metadata,
@@ -230,7 +231,7 @@ pub fn compile_to_bitcode(
     if fixes.native_widths || fixes.inline_definitions {
         ll = reoptimize(scratch, &args, fixes)?;
     }
-    tools::dump("0-frontend.ll", ll.as_bytes());
+    dump::ir(Pass::CompileToBitcode, &ll);
     let ll = rotate::define_rotates(&remove_freeze(&ll));
     write_bitcode(scratch, &ll, opts)?;
     Ok((ll, log))

@@ -200,8 +200,9 @@ mod wrappers;
 
 use std::collections::HashMap;
 
+use crate::dump::{self, Pass};
 use crate::error::BuildError;
-use crate::tools::{self, ScratchDir};
+use crate::tools::ScratchDir;
 use ir::{datalayout, set_datalayout};
 use ir::{declared_name, demangle_base, first_param_is, first_param_is_double, rename_symbols};
 use library::library_module;
@@ -414,9 +415,7 @@ pub fn link_math(
             linked = Some(l);
         }
     }
-    if let Some(l) = &linked {
-        tools::dump("0-libclc-linked.ll", l.as_bytes());
-    }
+    dump::ir(Pass::LinkMath, linked.as_deref().unwrap_or(ll));
     Ok(linked)
 }
 
