@@ -3,8 +3,9 @@
 //!
 //! One file per build under `<cache dir>/programs/`, named by a 128-bit
 //! hash of the key material and holding that material in full, then the
-//! executable in ferrocl's binary format (`binary`). A hit must match the
-//! key byte for byte, so a hash collision can only cost a rebuild.
+//! executable in ferrocl's binary format (`backend::binary`). A hit must
+//! match the key byte for byte, so a hash collision can only cost a
+//! rebuild.
 //!
 //! The key: the compiler's own source fingerprint (build.rs; any change
 //! to the compiler invalidates every entry), the identity (path, size,
@@ -22,9 +23,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use crate::binary::{decode_binary, encode_binary, Binary, BinaryContent};
+use crate::backend::binary::{decode_binary, encode_binary, Binary, BinaryContent};
+use crate::caps::DeviceCaps;
+use crate::program::Program;
 use crate::tools::{CLANG, LIBCLC, LLVM_EXTRACT, LLVM_LINK, LLVM_SPIRV, SPIRV_VAL};
-use crate::{DeviceCaps, Program};
 
 /// Above this many bytes of cached programs, trim to [`TRIM_TO`].
 pub const LIMIT: u64 = 512 << 20;
@@ -96,9 +98,7 @@ fn name(key: &[u8]) -> String {
 impl Entry {
     /// The entry for building `input` with `options` for `caps`.
     pub fn new(input: &Input, options: &str, caps: &DeviceCaps) -> Option<Entry> {
-        if std::env::var_os("FERROCL_NO_COMPILE_CACHE").is_some()
-            || std::env::var_os("FERROCL_DUMP").is_some()
-        {
+        if std::env::var_os("FERROCL_NO_COMPILE_CACHE").is_some() || crate::dump::enabled() {
             return None;
         }
         if options.contains("-I") {
@@ -225,7 +225,7 @@ mod tests {
 
     fn caps() -> DeviceCaps {
         DeviceCaps {
-            addressing: crate::Addressing::Physical,
+            addressing: crate::abi::Addressing::Physical,
             max_push_constant_size: 128,
             fp64: true,
             fp16: false,

@@ -21,10 +21,13 @@
 
 use std::ffi::OsStr;
 
+use crate::caps::DeviceCaps;
+use crate::dump::{self, Pass};
+use crate::error::BuildError;
 use crate::frontend::{self, parse_build_options};
 use crate::pipeline;
+use crate::program::Program;
 use crate::tools::{self, run_tool, ScratchDir};
-use crate::{BuildError, DeviceCaps, Program};
 
 /// A compiled object or a library: LLVM bitcode.
 #[derive(Clone, Debug)]
@@ -250,7 +253,7 @@ pub fn link_objects(
             }
             return Err(BuildError::failure(msg));
         }
-        tools::dump("0-linked.ll", ll.as_bytes());
+        dump::ir(Pass::LinkObjects, &ll);
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
         let ll = frontend::remove_freeze(&ll);
         let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
@@ -259,7 +262,7 @@ pub fn link_objects(
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
         frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;
         let spirv = frontend::translate_bitcode(&scratch)?;
-        tools::dump("1-llvm-spirv.spv", &spirv);
+        dump::spirv(Pass::TranslateBitcode, &spirv);
         let program =
             pipeline::build_module(&spirv, Some(&arg_metadata), log, caps, &scratch, None)?;
         Ok(Linked::Executable(program))

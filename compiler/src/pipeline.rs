@@ -1,6 +1,7 @@
-//! The build pipeline behind `build_source` / `build_il`: front end (for
-//! IL, only `frontend::il_math` where it calls libclc's math), then per
-//! kernel lower → structurize → validate → reflect.
+//! The build pipeline: the public `build_source` / `build_il` (through the
+//! on-disk cache, `cache`), then front end (for IL, only
+//! `frontend::il_math` where it calls libclc's math), the module-level
+//! passes, and per kernel lower → validate → reflect (`build_module`).
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -8,16 +9,65 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use rspirv::binary::Assemble;
 use rspirv::spirv::Op;
 
+use crate::abi::Addressing;
+use crate::backend::{reflect, validate};
+use crate::cache;
+use crate::caps::DeviceCaps;
+use crate::dump::{self, Pass};
+use crate::error::BuildError;
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
     async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, loop_limit,
-    lower, specialize, srem_via_sdiv, structurize, validate,
+    lower, specialize, srem_via_sdiv, structurize,
 };
+use crate::program::Program;
 use crate::tools::{self, ScratchDir};
-use crate::{Addressing, BuildError, DeviceCaps, Program};
+
+/// Builds an OpenCL C program (clCreateProgramWithSource + clBuildProgram):
+/// every kernel of `source` becomes its own Vulkan module.
+///
+/// `options` are the application's build options (`-D`, `-I`, `-cl-std=`,
+/// `-cl-fast-relaxed-math`, ...); ferrocl's target options
+/// (`-ferrocl-addressing=`, `-pod-ubo`, `-cluster-pod-kernel-args`)
+/// override `caps` ([`target_caps`](crate::target_caps)). Thread-safe;
+/// never panics.
+pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let caps = &frontend::target_caps(options, caps)?;
+    cached(cache::Input::Source(source), options, caps, || {
+        guard(|| source_program(source, options, caps))
+    })
+}
+
+/// Builds a program from OpenCL (Kernel-flavour) SPIR-V
+/// (clCreateProgramWithIL + clBuildProgram). Thread-safe; never panics.
+pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let caps = &frontend::target_caps(options, caps)?;
+    cached(cache::Input::Il(spirv), options, caps, || {
+        guard(|| il_program(spirv, options, caps))
+    })
+}
+
+/// `build` through the on-disk cache (`cache`): a hit skips the whole
+/// pipeline; a successful miss is stored.
+fn cached(
+    input: cache::Input,
+    options: &str,
+    caps: &DeviceCaps,
+    build: impl FnOnce() -> Result<Program, BuildError>,
+) -> Result<Program, BuildError> {
+    let entry = cache::Entry::new(&input, options, caps);
+    if let Some(p) = entry.as_ref().and_then(|e| e.load(caps)) {
+        return Ok(p);
+    }
+    let p = build()?;
+    if let Some(e) = &entry {
+        e.store(&p, options, caps);
+    }
+    Ok(p)
+}
 
 /// Runs `f`, turning a panic into an "internal compiler error".
 pub fn guard<T>(f: impl FnOnce() -> Result<T, BuildError>) -> Result<T, BuildError> {
@@ -34,7 +84,8 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T, BuildError>) -> Result<T, BuildErr
     }
 }
 
-pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+/// `build_source` without the cache and the panic guard.
+fn source_program(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
     let opts = frontend::parse_build_options(options, caps)?;
     check_caps(caps)?;
     let scratch = ScratchDir::new()?;
@@ -64,7 +115,8 @@ pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Pr
     Ok(program)
 }
 
-pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+/// `build_il` without the cache and the panic guard.
+fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
     // Options that make sense for IL are the same set; -D/-I have no
     // effect, the math flags select libclc's functions as for source.
     let opts = frontend::parse_build_options(options, caps)?;
@@ -73,6 +125,7 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
     // Irreducible control flow: made reducible through LLVM IR.
     let reducible = frontend::make_il_reducible(spirv, &scratch)?;
     let spirv = reducible.as_deref().unwrap_or(spirv);
+    dump::spirv(Pass::MakeIlReducible, spirv);
     // The OpenCL.std math the source path takes from libclc: linked
     // through a round trip to LLVM IR (`frontend::il_math`); modules that
     // need none keep their bytes.
@@ -81,11 +134,13 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
         None => Ok(None),
     };
     let log = opts.warnings;
-    match linked {
-        Ok(Some(linked)) => build_module(&linked, None, log, caps, &scratch, None),
-        Ok(None) => build_module(spirv, None, log, caps, &scratch, None),
-        Err(note) => build_module(spirv, None, log + &note, caps, &scratch, None),
-    }
+    let (spirv, log) = match &linked {
+        Ok(Some(linked)) => (&linked[..], log),
+        Ok(None) => (spirv, log),
+        Err(note) => (spirv, log + note),
+    };
+    dump::spirv(Pass::LinkIlMath, spirv);
+    build_module(spirv, None, log, caps, &scratch, None)
 }
 
 pub(crate) fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {
@@ -113,34 +168,42 @@ pub(crate) fn build_module(
     let words = tools::bytes_to_words(spirv)
         .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
     let words = strip_debug_ext_insts(&words);
+    dump::words(Pass::StripDebugExtInsts, None, &words);
     let words = dedupe_phi_parents(&words);
+    dump::words(Pass::DedupePhiParents, None, &words);
     let words = expand_decoration_groups(&words);
-    let words = run_word_pass(words, &log, "legalize_int_widths", legalize_int_widths)?;
+    dump::words(Pass::ExpandDecorationGroups, None, &words);
+    let words = run_word_pass(words, &log, Pass::LegalizeIntWidths, legalize_int_widths)?;
     let words = run_word_pass(
         words,
         &log,
-        "normalize_builtin_vars",
+        Pass::NormalizeBuiltinVars,
         normalize_builtin_vars,
     )?;
     let words = run_word_pass(
         words,
         &log,
-        "place_private_constants",
+        Pass::PlacePrivateConstants,
         place_private_constants,
     )?;
     let (words, global_variables) = global_vars::prepare_global_variables(&words)
         .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
+    dump::words(Pass::PrepareGlobalVariables, None, &words);
     let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;
+    dump::words(Pass::ExpandAsyncCopies, None, &words);
     // Structurize first: the lowering keeps the control flow as it is, and
     // spirt cannot read what the lowering adds (OpSpecConstantOp).
     let words = structurize::structurize_cfgs(&words).map_err(BuildError::internal)?;
-    tools::dump_words("2-structurized.spv", &words);
+    dump::words(Pass::StructurizeCfgs, None, &words);
     let mut module = rspirv::dr::load_words(&words)
         .map_err(|e| BuildError::failure(format!("cannot parse the SPIR-V module: {e}")))?;
     copy_byval_params::copy_byval_params(&mut module);
+    dump::module(Pass::CopyByvalParams, None, &module);
     specialize::specialize_address_spaces(&mut module, caps);
+    dump::module(Pass::SpecializeAddressSpaces, None, &module);
     if caps.images {
         image_args::specialize_image_calls(&mut module);
+        dump::module(Pass::SpecializeImageCalls, None, &module);
     }
     if !module.capabilities.iter().any(|c| {
         c.operands.first()
@@ -169,15 +232,21 @@ pub(crate) fn build_module(
                 };
                 BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
             })?;
+        let kernel = Some(name.as_str());
+        dump::module(Pass::LowerKernel, kernel, &lowered.module);
         srem_via_sdiv::srem_via_sdiv(&mut lowered.module);
+        dump::module(Pass::SremViaSdiv, kernel, &lowered.module);
         guard_int64_division::guard_int64_division(&mut lowered.module);
-        let loop_status = caps.loop_limiter && loop_limit::guard_loop_limit(&mut lowered.module);
+        dump::module(Pass::GuardInt64Division, kernel, &lowered.module);
+        let mut loop_status = false;
+        if caps.loop_limiter {
+            loop_status = loop_limit::guard_loop_limit(&mut lowered.module);
+            dump::module(Pass::GuardLoopLimit, kernel, &lowered.module);
+        }
         let words = lowered.module.assemble();
-        let short: String = name.chars().take(64).collect();
-        tools::dump_words(&format!("3-{short}-lowered.spv"), &words);
         validate::validate_module(&words, &name, i, scratch)?;
         let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
-        let mut kernel = crate::reflect::reflect_kernel(&name, &lowered, words, md);
+        let mut kernel = reflect::reflect_kernel(&name, &lowered, words, md);
         kernel.loop_status = loop_status;
         kernels.push(kernel);
     }
@@ -191,23 +260,22 @@ pub(crate) fn build_module(
 /// A pass on a module's words: `Ok(None)` where it has nothing to do.
 type WordPass = fn(&[u32]) -> Result<Option<Vec<u32>>, String>;
 
-/// Runs a pass on words that returns `None` where it has nothing to do,
-/// dumping its output (`1-<name>.spv`) where it did something; its error
-/// fails the build with the front end's log first.
+/// Runs `pass` (dumped as `name`) on words, where `None` means it has
+/// nothing to do; its error fails the build with the front end's log
+/// first.
 fn run_word_pass(
     words: Vec<u32>,
     log: &str,
-    name: &str,
+    name: Pass,
     pass: WordPass,
 ) -> Result<Vec<u32>, BuildError> {
-    match pass(&words) {
-        Ok(Some(out)) => {
-            tools::dump_words(&format!("1-{name}.spv"), &out);
-            Ok(out)
-        }
-        Ok(None) => Ok(words),
-        Err(e) => Err(BuildError::failure(format!("{log}error: {e}"))),
-    }
+    let out = match pass(&words) {
+        Ok(Some(out)) => out,
+        Ok(None) => words,
+        Err(e) => return Err(BuildError::failure(format!("{log}error: {e}"))),
+    };
+    dump::words(name, None, &out);
+    Ok(out)
 }
 
 /// Replaces decoration groups (OpDecorationGroup, OpGroupDecorate,

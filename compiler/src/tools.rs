@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::BuildError;
+use crate::error::BuildError;
 
 /// One external tool: its default path (vendor.json) and the environment
 /// variable that overrides it.
@@ -112,22 +112,6 @@ impl ScratchDir {
 impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-/// `FERROCL_DUMP=<dir>`: writes `bytes` as `<dir>/<name>` (best effort).
-pub fn dump(name: &str, bytes: &[u8]) {
-    if let Some(dir) = std::env::var_os("FERROCL_DUMP") {
-        let dir = PathBuf::from(dir);
-        let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(dir.join(name), bytes);
-    }
-}
-
-/// `FERROCL_DUMP` helper for a module given as words.
-pub fn dump_words(name: &str, words: &[u32]) {
-    if std::env::var_os("FERROCL_DUMP").is_some() {
-        dump(name, &words_to_bytes(words));
     }
 }
 

@@ -154,7 +154,7 @@ fn compile_and_link() {
 fn software_fma_matches_the_c_library() {
     let dir = std::env::temp_dir().join(format!("ferrocl-fma64-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src/frontend/fma64.cl");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src/frontend/libclc/fma64.cl");
     let driver = format!(
         r#"
 #define FMA64_C

@@ -188,6 +188,5 @@ fn round_trip(words: &[u32], opts: &MathOptions, scratch: &ScratchDir) -> Result
         .map_err(|e| format!("cannot write a temporary file: {e}"))?;
     super::ir_to_bitcode(scratch, "input.ll", "input.bc").map_err(|e| e.log)?;
     let spirv = super::translate_bitcode(scratch).map_err(|e| e.log)?;
-    tools::dump("1-il-libclc.spv", &spirv);
     Ok(spirv)
 }

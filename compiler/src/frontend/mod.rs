@@ -6,6 +6,7 @@ pub mod libclc;
 mod metadata;
 mod options;
 mod rotate;
+pub mod spec_constants;
 pub(crate) use options::CLANG_SUBGROUP_EXTENSIONS;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
@@ -17,8 +18,9 @@ pub use options::{
 use std::collections::HashMap;
 use std::ffi::OsStr;
 
+use crate::dump::{self, Pass};
+use crate::error::BuildError;
 use crate::tools::{self, run_tool, ScratchDir};
-use crate::BuildError;
 
 /// The name the source file has in diagnostics ("input.cl:3:5: error: ...").
 pub const SOURCE_NAME: &str = "input.cl";
@@ -108,7 +110,7 @@ pub fn compile_opencl_c(
         write_bitcode(scratch, &linked, opts)?;
     }
     let spirv = translate_bitcode(scratch)?;
-    tools::dump("1-llvm-spirv.spv", &spirv);
+    dump::spirv(Pass::TranslateBitcode, &spirv);
     Ok(FrontendOutput {
         spirv,
         arg_metadata,
@@ -229,7 +231,7 @@ pub fn compile_to_bitcode(
     if fixes.native_widths || fixes.inline_definitions {
         ll = reoptimize(scratch, &args, fixes)?;
     }
-    tools::dump("0-frontend.ll", ll.as_bytes());
+    dump::ir(Pass::CompileToBitcode, &ll);
     let ll = rotate::define_rotates(&remove_freeze(&ll));
     write_bitcode(scratch, &ll, opts)?;
     Ok((ll, log))

@@ -1,6 +1,8 @@
 //! The application's build options (clBuildProgram's `options` string).
 
-use crate::{Addressing, BuildError, DeviceCaps};
+use crate::abi::Addressing;
+use crate::caps::DeviceCaps;
+use crate::error::BuildError;
 
 /// Build options translated for `clang -cc1`.
 #[derive(Clone, Debug, Default)]

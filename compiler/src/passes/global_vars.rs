@@ -48,7 +48,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 use super::types::{Ty, TypeTable};
-use crate::GlobalVariables;
+use crate::abi::GlobalVariables;
 
 const MARK: &str = "ferrocl.global_offset=";
 

@@ -95,7 +95,7 @@ use rspirv::dr::{Block, Instruction, Module, Operand};
 use rspirv::spirv::{Decoration, LoopControl, Op, SelectionControl, StorageClass, Word};
 
 use super::module_edit::{fresh_id, global};
-use crate::{LOOP_STATUS_BINDING, LOOP_STATUS_SET};
+use crate::abi::{LOOP_STATUS_BINDING, LOOP_STATUS_SET};
 
 /// The passes the probe takes (module doc): at least 3, and a power of
 /// two so that `status | PROBE_PASSES` is 4 or 5.

@@ -1,4 +1,7 @@
-//! The compiler passes after the front end (DESIGN §4 stages 3–5).
+//! The passes on SPIR-V between the front end and the back end (DESIGN
+//! §4): the module-level passes on the Kernel module, structurization,
+//! specialization, the per-kernel lowering to Vulkan and its follow-ups;
+//! `pipeline::build_module` runs them in order (`dump` lists it).
 
 pub mod async_copy;
 pub mod copy_byval_params;
@@ -16,4 +19,3 @@ pub mod specialize;
 pub mod srem_via_sdiv;
 pub mod structurize;
 pub mod types;
-pub mod validate;

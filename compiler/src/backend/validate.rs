@@ -2,8 +2,8 @@
 
 use std::ffi::OsStr;
 
+use crate::error::BuildError;
 use crate::tools::{self, run_tool, ScratchDir};
-use crate::BuildError;
 
 /// Runs `spirv-val --target-env vulkan1.2` on `words`, the module of
 /// kernel `name` (written to the build's scratch directory as

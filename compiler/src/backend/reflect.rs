@@ -3,9 +3,10 @@
 
 use rspirv::spirv::StorageClass;
 
+use crate::abi::{AccessQualifier, AddressQualifier, ArgKind, KernelArg};
 use crate::frontend::ArgMetadata;
 use crate::passes::lower::{ArgLayout, LoweredKernel};
-use crate::{AccessQualifier, AddressQualifier, ArgKind, Kernel, KernelArg};
+use crate::program::Kernel;
 
 /// Builds the `Kernel` of a lowered kernel. Argument names, type names and
 /// qualifiers come from clang's metadata when the program was built from

@@ -24,7 +24,8 @@
 use std::fmt::Write as _;
 
 use crate::abi::sampler_bits as sb;
-use crate::{AccessQualifier, ArgKind, DescriptorKind, Program};
+use crate::abi::{AccessQualifier, ArgKind, DescriptorKind};
+use crate::program::Program;
 
 /// One entry of a sampler map.
 #[derive(Clone, Debug, PartialEq, Eq)]

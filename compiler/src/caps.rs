@@ -1,0 +1,223 @@
+//! What the compiler needs to know about the target device: `DeviceCaps`
+//! (part of the on-disk cache key), the float-width sets it uses
+//! (`FloatWidths`) and Vulkan's sub-group operation bits (`SUBGROUP_*`).
+
+use crate::abi::{Addressing, DescriptorOptions};
+
+/// What the compiler needs to know about the target device. Part of the
+/// on-disk cache key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DeviceCaps {
+    pub addressing: Addressing,
+    /// VkPhysicalDeviceLimits::maxPushConstantsSize.
+    pub max_push_constant_size: u32,
+    /// shaderFloat64.
+    pub fp64: bool,
+    /// shaderFloat16 (arithmetic on half).
+    pub fp16: bool,
+    /// shaderBufferInt64Atomics: 64-bit atomics on `__global` memory, and
+    /// on `__local` memory through a lock emulation (`lower::local64`);
+    /// cl_khr_int64_base_atomics / _extended_atomics are declared (and
+    /// reported by the runtime) exactly when this is set.
+    pub int64_atomics: bool,
+    /// Vulkan subgroup size of compute pipelines; 0 where the device has no
+    /// sub-groups (the runtime reports `cl_khr_subgroups` /
+    /// `__opencl_c_subgroups` otherwise, see `DeviceCaps::subgroups`).
+    pub subgroup_size: u32,
+    /// The device reports the `cl_khr_subgroups` extension (sub-groups with
+    /// independent forward progress), so `cl_khr_subgroups` is defined for
+    /// every OpenCL C version. Without it (but with `subgroup_size` > 0)
+    /// only OpenCL C 3.0's `__opencl_c_subgroups` feature is.
+    pub khr_subgroups: bool,
+    /// The sub-group operations Vulkan supports in compute shaders
+    /// (`VkPhysicalDeviceSubgroupProperties::supportedOperations`, the
+    /// `SUBGROUP_*` bits); they decide the optional `cl_khr_subgroup_*`
+    /// extensions (`DeviceCaps::subgroup_extensions`). Meaningful only with
+    /// `subgroup_size` > 0.
+    pub subgroup_ops: u32,
+    /// Highest SPIR-V version the Vulkan device accepts, as (major, minor).
+    pub spirv_version: (u8, u8),
+    /// The device reports image support (CL_DEVICE_IMAGE_SUPPORT): image
+    /// and sampler arguments are lowered per `abi` (set by the runtime only
+    /// when it can back them: sampled/storage images, formatless storage
+    /// reads and writes).
+    pub images: bool,
+    /// read_write images (`__opencl_c_read_write_images`): storage-image
+    /// reads without a format (shaderStorageImageReadWithoutFormat).
+    pub read_write_images: bool,
+    /// GLSL.std.450 `Fma` on doubles is fused (one rounding), as OpenCL's
+    /// `fma` must be. Vulkan does not promise it: where it is false, double
+    /// `fma` is computed in software (`frontend::libclc`).
+    pub fused_fma64: bool,
+    /// GLSL.std.450 `Fma` on floats is fused. Where it is false, float
+    /// `fma` is libclc's software one (`frontend::libclc`).
+    pub fused_fma32: bool,
+    /// The device reports single-precision denormals (CL_FP_DENORM, where
+    /// it preserves them when a module asks: shaderDenormPreserveFloat32):
+    /// kernels get the DenormPreserve 32 execution mode and libclc's float
+    /// code is told that denormals are supported. Without it denormals may
+    /// be flushed (OpenCL allows it then), and libclc's float functions
+    /// flush the results they compute in integer arithmetic. The runtime
+    /// sets it only on request (`FERROCL_DENORMS32=1`): libclc-15's float
+    /// code is written for devices that flush.
+    pub denorms32: bool,
+    /// Float widths whose denormals the device preserves when a module
+    /// asks (shaderDenormPreserveFloat16/32/64): kernels get DenormPreserve
+    /// for them. Vulkan leaves denormal handling to the implementation
+    /// otherwise, and NVIDIA's then flushes some operations and not others
+    /// (libclc's cbrt(1e-40) returned 1e-40), which no OpenCL rule allows.
+    /// With it, single-precision denormals are computed exactly whether or
+    /// not CL_FP_DENORM is reported (`denorms32`).
+    pub preserve_denorms: FloatWidths,
+    /// Float widths whose signed zeros, infinities and NaNs the device
+    /// preserves when a module asks (shaderSignedZeroInfNanPreserveFloat*):
+    /// kernels get SignedZeroInfNanPreserve for them. Without it a Vulkan
+    /// compiler may assume there are none (NVIDIA's turned
+    /// `select(a, b, a < b)` into a max that dropped a NaN `a`, and
+    /// remainder(+0, y) returned -0), while OpenCL C requires IEEE 754
+    /// behaviour unless the build says `-cl-finite-math-only`.
+    pub preserve_inf_nan: FloatWidths,
+    /// The driver's memory barriers are work-group execution barriers
+    /// while its read-modify-writes are sequentially consistent atomics
+    /// (lavapipe 22.3: OpMemoryBarrier, and the acquire/release semantics
+    /// of an atomic, stop the work-group like OpControlBarrier, which
+    /// loses work in divergent control flow such as a compare-exchange
+    /// loop). Atomics are then emitted without semantics, ordered loads
+    /// and stores as read-modify-writes, fences as a read-modify-write of
+    /// a work-group word (`passes::lower::atomic`).
+    pub rmw_ordering: bool,
+    /// The device has the Vulkan memory model with device scope
+    /// (vulkanMemoryModel and vulkanMemoryModelDeviceScope): kernels with
+    /// non-relaxed atomics or fences are emitted in it, so that release and
+    /// acquire order their ordinary `__global` and `__local` loads and
+    /// stores too (`passes::lower::vmm`). Without it they keep GLSL450.
+    pub vulkan_memory_model: bool,
+    /// The driver ends loops after a fixed number of passes (lavapipe:
+    /// gallivm's loop limiter, 65535 passes per SIMD batch over all the
+    /// shader's loops). Kernels with loops then set a status word when the
+    /// limit may have cut one (`passes::loop_limit`, `Kernel::loop_status`);
+    /// the runtime fails such a launch.
+    pub loop_limiter: bool,
+    /// Options of the descriptor address format (binding of POD arguments,
+    /// sampler map); ignored with physical addressing.
+    pub descriptor: DescriptorOptions,
+}
+
+/// A set of float widths (16, 32, 64).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FloatWidths(pub u8);
+
+impl FloatWidths {
+    pub const ALL: FloatWidths = FloatWidths(0b111);
+
+    fn bit(width: u32) -> u8 {
+        match width {
+            16 => 1,
+            32 => 2,
+            64 => 4,
+            _ => 0,
+        }
+    }
+
+    /// The set of the widths whose flag (16, 32, 64 bits: Vulkan's
+    /// `VkBool32`s) is set.
+    pub fn from_flags(f16: u32, f32: u32, f64: u32) -> FloatWidths {
+        FloatWidths(
+            [(16, f16), (32, f32), (64, f64)]
+                .into_iter()
+                .filter(|&(_, f)| f != 0)
+                .map(|(w, _)| Self::bit(w))
+                .sum(),
+        )
+    }
+
+    pub fn contains(self, width: u32) -> bool {
+        self.0 & Self::bit(width) != 0
+    }
+}
+
+impl DeviceCaps {
+    /// Atomics and fences at device and all-devices scope are supported:
+    /// release/acquire across work-groups must order ordinary loads and
+    /// stores too, which takes the Vulkan memory model
+    /// (`vulkan_memory_model`) or lavapipe's ordered read-modify-writes
+    /// (`rmw_ordering`). The runtime reports the scopes
+    /// (CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES) and the front end defines
+    /// their OpenCL C 3.0 feature macros under this one condition.
+    pub fn device_scope_atomics(&self) -> bool {
+        self.vulkan_memory_model || self.rmw_ordering
+    }
+
+    /// Sub-groups are supported (`subgroup_size` > 0): the sub-group
+    /// functions are declared and lowered (`passes::lower::subgroup`).
+    pub fn subgroups(&self) -> bool {
+        self.subgroup_size > 0
+    }
+
+    /// Whether Vulkan has all the sub-group operations `bits`
+    /// (`SUBGROUP_*`) in compute shaders (and sub-groups are supported).
+    pub fn has_subgroup_ops(&self, bits: u32) -> bool {
+        self.subgroups() && self.subgroup_ops & bits == bits
+    }
+
+    /// The optional Khronos sub-group extensions this device supports, with
+    /// their versions: each needs sub-groups (not `cl_khr_subgroups`'s
+    /// independent forward progress) and the Vulkan operations it is
+    /// lowered to. `cl_khr_subgroup_extended_types` relies on
+    /// `shaderSubgroupExtendedTypes`, which sub-groups require anyway.
+    pub fn subgroup_extensions(&self) -> Vec<(&'static str, (u32, u32, u32))> {
+        let mut e = Vec::new();
+        if !self.subgroups() {
+            return e;
+        }
+        let table: [(&'static str, u32); 8] = [
+            ("cl_khr_subgroup_extended_types", SUBGROUP_BASIC),
+            ("cl_khr_subgroup_non_uniform_vote", SUBGROUP_VOTE),
+            ("cl_khr_subgroup_ballot", SUBGROUP_BALLOT),
+            ("cl_khr_subgroup_shuffle", SUBGROUP_SHUFFLE),
+            // Sub-group shuffles (`frontend::rotate`).
+            ("cl_khr_subgroup_rotate", SUBGROUP_SHUFFLE),
+            (
+                "cl_khr_subgroup_shuffle_relative",
+                SUBGROUP_SHUFFLE_RELATIVE,
+            ),
+            (
+                "cl_khr_subgroup_non_uniform_arithmetic",
+                SUBGROUP_ARITHMETIC,
+            ),
+            (
+                "cl_khr_subgroup_clustered_reduce",
+                SUBGROUP_ARITHMETIC | SUBGROUP_CLUSTERED,
+            ),
+        ];
+        for (name, bits) in table {
+            if self.has_subgroup_ops(bits) {
+                e.push((name, (1, 0, 0)));
+            }
+        }
+        e
+    }
+}
+
+/// `VkSubgroupFeatureFlagBits`, as in `DeviceCaps::subgroup_ops`.
+pub const SUBGROUP_BASIC: u32 = 0x1;
+pub const SUBGROUP_VOTE: u32 = 0x2;
+pub const SUBGROUP_ARITHMETIC: u32 = 0x4;
+pub const SUBGROUP_BALLOT: u32 = 0x8;
+pub const SUBGROUP_SHUFFLE: u32 = 0x10;
+pub const SUBGROUP_SHUFFLE_RELATIVE: u32 = 0x20;
+pub const SUBGROUP_CLUSTERED: u32 = 0x40;
+
+impl DeviceCaps {
+    /// The sub-group extensions clang knows that the device does not report
+    /// (`subgroup_extensions`): their `-cl-ext` switch is off and their macro
+    /// undefined.
+    pub(crate) fn unsupported_subgroup_extensions(&self) -> Vec<(&'static str, &'static str)> {
+        let on = self.subgroup_extensions();
+        crate::frontend::CLANG_SUBGROUP_EXTENSIONS
+            .iter()
+            .copied()
+            .filter(|(_, e)| !on.iter().any(|(n, _)| n == e))
+            .collect()
+    }
+}

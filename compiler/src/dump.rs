@@ -1,0 +1,192 @@
+//! The debug switch `FERROCL_DUMP=<dir>`: every pass of the pipeline
+//! writes its output into `<dir>`, one file per pass, named by the pass's
+//! sequence number and its `verb_object` name ([`Pass`]).
+//!
+//! Files: `NN-<pass>.ll` (textual LLVM IR, the front end's first passes),
+//! `NN-<pass>.spv` (a SPIR-V module) and, for the per-kernel passes,
+//! `NN-<kernel>-<pass>.spv` (the kernel's name cut to 64 characters).
+//! `NN` is fixed per pass (the table below), so files sort in pipeline
+//! order and a file of one build compares with the same file of another.
+//!
+//! Rule: a pass that runs writes its output, whether or not it changed
+//! the module (a pass with nothing to do writes its input again). A pass
+//! the build does not run writes nothing, so a build leaves gaps in the
+//! numbers: the front end's passes depend on the input (OpenCL C, IL, or
+//! clLinkProgram's objects), `specialize_image_calls` runs only where
+//! `DeviceCaps::images` is set, `guard_loop_limit` only where
+//! `DeviceCaps::loop_limiter` is. Builds with dumps bypass the compile
+//! cache (`cache`).
+//!
+//! | NN | pass | builds |
+//! |---|---|---|
+//! | 00 | `compile_to_bitcode` (.ll: clang's IR) | source, clCompileProgram |
+//! | 01 | `link_objects` (.ll: the linked, optimized objects) | clLinkProgram |
+//! | 02 | `link_math` (.ll: libclc's math linked) | source, clLinkProgram, IL calling libclc's math |
+//! | 03 | `translate_bitcode` (llvm-spirv) | source, clLinkProgram |
+//! | 04 | `make_il_reducible` | IL |
+//! | 05 | `link_il_math` | IL |
+//! | 06 | `strip_debug_ext_insts` | all |
+//! | 07 | `dedupe_phi_parents` | all |
+//! | 08 | `expand_decoration_groups` | all |
+//! | 09 | `legalize_int_widths` | all |
+//! | 10 | `normalize_builtin_vars` | all |
+//! | 11 | `place_private_constants` | all |
+//! | 12 | `prepare_global_variables` | all |
+//! | 13 | `expand_async_copies` | all |
+//! | 14 | `structurize_cfgs` | all |
+//! | 15 | `copy_byval_params` | all |
+//! | 16 | `specialize_address_spaces` | all |
+//! | 17 | `specialize_image_calls` | `DeviceCaps::images` |
+//! | 18 | `<kernel>-lower_kernel` | per kernel |
+//! | 19 | `<kernel>-srem_via_sdiv` | per kernel |
+//! | 20 | `<kernel>-guard_int64_division` | per kernel |
+//! | 21 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//!
+//! The last file of a kernel is the module that spirv-val checks and the
+//! runtime gets.
+
+use std::path::PathBuf;
+
+use rspirv::binary::Assemble;
+
+use crate::tools::words_to_bytes;
+
+/// The passes whose output `FERROCL_DUMP` writes, in pipeline order; the
+/// discriminant is the file's sequence number (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    CompileToBitcode = 0,
+    LinkObjects = 1,
+    LinkMath = 2,
+    TranslateBitcode = 3,
+    MakeIlReducible = 4,
+    LinkIlMath = 5,
+    StripDebugExtInsts = 6,
+    DedupePhiParents = 7,
+    ExpandDecorationGroups = 8,
+    LegalizeIntWidths = 9,
+    NormalizeBuiltinVars = 10,
+    PlacePrivateConstants = 11,
+    PrepareGlobalVariables = 12,
+    ExpandAsyncCopies = 13,
+    StructurizeCfgs = 14,
+    CopyByvalParams = 15,
+    SpecializeAddressSpaces = 16,
+    SpecializeImageCalls = 17,
+    LowerKernel = 18,
+    SremViaSdiv = 19,
+    GuardInt64Division = 20,
+    GuardLoopLimit = 21,
+}
+
+impl Pass {
+    /// The pass's `verb_object` name: the function that implements it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::CompileToBitcode => "compile_to_bitcode",
+            Pass::LinkObjects => "link_objects",
+            Pass::LinkMath => "link_math",
+            Pass::TranslateBitcode => "translate_bitcode",
+            Pass::MakeIlReducible => "make_il_reducible",
+            Pass::LinkIlMath => "link_il_math",
+            Pass::StripDebugExtInsts => "strip_debug_ext_insts",
+            Pass::DedupePhiParents => "dedupe_phi_parents",
+            Pass::ExpandDecorationGroups => "expand_decoration_groups",
+            Pass::LegalizeIntWidths => "legalize_int_widths",
+            Pass::NormalizeBuiltinVars => "normalize_builtin_vars",
+            Pass::PlacePrivateConstants => "place_private_constants",
+            Pass::PrepareGlobalVariables => "prepare_global_variables",
+            Pass::ExpandAsyncCopies => "expand_async_copies",
+            Pass::StructurizeCfgs => "structurize_cfgs",
+            Pass::CopyByvalParams => "copy_byval_params",
+            Pass::SpecializeAddressSpaces => "specialize_address_spaces",
+            Pass::SpecializeImageCalls => "specialize_image_calls",
+            Pass::LowerKernel => "lower_kernel",
+            Pass::SremViaSdiv => "srem_via_sdiv",
+            Pass::GuardInt64Division => "guard_int64_division",
+            Pass::GuardLoopLimit => "guard_loop_limit",
+        }
+    }
+
+    /// The file the pass's output goes to: `NN-<pass>.<ext>`, or
+    /// `NN-<kernel>-<pass>.spv` for a per-kernel pass.
+    pub fn file_name(self, kernel: Option<&str>) -> String {
+        let ext = match self {
+            Pass::CompileToBitcode | Pass::LinkObjects | Pass::LinkMath => "ll",
+            _ => "spv",
+        };
+        let n = self as u32;
+        match kernel {
+            Some(k) => {
+                let short: String = k.chars().take(64).collect();
+                format!("{n:02}-{short}-{}.{ext}", self.name())
+            }
+            None => format!("{n:02}-{}.{ext}", self.name()),
+        }
+    }
+}
+
+/// The dump directory, where `FERROCL_DUMP` names one.
+fn dir() -> Option<PathBuf> {
+    std::env::var_os("FERROCL_DUMP").map(PathBuf::from)
+}
+
+/// Whether `FERROCL_DUMP` asks for dumps.
+pub fn enabled() -> bool {
+    dir().is_some()
+}
+
+/// Writes `bytes` as `pass`'s output (of `kernel`'s module for a
+/// per-kernel pass), best effort.
+fn write(pass: Pass, kernel: Option<&str>, bytes: &[u8]) {
+    if let Some(dir) = dir() {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join(pass.file_name(kernel)), bytes);
+    }
+}
+
+/// `pass`'s output, textual LLVM IR.
+pub fn ir(pass: Pass, text: &str) {
+    write(pass, None, text.as_bytes());
+}
+
+/// `pass`'s output, a SPIR-V module as bytes.
+pub fn spirv(pass: Pass, bytes: &[u8]) {
+    write(pass, None, bytes);
+}
+
+/// `pass`'s output, a SPIR-V module as words (of `kernel`'s module for a
+/// per-kernel pass).
+pub fn words(pass: Pass, kernel: Option<&str>, words: &[u32]) {
+    if enabled() {
+        write(pass, kernel, &words_to_bytes(words));
+    }
+}
+
+/// `pass`'s output, an rspirv module (assembled only when dumping).
+pub fn module(pass: Pass, kernel: Option<&str>, module: &rspirv::dr::Module) {
+    if enabled() {
+        write(pass, kernel, &words_to_bytes(&module.assemble()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pass;
+
+    #[test]
+    fn file_names() {
+        assert_eq!(
+            Pass::CompileToBitcode.file_name(None),
+            "00-compile_to_bitcode.ll"
+        );
+        assert_eq!(
+            Pass::SpecializeAddressSpaces.file_name(None),
+            "16-specialize_address_spaces.spv"
+        );
+        assert_eq!(
+            Pass::GuardLoopLimit.file_name(Some("k")),
+            "21-k-guard_loop_limit.spv"
+        );
+    }
+}

@@ -1,0 +1,238 @@
+//! ferrocl's own math in OpenCL C (`OWN`, `HALF`, `HALF_PREFIX`: the .cl
+//! files beside this one), compiled once per process and linked into a
+//! program that calls one of its overloads (`link_own`), and the
+//! `llvm-link --only-needed` step every math link takes (`link_needed`).
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::sync::{Mutex, OnceLock};
+
+use super::ir::{datalayout, declared_name, demangle_base, first_param_is, rename_symbols};
+use super::ir::{set_datalayout, strip_version_metadata};
+use super::{poisoned, DOUBLE_BUILTINS};
+use crate::error::BuildError;
+use crate::tools::{self, run_tool, ScratchDir};
+
+/// Builtins ferrocl implements itself, in OpenCL C linked like libclc's
+/// functions.
+#[derive(Clone, Copy)]
+pub(super) struct Own {
+    /// Whether it implements the OpenCL name.
+    bases: fn(&str) -> bool,
+    /// The overloads it replaces: those whose first parameter has this
+    /// mangled element type (`d` double, `f` float, `Dh` half).
+    element: &'static str,
+    /// The source's file name (its stem names the compiled module).
+    file: &'static str,
+    source: &'static str,
+    /// The source defines `<defines><base>` for each base of `bases`, with the
+    /// parameters of the overloads it replaces.
+    defines: &'static str,
+    /// The OpenCL C version it is compiled as.
+    std: &'static str,
+}
+
+/// The builtins ferrocl implements itself: double `fma` only where the
+/// device's is not fused; `tgamma` because libclc-15's is off by up to 300
+/// ulp in double (exp(lgamma(x))) and 70 ulp in float, with wrong
+/// infinities near zero and underflows (OpenCL allows 16 ulp); float
+/// `erfc` for x in [1.85, 10.5], where libclc-15's is up to 48 ulp off
+/// (calling libclc's elsewhere).
+pub(super) const OWN: &[Own] = &[
+    Own {
+        bases: |b| b == "fma",
+        element: "d",
+        file: "fma64.cl",
+        source: include_str!("fma64.cl"),
+        defines: "__ferrocl_",
+        std: "CL1.2",
+    },
+    Own {
+        bases: |b| b == "tgamma",
+        element: "d",
+        file: "tgamma64.cl",
+        source: include_str!("tgamma64.cl"),
+        defines: "__ferrocl_",
+        std: "CL1.2",
+    },
+    Own {
+        bases: |b| b == "tgamma",
+        element: "f",
+        file: "tgamma32.cl",
+        source: include_str!("tgamma32.cl"),
+        defines: "__ferrocl_",
+        std: "CL1.2",
+    },
+    Own {
+        bases: |b| b == "erfc",
+        element: "f",
+        file: "erfc32.cl",
+        source: include_str!("erfc32.cl"),
+        defines: "__ferrocl_",
+        std: "CL1.2",
+    },
+];
+
+/// Half-precision math through the float functions (module doc, "Half
+/// precision"): every builtin on half that Vulkan's 16-bit instructions do
+/// not compute within OpenCL's half bounds (half.cl defines each of them).
+/// Linked before the float functions it calls.
+pub(super) const HALF: Own = Own {
+    // The float functions taken from libclc, and those Vulkan's 16-bit
+    // versions compute outside the half bounds.
+    bases: |b| {
+        DOUBLE_BUILTINS.contains(&b)
+            || ["sqrt", "rsqrt", "fma", "length", "distance", "normalize"].contains(&b)
+    },
+    element: "Dh",
+    file: "half.cl",
+    source: include_str!("half.cl"),
+    defines: "__ferrocl_half_",
+    std: "CL2.0",
+};
+
+/// Whether the half overloads of `base` are ferrocl's (`half.cl`, through
+/// the float functions).
+pub(crate) fn half_builtin(base: &str) -> bool {
+    (HALF.bases)(base)
+}
+
+/// half_log, half_log2, half_log10, half_powr on float: the precise
+/// functions (Vulkan's are beyond their 8192 ulp near 1, and undefined for
+/// NaN; `half_prefix.cl`). Linked before libclc's functions.
+pub(super) const HALF_PREFIX: Own = Own {
+    bases: |b| ["half_log", "half_log2", "half_log10", "half_powr"].contains(&b),
+    element: "f",
+    file: "half_prefix.cl",
+    source: include_str!("half_prefix.cl"),
+    defines: "__ferrocl_",
+    std: "CL1.2",
+};
+
+/// Whether ferrocl implements the overloads of `base` whose first
+/// parameter has element type `element` itself (only the double ones
+/// matter to `needed`: double `fma` is linked after libclc's functions).
+pub(super) fn is_own(base: &str, element: &str) -> bool {
+    OWN.iter().any(|o| (o.bases)(base) && o.element == element)
+}
+
+/// One of the [`OWN`] sources compiled to textual IR, once per process.
+pub(super) fn own_module(own: &Own, scratch: &ScratchDir) -> Result<String, BuildError> {
+    static MODULES: OnceLock<Mutex<HashMap<String, Result<String, String>>>> = OnceLock::new();
+    let modules = MODULES.get_or_init(Default::default);
+    let (file, source) = (own.file, own.source);
+    if let Some(m) = modules.lock().map_err(|_| poisoned())?.get(file) {
+        return m.clone().map_err(BuildError::internal);
+    }
+    let name = file.trim_end_matches(".cl");
+    let std = format!("-cl-std={}", own.std);
+    let compile = || -> Result<String, String> {
+        let out_file = format!("{name}.ll");
+        std::fs::write(scratch.file(file), source)
+            .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+        let args = [
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-fdeclare-opencl-builtins",
+            &std,
+            "-fno-builtin",
+            "-O2",
+            "-emit-llvm",
+            "-o",
+            &out_file,
+            file,
+        ];
+        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_tool(tools::CLANG, &os, &scratch.path).map_err(|e| e.log)?;
+        if !out.success {
+            return Err(format!("compiling ferrocl's {name} failed: {}", out.stderr));
+        }
+        let ll = std::fs::read_to_string(scratch.file(&out_file))
+            .map_err(|e| format!("clang wrote no IR: {e}"))?;
+        Ok(strip_version_metadata(&crate::frontend::remove_freeze(&ll)))
+    };
+    let m = compile();
+    modules
+        .lock()
+        .map_err(|_| poisoned())?
+        .insert(file.to_string(), m.clone());
+    m.map_err(BuildError::internal)
+}
+
+/// The overloads of `own` that `ll` declares, each with the name of
+/// ferrocl's version (`_Z3fmaddd` → `_Z13__ferrocl_fmaddd`).
+pub(super) fn own_overloads(ll: &str, own: &Own) -> HashMap<String, String> {
+    ll.lines()
+        .filter(|l| l.starts_with("declare "))
+        .filter_map(declared_name)
+        .filter_map(|name| {
+            let (b, params) = demangle_base(name)?;
+            ((own.bases)(b) && first_param_is(params, own.element)).then(|| {
+                let defined = format!("{}{b}", own.defines);
+                (
+                    name.to_string(),
+                    format!("_Z{}{defined}{params}", defined.len()),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `llvm-link -S first --only-needed second -o out` in `scratch`: the
+/// definitions of `second` that `first` uses, added to `first`.
+pub(super) fn link_needed(
+    scratch: &ScratchDir,
+    first: &str,
+    second: &str,
+    out: &str,
+) -> Result<String, BuildError> {
+    let args = [
+        "-opaque-pointers=0",
+        "-S",
+        first,
+        "--only-needed",
+        second,
+        "-o",
+        out,
+    ];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let result = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+    if !result.success {
+        return Err(BuildError::internal(format!(
+            "linking {second} failed: {}",
+            result.stderr.trim()
+        )));
+    }
+    std::fs::read_to_string(scratch.file(out))
+        .map_err(|e| BuildError::internal(format!("llvm-link wrote nothing: {e}")))
+}
+
+/// Links ferrocl's version of a builtin ([`OWN`]) into the textual IR `ll`
+/// when it calls one of its overloads: the linked IR, or None.
+pub(super) fn link_own(
+    ll: &str,
+    scratch: &ScratchDir,
+    own: &Own,
+) -> Result<Option<String>, BuildError> {
+    let calls = own_overloads(ll, own);
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let module = own_module(own, scratch)?;
+    let base = own.file.trim_end_matches(".cl");
+    let write = |name: &str, text: &str| {
+        std::fs::write(scratch.file(name), text)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+    };
+    let (program, lib, out) = (
+        format!("program-{base}.ll"),
+        format!("{base}-opt.ll"),
+        format!("linked-{base}.ll"),
+    );
+    write(&lib, &set_datalayout(&module, datalayout(ll)))?;
+    write(&program, &rename_symbols(ll, &calls))?;
+    link_needed(scratch, &program, &lib, &out).map(Some)
+}
