@@ -32,6 +32,7 @@
 //! `3-<kernel>-lowered.spv`).
 
 pub mod abi;
+mod analyses;
 mod binary;
 pub mod cache;
 pub mod descriptor_map;

@@ -47,7 +47,7 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::types::{Ty, TypeTable};
+use crate::analyses::type_table::{Ty, TypeTable};
 use crate::GlobalVariables;
 
 const MARK: &str = "ferrocl.global_offset=";

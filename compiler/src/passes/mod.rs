@@ -15,5 +15,4 @@ pub mod reducible;
 pub mod specialize;
 pub mod srem_via_sdiv;
 pub mod structurize;
-pub mod types;
 pub mod validate;

@@ -21,7 +21,7 @@ use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass,
 
 use super::emit::{ids, Block};
 use super::{rep_width, Lower, Res, Space};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 use crate::{AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField};
 
 /// Where one kernel argument went.
@@ -286,7 +286,7 @@ impl Lower<'_> {
         entry_fn: Word,
         functions: &mut Vec<dr::Function>,
     ) -> Res<ArgInfo> {
-        let f = self.funcs[&entry_fn];
+        let f = self.ix.funcs[&entry_fn];
         let params: Vec<(Word, Word)> = f
             .parameters
             .iter()
@@ -298,7 +298,7 @@ impl Lower<'_> {
         // Descriptor addressing: bytes of the clustered POD arguments.
         let mut pod_cur: u64 = 0;
         for (i, &(pid, pty)) in params.iter().enumerate() {
-            let name = self.name_of(pid);
+            let name = self.ix.name_of(pid);
             let name = if name.starts_with('%') {
                 String::new()
             } else {
@@ -343,7 +343,7 @@ impl Lower<'_> {
                     _,
                 ) => (ArgKind::Buffer, 8, 8, Some(sc)),
                 Ty::Pointer(StorageClass::Function, pointee) => {
-                    if !self.has_decoration(pid, Decoration::FuncParamAttr) {
+                    if !self.ix.has_decoration(pid, Decoration::FuncParamAttr) {
                         return Err("kernel argument that is a private pointer".into());
                     }
                     (

@@ -93,7 +93,7 @@ use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, W
 use super::emit::{ids, Block};
 use super::local64::Op64;
 use super::{Lower, Res, Space};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 
 /// An OpenCL memory order, as Vulkan can express it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -40,7 +40,7 @@ use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 use super::emit::{ids, Block};
 use super::{Lower, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 use crate::{Addressing, GLOBAL_VARIABLES_SLOT};
 
 /// Which buffers a pointer value may point into.
@@ -126,7 +126,7 @@ impl Lower<'_> {
             return Ok(());
         }
         self.desc.enabled = true;
-        let f = self.funcs[&entry_fn];
+        let f = self.ix.funcs[&entry_fn];
         let mut classes = Vec::new();
         for p in &f.parameters {
             let t = p.result_type.unwrap_or(0);
@@ -167,12 +167,12 @@ impl Lower<'_> {
             }
         }
         let uses_globals = order.iter().any(|&f| {
-            self.funcs[&f]
+            self.ix.funcs[&f]
                 .blocks
                 .iter()
                 .flat_map(|b| &b.instructions)
                 .flat_map(|i| i.operands.iter().filter_map(|o| o.id_ref_any()))
-                .any(|id| self.global_offsets.contains_key(&id))
+                .any(|id| self.facts.global_offsets.contains_key(&id))
         });
         if uses_globals {
             self.desc.globals_binding = Some(next);
@@ -189,15 +189,15 @@ impl Lower<'_> {
     /// The slot analysis (module doc).
     fn analyze_slots(&mut self, order: &[Word], entry_fn: Word) {
         let mut slots: HashMap<Word, Slots> = HashMap::new();
-        for (i, p) in self.funcs[&entry_fn].parameters.iter().enumerate() {
+        for (i, p) in self.ix.funcs[&entry_fn].parameters.iter().enumerate() {
             if self.desc.classes.get(i) == Some(&ArgClass::Buffer) {
                 slots.insert(p.result_id.unwrap_or(0), Slots::one(arg_slot(i)));
             }
         }
-        for &id in self.global_offsets.keys() {
+        for &id in self.facts.global_offsets.keys() {
             slots.insert(id, Slots::one(GLOBAL_VARIABLES_SLOT));
         }
-        for (&id, g) in &self.globals {
+        for (&id, g) in &self.ix.globals {
             if matches!(g.class.opcode, Op::ConstantNull | Op::Undef)
                 && matches!(self.tys.get(g.result_type.unwrap_or(0)), Ty::Pointer(..))
             {
@@ -216,7 +216,11 @@ impl Lower<'_> {
                 }
             };
             for &f in order {
-                for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
+                for inst in self.ix.funcs[&f]
+                    .blocks
+                    .iter()
+                    .flat_map(|b| &b.instructions)
+                {
                     let from = |slots: &HashMap<Word, Slots>, k: usize| {
                         inst.operands
                             .get(k)
@@ -226,7 +230,7 @@ impl Lower<'_> {
                     };
                     if inst.class.opcode == Op::FunctionCall {
                         let callee = inst.operands[0].unwrap_id_ref();
-                        let params = &self.funcs[&callee].parameters;
+                        let params = &self.ix.funcs[&callee].parameters;
                         for (k, p) in params.iter().enumerate() {
                             let s = from(&slots, k + 1);
                             set(&mut slots, p.result_id.unwrap_or(0), s);
@@ -269,7 +273,7 @@ impl Lower<'_> {
                         Op::FunctionCall => {
                             let callee = inst.operands[0].unwrap_id_ref();
                             let mut s = None;
-                            for ci in self.funcs[&callee]
+                            for ci in self.ix.funcs[&callee]
                                 .blocks
                                 .iter()
                                 .flat_map(|b| &b.instructions)

@@ -23,7 +23,7 @@ use super::{Lower, Res};
 /// (`pipeline::strip_debug_ext_insts` moves vstore_half*_r's literal mode
 /// into bits 8-9 of the number: spirt reads every operand as an id).
 pub(crate) const ROUNDED_STORE: u32 = 0x1000;
-use crate::passes::types::{align_at, Ty};
+use crate::analyses::type_table::{align_at, Ty};
 
 /// How an OpenCL.std instruction is lowered.
 #[derive(Clone, Copy)]

@@ -5,7 +5,7 @@
 //! # Algorithm
 //!
 //! * Every image/sampler value resolves to one kernel argument or literal
-//!   sampler (`passes::image_args` made that static). Image and sampler
+//!   sampler (`analyses::image_origins`; `passes::image_args` made that static). Image and sampler
 //!   parameters of functions, the `Function` variables holding them (-O0),
 //!   and OpSampledImage vanish: each use loads the argument's
 //!   UniformConstant variable (set `Kernel::descriptor_set`, binding = the
@@ -41,8 +41,8 @@ use rspirv::spirv::{self, Capability, Decoration, Dim, ImageOperands, Op, Storag
 
 use super::emit::{ids, Block};
 use super::{Lower, Res};
-use crate::passes::image_args::Origin;
-use crate::passes::types::Ty;
+use crate::analyses::image_origins::Origin;
+use crate::analyses::type_table::Ty;
 use crate::{sampler_bits, AccessQualifier, ImageDescriptor, ImageDim, ImplicitField};
 
 /// How an image argument's texels look in the shader (its Vulkan
@@ -143,8 +143,6 @@ pub(crate) enum SamplerSrc {
 /// The images and samplers of the kernel being lowered.
 #[derive(Default)]
 pub(crate) struct Images {
-    /// Origin of every image/sampler value of the module (`image_args`).
-    pub origins: HashMap<Word, Origin>,
     /// Image/sampler parameters of the kernel's entry function → position.
     params: HashMap<Word, u32>,
     /// OpSampledImage results → (image, sampler) values.
@@ -310,6 +308,7 @@ impl Lower<'_> {
     /// (dimension, access) of an OpTypeImage of the input.
     fn image_type(&self, ty: Word) -> Res<(ImageDim, AccessQualifier)> {
         let g = self
+            .ix
             .globals
             .get(&ty)
             .filter(|g| g.class.opcode == Op::TypeImage)
@@ -390,13 +389,13 @@ impl Lower<'_> {
     /// Finds the kernel's image and sampler arguments and how each image is
     /// used (see the module doc); reports images when the device has none.
     pub(crate) fn scan_images(&mut self, entry_fn: Word, order: &[Word]) -> Res<()> {
-        let params: Vec<(Word, Word)> = self.funcs[&entry_fn]
+        let params: Vec<(Word, Word)> = self.ix.funcs[&entry_fn]
             .parameters
             .iter()
             .map(|p| (p.result_id.unwrap_or(0), p.result_type.unwrap_or(0)))
             .collect();
         let first_line = order.iter().find_map(|f| {
-            self.funcs[f]
+            self.ix.funcs[f]
                 .blocks
                 .iter()
                 .flat_map(|b| &b.instructions)
@@ -437,12 +436,12 @@ impl Lower<'_> {
                 self.line = first_line;
                 return Err(format!(
                     "images are not supported by the device ({what} argument '{}')",
-                    self.name_of(pid)
+                    self.ix.name_of(pid)
                 ));
             }
         }
         for &f in order {
-            let func = self.funcs[&f];
+            let func = self.ix.funcs[&f];
             for inst in func.blocks.iter().flat_map(|b| &b.instructions) {
                 if inst.class.opcode == Op::Line {
                     if let Some(Operand::LiteralBit32(l)) = inst.operands.get(1) {
@@ -477,7 +476,7 @@ impl Lower<'_> {
         let (image, ty, ext) = match inst.class.opcode {
             Op::ImageSampleExplicitLod => {
                 let si = id_op(0);
-                let img = match self.defs.get(&si) {
+                let img = match self.ix.defs.get(&si) {
                     Some(d) if d.class.opcode == Op::SampledImage => {
                         d.operands[0].id_ref_any().unwrap_or(0)
                     }
@@ -541,12 +540,12 @@ impl Lower<'_> {
             .params
             .iter()
             .find(|(_, &i)| i == arg)
-            .map_or_else(|| format!("#{arg}"), |(&p, _)| self.name_of(p))
+            .map_or_else(|| format!("#{arg}"), |(&p, _)| self.ix.name_of(p))
     }
 
     /// The kernel argument an image value stands for.
     pub(crate) fn image_arg(&self, v: Word) -> Res<u32> {
-        match self.images.origins.get(&v) {
+        match self.facts.origins.get(&v) {
             Some(Origin::Root(r)) => match self.images.params.get(r) {
                 Some(&i) if self.images.args.contains_key(&i) => Ok(i),
                 _ => Err("an image that is not a kernel argument".into()),
@@ -560,14 +559,14 @@ impl Lower<'_> {
 
     /// The kernel argument or literal sampler a sampler value stands for.
     pub(crate) fn sampler_src(&self, v: Word) -> Res<SamplerSrc> {
-        match self.images.origins.get(&v) {
+        match self.facts.origins.get(&v) {
             Some(Origin::Root(r)) => {
                 if let Some(&i) = self.images.params.get(r) {
                     if self.images.sampler_args.contains_key(&i) {
                         return Ok(SamplerSrc::Arg(i));
                     }
                 }
-                match self.globals.get(r) {
+                match self.ix.globals.get(r) {
                     Some(g) if g.class.opcode == Op::ConstantSampler => {
                         let bits = literal_sampler_bits(g);
                         let map = &self.caps.descriptor.sampler_map;

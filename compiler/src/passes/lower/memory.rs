@@ -16,7 +16,7 @@ use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
 use super::emit::{ids, Block};
 use super::{rep_width, Lower, Res, Space};
-use crate::passes::types::{align_at, Ty};
+use crate::analyses::type_table::{align_at, Ty};
 
 impl Lower<'_> {
     /// The address form of pointer value `ptr` for an access in `space`:

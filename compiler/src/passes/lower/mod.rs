@@ -10,11 +10,11 @@
 //!   type becomes `u64` for CrossWorkgroup, UniformConstant and Generic and
 //!   `u32` for Workgroup, Function and Private. Where a pointer points
 //!   (`Space`) is inferred by a data-flow pass over the kernel's call graph
-//!   (`infer_spaces`): from the storage class for most types, from the
+//!   (`analyses::address_space`): from the storage class for most types, from the
 //!   operands for Generic/UniformConstant ones (casts, access chains, phis,
 //!   selects, call arguments, returned values).
 //! * Access chains become integer arithmetic with OpenCL C sizes and struct
-//!   offsets (`TypeTable`); pointer casts vanish.
+//!   offsets (`analyses::type_table`); pointer casts vanish.
 //! * Global memory: a load/store is `OpConvertUToPtr` to a
 //!   PhysicalStorageBuffer pointer of the scalar/vector type plus an
 //!   `Aligned` access. Composites are split into members; bool is a byte.
@@ -41,7 +41,7 @@
 //!   addressing).
 //! * Images and samplers (`image`, `sampler`): descriptor variables per
 //!   the ABI's descriptor sets; each image/sampler value is resolved to
-//!   its kernel argument or literal sampler (`passes::image_args`), so
+//!   its kernel argument or literal sampler (`analyses::image_origins`), so
 //!   functions take none; OpenCL's addressing and filter modes are emulated
 //!   where Vulkan's differ.
 //! * Kernel arguments come from push constants (`args`), OpenCL builtin
@@ -85,28 +85,16 @@ use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 
 use super::global_vars::Constants;
-use super::image_args::Origin;
-use super::types::{Ty, TypeTable};
+use crate::analyses::address_space::Space;
+use crate::analyses::image_origins::Origin;
+use crate::analyses::kernel_facts::KernelFacts;
+use crate::analyses::module_index::ModuleIndex;
+use crate::analyses::type_table::{Ty, TypeTable};
 use crate::{Addressing, ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
 use emit::{ids, Block, Out};
 
 pub use args::ArgLayout;
 pub(crate) use ext_inst::ROUNDED_STORE;
-
-/// Where a pointer value points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Space {
-    /// A buffer device address (u64).
-    Global,
-    /// A byte offset into the work-group array.
-    Local,
-    /// A byte offset into the invocation's private frame array.
-    Private,
-    /// A byte offset into the program-scope constant data.
-    Const,
-    /// Different spaces reach this value: not lowerable statically.
-    Mixed,
-}
 
 /// The result of lowering one kernel.
 pub struct LoweredKernel {
@@ -143,7 +131,7 @@ type Res<T> = Result<T, String>;
 
 /// Lowers the kernel whose OpEntryPoint is `entry` (an index into
 /// `module.entry_points`) to a self-contained Vulkan compute module.
-/// `image_origins`: `image_args::opaque_origins` of `module`.
+/// `image_origins`: `analyses::image_origins::opaque_origins` of `module`.
 pub fn lower_kernel(
     module: &dr::Module,
     entry: usize,
@@ -151,32 +139,21 @@ pub fn lower_kernel(
     global_offsets: &HashMap<Word, u64>,
     image_origins: &HashMap<Word, Origin>,
 ) -> Result<LoweredKernel, LowerError> {
-    let mut l = Lower::new(module, caps);
-    l.global_offsets = global_offsets.clone();
-    l.images.origins = image_origins.clone();
+    let ix = ModuleIndex::new(module);
+    let entry_fn = module.entry_points[entry].operands[1].unwrap_id_ref();
+    let facts =
+        KernelFacts::new(&ix, entry_fn, global_offsets, image_origins).map_err(|message| {
+            LowerError {
+                message,
+                line: None,
+            }
+        })?;
+    let mut l = Lower::new(&facts, caps);
     let r = l.run(entry);
     r.map_err(|message| LowerError {
         message,
         line: l.line,
     })
-}
-
-/// Where every pointer value of the module points, joined over all its
-/// kernels (for `specialize_address_spaces`). Modules the lowering would
-/// reject anyway give an empty map.
-pub fn infer_program_spaces(module: &dr::Module, caps: &DeviceCaps) -> HashMap<Word, Space> {
-    let mut l = Lower::new(module, caps);
-    l.global_offsets = super::global_vars::global_offsets(module);
-    for ep in &module.entry_points {
-        let entry_fn = ep.operands[1].unwrap_id_ref();
-        let Ok(order) = l.call_graph(entry_fn) else {
-            return HashMap::new();
-        };
-        if l.infer_spaces(&order, entry_fn).is_err() {
-            return HashMap::new();
-        }
-    }
-    l.spaces
 }
 
 /// OpenCL builtin variables the input may load.
@@ -221,20 +198,19 @@ pub(crate) enum MaskKind {
 }
 
 pub(crate) struct Lower<'a> {
-    src: &'a dr::Module,
+    /// The input module by id (read-only).
+    ix: &'a ModuleIndex<'a>,
+    /// What the analyses say about this kernel (read-only).
+    facts: &'a KernelFacts<'a>,
+    /// The input's types (`ix.tys`) and the 4-wide vector types the
+    /// lowering adds to split 8/16-wide ones (`wide::synth_vec4`).
     tys: TypeTable,
+    /// Input types of the values the lowering adds for the 4-wide parts
+    /// of 8/16-wide operands (`subgroup`); other values: `ix.value_ty`.
+    synth_ty: HashMap<Word, Word>,
     caps: &'a DeviceCaps,
     out: Out,
-    /// Original type of every value (results, parameters, globals).
-    value_ty: HashMap<Word, Word>,
-    /// Global instructions of the input by result id.
-    globals: HashMap<Word, &'a Instruction>,
-    /// Functions of the input by id.
-    funcs: HashMap<Word, &'a dr::Function>,
-    spaces: HashMap<Word, Space>,
     alias: HashMap<Word, Word>,
-    /// Decorations of the input by target.
-    decorations: HashMap<Word, Vec<&'a Instruction>>,
     builtin_vars: HashMap<Word, ClBuiltin>,
     /// Loads of vector builtins whose uses all extract a constant component.
     deferred_builtins: HashMap<Word, (ClBuiltin, Word)>,
@@ -286,13 +262,8 @@ pub(crate) struct Lower<'a> {
     /// Where the `__local` argument regions end (bytes, a spec-constant
     /// expression); None without `__local` arguments.
     local_end: Option<Word>,
-    /// Offsets of the program-scope `__global` variables in the program's
-    /// global-variable buffer (`global_vars`).
-    global_offsets: HashMap<Word, u64>,
     /// Offsets of the program-scope `__constant` variables in `const_data`.
     const_offsets: HashMap<Word, u64>,
-    /// Defining instruction of every result id of the input's functions.
-    defs: HashMap<Word, &'a Instruction>,
     /// The kernel's printf calls (`printf`).
     printf_calls: Vec<PrintfCall>,
     /// Image and sampler arguments, literal samplers (`image`).
@@ -305,23 +276,6 @@ fn rep_width(sc: StorageClass) -> u32 {
     match sc {
         StorageClass::Workgroup | StorageClass::Function | StorageClass::Private => 32,
         _ => 64,
-    }
-}
-
-fn space_of_class(sc: StorageClass) -> Option<Space> {
-    match sc {
-        StorageClass::CrossWorkgroup => Some(Space::Global),
-        StorageClass::Workgroup => Some(Space::Local),
-        StorageClass::Function | StorageClass::Private => Some(Space::Private),
-        _ => None,
-    }
-}
-
-fn join(a: Option<Space>, b: Option<Space>) -> Option<Space> {
-    match (a, b) {
-        (None, x) | (x, None) => x,
-        (Some(x), Some(y)) if x == y => Some(x),
-        _ => Some(Space::Mixed),
     }
 }
 
@@ -340,24 +294,21 @@ fn memory_align(operands: &[Operand]) -> Option<u64> {
 }
 
 impl<'a> Lower<'a> {
-    fn new(src: &'a dr::Module, caps: &'a DeviceCaps) -> Self {
-        let bound = src.header.as_ref().map_or(1, |h| h.bound);
+    fn new(facts: &'a KernelFacts<'a>, caps: &'a DeviceCaps) -> Self {
+        let bound = facts.ix.src.header.as_ref().map_or(1, |h| h.bound);
         let mut out = Out::new(bound);
         let local_var = out.id();
         let private_var = out.id();
         let const_var = out.id();
         let pc_var = out.id();
-        let mut l = Lower {
-            src,
-            tys: TypeTable::from_module(src),
+        Lower {
+            ix: facts.ix,
+            facts,
+            tys: facts.ix.tys.clone(),
+            synth_ty: HashMap::new(),
             caps,
             out,
-            value_ty: HashMap::new(),
-            globals: HashMap::new(),
-            funcs: HashMap::new(),
-            spaces: HashMap::new(),
             alias: HashMap::new(),
-            decorations: HashMap::new(),
             builtin_vars: HashMap::new(),
             deferred_builtins: HashMap::new(),
             line: None,
@@ -388,72 +339,19 @@ impl<'a> Lower<'a> {
             wg_size: None,
             enqueued_size: None,
             local_end: None,
-            global_offsets: HashMap::new(),
             const_offsets: HashMap::new(),
-            defs: HashMap::new(),
             printf_calls: Vec::new(),
             images: image::Images::default(),
             desc: descriptor::Desc::default(),
-        };
-        for a in &src.annotations {
-            if let Some(Operand::IdRef(t)) = a.operands.first() {
-                l.decorations.entry(*t).or_default().push(a);
-            }
         }
-        for g in &src.types_global_values {
-            if let Some(id) = g.result_id {
-                l.globals.insert(id, g);
-                if let Some(t) = g.result_type {
-                    l.value_ty.insert(id, t);
-                }
-            }
-        }
-        for f in &src.functions {
-            if let Some(id) = f.def_id() {
-                l.funcs.insert(id, f);
-            }
-            for i in f
-                .parameters
-                .iter()
-                .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
-            {
-                if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
-                    l.value_ty.insert(id, t);
-                    l.defs.insert(id, i);
-                }
-            }
-        }
-        l
     }
 
-    fn builtin_of(&self, id: Word) -> Option<BuiltIn> {
-        self.decorations.get(&id)?.iter().find_map(|d| {
-            match (d.operands.get(1), d.operands.get(2)) {
-                (Some(Operand::Decoration(Decoration::BuiltIn)), Some(Operand::BuiltIn(b))) => {
-                    Some(*b)
-                }
-                _ => None,
-            }
-        })
-    }
-
-    fn has_decoration(&self, id: Word, dec: Decoration) -> bool {
-        self.decorations.get(&id).is_some_and(|v| {
-            v.iter()
-                .any(|d| matches!(d.operands.get(1), Some(Operand::Decoration(x)) if *x == dec))
-        })
-    }
-
-    /// The name of a function (OpName or linkage name), for messages.
-    fn name_of(&self, id: Word) -> String {
-        for n in &self.src.debug_names {
-            if n.operands.first() == Some(&Operand::IdRef(id)) {
-                if let Some(Operand::LiteralString(s)) = n.operands.get(1) {
-                    return s.clone();
-                }
-            }
+    /// The input type of value `id` (0 if unknown).
+    pub(crate) fn ty_of(&self, id: Word) -> Word {
+        match self.synth_ty.get(&id) {
+            Some(&t) => t,
+            None => self.ix.ty_of(id),
         }
-        format!("%{id}")
     }
 
     pub(crate) fn v(&self, id: Word) -> Word {
@@ -462,10 +360,6 @@ impl<'a> Lower<'a> {
             id = a;
         }
         id
-    }
-
-    pub(crate) fn ty_of(&self, id: Word) -> Word {
-        self.value_ty.get(&id).copied().unwrap_or(0)
     }
 
     /// The output type of an input type.
@@ -535,42 +429,13 @@ impl<'a> Lower<'a> {
         id
     }
 
-    /// Functions reachable from `root` through OpFunctionCall, root first.
-    fn call_graph(&self, root: Word) -> Res<Vec<Word>> {
-        let mut order = vec![root];
-        let mut seen: HashSet<Word> = order.iter().copied().collect();
-        let mut i = 0;
-        while i < order.len() {
-            let f = self.funcs[&order[i]];
-            for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
-                if inst.class.opcode == Op::FunctionCall {
-                    let callee = inst.operands[0].unwrap_id_ref();
-                    if !seen.insert(callee) {
-                        continue;
-                    }
-                    match self.funcs.get(&callee) {
-                        Some(cf) if !cf.blocks.is_empty() => order.push(callee),
-                        _ => {
-                            return Err(format!(
-                                "call to undefined function '{}' (an unsupported builtin?)",
-                                self.name_of(callee)
-                            ))
-                        }
-                    }
-                }
-            }
-            i += 1;
-        }
-        Ok(order)
-    }
-
     fn run(&mut self, entry: usize) -> Res<LoweredKernel> {
-        let ep = &self.src.entry_points[entry];
-        let entry_fn = ep.operands[1].unwrap_id_ref();
+        let ep = &self.ix.src.entry_points[entry];
+        let entry_fn = self.facts.entry_fn;
         let name = ep.operands[2].unwrap_literal_string().to_string();
         let mut hint = None;
         let mut vec_hint = None;
-        for em in &self.src.execution_modes {
+        for em in &self.ix.src.execution_modes {
             if em.operands[0] != Operand::IdRef(entry_fn) {
                 continue;
             }
@@ -597,23 +462,23 @@ impl<'a> Lower<'a> {
                 _ => {}
             }
         }
-        let order = self.call_graph(entry_fn)?;
-        if self.caps.subgroups() && self.uses_subgroups(&order) {
+        let facts = self.facts;
+        let order = &facts.order;
+        if self.caps.subgroups() && self.uses_subgroups(order) {
             self.flatten = true;
             self.use_group_cap(Capability::GroupNonUniform);
         }
-        self.scan_images(entry_fn, &order)?;
+        self.scan_images(entry_fn, order)?;
         self.lower_constants();
-        self.classify_globals(&order)?;
-        self.assign_frames(&order)?;
-        self.infer_spaces(&order, entry_fn)?;
-        self.prepare_descriptors(&order, entry_fn)?;
+        self.classify_globals(order)?;
+        self.assign_frames(order)?;
+        self.prepare_descriptors(order, entry_fn)?;
         self.spill_meta = self.meta_crowds_push_constants();
 
         // Lower every reachable function.
         let mut functions = Vec::new();
-        for &f in &order {
-            let func = self.lower_function(self.funcs[&f])?;
+        for &f in order {
+            let func = self.lower_function(self.ix.funcs[&f])?;
             functions.push(func);
         }
         self.line = None;
@@ -650,7 +515,7 @@ impl<'a> Lower<'a> {
     /// whose type cannot be lowered are left out: a use of one is reported
     /// where its type is lowered.
     fn lower_constants(&mut self) {
-        for g in &self.src.types_global_values {
+        for g in &self.ix.src.types_global_values {
             let op = g.class.opcode;
             if !matches!(
                 op,
@@ -700,10 +565,14 @@ impl<'a> Lower<'a> {
         let mut used: Vec<Word> = Vec::new();
         let mut seen = HashSet::new();
         for &f in order {
-            for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
+            for inst in self.ix.funcs[&f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+            {
                 for o in &inst.operands {
                     if let Some(id) = o.id_ref_any() {
-                        if let Some(g) = self.globals.get(&id) {
+                        if let Some(g) = self.ix.globals.get(&id) {
                             if g.class.opcode == Op::Variable && seen.insert(id) {
                                 used.push(id);
                             }
@@ -713,13 +582,14 @@ impl<'a> Lower<'a> {
             }
         }
         for var in used {
-            let g = self.globals[&var];
+            let g = self.ix.globals[&var];
             let Ty::Pointer(sc, pointee) = self.tys.get(g.result_type.unwrap_or(0)).clone() else {
                 continue;
             };
             match sc {
                 StorageClass::Input => {
                     let b = self
+                        .ix
                         .builtin_of(var)
                         .ok_or("an Input variable that is not a builtin")?;
                     let cb = match b {
@@ -780,7 +650,7 @@ impl<'a> Lower<'a> {
                     self.define_offset(var, off as u32, 32);
                 }
                 // A large table in the program's buffer (`global_vars`).
-                StorageClass::UniformConstant if self.global_offsets.contains_key(&var) => {}
+                StorageClass::UniformConstant if self.facts.global_offsets.contains_key(&var) => {}
                 StorageClass::UniformConstant => {
                     let init = g.operands.get(1).and_then(|o| o.id_ref_any());
                     let align = self.tys.align_of(pointee).max(4) as usize;
@@ -790,7 +660,7 @@ impl<'a> Lower<'a> {
                     if let Some(init) = init {
                         let mut bytes = vec![0u8; size];
                         let consts = Constants {
-                            globals: &self.globals,
+                            globals: &self.ix.globals,
                             tys: &self.tys,
                             spec_ops: &HashMap::new(),
                         };
@@ -802,10 +672,10 @@ impl<'a> Lower<'a> {
                     self.define_offset(var, off as u32, 64);
                 }
                 StorageClass::CrossWorkgroup => {
-                    if !self.global_offsets.contains_key(&var) {
+                    if !self.facts.global_offsets.contains_key(&var) {
                         return Err(format!(
                             "program-scope __global variable '{}' has no place in the program's buffer",
-                            self.name_of(var)
+                            self.ix.name_of(var)
                         ));
                     }
                 }
@@ -836,7 +706,11 @@ impl<'a> Lower<'a> {
     /// static offset in the private frame array.
     fn assign_frames(&mut self, order: &[Word]) -> Res<()> {
         for &f in order {
-            for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
+            for inst in self.ix.funcs[&f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+            {
                 if inst.class.opcode != Op::Variable {
                     continue;
                 }
@@ -858,148 +732,9 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// Infers the `Space` of every pointer value of the kernel (see the
-    /// module doc). Iterates to a fixed point over the call graph.
-    fn infer_spaces(&mut self, order: &[Word], entry_fn: Word) -> Res<()> {
-        // Globals.
-        for (&id, g) in &self.globals {
-            if let Some(Ty::Pointer(sc, _)) = g.result_type.map(|t| self.tys.get(t)) {
-                if g.class.opcode == Op::Variable {
-                    let s = match sc {
-                        StorageClass::UniformConstant if self.global_offsets.contains_key(&id) => {
-                            Some(Space::Global)
-                        }
-                        StorageClass::UniformConstant => Some(Space::Const),
-                        sc => space_of_class(*sc),
-                    };
-                    if let Some(s) = s {
-                        self.spaces.insert(id, s);
-                    }
-                }
-            }
-        }
-        // Kernel parameters.
-        for p in &self.funcs[&entry_fn].parameters {
-            if let Ty::Pointer(sc, _) = self.tys.get(p.result_type.unwrap_or(0)) {
-                let s = match sc {
-                    StorageClass::UniformConstant | StorageClass::CrossWorkgroup => Space::Global,
-                    StorageClass::Workgroup => Space::Local,
-                    _ => Space::Private,
-                };
-                self.spaces.insert(p.result_id.unwrap_or(0), s);
-            }
-        }
-        for _round in 0..32 {
-            let mut changed = false;
-            let mut set = |spaces: &mut HashMap<Word, Space>, id: Word, s: Option<Space>| {
-                let old = spaces.get(&id).copied();
-                let new = join(old, s);
-                if new != old {
-                    if let Some(n) = new {
-                        spaces.insert(id, n);
-                        changed = true;
-                    }
-                }
-            };
-            for &f in order {
-                let func = self.funcs[&f];
-                for inst in func.blocks.iter().flat_map(|b| &b.instructions) {
-                    if inst.class.opcode == Op::FunctionCall {
-                        let callee = inst.operands[0].unwrap_id_ref();
-                        let params = &self.funcs[&callee].parameters;
-                        for (p, a) in params.iter().zip(&inst.operands[1..]) {
-                            let a = a.unwrap_id_ref();
-                            if matches!(self.tys.get(self.ty_of(a)), Ty::Pointer(..)) {
-                                let s = self.spaces.get(&a).copied();
-                                set(&mut self.spaces, p.result_id.unwrap_or(0), s);
-                            }
-                        }
-                    }
-                    let Some(id) = inst.result_id else { continue };
-                    let Some(Ty::Pointer(sc, _)) = inst.result_type.map(|t| self.tys.get(t)) else {
-                        continue;
-                    };
-                    let sc = *sc;
-                    let fixed = space_of_class(sc);
-                    let from = |k: usize| inst.operands.get(k).and_then(|o| o.id_ref_any());
-                    let s = match inst.class.opcode {
-                        _ if fixed.is_some() && inst.class.opcode != Op::FunctionCall => fixed,
-                        Op::AccessChain
-                        | Op::InBoundsAccessChain
-                        | Op::PtrAccessChain
-                        | Op::InBoundsPtrAccessChain
-                        | Op::CopyObject
-                        | Op::PtrCastToGeneric
-                        | Op::GenericCastToPtr
-                        | Op::GenericCastToPtrExplicit => {
-                            from(0).and_then(|o| self.spaces.get(&o).copied())
-                        }
-                        Op::Bitcast => {
-                            let o = from(0).unwrap_or(0);
-                            match self.tys.get(self.ty_of(o)) {
-                                Ty::Pointer(..) => self.spaces.get(&o).copied(),
-                                _ => Some(Space::Global),
-                            }
-                        }
-                        Op::Phi => {
-                            let mut s = None;
-                            for k in (0..inst.operands.len()).step_by(2) {
-                                s = join(s, from(k).and_then(|o| self.spaces.get(&o).copied()));
-                            }
-                            s
-                        }
-                        Op::Select => join(
-                            from(1).and_then(|o| self.spaces.get(&o).copied()),
-                            from(2).and_then(|o| self.spaces.get(&o).copied()),
-                        ),
-                        Op::FunctionCall => {
-                            let callee = inst.operands[0].unwrap_id_ref();
-                            let mut s = None;
-                            for ci in self.funcs[&callee]
-                                .blocks
-                                .iter()
-                                .flat_map(|b| &b.instructions)
-                            {
-                                if ci.class.opcode == Op::ReturnValue {
-                                    s = join(
-                                        s,
-                                        self.spaces.get(&ci.operands[0].unwrap_id_ref()).copied(),
-                                    );
-                                }
-                            }
-                            s
-                        }
-                        Op::Undef | Op::ConstantNull => None,
-                        // Loaded from memory or made from an integer: a
-                        // global address.
-                        _ => Some(Space::Global),
-                    };
-                    set(&mut self.spaces, id, s);
-                }
-            }
-            if !changed {
-                return Ok(());
-            }
-        }
-        Ok(())
-    }
-
     /// The space a pointer operand points to, or an error.
     pub(crate) fn space(&self, ptr: Word) -> Res<Space> {
-        match self.spaces.get(&ptr) {
-            Some(Space::Mixed) => Err(
-                "a pointer that may point to different address spaces is not supported yet".into(),
-            ),
-            Some(s) => Ok(*s),
-            None => {
-                if let Some(g) = self.globals.get(&ptr) {
-                    if matches!(g.class.opcode, Op::ConstantNull | Op::Undef) {
-                        return Err("access through a NULL or undefined pointer".into());
-                    }
-                }
-                Err("cannot tell which address space a pointer points to".into())
-            }
-        }
+        self.facts.space(ptr)
     }
 
     fn lower_function(&mut self, f: &'a dr::Function) -> Res<dr::Function> {
@@ -1117,7 +852,7 @@ impl<'a> Lower<'a> {
                 if !seen.insert(id) {
                     continue;
                 }
-                if let Some(&off) = self.global_offsets.get(&id) {
+                if let Some(&off) = self.facts.global_offsets.get(&id) {
                     wanted.push((id, off));
                 }
             }
@@ -1204,6 +939,7 @@ impl<'a> Lower<'a> {
             Op::ExtInst => {
                 let set = id_op(0);
                 let set_name = self
+                    .ix
                     .src
                     .ext_inst_imports
                     .iter()
@@ -1431,7 +1167,7 @@ impl<'a> Lower<'a> {
     fn lower_conversion(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let id = inst.result_id.unwrap_or(0);
         let op = inst.class.opcode;
-        let rounding = self.decorations.get(&id).and_then(|v| {
+        let rounding = self.ix.decorations.get(&id).and_then(|v| {
             v.iter()
                 .find_map(|d| match (d.operands.get(1), d.operands.get(2)) {
                     (
@@ -1441,7 +1177,7 @@ impl<'a> Lower<'a> {
                     _ => None,
                 })
         });
-        let saturate = self.has_decoration(id, Decoration::SaturatedConversion)
+        let saturate = self.ix.has_decoration(id, Decoration::SaturatedConversion)
             || matches!(op, Op::SatConvertSToU | Op::SatConvertUToS);
         let src_id = inst.operands[0].unwrap_id_ref();
         let src = self.v(src_id);
@@ -1746,9 +1482,9 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        for n in &self.src.debug_names {
+        for n in &self.ix.src.debug_names {
             if let Some(Operand::IdRef(t)) = n.operands.first() {
-                if defined.contains(t) && !self.globals.contains_key(t) {
+                if defined.contains(t) && !self.ix.globals.contains_key(t) {
                     m.debug_names.push(n.clone());
                 }
             }
@@ -1955,7 +1691,7 @@ impl Lower<'_> {
         let mut exact: Vec<Word> = Vec::new();
         for f in functions {
             let library = f.def_id().is_some_and(|id| {
-                let name = self.name_of(id);
+                let name = self.ix.name_of(id);
                 name.starts_with("ferrocl.") || name.contains("__ferrocl_")
             });
             for inst in f.all_inst_iter() {

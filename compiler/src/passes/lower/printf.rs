@@ -34,7 +34,7 @@ use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
 use super::emit::{ids, Block};
 use super::{Lower, Res, Space};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 use crate::{ImplicitField, PrintfArg, PrintfArgKind, PrintfCall};
 
 impl Lower<'_> {
@@ -44,7 +44,7 @@ impl Lower<'_> {
         if let Some(&o) = self.const_offsets.get(&id) {
             return Some(o);
         }
-        let d = self.defs.get(&id)?;
+        let d = self.ix.defs.get(&id)?;
         let arg = |k: usize| d.operands.get(k).and_then(|o| o.id_ref_any());
         match d.class.opcode {
             Op::Bitcast

@@ -42,7 +42,7 @@ use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};
 use super::emit::{ids, Block};
 use super::image::{arrayed, spatial_dims, SamplerSrc, Texel};
 use super::{Lower, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 use crate::{sampler_bits as sb, ImageDescriptor, ImplicitField};
 
 /// A sampler's `sampler_bits`: known, or a u32 value read at run time.

@@ -10,7 +10,7 @@ use rspirv::spirv::Op;
 
 use super::emit::{ids, Block};
 use super::{Lower, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     pub(crate) fn lower_shuffle(

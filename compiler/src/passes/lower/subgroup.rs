@@ -62,7 +62,7 @@ use super::emit::ids;
 use super::emit::Block;
 use super::Lower;
 use super::Res;
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     /// The value of a constant integer id of the input, if it is one.
@@ -83,7 +83,7 @@ impl Lower<'_> {
     /// instruction or barrier, or a sub-group builtin variable.
     pub(crate) fn uses_subgroups(&self, order: &[Word]) -> bool {
         let subgroup_builtin = |id: Word| {
-            self.decorations.get(&id).is_some_and(|ds| {
+            self.ix.decorations.get(&id).is_some_and(|ds| {
                 ds.iter().any(|d| {
                     matches!(
                         d.operands.get(2),
@@ -105,7 +105,7 @@ impl Lower<'_> {
             })
         };
         order.iter().any(|f| {
-            self.funcs[f]
+            self.ix.funcs[f]
                 .blocks
                 .iter()
                 .flat_map(|b| &b.instructions)
@@ -294,7 +294,7 @@ impl Lower<'_> {
                 let xv = self.v(*x);
                 let p = self.wide_part(b, xv, pt, i);
                 let synth = self.out.id();
-                self.value_ty.insert(synth, x_part_ty);
+                self.synth_ty.insert(synth, x_part_ty);
                 self.alias.insert(synth, p);
                 *o = Operand::IdRef(synth);
             }

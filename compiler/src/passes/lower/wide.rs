@@ -15,7 +15,7 @@ use rspirv::spirv::{Op, Word};
 
 use super::emit::{ids, Block};
 use super::{Lower, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     pub(crate) fn is_wide(&self, ty: Word) -> bool {

@@ -25,7 +25,7 @@ use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 use super::emit::{ids, Block};
 use super::{ClBuiltin, Lower, MaskKind, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 use crate::ImplicitField;
 
 impl Lower<'_> {
