@@ -90,91 +90,10 @@
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};
 
+use super::atomic_kinds::{fence_storage, Op64, Order, ATOMIC_STORAGE};
 use super::emit::{ids, Block};
-use super::local64::Op64;
 use super::{Lower, Res, Space};
 use crate::analyses::type_table::Ty;
-
-/// An OpenCL memory order, as Vulkan can express it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Order {
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-}
-
-impl Order {
-    /// The order of input semantics (SequentiallyConsistent → AcqRel).
-    pub(crate) fn of(s: M) -> Order {
-        let acq = s.contains(M::ACQUIRE);
-        let rel = s.contains(M::RELEASE);
-        if s.intersects(M::SEQUENTIALLY_CONSISTENT | M::ACQUIRE_RELEASE) || (acq && rel) {
-            Order::AcqRel
-        } else if acq {
-            Order::Acquire
-        } else if rel {
-            Order::Release
-        } else {
-            Order::Relaxed
-        }
-    }
-
-    /// At most an acquire (loads, the Unequal semantics of compare-exchange).
-    fn for_load(self) -> Order {
-        if self == Order::Relaxed {
-            Order::Relaxed
-        } else {
-            Order::Acquire
-        }
-    }
-
-    /// At most a release (stores).
-    fn for_store(self) -> Order {
-        if self == Order::Relaxed {
-            Order::Relaxed
-        } else {
-            Order::Release
-        }
-    }
-
-    /// The least order at least as strong as both.
-    fn join(self, other: Order) -> Order {
-        match (self, other) {
-            (a, b) if a == b => a,
-            (Order::Relaxed, x) | (x, Order::Relaxed) => x,
-            _ => Order::AcqRel,
-        }
-    }
-
-    /// Vulkan semantics: the order's bit and `storage`; 0 when relaxed.
-    pub(crate) fn semantics(self, storage: M) -> M {
-        match self {
-            Order::Relaxed => M::empty(),
-            Order::Acquire => M::ACQUIRE | storage,
-            Order::Release => M::RELEASE | storage,
-            Order::AcqRel => M::ACQUIRE_RELEASE | storage,
-        }
-    }
-}
-
-/// The Vulkan storage-class bits of input fence flags.
-pub(crate) fn fence_storage(s: M) -> M {
-    let mut n = M::empty();
-    if s.intersects(M::CROSS_WORKGROUP_MEMORY | M::UNIFORM_MEMORY) {
-        n |= M::UNIFORM_MEMORY;
-    }
-    if s.contains(M::WORKGROUP_MEMORY) {
-        n |= M::WORKGROUP_MEMORY;
-    }
-    if s.contains(M::IMAGE_MEMORY) {
-        n |= M::IMAGE_MEMORY;
-    }
-    n
-}
-
-/// The storage classes a non-relaxed atomic orders (module docs).
-const ATOMIC_STORAGE: M = M::UNIFORM_MEMORY.union(M::WORKGROUP_MEMORY);
 
 impl Lower<'_> {
     /// The order of the semantics operand `id` (a constant).
@@ -493,35 +412,5 @@ impl Lower<'_> {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn orders_map_to_what_vulkan_allows() {
-        let seq = Order::of(M::SEQUENTIALLY_CONSISTENT);
-        assert_eq!(seq, Order::AcqRel);
-        assert_eq!(Order::of(M::ACQUIRE | M::WORKGROUP_MEMORY), Order::Acquire);
-        assert_eq!(Order::of(M::RELEASE), Order::Release);
-        assert_eq!(Order::of(M::ACQUIRE | M::RELEASE), Order::AcqRel);
-        assert_eq!(Order::of(M::CROSS_WORKGROUP_MEMORY), Order::Relaxed);
-        assert_eq!(seq.for_load(), Order::Acquire);
-        assert_eq!(seq.for_store(), Order::Release);
-        assert_eq!(Order::Release.for_load(), Order::Acquire);
-        assert_eq!(Order::Relaxed.for_store(), Order::Relaxed);
-        assert_eq!(Order::Relaxed.join(Order::Acquire), Order::Acquire);
-        assert_eq!(Order::Release.join(Order::Acquire), Order::AcqRel);
-        assert_eq!(Order::Relaxed.semantics(ATOMIC_STORAGE), M::empty());
-        assert_eq!(
-            Order::Acquire.semantics(M::UNIFORM_MEMORY).bits(),
-            (M::ACQUIRE | M::UNIFORM_MEMORY).bits()
-        );
-        assert_eq!(
-            fence_storage(M::CROSS_WORKGROUP_MEMORY | M::IMAGE_MEMORY),
-            M::UNIFORM_MEMORY | M::IMAGE_MEMORY
-        );
     }
 }

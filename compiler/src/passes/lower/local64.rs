@@ -75,56 +75,12 @@ use std::collections::HashMap;
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, MemorySemantics as M, Op, Scope, Word};
 
-use super::atomic::Order;
+use super::atomic_kinds::{Op64, Order};
 use super::emit::{ids, Block};
 use super::{Lower, Res, Space};
 
 /// Lock words per work-group (a power of two).
 pub(crate) const LOCK_STRIPES: u32 = 8;
-
-/// The emulated operation of a helper.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Op64 {
-    Load,
-    Store,
-    Exchange,
-    CompareExchange,
-    Add,
-    Sub,
-    Inc,
-    Dec,
-    SMin,
-    UMin,
-    SMax,
-    UMax,
-    And,
-    Or,
-    Xor,
-}
-
-impl Op64 {
-    /// The emulation of the atomic instruction `op`, if there is one.
-    pub(crate) fn of(op: Op) -> Option<Op64> {
-        Some(match op {
-            Op::AtomicLoad => Op64::Load,
-            Op::AtomicStore => Op64::Store,
-            Op::AtomicExchange => Op64::Exchange,
-            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => Op64::CompareExchange,
-            Op::AtomicIAdd => Op64::Add,
-            Op::AtomicISub => Op64::Sub,
-            Op::AtomicIIncrement => Op64::Inc,
-            Op::AtomicIDecrement => Op64::Dec,
-            Op::AtomicSMin => Op64::SMin,
-            Op::AtomicUMin => Op64::UMin,
-            Op::AtomicSMax => Op64::SMax,
-            Op::AtomicUMax => Op64::UMax,
-            Op::AtomicAnd => Op64::And,
-            Op::AtomicOr => Op64::Or,
-            Op::AtomicXor => Op64::Xor,
-            _ => return None,
-        })
-    }
-}
 
 /// The helpers of one kernel and its lock table.
 #[derive(Default)]

@@ -63,6 +63,7 @@
 
 mod args;
 mod atomic;
+mod atomic_kinds;
 mod descriptor;
 mod emit;
 mod ext_inst;
