@@ -19,7 +19,7 @@
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass, Word};
 
-use super::emit::{ids, Block};
+use super::emit::{ids, Block, Out};
 use super::{rep_width, Lower, Res, Space};
 use crate::analyses::type_table::Ty;
 use crate::{AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField};
@@ -60,6 +60,38 @@ enum WordSource {
     Buffer(Word),
     /// Descriptor addressing: a POD buffer variable (uniform or storage).
     Pod(Word, bool),
+}
+
+/// The push-constant block: kernel arguments (or the argument buffer's
+/// address) and the implicit fields.
+pub(crate) struct PushConstants {
+    pub var: Word,
+    pub used: bool,
+    /// Bytes of the block (known after `build_entry`).
+    pub size: u32,
+    /// Implicit fields in order of first use, with the constant of their
+    /// word index (defined by `build_entry`).
+    pub implicit: Vec<(ImplicitField, Word)>,
+    /// Image and sampler fields live in the argument buffer, not in push
+    /// constants (a kernel with many image/sampler arguments).
+    pub spill_meta: bool,
+    /// Those fields with the u64 constant of their byte offset in the
+    /// argument buffer (defined by `build_entry`).
+    pub spilled: Vec<(ImplicitField, Word)>,
+}
+
+impl PushConstants {
+    /// Takes the block's variable id from `out`.
+    pub fn new(out: &mut Out) -> Self {
+        PushConstants {
+            var: out.id(),
+            used: false,
+            size: 0,
+            implicit: Vec::new(),
+            spill_meta: false,
+            spilled: Vec::new(),
+        }
+    }
 }
 
 impl Lower<'_> {
@@ -225,22 +257,22 @@ impl Lower<'_> {
     /// (`Desc::spill_binding`), word k holding the k-th field used.
     pub(crate) fn spilled_field(&mut self, b: &mut Block, f: ImplicitField) -> Word {
         if self.desc.enabled {
-            let k = match self.spilled.iter().position(|(g, _)| *g == f) {
+            let k = match self.pc.spilled.iter().position(|(g, _)| *g == f) {
                 Some(k) => k,
                 None => {
-                    self.spilled.push((f, 0));
-                    self.spilled.len() - 1
+                    self.pc.spilled.push((f, 0));
+                    self.pc.spilled.len() - 1
                 }
             };
             let bytes = 4 * self.meta_words();
             let (var, ubo) = self.pod_var(self.desc.spill_binding, bytes);
             return self.pod_word(b, var, ubo, k as u32);
         }
-        let off = match self.spilled.iter().find(|(g, _)| *g == f) {
+        let off = match self.pc.spilled.iter().find(|(g, _)| *g == f) {
             Some((_, c)) => *c,
             None => {
                 let c = self.out.id();
-                self.spilled.push((f, c));
+                self.pc.spilled.push((f, c));
                 c
             }
         };
@@ -428,9 +460,9 @@ impl Lower<'_> {
             });
         }
         let args_size = cur.next_multiple_of(4) as u32;
-        let n_impl = self.implicit.len() as u32;
+        let n_impl = self.pc.implicit.len() as u32;
         let max_pc = self.caps.max_push_constant_size;
-        let n_spilled = self.spilled.len() as u32;
+        let n_spilled = self.pc.spilled.len() as u32;
         let use_buffer = (n_spilled > 0 || args_size + 4 * n_impl > max_pc) && !self.desc.enabled;
         let impl_base = if use_buffer { 8 } else { args_size };
 
@@ -444,7 +476,7 @@ impl Lower<'_> {
         // __local arguments: regions after the kernel's own __local data,
         // each aligned to 16 bytes or its pointee's alignment if larger,
         // sized in multiples of 16 bytes.
-        let static_end = self.static_local_size.next_multiple_of(16) as u32;
+        let static_end = self.mem.static_local_size.next_multiple_of(16) as u32;
         let mut base = self.out.c_u32(static_end);
         let mut call_args = Vec::new();
         for (i, (layout, &(_, pty))) in layouts.iter().zip(&params).enumerate() {
@@ -467,7 +499,7 @@ impl Lower<'_> {
             let v = match layout.kind {
                 ArgKind::Buffer if self.desc.enabled => self.desc_buffer_arg(&mut b, i),
                 ArgKind::LocalPointer { spec_id } => {
-                    self.uses_local = true;
+                    self.mem.uses_local = true;
                     let size = self.spec_u32(spec_id, 16);
                     let c15 = self.out.c_u32(15);
                     let m16 = self.out.c_u32(!15);
@@ -491,9 +523,9 @@ impl Lower<'_> {
                     if let Ty::Pointer(_, pointee) = self.tys.get(pty).clone() {
                         // Struct by value: a copy in the private frame.
                         let align = self.tys.align_of(pointee).max(4);
-                        let off = self.private_size.next_multiple_of(align);
-                        self.private_size = off + self.tys.size_of(pointee);
-                        self.uses_private = true;
+                        let off = self.mem.private_size.next_multiple_of(align);
+                        self.mem.private_size = off + self.tys.size_of(pointee);
+                        self.mem.uses_private = true;
                         let val = self.read_arg(&mut b, &src, pointee, layout.offset)?;
                         let addr = self.out.c_u32(off as u32);
                         self.store_value(&mut b, Space::Private, addr, pointee, val, align)?;
@@ -512,7 +544,7 @@ impl Lower<'_> {
             .iter()
             .any(|l| matches!(l.kind, ArgKind::LocalPointer { .. }))
         {
-            self.local_end = Some(base);
+            self.mem.local_end = Some(base);
         }
         self.local64_init_locks(&mut b)?;
         let void = self.out.t_void();
@@ -546,7 +578,7 @@ impl Lower<'_> {
 
         // Implicit fields.
         let mut implicit = Vec::new();
-        let fields = self.implicit.clone();
+        let fields = self.pc.implicit.clone();
         for (k, (field, c)) in fields.iter().enumerate() {
             let off = impl_base + 4 * k as u32;
             let u32t = self.out.t_u32();
@@ -561,7 +593,7 @@ impl Lower<'_> {
         // Spilled image/sampler fields follow the arguments in the buffer
         // (descriptor addressing: alone in theirs).
         let mut spilled = Vec::new();
-        let fields = self.spilled.clone();
+        let fields = self.pc.spilled.clone();
         if self.desc.enabled {
             spilled.extend(
                 fields
@@ -583,13 +615,13 @@ impl Lower<'_> {
         }
         // Reading the arguments may have added fields (descriptor
         // addressing's NULL mask).
-        let n_impl = self.implicit.len() as u32;
-        let push_constant_size = if self.uses_pc {
+        let n_impl = self.pc.implicit.len() as u32;
+        let push_constant_size = if self.pc.used {
             impl_base + 4 * n_impl
         } else {
             0
         };
-        self.pc_size = push_constant_size;
+        self.pc.size = push_constant_size;
         if (use_buffer || self.desc.enabled) && push_constant_size > max_pc {
             return Err(format!(
                 "the kernel needs {push_constant_size} bytes of push constants; the device has {max_pc}"
@@ -630,14 +662,14 @@ impl Lower<'_> {
     /// code uses, and the WorkgroupSize constant; returns the entry
     /// point's interface.
     pub(crate) fn finish_globals(&mut self) -> Vec<Word> {
-        let mut interface: Vec<Word> = self.vk_inputs.values().copied().collect();
+        let mut interface: Vec<Word> = self.work.vk_inputs.values().copied().collect();
         interface.sort();
-        if self.reqd_size.is_none() {
+        if self.work.reqd_size.is_none() {
             self.wg_size_composite();
         }
         let u32t = self.out.t_u32();
-        if self.uses_pc {
-            let bytes = self.pc_size;
+        if self.pc.used {
+            let bytes = self.pc.size;
             let n = self.out.c_u32(bytes.div_ceil(4).max(1));
             let arr = self.out.id();
             self.out.globals.push(Instruction::new(
@@ -658,26 +690,26 @@ impl Lower<'_> {
             self.out.globals.push(Instruction::new(
                 Op::Variable,
                 Some(pt),
-                Some(self.pc_var),
+                Some(self.pc.var),
                 vec![Operand::StorageClass(StorageClass::PushConstant)],
             ));
-            interface.push(self.pc_var);
+            interface.push(self.pc.var);
         }
-        if self.uses_local {
-            let len = match self.local_end {
+        if self.mem.uses_local {
+            let len = match self.mem.local_end {
                 None => self
                     .out
-                    .c_u32((self.static_local_size.div_ceil(4)).max(1) as u32),
+                    .c_u32((self.mem.static_local_size.div_ceil(4)).max(1) as u32),
                 Some(end) => {
                     let two = self.out.c_u32(2);
                     self.spec_op(Op::ShiftRightLogical, end, two)
                 }
             };
-            let var = self.local_var;
+            let var = self.mem.local_var;
             self.word_array_var(StorageClass::Workgroup, len, var);
             interface.push(var);
         }
-        if let Some(var) = self.fence_word {
+        if let Some(var) = self.atomics.fence_word {
             let pt = self.out.t_ptr(StorageClass::Workgroup, u32t);
             self.out.globals.push(Instruction::new(
                 Op::Variable,
@@ -687,16 +719,17 @@ impl Lower<'_> {
             ));
             interface.push(var);
         }
-        if self.uses_private {
+        if self.mem.uses_private {
             let n = self
                 .out
-                .c_u32((self.private_size.div_ceil(4)).max(1) as u32);
-            let var = self.private_var;
+                .c_u32((self.mem.private_size.div_ceil(4)).max(1) as u32);
+            let var = self.mem.private_var;
             self.word_array_var(StorageClass::Private, n, var);
             interface.push(var);
         }
-        if self.uses_const {
+        if self.mem.uses_const {
             let words: Vec<u32> = self
+                .mem
                 .const_data
                 .chunks(4)
                 .map(|c| {
@@ -714,13 +747,13 @@ impl Lower<'_> {
             self.out.globals.push(Instruction::new(
                 Op::Variable,
                 Some(pt),
-                Some(self.const_var),
+                Some(self.mem.const_var),
                 vec![
                     Operand::StorageClass(StorageClass::Private),
                     Operand::IdRef(init),
                 ],
             ));
-            interface.push(self.const_var);
+            interface.push(self.mem.const_var);
         }
         interface
     }

@@ -95,6 +95,18 @@ use super::emit::{ids, Block};
 use super::{Lower, Res, Space};
 use crate::analyses::type_table::Ty;
 
+/// What the kernel's atomics and fences need of the module.
+#[derive(Default)]
+pub(crate) struct Atomics {
+    /// A 64-bit atomic was emitted (Int64Atomics).
+    pub uses_int64: bool,
+    /// The Workgroup word fences read-modify-write with
+    /// `DeviceCaps::rmw_ordering`, once one is needed.
+    pub fence_word: Option<Word>,
+    /// The kernel has a non-relaxed atomic or fence (`vmm`).
+    pub ordered: bool,
+}
+
 impl Lower<'_> {
     /// The order of the semantics operand `id` (a constant).
     fn order_operand(&mut self, id: Word) -> Res<Order> {
@@ -102,7 +114,7 @@ impl Lower<'_> {
             .const_u32(id)
             .ok_or("atomic memory order must be a compile-time constant")?;
         let o = Order::of(M::from_bits_truncate(s));
-        self.ordered_memory |= o != Order::Relaxed;
+        self.atomics.ordered |= o != Order::Relaxed;
         Ok(o)
     }
 
@@ -149,7 +161,7 @@ impl Lower<'_> {
             return self.lower_local64_atomic(b, inst, &ids_, float, pointee);
         }
         if width == 64 {
-            self.uses_int64_atomics = true;
+            self.atomics.uses_int64 = true;
         }
         let it = self.out.t_int(width);
         let addr = self.addr_of(b, space, ptr)?;
@@ -343,11 +355,11 @@ impl Lower<'_> {
     /// A fence as a read-modify-write of the Workgroup fence word
     /// (`rmw_ordering`, module docs).
     fn fence_by_rmw(&mut self, b: &mut Block) {
-        let var = match self.fence_word {
+        let var = match self.atomics.fence_word {
             Some(v) => v,
             None => {
                 let v = self.out.id();
-                self.fence_word = Some(v);
+                self.atomics.fence_word = Some(v);
                 v
             }
         };
@@ -402,7 +414,7 @@ impl Lower<'_> {
         } else {
             let order = Order::of(s);
             if order != Order::Relaxed && !storage.is_empty() {
-                self.ordered_memory = true;
+                self.atomics.ordered = true;
                 if self.caps.rmw_ordering {
                     self.fence_by_rmw(b);
                 } else {

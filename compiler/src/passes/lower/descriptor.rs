@@ -547,7 +547,7 @@ impl Lower<'_> {
             Some(v),
             vec![Operand::StorageClass(StorageClass::StorageBuffer)],
         ));
-        let binding = self.desc.spill_binding + u32::from(self.spill_meta);
+        let binding = self.desc.spill_binding + u32::from(self.pc.spill_meta);
         self.desc.printf = Some((v, binding));
         self.desc.bound.push((v, binding));
         v

@@ -120,9 +120,9 @@ impl Lower<'_> {
         if let Some(off) = self.local64.locks {
             return off;
         }
-        let off = self.static_local_size.next_multiple_of(4);
-        self.static_local_size = off + 4 * LOCK_STRIPES as u64;
-        self.uses_local = true;
+        let off = self.mem.static_local_size.next_multiple_of(4);
+        self.mem.static_local_size = off + 4 * LOCK_STRIPES as u64;
+        self.mem.uses_local = true;
         self.local64.locks = Some(off as u32);
         off as u32
     }

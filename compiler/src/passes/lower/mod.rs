@@ -203,70 +203,34 @@ pub(crate) struct Lower<'a> {
     ix: &'a ModuleIndex<'a>,
     /// What the analyses say about this kernel (read-only).
     facts: &'a KernelFacts<'a>,
+    caps: &'a DeviceCaps,
     /// The input's types (`ix.tys`) and the 4-wide vector types the
     /// lowering adds to split 8/16-wide ones (`wide::synth_vec4`).
     tys: TypeTable,
     /// Input types of the values the lowering adds for the 4-wide parts
     /// of 8/16-wide operands (`subgroup`); other values: `ix.value_ty`.
     synth_ty: HashMap<Word, Word>,
-    caps: &'a DeviceCaps,
+    /// The module being built.
     out: Out,
+    /// Input values replaced by output ones.
     alias: HashMap<Word, Word>,
-    builtin_vars: HashMap<Word, ClBuiltin>,
-    /// Loads of vector builtins whose uses all extract a constant component.
-    deferred_builtins: HashMap<Word, (ClBuiltin, Word)>,
     /// Source line of the instruction being lowered (OpLine).
     line: Option<u32>,
-    // Memory arrays.
-    local_var: Word,
-    private_var: Word,
-    const_var: Word,
-    uses_local: bool,
-    uses_private: bool,
-    uses_const: bool,
-    uses_int64_atomics: bool,
-    /// The Workgroup word fences read-modify-write with
-    /// `DeviceCaps::rmw_ordering` (`atomic`), once one is needed.
-    fence_word: Option<Word>,
+    /// The memory arrays (`memory`).
+    mem: memory::MemoryArrays,
+    /// The push-constant block and implicit fields (`args`, `workitem`).
+    pc: args::PushConstants,
+    /// Builtin variables, Vulkan inputs, work-group sizes (`workitem`).
+    work: workitem::WorkItems,
+    /// Sub-group capabilities (`subgroup`).
+    subgroups: subgroup::Subgroups,
+    /// Orders and fences of atomics (`atomic`).
+    atomics: atomic::Atomics,
     /// 64-bit atomics on `__local` memory: lock table and helpers
     /// (`local64`).
     local64: local64::Local64,
-    /// The kernel has a non-relaxed atomic or fence (`vmm`).
-    ordered_memory: bool,
-    /// GroupNonUniform* capabilities the sub-group lowering used.
-    group_caps: Vec<Capability>,
-    static_local_size: u64,
-    private_size: u64,
-    const_data: Vec<u8>,
-    // Push constants and implicit fields.
-    pc_var: Word,
-    uses_pc: bool,
-    /// Bytes of the push-constant block (known after `build_entry`).
-    pc_size: u32,
-    implicit: Vec<(ImplicitField, Word)>,
-    /// Image and sampler fields live in the argument buffer, not in push
-    /// constants (a kernel with many image/sampler arguments, `args`).
-    spill_meta: bool,
-    /// Those fields with the u64 constant of their byte offset in the
-    /// argument buffer (defined by `build_entry`).
-    spilled: Vec<(ImplicitField, Word)>,
-    // Vulkan builtins and spec constants.
-    vk_inputs: HashMap<BuiltIn, Word>,
-    reqd_size: Option<[u32; 3]>,
-    /// The kernel uses sub-groups: its Vulkan work-group is one-dimensional
-    /// (`subgroup` module docs), local ids come from LocalInvocationIndex.
-    flatten: bool,
-    /// The local-size spec constants (SpecId 0, 1, 2) once defined.
-    local_specs: Option<[Word; 3]>,
-    wg_size: Option<Word>,
-    enqueued_size: Option<[Word; 3]>,
-    /// Where the `__local` argument regions end (bytes, a spec-constant
-    /// expression); None without `__local` arguments.
-    local_end: Option<Word>,
-    /// Offsets of the program-scope `__constant` variables in `const_data`.
-    const_offsets: HashMap<Word, u64>,
     /// The kernel's printf calls (`printf`).
-    printf_calls: Vec<PrintfCall>,
+    printf: printf::Printf,
     /// Image and sampler arguments, literal samplers (`image`).
     images: image::Images,
     /// Descriptor addressing (`descriptor`).
@@ -298,52 +262,26 @@ impl<'a> Lower<'a> {
     fn new(facts: &'a KernelFacts<'a>, caps: &'a DeviceCaps) -> Self {
         let bound = facts.ix.src.header.as_ref().map_or(1, |h| h.bound);
         let mut out = Out::new(bound);
-        let local_var = out.id();
-        let private_var = out.id();
-        let const_var = out.id();
-        let pc_var = out.id();
+        let mem = memory::MemoryArrays::new(&mut out);
+        let pc = args::PushConstants::new(&mut out);
         Lower {
             ix: facts.ix,
             facts,
+            caps,
             tys: facts.ix.tys.clone(),
             synth_ty: HashMap::new(),
-            caps,
             out,
             alias: HashMap::new(),
-            builtin_vars: HashMap::new(),
-            deferred_builtins: HashMap::new(),
             line: None,
-            local_var,
-            private_var,
-            const_var,
-            uses_local: false,
-            uses_private: false,
-            uses_const: false,
-            uses_int64_atomics: false,
-            fence_word: None,
+            mem,
+            pc,
+            work: Default::default(),
+            subgroups: Default::default(),
+            atomics: Default::default(),
             local64: Default::default(),
-            ordered_memory: false,
-            group_caps: Vec::new(),
-            static_local_size: 0,
-            private_size: 0,
-            const_data: Vec::new(),
-            pc_var,
-            uses_pc: false,
-            pc_size: 0,
-            implicit: Vec::new(),
-            spill_meta: false,
-            spilled: Vec::new(),
-            vk_inputs: HashMap::new(),
-            reqd_size: None,
-            flatten: false,
-            local_specs: None,
-            wg_size: None,
-            enqueued_size: None,
-            local_end: None,
-            const_offsets: HashMap::new(),
-            printf_calls: Vec::new(),
-            images: image::Images::default(),
-            desc: descriptor::Desc::default(),
+            printf: Default::default(),
+            images: Default::default(),
+            desc: Default::default(),
         }
     }
 
@@ -452,7 +390,7 @@ impl<'a> Lower<'a> {
                 .collect();
             match em.operands[1] {
                 Operand::ExecutionMode(ExecutionMode::LocalSize) if lits.len() == 3 => {
-                    self.reqd_size = Some([lits[0], lits[1], lits[2]])
+                    self.work.reqd_size = Some([lits[0], lits[1], lits[2]])
                 }
                 Operand::ExecutionMode(ExecutionMode::LocalSizeHint) if lits.len() == 3 => {
                     hint = Some([lits[0], lits[1], lits[2]])
@@ -466,7 +404,7 @@ impl<'a> Lower<'a> {
         let facts = self.facts;
         let order = &facts.order;
         if self.caps.subgroups() && self.uses_subgroups(order) {
-            self.flatten = true;
+            self.work.flatten = true;
             self.use_group_cap(Capability::GroupNonUniform);
         }
         self.scan_images(entry_fn, order)?;
@@ -474,7 +412,7 @@ impl<'a> Lower<'a> {
         self.classify_globals(order)?;
         self.assign_frames(order)?;
         self.prepare_descriptors(order, entry_fn)?;
-        self.spill_meta = self.meta_crowds_push_constants();
+        self.pc.spill_meta = self.meta_crowds_push_constants();
 
         // Lower every reachable function.
         let mut functions = Vec::new();
@@ -493,17 +431,17 @@ impl<'a> Lower<'a> {
             push_constant_size: arg_info.push_constant_size,
             arg_buffer: arg_info.arg_buffer,
             implicit: arg_info.implicit,
-            reqd_work_group_size: self.reqd_size,
+            reqd_work_group_size: self.work.reqd_size,
             work_group_size_hint: hint,
             vec_type_hint: vec_hint,
-            static_local_size: self.static_local_size as u32,
-            private_size: self.private_size as u32,
-            printf_strings: if self.printf_calls.is_empty() {
+            static_local_size: self.mem.static_local_size as u32,
+            private_size: self.mem.private_size as u32,
+            printf_strings: if self.printf.calls.is_empty() {
                 Vec::new()
             } else {
-                self.const_data.clone()
+                self.mem.const_data.clone()
             },
-            printf: std::mem::take(&mut self.printf_calls),
+            printf: std::mem::take(&mut self.printf.calls),
             descriptor_set: bindings.descriptor_set,
             literal_samplers: bindings.literal_samplers,
             addressing: self.caps.addressing,
@@ -641,13 +579,13 @@ impl<'a> Lower<'a> {
                         BuiltIn::SubgroupLtMask => ClBuiltin::SubgroupMask(MaskKind::Lt),
                         other => return Err(format!("builtin {other:?} is not supported")),
                     };
-                    self.builtin_vars.insert(var, cb);
+                    self.work.builtin_vars.insert(var, cb);
                 }
                 StorageClass::Workgroup => {
                     let align = self.tys.align_of(pointee).max(4);
-                    let off = self.static_local_size.next_multiple_of(align);
-                    self.static_local_size = off + self.tys.size_of(pointee);
-                    self.uses_local = true;
+                    let off = self.mem.static_local_size.next_multiple_of(align);
+                    self.mem.static_local_size = off + self.tys.size_of(pointee);
+                    self.mem.uses_local = true;
                     self.define_offset(var, off as u32, 32);
                 }
                 // A large table in the program's buffer (`global_vars`).
@@ -655,9 +593,9 @@ impl<'a> Lower<'a> {
                 StorageClass::UniformConstant => {
                     let init = g.operands.get(1).and_then(|o| o.id_ref_any());
                     let align = self.tys.align_of(pointee).max(4) as usize;
-                    let off = self.const_data.len().next_multiple_of(align);
+                    let off = self.mem.const_data.len().next_multiple_of(align);
                     let size = self.tys.size_of(pointee) as usize;
-                    self.const_data.resize(off + size, 0);
+                    self.mem.const_data.resize(off + size, 0);
                     if let Some(init) = init {
                         let mut bytes = vec![0u8; size];
                         let consts = Constants {
@@ -666,10 +604,10 @@ impl<'a> Lower<'a> {
                             spec_ops: &HashMap::new(),
                         };
                         consts.serialize(init, &mut bytes, 0, &|_| None, &mut |_| {})?;
-                        self.const_data[off..off + size].copy_from_slice(&bytes);
+                        self.mem.const_data[off..off + size].copy_from_slice(&bytes);
                     }
-                    self.uses_const = true;
-                    self.const_offsets.insert(var, off as u64);
+                    self.mem.uses_const = true;
+                    self.mem.const_offsets.insert(var, off as u64);
                     self.define_offset(var, off as u32, 64);
                 }
                 StorageClass::CrossWorkgroup => {
@@ -724,9 +662,9 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 let align = self.tys.align_of(pointee).max(4);
-                let off = self.private_size.next_multiple_of(align);
-                self.private_size = off + self.tys.size_of(pointee).max(1);
-                self.uses_private = true;
+                let off = self.mem.private_size.next_multiple_of(align);
+                self.mem.private_size = off + self.tys.size_of(pointee).max(1);
+                self.mem.uses_private = true;
                 self.define_offset(inst.result_id.unwrap_or(0), off as u32, 32);
             }
         }
@@ -776,7 +714,11 @@ impl<'a> Lower<'a> {
         let mut builtin_loads: HashMap<Word, ClBuiltin> = HashMap::new();
         for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
             if inst.class.opcode == Op::Load {
-                if let Some(&cb) = self.builtin_vars.get(&inst.operands[0].unwrap_id_ref()) {
+                if let Some(&cb) = self
+                    .work
+                    .builtin_vars
+                    .get(&inst.operands[0].unwrap_id_ref())
+                {
                     builtin_loads.insert(inst.result_id.unwrap_or(0), cb);
                 }
             }
@@ -810,7 +752,7 @@ impl<'a> Lower<'a> {
                             let v = self.builtin_value(&mut b, cb, ty)?;
                             self.alias.insert(id, v);
                         } else {
-                            self.deferred_builtins.insert(id, (cb, ty));
+                            self.work.deferred_builtins.insert(id, (cb, ty));
                         }
                         continue;
                     }
@@ -1050,7 +992,7 @@ impl<'a> Lower<'a> {
             }
             Op::CompositeExtract => {
                 let src = id_op(0);
-                if let Some(&(cb, _)) = self.deferred_builtins.get(&src) {
+                if let Some(&(cb, _)) = self.work.deferred_builtins.get(&src) {
                     let d = inst.operands[1].unwrap_literal_bit32();
                     let ty = inst.result_type.unwrap_or(0);
                     let v = self.builtin_component(b, cb, d, ty)?;
@@ -1061,7 +1003,7 @@ impl<'a> Lower<'a> {
             }
             Op::VectorExtractDynamic => {
                 let src = id_op(0);
-                if let Some(&(cb, vty)) = self.deferred_builtins.get(&src) {
+                if let Some(&(cb, vty)) = self.work.deferred_builtins.get(&src) {
                     let v = self.builtin_value(b, cb, vty)?;
                     let idx_orig = id_op(1);
                     let idx = self.v(idx_orig);
@@ -1531,10 +1473,10 @@ impl<'a> Lower<'a> {
                 _ => {}
             }
         }
-        if self.uses_int64_atomics {
+        if self.atomics.uses_int64 {
             caps.push(Capability::Int64Atomics);
         }
-        caps.extend(&self.group_caps);
+        caps.extend(&self.subgroups.caps);
         caps.extend(&bindings.caps);
         // Float controls (SPIR-V 1.4 core): the execution modes below, for
         // 32-bit floats and for 16/64 where the module has those types.
@@ -1597,8 +1539,8 @@ impl<'a> Lower<'a> {
         ep.extend(interface.iter().map(|&i| Operand::IdRef(i)));
         m.entry_points
             .push(Instruction::new(Op::EntryPoint, None, None, ep));
-        let ls = match self.reqd_size {
-            Some(r) if self.flatten => [r[0] * r[1] * r[2], 1, 1],
+        let ls = match self.work.reqd_size {
+            Some(r) if self.work.flatten => [r[0] * r[1] * r[2], 1, 1],
             Some(r) => r,
             None => [1, 1, 1],
         };
@@ -1633,7 +1575,7 @@ impl<'a> Lower<'a> {
         let mut header = dr::ModuleHeader::new(self.out.bound);
         header.set_version(1, 5);
         m.header = Some(header);
-        if self.ordered_memory && self.caps.vulkan_memory_model {
+        if self.atomics.ordered && self.caps.vulkan_memory_model {
             vmm::apply(&mut m, true);
         }
         Ok((m, bindings))

@@ -37,11 +37,17 @@ use super::{Lower, Res, Space};
 use crate::analyses::type_table::Ty;
 use crate::{ImplicitField, PrintfArg, PrintfArgKind, PrintfCall};
 
+/// The kernel's printf calls.
+#[derive(Default)]
+pub(crate) struct Printf {
+    pub calls: Vec<PrintfCall>,
+}
+
 impl Lower<'_> {
     /// The byte offset in the constant data that pointer `id` (an input
     /// value) has, when it is a compile-time constant.
     fn const_address(&self, id: Word) -> Option<u64> {
-        if let Some(&o) = self.const_offsets.get(&id) {
+        if let Some(&o) = self.mem.const_offsets.get(&id) {
             return Some(o);
         }
         let d = self.ix.defs.get(&id)?;
@@ -199,11 +205,11 @@ impl Lower<'_> {
         let off = self
             .const_address(fmt)
             .ok_or("printf: the format must be a string literal")? as usize;
-        let bytes = self.const_data.get(off..).unwrap_or_default();
+        let bytes = self.mem.const_data.get(off..).unwrap_or_default();
         let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
         let format = String::from_utf8_lossy(&bytes[..end]).into_owned();
 
-        let index = self.printf_calls.len() as u32;
+        let index = self.printf.calls.len() as u32;
         let mut words = vec![self.out.c_u32(index)];
         let mut descs = Vec::new();
         for &a in args {
@@ -214,7 +220,7 @@ impl Lower<'_> {
             args: descs,
         };
         let size = call.record_size() as u32;
-        self.printf_calls.push(call);
+        self.printf.calls.push(call);
 
         let ok = if self.desc.enabled {
             self.printf_store_descriptor(b, size, &words)

@@ -64,6 +64,13 @@ use super::Lower;
 use super::Res;
 use crate::analyses::type_table::Ty;
 
+/// What the sub-group lowering used.
+#[derive(Default)]
+pub(crate) struct Subgroups {
+    /// GroupNonUniform* capabilities.
+    pub caps: Vec<Capability>,
+}
+
 impl Lower<'_> {
     /// The value of a constant integer id of the input, if it is one.
     pub(crate) fn const_u32(&self, id: Word) -> Option<u32> {
@@ -71,11 +78,11 @@ impl Lower<'_> {
     }
 
     pub(crate) fn use_group_cap(&mut self, c: Capability) {
-        if !self.group_caps.contains(&c) {
-            self.group_caps.push(c);
+        if !self.subgroups.caps.contains(&c) {
+            self.subgroups.caps.push(c);
         }
-        if !self.group_caps.contains(&Capability::GroupNonUniform) {
-            self.group_caps.push(Capability::GroupNonUniform);
+        if !self.subgroups.caps.contains(&Capability::GroupNonUniform) {
+            self.subgroups.caps.push(Capability::GroupNonUniform);
         }
     }
 
