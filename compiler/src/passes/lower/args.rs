@@ -19,8 +19,9 @@
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass, Word};
 
-use super::emit::{ids, Block, Out};
-use super::{rep_width, Lower, Res, Space};
+use super::context::{rep_width, Lower, Res};
+use super::emit::{ids, Block};
+use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
 use crate::{AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField};
 
@@ -60,38 +61,6 @@ enum WordSource {
     Buffer(Word),
     /// Descriptor addressing: a POD buffer variable (uniform or storage).
     Pod(Word, bool),
-}
-
-/// The push-constant block: kernel arguments (or the argument buffer's
-/// address) and the implicit fields.
-pub(crate) struct PushConstants {
-    pub var: Word,
-    pub used: bool,
-    /// Bytes of the block (known after `build_entry`).
-    pub size: u32,
-    /// Implicit fields in order of first use, with the constant of their
-    /// word index (defined by `build_entry`).
-    pub implicit: Vec<(ImplicitField, Word)>,
-    /// Image and sampler fields live in the argument buffer, not in push
-    /// constants (a kernel with many image/sampler arguments).
-    pub spill_meta: bool,
-    /// Those fields with the u64 constant of their byte offset in the
-    /// argument buffer (defined by `build_entry`).
-    pub spilled: Vec<(ImplicitField, Word)>,
-}
-
-impl PushConstants {
-    /// Takes the block's variable id from `out`.
-    pub fn new(out: &mut Out) -> Self {
-        PushConstants {
-            var: out.id(),
-            used: false,
-            size: 0,
-            implicit: Vec::new(),
-            spill_meta: false,
-            spilled: Vec::new(),
-        }
-    }
 }
 
 impl Lower<'_> {

@@ -91,8 +91,9 @@ use rspirv::dr::Instruction;
 use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};
 
 use super::atomic_kinds::{fence_storage, Op64, Order, ATOMIC_STORAGE};
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res, Space};
+use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
 
 /// What the kernel's atomics and fences need of the module.

@@ -33,89 +33,15 @@
 //!   the NULL mask (`ImplicitField::NullBufferArgs`) turns a NULL argument
 //!   into 0.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
+use super::context::{arg_slot, ArgClass, Lower, Res, Slots};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
 use crate::analyses::type_table::Ty;
 use crate::{Addressing, GLOBAL_VARIABLES_SLOT};
-
-/// Which buffers a pointer value may point into.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Slots {
-    Known(BTreeSet<u32>),
-    /// Any buffer of the kernel (decided at run time).
-    Unknown,
-}
-
-impl Slots {
-    fn one(s: u32) -> Self {
-        Slots::Known(BTreeSet::from([s]))
-    }
-
-    fn join(a: Option<&Slots>, b: Option<&Slots>) -> Option<Slots> {
-        match (a, b) {
-            (None, None) => None,
-            (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-            (Some(Slots::Unknown), _) | (_, Some(Slots::Unknown)) => Some(Slots::Unknown),
-            (Some(Slots::Known(x)), Some(Slots::Known(y))) => {
-                Some(Slots::Known(x.union(y).copied().collect()))
-            }
-        }
-    }
-}
-
-/// How a kernel argument is passed in descriptor addressing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ArgClass {
-    Buffer,
-    Pod,
-    Local,
-    /// Image or sampler.
-    Opaque,
-}
-
-/// Descriptor-addressing state of one kernel's lowering.
-#[derive(Default)]
-pub(crate) struct Desc {
-    pub enabled: bool,
-    /// Slots of input values (`analyze_slots`).
-    slots: HashMap<Word, Slots>,
-    /// Slots of the output address values the lowering made.
-    out_slots: HashMap<Word, Slots>,
-    /// Binding of each argument (by position) that has one.
-    pub arg_binding: Vec<Option<u32>>,
-    pub classes: Vec<ArgClass>,
-    /// The binding of the clustered POD buffer.
-    pub pod_cluster_binding: Option<u32>,
-    /// Binding of the global-variable buffer, when the kernel uses it.
-    pub globals_binding: Option<u32>,
-    /// Binding of the buffer of spilled image/sampler fields
-    /// (`spilled_field`), when the kernel has one: after every other.
-    pub spill_binding: u32,
-    /// The launch's printf buffer (`printf_buffer_var`), when the kernel
-    /// calls printf: its variable and binding (after every other).
-    pub printf: Option<(Word, u32)>,
-    /// Slot → binding of every buffer the kernel can reach.
-    slot_binding: BTreeMap<u32, u32>,
-    /// (binding, element type) → view variable.
-    views: HashMap<(u32, Word), Word>,
-    /// Element type → pointer type of its view struct.
-    view_types: HashMap<Word, Word>,
-    /// POD buffers: binding → (variable, uniform).
-    pub pod_vars: BTreeMap<u32, (Word, bool)>,
-    /// Variables to decorate with the descriptor set: (variable, binding).
-    bound: Vec<(Word, u32)>,
-    pub variable_pointers: bool,
-}
-
-/// Slot of kernel argument `i`.
-pub(crate) fn arg_slot(i: usize) -> u32 {
-    i as u32 + 1
-}
 
 impl Lower<'_> {
     /// Classifies the kernel's arguments, assigns their bindings (the

@@ -16,8 +16,8 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, OpenclStd100Op, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
 
 /// Flag of an OpenCL.std instruction number that carries a rounding mode
 /// (`pipeline::strip_debug_ext_insts` moves vstore_half*_r's literal mode

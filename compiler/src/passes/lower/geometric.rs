@@ -18,8 +18,8 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
 
 impl Lower<'_> {
     /// The builtins of the module doc; None for anything else. `rt` is the

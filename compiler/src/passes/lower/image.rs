@@ -39,8 +39,8 @@ use std::collections::{BTreeMap, HashMap};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Capability, Decoration, Dim, ImageOperands, Op, StorageClass, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
 use crate::analyses::image_origins::Origin;
 use crate::analyses::type_table::Ty;
 use crate::{sampler_bits, AccessQualifier, ImageDescriptor, ImageDim, ImplicitField};

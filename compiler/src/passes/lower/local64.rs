@@ -76,8 +76,9 @@ use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, MemorySemantics as M, Op, Scope, Word};
 
 use super::atomic_kinds::{Op64, Order};
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res, Space};
+use crate::analyses::address_space::Space;
 
 /// Lock words per work-group (a power of two).
 pub(crate) const LOCK_STRIPES: u32 = 8;

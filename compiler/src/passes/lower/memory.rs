@@ -11,58 +11,13 @@
 //! `__local` memory clear and set their bits with OpAtomicAnd/OpAtomicOr so
 //! that concurrent stores to the other bytes of the word survive.
 
-use std::collections::HashMap;
-
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
-use super::emit::{ids, Block, Out};
-use super::{rep_width, Lower, Res, Space};
+use super::context::{rep_width, Lower, Res};
+use super::emit::{ids, Block};
+use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
-
-/// The kernel's memory arrays (`lower` module docs): the work-group array
-/// of `__local` data, the private frame array and the constant data.
-pub(crate) struct MemoryArrays {
-    pub local_var: Word,
-    pub private_var: Word,
-    pub const_var: Word,
-    pub uses_local: bool,
-    pub uses_private: bool,
-    pub uses_const: bool,
-    /// Bytes of static `__local` data (variables, then `local64`'s locks).
-    pub static_local_size: u64,
-    /// Bytes of the private frame.
-    pub private_size: u64,
-    /// The program-scope `__constant` data.
-    pub const_data: Vec<u8>,
-    /// Offsets of the program-scope `__constant` variables in `const_data`.
-    pub const_offsets: HashMap<Word, u64>,
-    /// Where the `__local` argument regions end (bytes, a spec-constant
-    /// expression); None without `__local` arguments.
-    pub local_end: Option<Word>,
-}
-
-impl MemoryArrays {
-    /// Takes the arrays' variable ids from `out`.
-    pub fn new(out: &mut Out) -> Self {
-        let local_var = out.id();
-        let private_var = out.id();
-        let const_var = out.id();
-        MemoryArrays {
-            local_var,
-            private_var,
-            const_var,
-            uses_local: false,
-            uses_private: false,
-            uses_const: false,
-            static_local_size: 0,
-            private_size: 0,
-            const_data: Vec::new(),
-            const_offsets: HashMap::new(),
-            local_end: None,
-        }
-    }
-}
 
 impl Lower<'_> {
     /// The address form of pointer value `ptr` for an access in `space`:

@@ -64,6 +64,7 @@
 mod args;
 mod atomic;
 mod atomic_kinds;
+mod context;
 mod descriptor;
 mod emit;
 mod ext_inst;
@@ -90,9 +91,10 @@ use crate::analyses::address_space::Space;
 use crate::analyses::image_origins::Origin;
 use crate::analyses::kernel_facts::KernelFacts;
 use crate::analyses::module_index::ModuleIndex;
-use crate::analyses::type_table::{Ty, TypeTable};
+use crate::analyses::type_table::Ty;
 use crate::{Addressing, ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
-use emit::{ids, Block, Out};
+use context::{memory_align, ClBuiltin, Lower, MaskKind, Res};
+use emit::{ids, Block};
 
 pub use args::ArgLayout;
 pub(crate) use ext_inst::ROUNDED_STORE;
@@ -128,8 +130,6 @@ pub struct LowerError {
     pub line: Option<u32>,
 }
 
-type Res<T> = Result<T, String>;
-
 /// Lowers the kernel whose OpEntryPoint is `entry` (an index into
 /// `module.entry_points`) to a self-contained Vulkan compute module.
 /// `image_origins`: `analyses::image_origins::opaque_origins` of `module`.
@@ -157,217 +157,7 @@ pub fn lower_kernel(
     })
 }
 
-/// OpenCL builtin variables the input may load.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ClBuiltin {
-    GlobalId,
-    LocalId,
-    GroupId,
-    GlobalSize,
-    LocalSize,
-    EnqueuedLocalSize,
-    NumGroups,
-    GlobalOffset,
-    WorkDim,
-    GlobalLinearId,
-    LocalLinearId,
-    /// `get_sub_group_size` (this sub-group's size).
-    SubgroupSize,
-    /// `get_max_sub_group_size`.
-    SubgroupMaxSize,
-    /// `get_num_sub_groups`.
-    NumSubgroups,
-    /// `get_enqueued_num_sub_groups`.
-    NumEnqueuedSubgroups,
-    /// `get_sub_group_id`.
-    SubgroupId,
-    /// `get_sub_group_local_id`.
-    SubgroupLocalId,
-    /// `get_sub_group_{eq,ge,gt,le,lt}_mask` (cl_khr_subgroup_ballot).
-    SubgroupMask(MaskKind),
-}
-
-/// Which sub-group mask: the bits of the lanes with a sub-group local id
-/// equal to, greater than or equal to, … the work-item's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MaskKind {
-    Eq,
-    Ge,
-    Gt,
-    Le,
-    Lt,
-}
-
-pub(crate) struct Lower<'a> {
-    /// The input module by id (read-only).
-    ix: &'a ModuleIndex<'a>,
-    /// What the analyses say about this kernel (read-only).
-    facts: &'a KernelFacts<'a>,
-    caps: &'a DeviceCaps,
-    /// The input's types (`ix.tys`) and the 4-wide vector types the
-    /// lowering adds to split 8/16-wide ones (`wide::synth_vec4`).
-    tys: TypeTable,
-    /// Input types of the values the lowering adds for the 4-wide parts
-    /// of 8/16-wide operands (`subgroup`); other values: `ix.value_ty`.
-    synth_ty: HashMap<Word, Word>,
-    /// The module being built.
-    out: Out,
-    /// Input values replaced by output ones.
-    alias: HashMap<Word, Word>,
-    /// Source line of the instruction being lowered (OpLine).
-    line: Option<u32>,
-    /// The memory arrays (`memory`).
-    mem: memory::MemoryArrays,
-    /// The push-constant block and implicit fields (`args`, `workitem`).
-    pc: args::PushConstants,
-    /// Builtin variables, Vulkan inputs, work-group sizes (`workitem`).
-    work: workitem::WorkItems,
-    /// Sub-group capabilities (`subgroup`).
-    subgroups: subgroup::Subgroups,
-    /// Orders and fences of atomics (`atomic`).
-    atomics: atomic::Atomics,
-    /// 64-bit atomics on `__local` memory: lock table and helpers
-    /// (`local64`).
-    local64: local64::Local64,
-    /// The kernel's printf calls (`printf`).
-    printf: printf::Printf,
-    /// Image and sampler arguments, literal samplers (`image`).
-    images: image::Images,
-    /// Descriptor addressing (`descriptor`).
-    desc: descriptor::Desc,
-}
-
-fn rep_width(sc: StorageClass) -> u32 {
-    match sc {
-        StorageClass::Workgroup | StorageClass::Function | StorageClass::Private => 32,
-        _ => 64,
-    }
-}
-
-fn memory_align(operands: &[Operand]) -> Option<u64> {
-    let mut it = operands.iter();
-    while let Some(o) = it.next() {
-        if let Operand::MemoryAccess(ma) = o {
-            if ma.contains(spirv::MemoryAccess::ALIGNED) {
-                if let Some(Operand::LiteralBit32(a)) = it.next() {
-                    return Some(*a as u64);
-                }
-            }
-        }
-    }
-    None
-}
-
 impl<'a> Lower<'a> {
-    fn new(facts: &'a KernelFacts<'a>, caps: &'a DeviceCaps) -> Self {
-        let bound = facts.ix.src.header.as_ref().map_or(1, |h| h.bound);
-        let mut out = Out::new(bound);
-        let mem = memory::MemoryArrays::new(&mut out);
-        let pc = args::PushConstants::new(&mut out);
-        Lower {
-            ix: facts.ix,
-            facts,
-            caps,
-            tys: facts.ix.tys.clone(),
-            synth_ty: HashMap::new(),
-            out,
-            alias: HashMap::new(),
-            line: None,
-            mem,
-            pc,
-            work: Default::default(),
-            subgroups: Default::default(),
-            atomics: Default::default(),
-            local64: Default::default(),
-            printf: Default::default(),
-            images: Default::default(),
-            desc: Default::default(),
-        }
-    }
-
-    /// The input type of value `id` (0 if unknown).
-    pub(crate) fn ty_of(&self, id: Word) -> Word {
-        match self.synth_ty.get(&id) {
-            Some(&t) => t,
-            None => self.ix.ty_of(id),
-        }
-    }
-
-    pub(crate) fn v(&self, id: Word) -> Word {
-        let mut id = id;
-        while let Some(&a) = self.alias.get(&id) {
-            id = a;
-        }
-        id
-    }
-
-    /// The output type of an input type.
-    pub(crate) fn lower_ty(&mut self, t: Word) -> Res<Word> {
-        Ok(match self.tys.get(t).clone() {
-            Ty::Void => self.out.t_void(),
-            Ty::Bool => self.out.t_bool(),
-            Ty::Int(w) => self.out.t_int(w),
-            Ty::Float(w) => self.out.t_float(w),
-            Ty::Vector(e, n) => {
-                let e = self.lower_ty(e)?;
-                if n > 4 {
-                    // 8/16-wide: an array of 4-wide parts (see `wide`).
-                    let v4 = self.out.t_vec(e, 4);
-                    let k = self.out.c_u32(n.div_ceil(4));
-                    self.out.t_array(v4, k)
-                } else {
-                    self.out.t_vec(e, n)
-                }
-            }
-            Ty::Array(e, n) => {
-                let e = self.lower_ty(e)?;
-                let n = self.out.c_u32(n as u32);
-                self.out.t_array(e, n)
-            }
-            Ty::Struct(m, _) => {
-                let mut members = Vec::new();
-                for x in m {
-                    members.push(self.lower_ty(x)?);
-                }
-                self.out.t_struct(&members)
-            }
-            Ty::Pointer(sc, _) => self.out.t_int(rep_width(sc)),
-            Ty::Function(r, p) => {
-                let r = self.lower_ty(r)?;
-                let mut ps = Vec::new();
-                for x in p {
-                    // Images and samplers are not passed (`image`).
-                    if self.caps.images && self.is_opaque(x) {
-                        continue;
-                    }
-                    ps.push(self.lower_ty(x)?);
-                }
-                self.out.t_fn(r, &ps)
-            }
-            Ty::RuntimeArray(_) => return Err("runtime arrays are not supported".into()),
-            Ty::Opaque(op) => {
-                return Err(match op {
-                    Op::TypeImage | Op::TypeSampledImage | Op::TypeSampler if !self.caps.images => {
-                        "images are not supported by the device".into()
-                    }
-                    Op::TypeImage | Op::TypeSampledImage => {
-                        "an image value used in an unsupported way".into()
-                    }
-                    Op::TypeSampler => "a sampler value used in an unsupported way".into(),
-                    Op::TypeEvent => "events (async_work_group_copy) are not supported yet".into(),
-                    Op::TypePipe => "pipes are not supported".into(),
-                    _ => format!("type {op:?} is not supported"),
-                })
-            }
-        })
-    }
-
-    pub(crate) fn emit(&mut self, b: &mut Block, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
-        let id = self.out.id();
-        b.push(op, Some(ty), Some(id), operands);
-        id
-    }
-
     fn run(&mut self, entry: usize) -> Res<LoweredKernel> {
         let ep = &self.ix.src.entry_points[entry];
         let entry_fn = self.facts.entry_fn;
@@ -671,11 +461,6 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// The space a pointer operand points to, or an error.
-    pub(crate) fn space(&self, ptr: Word) -> Res<Space> {
-        self.facts.space(ptr)
-    }
-
     fn lower_function(&mut self, f: &'a dr::Function) -> Res<dr::Function> {
         let mut out = dr::Function::new();
         let def = f.def.as_ref().ok_or("function without OpFunction")?;
@@ -820,24 +605,6 @@ impl<'a> Lower<'a> {
         for (id, off) in wanted {
             let a = self.addr_add(b, Space::Global, base, off);
             self.alias.insert(id, a);
-        }
-    }
-
-    /// Copies `inst` with lowered result type and aliased operands.
-    pub(crate) fn pass_through(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
-        let rt = match inst.result_type {
-            Some(t) => Some(self.lower_ty(t)?),
-            None => None,
-        };
-        let ops = inst.operands.iter().map(|o| self.map_operand(o)).collect();
-        b.push(inst.class.opcode, rt, inst.result_id, ops);
-        Ok(())
-    }
-
-    fn map_operand(&self, o: &Operand) -> Operand {
-        match o {
-            Operand::IdRef(i) => Operand::IdRef(self.v(*i)),
-            other => other.clone(),
         }
     }
 
@@ -1083,12 +850,6 @@ impl<'a> Lower<'a> {
         matches!(self.tys.get(e), Ty::Float(16))
     }
 
-    /// Whether the output type `t` is half or a half vector.
-    pub(crate) fn is_half_float(&self, t: Word) -> bool {
-        let e = self.out.elem(t);
-        self.out.is_float(e) && self.out.scalar_width(e) == Some(16)
-    }
-
     /// `x / y` of halves (type `t`, scalar or vector): in float, rounded
     /// to half once. OpenCL wants half division within 1 ulp; Vulkan's
     /// 16-bit OpFDiv may be 2.5 ulp off, its 32-bit one within 2.5 float
@@ -1099,10 +860,6 @@ impl<'a> Lower<'a> {
         let fy = self.emit(b, Op::FConvert, ft, ids(&[y]));
         let q = self.emit(b, Op::FDiv, ft, ids(&[fx, fy]));
         self.narrow_to_half(b, q, ft, t, None)
-    }
-
-    pub(crate) fn int_width(&self, new_ty: Word) -> Option<u32> {
-        self.out.int_width(new_ty)
     }
 
     /// Conversions: FPRoundingMode on float→int rounds first;

@@ -31,8 +31,8 @@
 
 use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, Word};
 
+use super::context::Lower;
 use super::emit::{ids, Block};
-use super::Lower;
 
 impl Lower<'_> {
     /// The bits (u16 or a u16 vector) of the half nearest to the float

@@ -32,8 +32,9 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res, Space};
+use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
 use crate::{ImplicitField, PrintfArg, PrintfArgKind, PrintfCall};
 

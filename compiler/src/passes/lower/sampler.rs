@@ -39,9 +39,9 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
 use super::image::{arrayed, spatial_dims, SamplerSrc, Texel};
-use super::{Lower, Res};
 use crate::analyses::type_table::Ty;
 use crate::{sampler_bits as sb, ImageDescriptor, ImplicitField};
 

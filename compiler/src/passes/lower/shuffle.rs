@@ -8,8 +8,8 @@
 
 use rspirv::spirv::Op;
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
 use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {

@@ -58,18 +58,11 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, Word};
 
+use super::context::Lower;
+use super::context::Res;
 use super::emit::ids;
 use super::emit::Block;
-use super::Lower;
-use super::Res;
 use crate::analyses::type_table::Ty;
-
-/// What the sub-group lowering used.
-#[derive(Default)]
-pub(crate) struct Subgroups {
-    /// GroupNonUniform* capabilities.
-    pub caps: Vec<Capability>,
-}
 
 impl Lower<'_> {
     /// The value of a constant integer id of the input, if it is one.

@@ -13,8 +13,8 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
 use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {

@@ -20,34 +20,13 @@
 //! to the size_t the input expects. A dynamic dimension ≥ 3 yields 0 for
 //! ids and 1 for sizes, as OpenCL requires.
 
-use std::collections::HashMap;
-
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
+use super::context::{ClBuiltin, Lower, MaskKind, Res};
 use super::emit::{ids, Block};
-use super::{ClBuiltin, Lower, MaskKind, Res};
 use crate::analyses::type_table::Ty;
 use crate::ImplicitField;
-
-/// OpenCL builtin variables and what implements them.
-#[derive(Default)]
-pub(crate) struct WorkItems {
-    pub builtin_vars: HashMap<Word, ClBuiltin>,
-    /// Loads of vector builtins whose uses all extract a constant component.
-    pub deferred_builtins: HashMap<Word, (ClBuiltin, Word)>,
-    /// Vulkan builtin input variables.
-    pub vk_inputs: HashMap<BuiltIn, Word>,
-    /// `reqd_work_group_size`.
-    pub reqd_size: Option<[u32; 3]>,
-    /// The kernel uses sub-groups: its Vulkan work-group is one-dimensional
-    /// (`subgroup` module docs), local ids come from LocalInvocationIndex.
-    pub flatten: bool,
-    /// The local-size spec constants (SpecId 0, 1, 2) once defined.
-    pub local_specs: Option<[Word; 3]>,
-    pub wg_size: Option<Word>,
-    pub enqueued_size: Option<[Word; 3]>,
-}
 
 impl Lower<'_> {
     /// Loads push-constant word `index` (a constant id).
