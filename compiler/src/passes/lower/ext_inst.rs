@@ -23,6 +23,7 @@ use super::emit::{ids, Block};
 /// (`pipeline::strip_debug_ext_insts` moves vstore_half*_r's literal mode
 /// into bits 8-9 of the number: spirt reads every operand as an id).
 pub(crate) const ROUNDED_STORE: u32 = 0x1000;
+use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
 
 /// How an OpenCL.std instruction is lowered.
@@ -975,11 +976,7 @@ impl Lower<'_> {
         let es = self.tys.size_of(e);
         let space = self.space(ptr)?;
         let base = self.addr_of(b, space, ptr)?;
-        let width = if space == super::Space::Global {
-            64
-        } else {
-            32
-        };
+        let width = if space == Space::Global { 64 } else { 32 };
         let ity = self.ty_of(offset);
         let Ty::Int(ow) = self.tys.get(ity).clone() else {
             return Err(format!("{name}: bad offset"));
@@ -1060,11 +1057,7 @@ impl Lower<'_> {
         let stride = if aligned && n == 3 { 4 } else { n } as u64 * 2;
         let space = self.space(ptr)?;
         let base = self.addr_of(b, space, ptr)?;
-        let width = if space == super::Space::Global {
-            64
-        } else {
-            32
-        };
+        let width = if space == Space::Global { 64 } else { 32 };
         let Ty::Int(ow) = self.tys.get(self.ty_of(offset)).clone() else {
             return Err(format!("{name}: bad offset"));
         };

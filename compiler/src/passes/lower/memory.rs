@@ -14,7 +14,7 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
-use super::context::{rep_width, Lower, Res};
+use super::context::{memory_align, rep_width, Lower, Res};
 use super::emit::{ids, Block};
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
@@ -628,7 +628,7 @@ impl Lower<'_> {
             };
             (self.tys.size_of(p), &inst.operands[2..])
         };
-        let align = super::memory_align(mem_ops).unwrap_or(1);
+        let align = memory_align(mem_ops).unwrap_or(1);
         let ds = self.space(dst)?;
         let ss = self.space(src)?;
         let da = self.addr_of(b, ds, dst)?;

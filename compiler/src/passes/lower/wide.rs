@@ -307,8 +307,8 @@ impl Lower<'_> {
             _ => {
                 // Component-wise: once per 4-wide part (the Kernel-only
                 // float classifications through `float_class`).
-                let float_class = super::is_float_class(op);
-                if super::op_needs_kernel(inst) && !float_class {
+                let float_class = super::function::is_float_class(op);
+                if super::function::op_needs_kernel(inst) && !float_class {
                     return Err(format!(
                         "Op{op:?} on 8/16-wide vectors is not supported yet"
                     ));
