@@ -15,7 +15,7 @@
 //! * 8/16-wide vectors convert per 4-wide part.
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{self, Decoration, Op, Word};
+use rspirv::spirv::{self, Decoration, GlslStd450Op as GLOp, Op, Word};
 
 use super::context::{Lower, Res};
 use super::emit::{ids, Block};
@@ -313,6 +313,139 @@ impl Lower<'_> {
             R::RTN => lowered,
             // Toward zero: up from below when negative, down otherwise.
             _ => self.emit(b, Op::Select, bits_t, ids(&[neg, raised, lowered])),
+        }
+    }
+
+    /// convert_T_sat from float (output types `st` → `t`): the converted
+    /// value, NaN → 0, below the range → its minimum, at or above 2^w (2^(w-1)
+    /// signed) → its maximum. The clamp bound is the largest float below
+    /// that limit (2^31 - 1 is not a float: clamping to it would round up to
+    /// 2^31 and overflow the conversion); values at the limit or above
+    /// select the integer maximum after the conversion.
+    pub(crate) fn saturating_float_to_int(
+        &mut self,
+        b: &mut Block,
+        op: Op,
+        x: Word,
+        st: Word,
+        t: Word,
+        signed: bool,
+    ) -> Word {
+        let w = self.out.scalar_width(self.out.elem(t)).unwrap_or(32) as i32;
+        let fw = self.out.scalar_width(self.out.elem(st)).unwrap_or(32);
+        let (precision, max_finite) = match fw {
+            16 => (11, 65504.0),
+            32 => (24, f32::MAX as f64),
+            _ => (53, f64::MAX),
+        };
+        let k = if signed { w - 1 } else { w };
+        let limit = 2f64.powi(k);
+        let (limit, hi) = if limit <= max_finite {
+            (limit, limit - 2f64.powi(k - precision))
+        } else {
+            (f64::INFINITY, max_finite)
+        };
+        let lo = if signed {
+            (-2f64.powi(k)).max(-max_finite)
+        } else {
+            0.0
+        };
+        let lo_c = self.splat(st, 0, lo);
+        let hi_c = self.splat(st, 0, hi);
+        let c = self.glsl(b, GLOp::NClamp, st, &[x, lo_c, hi_c]);
+        let bt = self.bool_ty(st);
+        let nan = self.emit(b, Op::IsNan, bt, ids(&[x]));
+        let z = self.splat(st, 0, 0.0);
+        let c = self.emit(b, Op::Select, st, ids(&[nan, z, c]));
+        let conv = self.emit(b, op, t, ids(&[c]));
+        let limit_c = self.splat(st, 0, limit);
+        let over = self.emit(b, Op::FOrdGreaterThanEqual, bt, ids(&[x, limit_c]));
+        let max = if signed {
+            (1u64 << (w - 1)) - 1
+        } else if w == 64 {
+            u64::MAX
+        } else {
+            (1u64 << w) - 1
+        };
+        let max_c = self.splat(t, max, 0.0);
+        let r = self.emit(b, Op::Select, t, ids(&[over, max_c, conv]));
+        if !(signed && limit.is_infinite()) {
+            return r;
+        }
+        // A half converted to a wider signed type: -inf → the minimum.
+        let neg = self.splat(st, 0, f64::NEG_INFINITY);
+        let under = self.emit(b, Op::FOrdEqual, bt, ids(&[x, neg]));
+        let min_c = self.splat(t, 1u64 << (w - 1), 0.0);
+        self.emit(b, Op::Select, t, ids(&[under, min_c, r]))
+    }
+
+    /// A double converted to an integer type without `_sat`: out-of-range
+    /// values and NaN have undefined results in OpenCL, so they get the
+    /// saturated ones (NaN → 0), as on GPUs whose conversion instructions
+    /// saturate. libclc's double-precision math turns arguments such as NaN
+    /// or infinity into table indices this way and discards the value
+    /// later: with x86's conversion (lavapipe: INT_MIN) the table read would
+    /// leave the buffer. `x` of output type `st` (double or double vector)
+    /// → the clamped double.
+    pub(crate) fn clamp_double_to_int(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        t: Word,
+        signed: bool,
+    ) -> Word {
+        let w = self.out.scalar_width(self.out.elem(t)).unwrap_or(32) as i32;
+        // The extreme doubles that convert in range.
+        let (lo, hi) = match (signed, w) {
+            (true, 64) => (-(2f64.powi(63)), 2f64.powi(63) - 1024.0),
+            (false, 64) => (0.0, 2f64.powi(64) - 2048.0),
+            (true, w) => (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0),
+            (false, w) => (0.0, 2f64.powi(w) - 1.0),
+        };
+        let lo_c = self.splat(st, 0, lo);
+        let hi_c = self.splat(st, 0, hi);
+        let c = self.glsl(b, GLOp::NClamp, st, &[x, lo_c, hi_c]);
+        let bt = self.bool_ty(st);
+        let nan = self.emit(b, Op::IsNan, bt, ids(&[x]));
+        let z = self.splat(st, 0, 0.0);
+        self.emit(b, Op::Select, st, ids(&[nan, z, c]))
+    }
+
+    /// Integer saturation before a width change: clamps `x` (output type
+    /// `st`, `sw` bits, signed or not) to the range of the destination
+    /// (`dw` bits, signed or not), in the source width.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn saturate_int(
+        &mut self,
+        b: &mut Block,
+        x: Word,
+        st: Word,
+        sw: u32,
+        dw: u32,
+        src_signed: bool,
+        dst_signed: bool,
+    ) -> Word {
+        let max_of = |w: u32, signed: bool| {
+            if signed {
+                (1u128 << (w - 1)) - 1
+            } else {
+                (1u128 << w) - 1
+            }
+        };
+        let hi = max_of(dw, dst_signed).min(max_of(sw, src_signed)) as u64;
+        if src_signed {
+            let lo = if dst_signed {
+                (-(1i128 << (dw.min(sw) - 1))) as u64
+            } else {
+                0
+            };
+            let lo = self.splat(st, lo, 0.0);
+            let hi = self.splat(st, hi, 0.0);
+            self.glsl(b, GLOp::SClamp, st, &[x, lo, hi])
+        } else {
+            let hi = self.splat(st, hi, 0.0);
+            self.glsl(b, GLOp::UMin, st, &[x, hi])
         }
     }
 }

@@ -8,9 +8,9 @@
 
 use rspirv::spirv::Op;
 
-use super::context::{Lower, Res};
-use super::emit::{ids, Block};
 use crate::analyses::type_table::Ty;
+use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::emit::{ids, Block};
 
 impl Lower<'_> {
     pub(crate) fn lower_shuffle(
