@@ -438,4 +438,11 @@ impl<'a> Lower<'a> {
         let e = self.out.elem(t);
         self.out.is_float(e) && self.out.scalar_width(e) == Some(16)
     }
+
+    pub(crate) fn is_opaque(&self, ty: Word) -> bool {
+        matches!(
+            self.tys.get(ty),
+            Ty::Opaque(Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage)
+        )
+    }
 }

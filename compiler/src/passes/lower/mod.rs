@@ -76,7 +76,6 @@ mod local64;
 mod memory;
 mod narrow;
 mod printf;
-mod sampler;
 mod subgroup;
 mod values;
 mod variables;

@@ -39,10 +39,10 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};
 
-use super::context::{Lower, Res};
-use super::emit::{ids, Block};
-use super::image::{arrayed, spatial_dims, SamplerSrc, Texel};
+use super::{arrayed, spatial_dims, SamplerSrc, Texel};
 use crate::analyses::type_table::Ty;
+use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::emit::{ids, Block};
 use crate::{sampler_bits as sb, ImageDescriptor, ImplicitField};
 
 /// A sampler's `sampler_bits`: known, or a u32 value read at run time.
