@@ -21,6 +21,7 @@ use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass,
 
 use super::context::{rep_width, Lower, Res};
 use super::emit::{ids, Block};
+use super::image::Images;
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
 use crate::{AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField};
@@ -179,9 +180,9 @@ impl Lower<'_> {
     }
 
     /// The descriptor set of the kernel's arguments.
-    fn desc_set(&self) -> u32 {
+    fn desc_set(&self, images: &Images) -> u32 {
         let map = !self.caps.descriptor.sampler_map.is_empty();
-        if self.images.has_literal() || map {
+        if images.has_literal() || map {
             1
         } else {
             0
@@ -216,7 +217,7 @@ impl Lower<'_> {
 
     /// The most implicit words the image and sampler arguments can have.
     fn meta_words(&self) -> u32 {
-        (2 * self.images.args.len() + self.images.sampler_arg_count()) as u32
+        self.pc.meta_words
     }
 
     /// An image/sampler implicit field kept in the argument buffer: a u32
@@ -281,11 +282,15 @@ impl Lower<'_> {
         )
     }
 
+    /// `images`: the kernel's image and sampler arguments; `locks`: the
+    /// lock table of 64-bit `__local` atomics, if any (`local64`).
     pub(crate) fn build_entry(
         &mut self,
         main: Word,
         entry_fn: Word,
         functions: &mut Vec<dr::Function>,
+        images: &Images,
+        locks: Option<u32>,
     ) -> Res<ArgInfo> {
         let f = self.ix.funcs[&entry_fn];
         let params: Vec<(Word, Word)> = f
@@ -309,8 +314,8 @@ impl Lower<'_> {
             let mut access = AccessQualifier::None;
             let (kind, size, align, sc) = match self.tys.get(pty).clone() {
                 // Images and samplers: descriptors, no argument-block bytes.
-                Ty::Opaque(Op::TypeImage) if self.images.args.contains_key(&(i as u32)) => {
-                    let a = &self.images.args[&(i as u32)];
+                Ty::Opaque(Op::TypeImage) if images.args.contains_key(&(i as u32)) => {
+                    let a = &images.args[&(i as u32)];
                     type_name = super::image::image_type_name(a.dim).into();
                     access = a.access;
                     let kind = ArgKind::Image {
@@ -372,7 +377,7 @@ impl Lower<'_> {
             let mut descriptor = None;
             let offset = if self.desc.enabled {
                 // Descriptor addressing: nothing in the argument block.
-                let set = self.desc_set();
+                let set = self.desc_set(images);
                 match kind {
                     ArgKind::Buffer => {
                         descriptor = Some(ArgDescriptor {
@@ -515,7 +520,7 @@ impl Lower<'_> {
         {
             self.mem.local_end = Some(base);
         }
-        self.local64_init_locks(&mut b)?;
+        self.local64_init_locks(&mut b, locks)?;
         let void = self.out.t_void();
         let mut call = vec![Operand::IdRef(entry_fn)];
         call.extend(call_args.iter().map(|&a| Operand::IdRef(a)));
@@ -605,7 +610,7 @@ impl Lower<'_> {
                     size: 4 * self.meta_words(),
                     implicit: spilled,
                     descriptor: Some(ArgDescriptor {
-                        set: self.desc_set(),
+                        set: self.desc_set(images),
                         binding: self.desc.spill_binding,
                         offset: 0,
                         kind: if self.caps.descriptor.pod_ubo {
@@ -630,7 +635,8 @@ impl Lower<'_> {
     /// Defines the push-constant block and memory arrays that the lowered
     /// code uses, and the WorkgroupSize constant; returns the entry
     /// point's interface.
-    pub(crate) fn finish_globals(&mut self) -> Vec<Word> {
+    /// `fence_word`: the Workgroup word of `atomic`'s fences, if any.
+    pub(crate) fn finish_globals(&mut self, fence_word: Option<Word>) -> Vec<Word> {
         let mut interface: Vec<Word> = self.work.vk_inputs.values().copied().collect();
         interface.sort();
         if self.work.reqd_size.is_none() {
@@ -678,7 +684,7 @@ impl Lower<'_> {
             self.word_array_var(StorageClass::Workgroup, len, var);
             interface.push(var);
         }
-        if let Some(var) = self.atomics.fence_word {
+        if let Some(var) = fence_word {
             let pt = self.out.t_ptr(StorageClass::Workgroup, u32t);
             self.out.globals.push(Instruction::new(
                 Op::Variable,

@@ -12,8 +12,10 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 
+use super::atomic::Atomics;
 use super::context::{Lower, Res};
-use super::{image, vmm};
+use super::image::ImageBindings;
+use super::vmm;
 
 impl Lower<'_> {
     /// Copies the defined/used ids into a complete module.
@@ -22,11 +24,11 @@ impl Lower<'_> {
         main: Word,
         name: &str,
         functions: Vec<dr::Function>,
-    ) -> Res<(dr::Module, image::ImageBindings)> {
+        interface: &[Word],
+        bindings: &ImageBindings,
+        atomics: &Atomics,
+    ) -> Res<dr::Module> {
         let mut m = dr::Module::new();
-        let mut interface = self.finish_globals();
-        let bindings = self.finish_images();
-        interface.extend(&bindings.interface);
         // Names: keep those of values that still exist.
         let mut defined: HashSet<Word> = HashSet::new();
         for g in &self.out.globals {
@@ -89,7 +91,7 @@ impl Lower<'_> {
                 _ => {}
             }
         }
-        if self.atomics.uses_int64 {
+        if atomics.uses_int64 {
             caps.push(Capability::Int64Atomics);
         }
         caps.extend(&self.subgroups.caps);
@@ -191,10 +193,10 @@ impl Lower<'_> {
         let mut header = dr::ModuleHeader::new(self.out.bound);
         header.set_version(1, 5);
         m.header = Some(header);
-        if self.atomics.ordered && self.caps.vulkan_memory_model {
+        if atomics.ordered && self.caps.vulkan_memory_model {
             vmm::apply(&mut m, true);
         }
-        Ok((m, bindings))
+        Ok(m)
     }
 
     /// Decorates NoContraction every double-precision add, subtract,

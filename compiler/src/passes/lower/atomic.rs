@@ -93,8 +93,31 @@ use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, W
 use super::atomic_kinds::{fence_storage, Op64, Order, ATOMIC_STORAGE};
 use super::context::{Lower, Res};
 use super::emit::{ids, Block};
+use super::local64::Local64;
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
+
+/// The atomic concern's view of the lowering: the shared context and the
+/// state of the kernel's atomics (`Atomics`) and of its 64-bit `__local`
+/// ones (`local64`).
+pub(crate) struct LowerAtomics<'c, 'a> {
+    pub cx: &'c mut Lower<'a>,
+    pub atomics: &'c mut Atomics,
+    pub local64: &'c mut Local64,
+}
+
+impl<'a> std::ops::Deref for LowerAtomics<'_, 'a> {
+    type Target = Lower<'a>;
+    fn deref(&self) -> &Lower<'a> {
+        self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for LowerAtomics<'_, 'a> {
+    fn deref_mut(&mut self) -> &mut Lower<'a> {
+        self.cx
+    }
+}
 
 /// What the kernel's atomics and fences need of the module.
 #[derive(Default)]
@@ -108,7 +131,7 @@ pub(crate) struct Atomics {
     pub ordered: bool,
 }
 
-impl Lower<'_> {
+impl LowerAtomics<'_, '_> {
     /// The order of the semantics operand `id` (a constant).
     fn order_operand(&mut self, id: Word) -> Res<Order> {
         let s = self

@@ -9,7 +9,6 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Op, StorageClass, Word};
 
 use super::emit::{Block, Out};
-use super::{atomic, image, local64, printf};
 use crate::analyses::address_space::Space;
 use crate::analyses::kernel_facts::KernelFacts;
 use crate::analyses::module_index::ModuleIndex;
@@ -86,15 +85,6 @@ pub(crate) struct Lower<'a> {
     pub(super) work: WorkItems,
     /// Sub-group capabilities (`subgroup`).
     pub(super) subgroups: Subgroups,
-    /// Orders and fences of atomics (`atomic`).
-    pub(super) atomics: atomic::Atomics,
-    /// 64-bit atomics on `__local` memory: lock table and helpers
-    /// (`local64`).
-    pub(super) local64: local64::Local64,
-    /// The kernel's printf calls (`printf`).
-    pub(super) printf: printf::Printf,
-    /// Image and sampler arguments, literal samplers (`image`).
-    pub(super) images: image::Images,
     /// Descriptor addressing (`descriptor`).
     pub(super) desc: Desc,
 }
@@ -174,6 +164,9 @@ pub(crate) struct PushConstants {
     /// Implicit fields in order of first use, with the constant of their
     /// word index (defined by `build_entry`).
     pub implicit: Vec<(ImplicitField, Word)>,
+    /// The most implicit words the image and sampler arguments can have
+    /// (up to two per image, one per sampler; known after `scan_images`).
+    pub meta_words: u32,
     /// Image and sampler fields live in the argument buffer, not in push
     /// constants (a kernel with many image/sampler arguments).
     pub spill_meta: bool,
@@ -190,6 +183,7 @@ impl PushConstants {
             used: false,
             size: 0,
             implicit: Vec::new(),
+            meta_words: 0,
             spill_meta: false,
             spilled: Vec::new(),
         }
@@ -315,10 +309,6 @@ impl<'a> Lower<'a> {
             pc,
             work: Default::default(),
             subgroups: Default::default(),
-            atomics: Default::default(),
-            local64: Default::default(),
-            printf: Default::default(),
-            images: Default::default(),
             desc: Default::default(),
         }
     }

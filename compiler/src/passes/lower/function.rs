@@ -18,12 +18,14 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, Capability, Op, Word};
 
-use super::context::{memory_align, ClBuiltin, Lower, Res};
+use super::context::{memory_align, ClBuiltin, Res};
 use super::emit::{ids, Block};
+use super::ext_inst::ClExtInst;
+use super::kernel::KernelLowering;
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
 
-impl<'a> Lower<'a> {
+impl<'a> KernelLowering<'a> {
     pub(crate) fn lower_function(&mut self, f: &'a dr::Function) -> Res<dr::Function> {
         let mut out = dr::Function::new();
         let def = f.def.as_ref().ok_or("function without OpFunction")?;
@@ -133,7 +135,7 @@ impl<'a> Lower<'a> {
     fn lower_inst(&mut self, b: &mut Block, inst: &'a Instruction) -> Res<()> {
         let op = inst.class.opcode;
         if self.is_image_inst(inst) {
-            return self.lower_image_inst(b, inst);
+            return self.images().lower_image_inst(b, inst);
         }
         if self.involves_wide(inst) && self.lower_wide(b, inst)? {
             return Ok(());
@@ -179,7 +181,14 @@ impl<'a> Lower<'a> {
                     .map(|i| i.operands[0].unwrap_literal_string().to_string())
                     .unwrap_or_default();
                 if set_name == "OpenCL.std" {
-                    self.lower_cl_ext_inst(b, inst)?;
+                    let e = ClExtInst::decode(inst)?;
+                    if e.name == "printf" {
+                        let (id, rty) =
+                            (inst.result_id.unwrap_or(0), inst.result_type.unwrap_or(0));
+                        self.printf().lower_printf(b, id, rty, &e.raw)?;
+                    } else {
+                        self.lower_ext_inst(b, inst, e)?;
+                    }
                 } else if !set_name.contains("DebugInfo") && !set_name.starts_with("NonSemantic") {
                     return Err(format!(
                         "extended instruction set '{set_name}' is not supported"
@@ -276,7 +285,8 @@ impl<'a> Lower<'a> {
                 let (a, c) = (self.v(id_op(0)), self.v(id_op(1)));
                 let d = self.emit(b, Op::ISub, t, ids(&[a, c]));
                 let w = self.int_width(t).unwrap_or(64);
-                let s = self.out.c_int(w, self.tys.size_of(pointee));
+                let size = self.tys.size_of(pointee);
+                let s = self.out.c_int(w, size);
                 b.push(Op::SDiv, Some(t), inst.result_id, ids(&[d, s]));
             }
             Op::CompositeExtract => {
@@ -303,7 +313,7 @@ impl<'a> Lower<'a> {
                     self.pass_through(b, inst)?;
                 }
             }
-            Op::ControlBarrier | Op::MemoryBarrier => self.lower_barrier(b, inst)?,
+            Op::ControlBarrier | Op::MemoryBarrier => self.atomics().lower_barrier(b, inst)?,
             Op::ConvertFToS
             | Op::ConvertFToU
             | Op::SConvert
@@ -346,7 +356,7 @@ impl<'a> Lower<'a> {
             | Op::Phi
             | Op::Select
             | Op::Undef => self.pass_through(b, inst)?,
-            _ if format!("{op:?}").starts_with("Atomic") => self.lower_atomic(b, inst)?,
+            _ if format!("{op:?}").starts_with("Atomic") => self.atomics().lower_atomic(b, inst)?,
             Op::FDiv if self.is_half_ty(inst.result_type.unwrap_or(0)) => {
                 let t = self.lower_ty(inst.result_type.unwrap_or(0))?;
                 let (x, y) = (self.v(id_op(0)), self.v(id_op(1)));
@@ -361,27 +371,6 @@ impl<'a> Lower<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Whether the input type `t` is half or a half vector.
-    fn is_half_ty(&self, t: Word) -> bool {
-        let e = match self.tys.get(t) {
-            Ty::Vector(e, _) => *e,
-            _ => t,
-        };
-        matches!(self.tys.get(e), Ty::Float(16))
-    }
-
-    /// `x / y` of halves (type `t`, scalar or vector): in float, rounded
-    /// to half once. OpenCL wants half division within 1 ulp; Vulkan's
-    /// 16-bit OpFDiv may be 2.5 ulp off, its 32-bit one within 2.5 float
-    /// ulp (2^-13 of a half ulp each).
-    pub(crate) fn half_div(&mut self, b: &mut Block, t: Word, x: Word, y: Word) -> Word {
-        let ft = self.float_like(t, 32);
-        let fx = self.emit(b, Op::FConvert, ft, ids(&[x]));
-        let fy = self.emit(b, Op::FConvert, ft, ids(&[y]));
-        let q = self.emit(b, Op::FDiv, ft, ids(&[fx, fy]));
-        self.narrow_to_half(b, q, ft, t, None)
     }
 }
 

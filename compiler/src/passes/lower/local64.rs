@@ -75,6 +75,7 @@ use std::collections::HashMap;
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, MemorySemantics as M, Op, Scope, Word};
 
+use super::atomic::LowerAtomics;
 use super::atomic_kinds::{Op64, Order};
 use super::context::{Lower, Res};
 use super::emit::{ids, Block};
@@ -94,7 +95,7 @@ pub(crate) struct Local64 {
     pub(crate) functions: Vec<dr::Function>,
 }
 
-impl Lower<'_> {
+impl LowerAtomics<'_, '_> {
     /// A 64-bit atomic `op` on the `__local` object at byte offset `addr`:
     /// a call of its helper (module docs). `a`, `c`: the u64 operands
     /// (value, comparator; `None` where the operation has none); `ordered`:
@@ -126,28 +127,6 @@ impl Lower<'_> {
         self.mem.uses_local = true;
         self.local64.locks = Some(off as u32);
         off as u32
-    }
-
-    /// In the entry function, before the kernel runs: every lock word
-    /// cleared, then a work-group barrier (module docs). Nothing when the
-    /// kernel has no 64-bit `__local` atomics.
-    pub(crate) fn local64_init_locks(&mut self, b: &mut Block) -> Res<()> {
-        let Some(off) = self.local64.locks else {
-            return Ok(());
-        };
-        let scope = self.out.c_u32(Scope::Workgroup as u32);
-        let relaxed = self.out.c_u32(0);
-        let zero = self.out.c_u32(0);
-        for k in 0..LOCK_STRIPES {
-            let i = self.out.c_u32(off / 4 + k);
-            let p = self.word_ptr(b, Space::Local, i)?;
-            b.push(Op::AtomicStore, None, None, ids(&[p, scope, relaxed, zero]));
-        }
-        let sem = self
-            .out
-            .c_u32((M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY).bits());
-        b.push(Op::ControlBarrier, None, None, ids(&[scope, scope, sem]));
-        Ok(())
     }
 
     /// The helper of `op` (module docs), defined on first use.
@@ -365,5 +344,30 @@ impl Lower<'_> {
             Op64::Or => self.emit(b, Op::BitwiseOr, u64t, ids(&[old, a])),
             Op64::Xor => self.emit(b, Op::BitwiseXor, u64t, ids(&[old, a])),
         })
+    }
+}
+
+impl Lower<'_> {
+    /// In the entry function, before the kernel runs: every lock word
+    /// cleared, then a work-group barrier (module docs). Nothing when the
+    /// kernel has no 64-bit `__local` atomics (`locks`: the lock table's
+    /// offset, `Local64::locks`).
+    pub(crate) fn local64_init_locks(&mut self, b: &mut Block, locks: Option<u32>) -> Res<()> {
+        let Some(off) = locks else {
+            return Ok(());
+        };
+        let scope = self.out.c_u32(Scope::Workgroup as u32);
+        let relaxed = self.out.c_u32(0);
+        let zero = self.out.c_u32(0);
+        for k in 0..LOCK_STRIPES {
+            let i = self.out.c_u32(off / 4 + k);
+            let p = self.word_ptr(b, Space::Local, i)?;
+            b.push(Op::AtomicStore, None, None, ids(&[p, scope, relaxed, zero]));
+        }
+        let sem = self
+            .out
+            .c_u32((M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY).bits());
+        b.push(Op::ControlBarrier, None, None, ids(&[scope, scope, sem]));
+        Ok(())
     }
 }

@@ -72,6 +72,7 @@ mod emit;
 mod ext_inst;
 mod function;
 mod image;
+mod kernel;
 mod local64;
 mod memory;
 mod narrow;
@@ -85,42 +86,19 @@ mod workitem;
 
 use std::collections::HashMap;
 
-use rspirv::dr::{self, Operand};
-use rspirv::spirv::{Capability, ExecutionMode, Word};
+use rspirv::dr::{self};
+use rspirv::spirv::Word;
 
 use crate::analyses::image_origins::Origin;
 use crate::analyses::kernel_facts::KernelFacts;
 use crate::analyses::module_index::ModuleIndex;
-use crate::{Addressing, ArgBuffer, DeviceCaps, ImplicitField, PrintfCall};
-use context::{Lower, Res};
+use crate::DeviceCaps;
+use context::Lower;
+use kernel::KernelLowering;
 
 pub use args::ArgLayout;
 pub(crate) use ext_inst::ROUNDED_STORE;
-
-/// The result of lowering one kernel.
-pub struct LoweredKernel {
-    pub module: dr::Module,
-    pub args: Vec<ArgLayout>,
-    pub push_constant_size: u32,
-    pub arg_buffer: Option<ArgBuffer>,
-    pub implicit: Vec<(ImplicitField, u32)>,
-    pub reqd_work_group_size: Option<[u32; 3]>,
-    pub work_group_size_hint: Option<[u32; 3]>,
-    pub vec_type_hint: Option<String>,
-    pub static_local_size: u32,
-    pub private_size: u32,
-    pub printf: Vec<PrintfCall>,
-    pub printf_strings: Vec<u8>,
-    /// Descriptor set of the image/sampler arguments (`Kernel::descriptor_set`).
-    pub descriptor_set: Option<u32>,
-    /// `Kernel::literal_samplers`.
-    pub literal_samplers: Vec<u32>,
-    pub addressing: Addressing,
-    /// `Kernel::global_variables_binding`.
-    pub global_variables_binding: Option<u32>,
-    /// `Kernel::printf_binding`.
-    pub printf_binding: Option<u32>,
-}
+pub use kernel::LoweredKernel;
 
 /// A lowering failure: the message, and the source line it concerns.
 pub struct LowerError {
@@ -147,114 +125,10 @@ pub fn lower_kernel(
                 line: None,
             }
         })?;
-    let mut l = Lower::new(&facts, caps);
+    let mut l = KernelLowering::new(Lower::new(&facts, caps));
     let r = l.run(entry);
     r.map_err(|message| LowerError {
         message,
         line: l.line,
     })
-}
-
-impl<'a> Lower<'a> {
-    fn run(&mut self, entry: usize) -> Res<LoweredKernel> {
-        let ep = &self.ix.src.entry_points[entry];
-        let entry_fn = self.facts.entry_fn;
-        let name = ep.operands[2].unwrap_literal_string().to_string();
-        let mut hint = None;
-        let mut vec_hint = None;
-        for em in &self.ix.src.execution_modes {
-            if em.operands[0] != Operand::IdRef(entry_fn) {
-                continue;
-            }
-            let lits: Vec<u32> = em.operands[2..]
-                .iter()
-                .filter_map(|o| {
-                    if let Operand::LiteralBit32(v) = o {
-                        Some(*v)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            match em.operands[1] {
-                Operand::ExecutionMode(ExecutionMode::LocalSize) if lits.len() == 3 => {
-                    self.work.reqd_size = Some([lits[0], lits[1], lits[2]])
-                }
-                Operand::ExecutionMode(ExecutionMode::LocalSizeHint) if lits.len() == 3 => {
-                    hint = Some([lits[0], lits[1], lits[2]])
-                }
-                Operand::ExecutionMode(ExecutionMode::VecTypeHint) if !lits.is_empty() => {
-                    vec_hint = Some(vec_type_hint_name(lits[0]))
-                }
-                _ => {}
-            }
-        }
-        let facts = self.facts;
-        let order = &facts.order;
-        if self.caps.subgroups() && self.uses_subgroups(order) {
-            self.work.flatten = true;
-            self.use_group_cap(Capability::GroupNonUniform);
-        }
-        self.scan_images(entry_fn, order)?;
-        self.lower_constants();
-        self.classify_globals(order)?;
-        self.assign_frames(order)?;
-        self.prepare_descriptors(order, entry_fn)?;
-        self.pc.spill_meta = self.meta_crowds_push_constants();
-
-        // Lower every reachable function.
-        let mut functions = Vec::new();
-        for &f in order {
-            let func = self.lower_function(self.ix.funcs[&f])?;
-            functions.push(func);
-        }
-        self.line = None;
-        let main = self.out.id();
-        let arg_info = self.build_entry(main, entry_fn, &mut functions)?;
-        functions.append(&mut self.local64.functions);
-        let (module, bindings) = self.assemble(main, &name, functions)?;
-        Ok(LoweredKernel {
-            module,
-            args: arg_info.args,
-            push_constant_size: arg_info.push_constant_size,
-            arg_buffer: arg_info.arg_buffer,
-            implicit: arg_info.implicit,
-            reqd_work_group_size: self.work.reqd_size,
-            work_group_size_hint: hint,
-            vec_type_hint: vec_hint,
-            static_local_size: self.mem.static_local_size as u32,
-            private_size: self.mem.private_size as u32,
-            printf_strings: if self.printf.calls.is_empty() {
-                Vec::new()
-            } else {
-                self.mem.const_data.clone()
-            },
-            printf: std::mem::take(&mut self.printf.calls),
-            descriptor_set: bindings.descriptor_set,
-            literal_samplers: bindings.literal_samplers,
-            addressing: self.caps.addressing,
-            global_variables_binding: self.desc.globals_binding,
-            printf_binding: self.desc.printf.map(|(_, b)| b),
-        })
-    }
-}
-
-/// `vec_type_hint` operand of OpExecutionMode VecTypeHint → `float4`.
-fn vec_type_hint_name(v: u32) -> String {
-    let base = match v & 0xffff {
-        0 => "char",
-        1 => "short",
-        2 => "int",
-        3 => "long",
-        4 => "half",
-        5 => "float",
-        6 => "double",
-        _ => "int",
-    };
-    let n = v >> 16;
-    if n <= 1 {
-        base.to_string()
-    } else {
-        format!("{base}{n}")
-    }
 }

@@ -38,13 +38,33 @@ use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
 use crate::{ImplicitField, PrintfArg, PrintfArgKind, PrintfCall};
 
+/// The printf concern's view of the lowering: the shared context and the
+/// kernel's printf calls.
+pub(crate) struct LowerPrintf<'c, 'a> {
+    pub cx: &'c mut Lower<'a>,
+    pub printf: &'c mut Printf,
+}
+
+impl<'a> std::ops::Deref for LowerPrintf<'_, 'a> {
+    type Target = Lower<'a>;
+    fn deref(&self) -> &Lower<'a> {
+        self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for LowerPrintf<'_, 'a> {
+    fn deref_mut(&mut self) -> &mut Lower<'a> {
+        self.cx
+    }
+}
+
 /// The kernel's printf calls.
 #[derive(Default)]
 pub(crate) struct Printf {
     pub calls: Vec<PrintfCall>,
 }
 
-impl Lower<'_> {
+impl LowerPrintf<'_, '_> {
     /// The byte offset in the constant data that pointer `id` (an input
     /// value) has, when it is a compile-time constant.
     fn const_address(&self, id: Word) -> Option<u64> {

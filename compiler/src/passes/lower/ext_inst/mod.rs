@@ -13,7 +13,7 @@
 //! specialization constants): there the float entries serve, and the
 //! double ones are build errors (`no_double_here`).
 //!
-//! `lower_cl_ext_inst` dispatches by name: printf (`printf`), shuffles
+//! `lower_ext_inst` dispatches by name (printf went to `printf`): shuffles
 //! (`shuffle`), vector and half loads and stores and the pointer-result
 //! builtins (`vload_store`), the geometric functions (`geometric`), then
 //! the table (`implementation`): GLSL.std.450, a core instruction, or
@@ -133,8 +133,17 @@ pub(super) fn no_double_here(name: &str) -> String {
     )
 }
 
-impl Lower<'_> {
-    pub(crate) fn lower_cl_ext_inst(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+/// An OpenCL.std instruction decoded: its name (`OpenclStd100Op`'s, e.g.
+/// `fabs`), the rounding mode of a vstore_half*_r, and its operands (ids
+/// and literals).
+pub(crate) struct ClExtInst {
+    pub name: String,
+    pub store_rounding: Option<spirv::FPRoundingMode>,
+    pub raw: Vec<u32>,
+}
+
+impl ClExtInst {
+    pub fn decode(inst: &Instruction) -> Res<ClExtInst> {
         let n = match inst.operands.get(1) {
             Some(Operand::LiteralExtInstInteger(n)) => *n,
             _ => return Err("malformed OpExtInst".into()),
@@ -157,11 +166,30 @@ impl Lower<'_> {
                 _ => 0,
             })
             .collect();
+        Ok(ClExtInst {
+            name,
+            store_rounding,
+            raw,
+        })
+    }
+}
+
+impl Lower<'_> {
+    /// An OpenCL.std instruction other than printf (`printf`), decoded as
+    /// `e` (module docs).
+    pub(crate) fn lower_ext_inst(
+        &mut self,
+        b: &mut Block,
+        inst: &Instruction,
+        e: ClExtInst,
+    ) -> Res<()> {
+        let ClExtInst {
+            name,
+            store_rounding,
+            raw,
+        } = e;
         let id = inst.result_id.unwrap_or(0);
         let rty_orig = inst.result_type.unwrap_or(0);
-        if name == "printf" {
-            return self.lower_printf(b, id, rty_orig, &raw);
-        }
         if name == "shuffle" || name == "shuffle2" {
             return self.lower_shuffle(b, id, rty_orig, &raw);
         }

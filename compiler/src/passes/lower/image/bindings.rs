@@ -7,10 +7,9 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, Word};
 
-use super::ImageBindings;
-use crate::passes::lower::context::Lower;
+use super::{ImageBindings, LowerImages};
 
-impl Lower<'_> {
+impl LowerImages<'_, '_> {
     /// Declares the descriptor bindings once the kernel is lowered: image
     /// and sampler arguments at (`descriptor_set`, position), literal
     /// samplers at (0, index).
@@ -80,7 +79,7 @@ impl Lower<'_> {
             } else {
                 k as u32
             };
-            bind(&mut self.out, v, 0, binding);
+            bind(&mut self.cx.out, v, 0, binding);
         }
         interface.append(&mut desc_vars);
         ImageBindings {

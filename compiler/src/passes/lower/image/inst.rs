@@ -8,9 +8,9 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Capability, Decoration, Dim, ImageOperands, Op, StorageClass, Word};
 
-use super::{arrayed, spatial_dims, Texel};
+use super::{arrayed, spatial_dims, LowerImages, Texel};
 use crate::analyses::type_table::Ty;
-use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::context::Res;
 use crate::passes::lower::emit::{ids, Block};
 use crate::{AccessQualifier, ImageDescriptor, ImageDim, ImplicitField};
 
@@ -75,7 +75,7 @@ const READ_SWIZZLES: [(u32, u32); 7] = [
     (order::RA, perm(0, 2, 2, 1)),
 ];
 
-impl Lower<'_> {
+impl LowerImages<'_, '_> {
     fn add_cap(&mut self, c: Capability) {
         if !self.images.caps.contains(&c) {
             self.images.caps.push(c);
@@ -318,7 +318,8 @@ impl Lower<'_> {
     fn image_coord(&mut self, b: &mut Block, arg: u32, coord: Word) -> Res<Word> {
         let dim = self.images.args[&arg].dim;
         let n = spatial_dims(dim) + arrayed(dim) as u32;
-        let ty = self.lower_ty(self.ty_of(coord))?;
+        let t = self.ty_of(coord);
+        let ty = self.lower_ty(t)?;
         let v = self.v(coord);
         Ok(self.take_components(b, v, ty, n))
     }

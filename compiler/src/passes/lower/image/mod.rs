@@ -6,10 +6,11 @@
 //!
 //! * Every image/sampler value resolves to one kernel argument or literal
 //!   sampler (`analyses::image_origins`; `passes::image_args` made that
-//!   static). Image and sampler parameters of functions, the `Function` variables holding them (-O0),
-//!   and OpSampledImage vanish: each use loads the argument's
-//!   UniformConstant variable (set `Kernel::descriptor_set`, binding = the
-//!   argument's position; literal sampler `i`: set 0, binding `i`).
+//!   static). Image and sampler parameters of functions, the `Function`
+//!   variables holding them (-O0), and OpSampledImage vanish: each use
+//!   loads the argument's UniformConstant variable (set
+//!   `Kernel::descriptor_set`, binding = the argument's position; literal
+//!   sampler `i`: set 0, binding `i`).
 //! * `scan_images` runs first: an image's Vulkan type depends on how the
 //!   kernel uses it — float texels for `read_imagef/h` / `write_imagef/h`,
 //!   signed ints for `_i`, unsigned for `_ui` (llvm-spirv's SignExtend /
@@ -49,6 +50,7 @@ use std::collections::{BTreeMap, HashMap};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Capability, ImageOperands, Word};
 
+use crate::passes::lower::context::Lower;
 use crate::{AccessQualifier, ImageDescriptor, ImageDim};
 
 /// How an image argument's texels look in the shader (its Vulkan
@@ -187,5 +189,25 @@ pub(super) fn image_operands(inst: &Instruction, k: usize) -> ImageOperands {
     match inst.operands.get(k) {
         Some(Operand::ImageOperands(o)) => *o,
         _ => ImageOperands::NONE,
+    }
+}
+
+/// The image concern's view of the lowering: the shared context and the
+/// kernel's image state (`scan`, `inst`, `sampler`, `bindings`).
+pub(crate) struct LowerImages<'c, 'a> {
+    pub cx: &'c mut Lower<'a>,
+    pub images: &'c mut Images,
+}
+
+impl<'a> std::ops::Deref for LowerImages<'_, 'a> {
+    type Target = Lower<'a>;
+    fn deref(&self) -> &Lower<'a> {
+        self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for LowerImages<'_, 'a> {
+    fn deref_mut(&mut self) -> &mut Lower<'a> {
+        self.cx
     }
 }

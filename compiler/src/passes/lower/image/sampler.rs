@@ -39,9 +39,9 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};
 
-use super::{arrayed, spatial_dims, SamplerSrc, Texel};
+use super::{arrayed, spatial_dims, LowerImages, SamplerSrc, Texel};
 use crate::analyses::type_table::Ty;
-use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::context::Res;
 use crate::passes::lower::emit::{ids, Block};
 use crate::{sampler_bits as sb, ImageDescriptor, ImplicitField};
 
@@ -77,7 +77,7 @@ enum Addressing {
     },
 }
 
-impl Lower<'_> {
+impl LowerImages<'_, '_> {
     /// Lowers OpImageSampleExplicitLod (of an OpSampledImage); returns the
     /// texel as the input's result type.
     pub(crate) fn lower_sample(&mut self, b: &mut Block, inst: &Instruction) -> Res<Word> {

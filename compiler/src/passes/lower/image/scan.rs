@@ -9,7 +9,7 @@
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Dim, ImageOperands, Op, Word};
 
-use super::{image_operands, image_type_name, ImageArg, SamplerSrc, TexelUse};
+use super::{image_operands, image_type_name, ImageArg, LowerImages, SamplerSrc, TexelUse};
 use crate::analyses::image_origins::Origin;
 use crate::analyses::type_table::Ty;
 use crate::passes::lower::context::{Lower, Res};
@@ -44,7 +44,9 @@ impl Lower<'_> {
             _ => false,
         }
     }
+}
 
+impl LowerImages<'_, '_> {
     /// (dimension, access) of an OpTypeImage of the input.
     fn image_type(&self, ty: Word) -> Res<(ImageDim, AccessQualifier)> {
         let g = self
