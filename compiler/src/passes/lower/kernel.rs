@@ -27,10 +27,9 @@ use rspirv::dr::{self, Operand};
 use rspirv::spirv::{Capability, ExecutionMode};
 
 use super::args::ArgLayout;
-use super::atomic::{Atomics, LowerAtomics};
+use super::atomic::{Atomics, Local64, LowerAtomics};
 use super::context::{Lower, Res};
 use super::image::{Images, LowerImages};
-use super::local64::Local64;
 use super::printf::{LowerPrintf, Printf};
 use crate::{Addressing, ArgBuffer, ImplicitField, PrintfCall};
 

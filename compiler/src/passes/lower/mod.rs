@@ -64,7 +64,6 @@
 mod args;
 mod assemble;
 mod atomic;
-mod atomic_kinds;
 mod context;
 mod convert;
 mod descriptor;
@@ -73,7 +72,6 @@ mod ext_inst;
 mod function;
 mod image;
 mod kernel;
-mod local64;
 mod memory;
 mod narrow;
 mod printf;

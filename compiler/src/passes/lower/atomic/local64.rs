@@ -70,30 +70,16 @@
 //! * Floating-point (`atomic_double`): exchange, load, store and
 //!   compare-exchange through bit casts, as on `__global` memory.
 
-use std::collections::HashMap;
-
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, MemorySemantics as M, Op, Scope, Word};
 
-use super::atomic::LowerAtomics;
-use super::atomic_kinds::{Op64, Order};
-use super::context::{Lower, Res};
-use super::emit::{ids, Block};
+use super::{LowerAtomics, Op64, Order};
 use crate::analyses::address_space::Space;
+use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::emit::{ids, Block};
 
 /// Lock words per work-group (a power of two).
 pub(crate) const LOCK_STRIPES: u32 = 8;
-
-/// The helpers of one kernel and its lock table.
-#[derive(Default)]
-pub(crate) struct Local64 {
-    /// Byte offset of the lock table in the `__local` array, once reserved.
-    pub(crate) locks: Option<u32>,
-    /// Helper function ids by (operation, ordered).
-    fns: HashMap<(Op64, bool), Word>,
-    /// The helpers' definitions (added to the module by `run`).
-    pub(crate) functions: Vec<dr::Function>,
-}
 
 impl LowerAtomics<'_, '_> {
     /// A 64-bit atomic `op` on the `__local` object at byte offset `addr`:

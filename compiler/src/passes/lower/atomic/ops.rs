@@ -1,135 +1,14 @@
-//! Atomics, fences and barriers: OpenCL's memory orders and scopes in
-//! Vulkan's SPIR-V environment.
-//!
-//! llvm-spirv-15 writes OpenCL's orders and scopes as they are: scopes
-//! CrossDevice (memory_scope_all_svm_devices), Device, Workgroup, Subgroup
-//! and Invocation (memory_scope_work_item); semantics with
-//! SequentiallyConsistent, AcquireRelease, Acquire or Release and, for
-//! atomics, no storage-class bits (fences and barriers carry their
-//! CLK_*_MEM_FENCE flags as CrossWorkgroupMemory / WorkgroupMemory /
-//! ImageMemory). The OpenCL 1.x functions (`atomic_add`, `atom_*`) get
-//! Workgroup scope and relaxed semantics whatever memory they touch.
-//!
-//! # Mapping
-//!
-//! This module emits the GLSL450 memory model's semantics (in that model
-//! an acquire/release with a storage class makes that storage class's
-//! writes available/visible at the given scope). Where the device has the
-//! Vulkan memory model (`DeviceCaps::vulkan_memory_model`), a kernel with
-//! a non-relaxed atomic or fence is then switched to it by `vmm`
-//! (MakeAvailable/MakeVisible on the semantics, NonPrivatePointer on plain
-//! global and local loads and stores): under GLSL450, NVIDIA's plain
-//! global loads may read a per-SM cache that a release in another SM does
-//! not reach (tests/atomics_orders.rs, lock-free stack on an H100).
-//!
-//! * **Atomics on `__global` memory** (buffer device addresses or, with
-//!   descriptor addressing, storage buffers): memory scope Device, whatever
-//!   the input says. CrossDevice is not a Vulkan scope; without SVM no
-//!   memory is shared with the host or another device while a kernel runs
-//!   (a cl_mem is used by one device at a time, `core::residency`), so
-//!   all-devices scope *is* device scope. Narrower scopes are widened: the
-//!   1.x functions arrive with Workgroup scope although OpenCL makes them
-//!   atomic across the device, and a wider scope implements a narrower one.
-//! * **Atomics on `__local` memory**: Workgroup scope (OpenCL: atomics on
-//!   local memory order within the work-group and ignore the scope).
-//!   64-bit ones are emulated under a work-group lock (`local64`): the
-//!   lock's acquire/release carry the orders given.
-//! * **Orders** of atomics: SequentiallyConsistent and AcquireRelease become
-//!   AcquireRelease, Acquire and Release stay; then clamped to what the
-//!   instruction may carry in Vulkan: OpAtomicLoad at most Acquire,
-//!   OpAtomicStore at most Release, the Unequal semantics of a compare-
-//!   exchange at most Acquire (and Equal is raised to at least Unequal's
-//!   order, as SPIR-V requires). Relaxed stays 0 (no storage bits).
-//! * **Storage classes** of a non-relaxed atomic: UniformMemory |
-//!   WorkgroupMemory, both. OpenCL orders at least the address space of
-//!   the object; ordering both lets a `__global` flag publish `__local`
-//!   data too and costs nothing measurable (Vulkan requires at least one).
-//! * **Fences** (`atomic_work_item_fence`, `mem_fence`, `read_mem_fence`,
-//!   `write_mem_fence`: OpMemoryBarrier): the storage classes of the flags
-//!   given (CLK_GLOBAL_MEM_FENCE → UniformMemory, CLK_LOCAL_MEM_FENCE →
-//!   WorkgroupMemory, CLK_IMAGE_MEM_FENCE → ImageMemory), the order as for
-//!   atomics (seq_cst → acq_rel); a relaxed fence or one without flags
-//!   orders nothing and is dropped. Scope: CrossDevice and Device →
-//!   Device, Workgroup, Subgroup (Workgroup without sub-groups) and
-//!   Invocation as given.
-//! * **Barriers** (OpControlBarrier): Workgroup execution scope (Subgroup
-//!   for `sub_group_barrier`), AcquireRelease with the flags' storage
-//!   classes, memory scope as for fences (Invocation: Workgroup).
-//!
-//! # Drivers whose memory barriers stall (`DeviceCaps::rmw_ordering`)
-//!
-//! lavapipe 22.3 turns every memory barrier (OpMemoryBarrier, and the
-//! barrier spirv-to-NIR puts around an atomic with acquire/release
-//! semantics) into a work-group execution barrier, which loses work in
-//! divergent control flow (a compare-exchange loop of a lock-free stack
-//! dropped most pushes). Its read-modify-writes are sequentially
-//! consistent LLVM atomics on the CPU, which order memory by themselves,
-//! so there: atomics carry no semantics, an ordered OpAtomicLoad becomes
-//! OpAtomicOr with 0, an ordered OpAtomicStore (and flag clear) an
-//! OpAtomicExchange whose result is unused, and an ordered fence an
-//! OpAtomicIIncrement of a Workgroup word of its own (not an idempotent
-//! operation, which LLVM may turn into a plain load). Barriers stay.
-//!
-//! # What seq_cst loses
-//!
-//! Vulkan has no sequentially consistent order (its memory model treats
-//! SequentiallyConsistent as AcquireRelease), so memory_order_seq_cst is
-//! implemented as acq_rel: every single-location guarantee holds
-//! (coherence, atomicity of read-modify-writes, one modification order
-//! per object) and so does every release/acquire synchronization (message
-//! passing, locks, ticket counters), but the single total order S over all
-//! seq_cst operations on *different* objects is not promised: the
-//! store-buffering (Dekker) and IRIW litmus outcomes that seq_cst forbids
-//! may be observed on hardware that allows them (lavapipe's atomics are
-//! sequentially consistent x86/ARM atomics; NVIDIA's acquire/release are
-//! not SC). Kernels that need that order can use read-modify-writes for
-//! their seq_cst loads and stores (e.g. `atomic_fetch_or(p, 0)`,
-//! `atomic_exchange`): acq_rel read-modify-writes of one object are
-//! totally ordered and synchronize with each other.
+//! Atomics, fences and barriers (`lower_atomic`, `lower_barrier`): the
+//! mapping of `super`'s module docs.
 
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};
 
-use super::atomic_kinds::{fence_storage, Op64, Order, ATOMIC_STORAGE};
-use super::context::{Lower, Res};
-use super::emit::{ids, Block};
-use super::local64::Local64;
+use super::{fence_storage, LowerAtomics, Op64, Order, ATOMIC_STORAGE};
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
-
-/// The atomic concern's view of the lowering: the shared context and the
-/// state of the kernel's atomics (`Atomics`) and of its 64-bit `__local`
-/// ones (`local64`).
-pub(crate) struct LowerAtomics<'c, 'a> {
-    pub cx: &'c mut Lower<'a>,
-    pub atomics: &'c mut Atomics,
-    pub local64: &'c mut Local64,
-}
-
-impl<'a> std::ops::Deref for LowerAtomics<'_, 'a> {
-    type Target = Lower<'a>;
-    fn deref(&self) -> &Lower<'a> {
-        self.cx
-    }
-}
-
-impl<'a> std::ops::DerefMut for LowerAtomics<'_, 'a> {
-    fn deref_mut(&mut self) -> &mut Lower<'a> {
-        self.cx
-    }
-}
-
-/// What the kernel's atomics and fences need of the module.
-#[derive(Default)]
-pub(crate) struct Atomics {
-    /// A 64-bit atomic was emitted (Int64Atomics).
-    pub uses_int64: bool,
-    /// The Workgroup word fences read-modify-write with
-    /// `DeviceCaps::rmw_ordering`, once one is needed.
-    pub fence_word: Option<Word>,
-    /// The kernel has a non-relaxed atomic or fence (`vmm`).
-    pub ordered: bool,
-}
+use crate::passes::lower::context::Res;
+use crate::passes::lower::emit::{ids, Block};
 
 impl LowerAtomics<'_, '_> {
     /// The order of the semantics operand `id` (a constant).
