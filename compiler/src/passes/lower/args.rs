@@ -15,6 +15,11 @@
 //! argument buffer after the arguments (`ArgBuffer::implicit`), read with
 //! the buffer's address; the buffer is then used whatever the arguments'
 //! size.
+//!
+//! Gaps: kernel arguments that are private pointers (other than structs
+//! passed by value), pointers to other storage classes and arguments of
+//! other types are reported; so is a kernel whose implicit fields outgrow
+//! the device's push constants.
 
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass, Word};
@@ -283,7 +288,7 @@ impl Lower<'_> {
     }
 
     /// `images`: the kernel's image and sampler arguments; `locks`: the
-    /// lock table of 64-bit `__local` atomics, if any (`local64`).
+    /// lock table of 64-bit `__local` atomics, if any (`atomic::local64`).
     pub(crate) fn build_entry(
         &mut self,
         main: Word,

@@ -6,6 +6,9 @@
 //! controls; NoContraction on the arithmetic that must stay exact
 //! (`decorate_exact_arithmetic`); the Vulkan memory model where an ordered
 //! atomic asks for it (`vmm`).
+//!
+//! Gaps: none known; what the module cannot express was reported by the
+//! stages before.
 
 use std::collections::{HashMap, HashSet};
 

@@ -2,6 +2,10 @@
 //! module being built, and the state that several concerns read and
 //! write (memory arrays, push constants, builtins, descriptor addressing).
 //! State that one concern owns is defined in that concern's file.
+//!
+//! Gaps: types without a Vulkan counterpart (runtime arrays, events, pipes,
+//! images and samplers used in unsupported ways) are reported by `lower_ty`;
+//! a pointer whose space is `Mixed` or unknown by `space`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -119,7 +123,7 @@ pub(crate) struct MemoryArrays {
     pub uses_local: bool,
     pub uses_private: bool,
     pub uses_const: bool,
-    /// Bytes of static `__local` data (variables, then `local64`'s locks).
+    /// Bytes of static `__local` data (variables, then `atomic::local64`'s locks).
     pub static_local_size: u64,
     /// Bytes of the private frame.
     pub private_size: u64,

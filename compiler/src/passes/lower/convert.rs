@@ -13,6 +13,9 @@
 //!   OpFConvert to half and back into nothing.
 //! * int → int: saturation clamps; widening a clamped value zero-extends.
 //! * 8/16-wide vectors convert per 4-wide part.
+//!
+//! Gaps: none known (every conversion and rounding mode of OpenCL C is
+//! implemented).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Decoration, GlslStd450Op as GLOp, Op, Word};

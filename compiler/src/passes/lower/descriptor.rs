@@ -32,6 +32,9 @@
 //!   buffer (`args`); buffer arguments' values are constants, except that
 //!   the NULL mask (`ImplicitField::NullBufferArgs`) turns a NULL argument
 //!   into 0.
+//!
+//! Gaps: an access through a NULL pointer, and a global pointer that can
+//! point into no buffer of the kernel, are reported.
 
 use std::collections::{BTreeSet, HashMap};
 

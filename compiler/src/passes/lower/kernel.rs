@@ -20,6 +20,8 @@
 //! (`atomic::Atomics`, `local64::Local64`) and printf (`printf::Printf`).
 //! Each concern gets its own view (`LowerImages`, `LowerAtomics`,
 //! `LowerPrintf`): the shared context plus its state only.
+//!
+//! Gaps: see the stages.
 
 use std::ops::{Deref, DerefMut};
 

@@ -10,6 +10,10 @@
 //! anything misaligned is assembled byte by byte. Sub-word stores to
 //! `__local` memory clear and set their bits with OpAtomicAnd/OpAtomicOr so
 //! that concurrent stores to the other bytes of the word survive.
+//!
+//! Gaps: memcpy of a size that is not a compile-time constant, stores to
+//! `__constant` memory, and loads or stores of arrays of more than 4096
+//! elements at once are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};

@@ -9,10 +9,10 @@
 //! * **Pointers are integers** (DESIGN §4, physical addressing). A pointer
 //!   type becomes `u64` for CrossWorkgroup, UniformConstant and Generic and
 //!   `u32` for Workgroup, Function and Private. Where a pointer points
-//!   (`Space`) is inferred by a data-flow pass over the kernel's call graph
-//!   (`analyses::address_space`): from the storage class for most types, from the
-//!   operands for Generic/UniformConstant ones (casts, access chains, phis,
-//!   selects, call arguments, returned values).
+//!   (`Space`) is inferred by a data-flow pass over the kernel's call
+//!   graph (`analyses::address_space`): from the storage class for most
+//!   types, from the operands for Generic/UniformConstant ones (casts,
+//!   access chains, phis, selects, call arguments, returned values).
 //! * Access chains become integer arithmetic with OpenCL C sizes and struct
 //!   offsets (`analyses::type_table`); pointer casts vanish.
 //! * Global memory: a load/store is `OpConvertUToPtr` to a
@@ -29,17 +29,17 @@
 //!   Private `u32` array, one static frame per function (OpenCL forbids
 //!   recursion). Program-scope `__constant` data is a Private `u32` array
 //!   with an initializer, except large tables, which live in the program's
-//!   buffer like `__global` variables (`global_vars`). Accesses to these are assembled from word
-//!   accesses (shift/mask/bitcast); sub-word stores to `__local` use two
-//!   atomics (and/or) so neighbouring bytes written by other work-items
-//!   are never lost.
+//!   buffer like `__global` variables (`global_vars`). Accesses to these
+//!   are assembled from word accesses (shift/mask/bitcast); sub-word stores
+//!   to `__local` use two atomics (and/or) so neighbouring bytes written by
+//!   other work-items are never lost (`memory`, `variables`).
 //! * Program-scope `__global` variables (and large `__constant` tables)
 //!   live in the program's global-variable buffer (`passes::global_vars`):
 //!   a function that uses one computes its address from the buffer's
-//!   address (two implicit push-constant fields) at its top. printf writes records into the
-//!   launch's printf buffer (`printf`; a binding of its own with descriptor
-//!   addressing).
-//! * Images and samplers (`image`, `sampler`): descriptor variables per
+//!   address (two implicit push-constant fields) at its top. printf writes
+//!   records into the launch's printf buffer (`printf`; a binding of its
+//!   own with descriptor addressing).
+//! * Images and samplers (`image`): descriptor variables per
 //!   the ABI's descriptor sets; each image/sampler value is resolved to
 //!   its kernel argument or literal sampler (`analyses::image_origins`), so
 //!   functions take none; OpenCL's addressing and filter modes are emulated
@@ -52,14 +52,40 @@
 //!   terms: scopes Device/Workgroup, seq_cst as acq_rel, storage-class
 //!   bits on every ordered operation (`atomic`). 64-bit atomics on
 //!   `__local` memory (whose array has 32-bit words) run under work-group
-//!   lock words kept after the static `__local` data (`local64`).
+//!   lock words kept after the static `__local` data (`atomic::local64`).
+//! * Conversions keep OpenCL's rounding modes and saturation (`convert`,
+//!   `narrow`); 8/16-wide vectors are arrays of 4-wide parts (`wide`);
+//!   sub-group functions are GroupNonUniform instructions (`subgroup`).
+//!
+//! # Structure
+//!
+//! The inputs are analyses computed once and read-only here
+//! (`analyses::kernel_facts`: the module index, the kernel's call graph,
+//! address spaces, image origins). `KernelLowering::run` (`kernel`) runs
+//! the stages: `scan_images`, `lower_constants` / `classify_globals` /
+//! `assign_frames` (`variables`), `prepare_descriptors`, `lower_function`
+//! (`function`, the instruction walk that dispatches every instruction to
+//! its concern), `build_entry` (`args`), then `finish_globals`,
+//! `finish_images` and `assemble`. State lives in two places:
+//!
+//! * `context::Lower`, the shared context: the analyses, the module being
+//!   built (`emit::Out`, value aliases, the working type table) and what
+//!   several concerns read and write (memory arrays, push constants,
+//!   builtins, sub-group capabilities, descriptor addressing). Concerns
+//!   without state of their own (`memory`, `descriptor`, `workitem`,
+//!   `ext_inst`, `wide`, `subgroup`, `convert`, `narrow`, `values`) are
+//!   methods on it.
+//! * State one concern owns (images, atomics, printf) is held by
+//!   `KernelLowering` and reaches the concern through its view
+//!   (`image::LowerImages`, `atomic::LowerAtomics`, `printf::LowerPrintf`):
+//!   the shared context plus that state only.
 //!
 //! # Gaps
 //!
-//! Sub-groups: `subgroup`. Pipes and device enqueue are reported as unsupported
-//! (images and samplers: see `image`); 8/16-wide vectors, structs
-//! passed by value, dynamic-size memcpy and generic pointers whose address
-//! space cannot be inferred statically too.
+//! Sub-groups: `subgroup`. Pipes and device enqueue are reported as
+//! unsupported (images and samplers: see `image`); 8/16-wide vectors,
+//! structs passed by value, dynamic-size memcpy and generic pointers whose
+//! address space cannot be inferred statically too.
 
 mod args;
 mod assemble;
@@ -84,7 +110,7 @@ mod workitem;
 
 use std::collections::HashMap;
 
-use rspirv::dr::{self};
+use rspirv::dr;
 use rspirv::spirv::Word;
 
 use crate::analyses::image_origins::Origin;

@@ -28,6 +28,8 @@
 //! infinity, or to the largest finite half where the mode rounds toward
 //! zero. Infinities stay; NaNs become quiet NaNs with the payload's top
 //! bits. Float denormal inputs are rounded exactly too.
+//!
+//! Gaps: none known.
 
 use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, Word};
 

@@ -54,6 +54,10 @@
 //! `i×S … i×S+S−1` of LocalInvocationIndex), which every known driver uses
 //! and which the runtime pins down where Vulkan lets it (a required subgroup
 //! size, full subgroups when the local size x is a multiple of `S`).
+//!
+//! Gaps: clustered reductions whose cluster size is not a constant,
+//! group operations Vulkan lacks, a variable broadcast id without shuffle
+//! support, and 8/16-wide operands with a scalar result are reported.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, Word};

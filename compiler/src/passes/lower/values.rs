@@ -1,6 +1,8 @@
 //! Small value builders every concern uses: GLSL.std.450 calls (with exact
 //! double rounding, `glsl_round`), splatted constants, and the bool,
 //! float and integer types shaped like a given scalar or vector type.
+//!
+//! Gaps: none (builders).
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};

@@ -9,6 +9,10 @@
 //! constructions go through scalars; dynamic extracts/inserts select over
 //! the parts; bitcasts reshape through scalars; any/all combine the parts.
 //! Loads, stores and arguments split in `memory` / `args`.
+//!
+//! Gaps: instructions on 8/16-wide vectors that need a Kernel-only
+//! capability (other than the float classifications) or whose result is
+//! not wide are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};

@@ -93,6 +93,8 @@
 //! kernel's atomics (`Atomics`, `Local64`, both owned by `LowerAtomics`,
 //! the concern's view of the lowering); `ops` lowers atomics, fences and
 //! barriers, `local64` emulates 64-bit atomics on `__local` memory.
+//!
+//! Gaps: seq_cst is acq_rel ("What seq_cst loses" above).
 
 mod local64;
 mod ops;

@@ -1,5 +1,10 @@
 //! Atomics, fences and barriers (`lower_atomic`, `lower_barrier`): the
 //! mapping of `super`'s module docs.
+//!
+//! Gaps: atomics on private or `__constant` memory, floating-point atomics
+//! other than load, store, exchange and compare-exchange, atomic
+//! instructions outside the OpenCL 1.x/2.0 set, widths other than 32/64
+//! bits, and 64-bit atomics on a device without them are reported.
 
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};

@@ -1,6 +1,8 @@
 //! The Kernel-only float classification instructions (OpOrdered,
 //! OpUnordered, OpIsFinite, OpIsNormal, OpSignBitSet, OpLessOrGreater),
 //! which Vulkan lacks: comparisons and bit tests on the value.
+//!
+//! Gaps: none known.
 
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Op, Word};

@@ -14,6 +14,8 @@
 //!   the first three components and 0 in the fourth.
 //! * `degrees` / `radians` of doubles (GLSL's are 16/32-bit only): a
 //!   multiplication by the constant.
+//!
+//! Gaps: none known.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};

@@ -1,6 +1,8 @@
 //! Integer builtins on any width: popcount, clz, ctz, mul_hi, mad_sat (Vulkan's
 //! bit instructions take 32-bit operands only; mad_sat is exact through a
 //! wider or 128-bit intermediate).
+//!
+//! Gaps: none known.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};

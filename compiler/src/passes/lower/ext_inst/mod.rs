@@ -20,6 +20,10 @@
 //! inline code (`inline`, with the integer helpers of `int_ops`). The
 //! Kernel-only float classification instructions are in `float_class`.
 //! 8/16-wide vectors go through the table once per 4-wide part.
+//!
+//! Gaps: OpenCL.std instructions missing from the table, and double
+//! transcendental ones where libclc is not linked (`no_double_here`), are
+//! reported.
 
 mod float_class;
 mod geometric;

@@ -5,6 +5,8 @@
 //! each mask element are considered"). Each lane is a chain of selects over
 //! the input lanes, which works alike for 2- to 16-wide vectors (8/16-wide
 //! ones are arrays of 4-wide parts, see `wide`) and any element type.
+//!
+//! Gaps: none known.
 
 use rspirv::spirv::Op;
 

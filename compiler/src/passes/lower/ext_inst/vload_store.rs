@@ -4,6 +4,8 @@
 //! as the mode asks in integer arithmetic, `narrow`), and the builtins
 //! with a pointer result operand (fract, modf, sincos, frexp), whose second
 //! result is stored through the pointer.
+//!
+//! Gaps: none known; malformed offsets or pointers are reported.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, Word};

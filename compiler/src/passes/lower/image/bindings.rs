@@ -3,6 +3,8 @@
 //! (`descriptor_set`, position, or their own binding with descriptor
 //! addressing), literal samplers at (0, index, or their place in the
 //! sampler map) — and the capabilities the image instructions need.
+//!
+//! Gaps: none known.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, Word};

@@ -4,6 +4,10 @@
 //! permutations of storage views and texel buffers (`storage_swizzle`) and
 //! half texels converted to and from float. Reads with a sampler are in
 //! `sampler`.
+//!
+//! Gaps: an image or sampler chosen at run time, and image instructions
+//! other than reads, writes, sampling and the size/order/format queries,
+//! are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Capability, Decoration, Dim, ImageOperands, Op, StorageClass, Word};

@@ -35,6 +35,8 @@
 //!
 //!   REPEAT and MIRRORED_REPEAT take the coordinates as normalized (OpenCL
 //!   leaves them undefined otherwise); NaN coordinates give texel 0.
+//!
+//! Gaps: see `super`.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};

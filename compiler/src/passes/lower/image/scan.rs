@@ -5,6 +5,10 @@
 //! docs). Also resolves image and sampler values to their argument or
 //! literal sampler (`image_arg`, `sampler_src`, from
 //! `analyses::image_origins`).
+//!
+//! Gaps: depth and multi-sample images, sampled-image kernel arguments,
+//! images of other dimensions and texels that are not 4-component vectors
+//! are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Dim, ImageOperands, Op, Word};
