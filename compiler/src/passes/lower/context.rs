@@ -7,13 +7,14 @@
 //! images and samplers used in unsupported ways) are reported by `lower_ty`;
 //! a pointer whose space is `Mixed` or unknown by `space`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Op, StorageClass, Word};
 
 use super::emit::{Block, Out};
 use crate::analyses::address_space::Space;
+use crate::analyses::buffer_slots::Slots;
 use crate::analyses::kernel_facts::KernelFacts;
 use crate::analyses::module_index::ModuleIndex;
 use crate::analyses::type_table::{Ty, TypeTable};
@@ -220,31 +221,6 @@ pub(crate) struct Subgroups {
     pub caps: Vec<Capability>,
 }
 
-/// Which buffers a pointer value may point into.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Slots {
-    Known(BTreeSet<u32>),
-    /// Any buffer of the kernel (decided at run time).
-    Unknown,
-}
-
-impl Slots {
-    pub(super) fn one(s: u32) -> Self {
-        Slots::Known(BTreeSet::from([s]))
-    }
-
-    pub(super) fn join(a: Option<&Slots>, b: Option<&Slots>) -> Option<Slots> {
-        match (a, b) {
-            (None, None) => None,
-            (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-            (Some(Slots::Unknown), _) | (_, Some(Slots::Unknown)) => Some(Slots::Unknown),
-            (Some(Slots::Known(x)), Some(Slots::Known(y))) => {
-                Some(Slots::Known(x.union(y).copied().collect()))
-            }
-        }
-    }
-}
-
 /// How a kernel argument is passed in descriptor addressing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ArgClass {
@@ -259,7 +235,7 @@ pub(crate) enum ArgClass {
 #[derive(Default)]
 pub(crate) struct Desc {
     pub enabled: bool,
-    /// Slots of input values (`analyze_slots`).
+    /// Slots of input values (`analyses::buffer_slots`).
     pub(super) slots: HashMap<Word, Slots>,
     /// Slots of the output address values the lowering made.
     pub(super) out_slots: HashMap<Word, Slots>,
@@ -287,11 +263,6 @@ pub(crate) struct Desc {
     /// Variables to decorate with the descriptor set: (variable, binding).
     pub(super) bound: Vec<(Word, u32)>,
     pub variable_pointers: bool,
-}
-
-/// Slot of kernel argument `i`.
-pub(crate) fn arg_slot(i: usize) -> u32 {
-    i as u32 + 1
 }
 
 impl<'a> Lower<'a> {

@@ -8,7 +8,7 @@
 //! `GLOBAL_VARIABLES_SLOT`; NULL: 0), so pointer arithmetic, comparisons
 //! and pointer↔integer casts are the physical path's integer code.
 //!
-//! * **Slot analysis** (`analyze_slots`): a data-flow pass over the
+//! * **Slot analysis** (`analyses::buffer_slots`): a data-flow pass over the
 //!   kernel's call graph gives every pointer (and pointer-derived integer)
 //!   value of the input the set of slots it may point into: the kernel's
 //!   buffer parameters and the global-variable buffer are roots; access
@@ -36,13 +36,12 @@
 //! Gaps: an access through a NULL pointer, and a global pointer that can
 //! point into no buffer of the kernel, are reported.
 
-use std::collections::{BTreeSet, HashMap};
-
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::context::{arg_slot, ArgClass, Lower, Res, Slots};
+use super::context::{ArgClass, Lower, Res};
 use super::emit::{ids, Block};
+use crate::analyses::buffer_slots::{arg_slot, infer_buffer_slots, Slots};
 use crate::analyses::type_table::Ty;
 use crate::{Addressing, GLOBAL_VARIABLES_SLOT};
 
@@ -111,127 +110,20 @@ impl Lower<'_> {
         self.desc.spill_binding = next;
         self.desc.arg_binding = bindings;
         self.desc.classes = classes;
-        self.analyze_slots(order, entry_fn);
+        let buffers: Vec<bool> = self
+            .desc
+            .classes
+            .iter()
+            .map(|&c| c == ArgClass::Buffer)
+            .collect();
+        self.desc.slots = infer_buffer_slots(
+            self.ix,
+            self.facts.global_offsets,
+            order,
+            entry_fn,
+            &buffers,
+        );
         Ok(())
-    }
-
-    /// The slot analysis (module doc).
-    fn analyze_slots(&mut self, order: &[Word], entry_fn: Word) {
-        let mut slots: HashMap<Word, Slots> = HashMap::new();
-        for (i, p) in self.ix.funcs[&entry_fn].parameters.iter().enumerate() {
-            if self.desc.classes.get(i) == Some(&ArgClass::Buffer) {
-                slots.insert(p.result_id.unwrap_or(0), Slots::one(arg_slot(i)));
-            }
-        }
-        for &id in self.facts.global_offsets.keys() {
-            slots.insert(id, Slots::one(GLOBAL_VARIABLES_SLOT));
-        }
-        for (&id, g) in &self.ix.globals {
-            if matches!(g.class.opcode, Op::ConstantNull | Op::Undef)
-                && matches!(self.tys.get(g.result_type.unwrap_or(0)), Ty::Pointer(..))
-            {
-                slots.insert(id, Slots::Known(BTreeSet::new()));
-            }
-        }
-        for _round in 0..64 {
-            let mut changed = false;
-            let mut set = |slots: &mut HashMap<Word, Slots>, id: Word, s: Option<Slots>| {
-                let new = Slots::join(slots.get(&id), s.as_ref());
-                if let Some(n) = new {
-                    if slots.get(&id) != Some(&n) {
-                        slots.insert(id, n);
-                        changed = true;
-                    }
-                }
-            };
-            for &f in order {
-                for inst in self.ix.funcs[&f]
-                    .blocks
-                    .iter()
-                    .flat_map(|b| &b.instructions)
-                {
-                    let from = |slots: &HashMap<Word, Slots>, k: usize| {
-                        inst.operands
-                            .get(k)
-                            .and_then(|o| o.id_ref_any())
-                            .and_then(|o| slots.get(&o))
-                            .cloned()
-                    };
-                    if inst.class.opcode == Op::FunctionCall {
-                        let callee = inst.operands[0].unwrap_id_ref();
-                        let params = &self.ix.funcs[&callee].parameters;
-                        for (k, p) in params.iter().enumerate() {
-                            let s = from(&slots, k + 1);
-                            set(&mut slots, p.result_id.unwrap_or(0), s);
-                        }
-                    }
-                    let Some(id) = inst.result_id else { continue };
-                    let rty = inst.result_type.map(|t| self.tys.get(t).clone());
-                    let is_ptr = matches!(rty, Some(Ty::Pointer(..)));
-                    let is_int = matches!(rty, Some(Ty::Int(_)));
-                    if !is_ptr && !is_int {
-                        continue;
-                    }
-                    let s = match inst.class.opcode {
-                        Op::AccessChain
-                        | Op::InBoundsAccessChain
-                        | Op::PtrAccessChain
-                        | Op::InBoundsPtrAccessChain
-                        | Op::CopyObject
-                        | Op::PtrCastToGeneric
-                        | Op::GenericCastToPtr
-                        | Op::GenericCastToPtrExplicit
-                        | Op::ConvertPtrToU
-                        | Op::UConvert
-                        | Op::SConvert
-                        | Op::Bitcast => from(&slots, 0),
-                        Op::IAdd | Op::ISub | Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor => {
-                            Slots::join(from(&slots, 0).as_ref(), from(&slots, 1).as_ref())
-                        }
-                        Op::ConvertUToPtr => Some(from(&slots, 0).unwrap_or(Slots::Unknown)),
-                        Op::Phi => {
-                            let mut s = None;
-                            for k in (0..inst.operands.len()).step_by(2) {
-                                s = Slots::join(s.as_ref(), from(&slots, k).as_ref());
-                            }
-                            s
-                        }
-                        Op::Select => {
-                            Slots::join(from(&slots, 1).as_ref(), from(&slots, 2).as_ref())
-                        }
-                        Op::FunctionCall => {
-                            let callee = inst.operands[0].unwrap_id_ref();
-                            let mut s = None;
-                            for ci in self.ix.funcs[&callee]
-                                .blocks
-                                .iter()
-                                .flat_map(|b| &b.instructions)
-                            {
-                                if ci.class.opcode == Op::ReturnValue {
-                                    let r = slots.get(&ci.operands[0].unwrap_id_ref());
-                                    s = Slots::join(s.as_ref(), r);
-                                }
-                            }
-                            s
-                        }
-                        Op::Variable => None,
-                        // Loaded from memory, or anything else: any buffer.
-                        _ if is_ptr => Some(Slots::Unknown),
-                        _ => None,
-                    };
-                    // Bitcasts of an integer to a pointer: any buffer.
-                    let s = match s {
-                        None if is_ptr && inst.class.opcode == Op::Bitcast => Some(Slots::Unknown),
-                        s => s,
-                    };
-                    set(&mut slots, id, s);
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        self.desc.slots = slots;
     }
 
     /// Records the slots of output address `addr` (the value of input
