@@ -137,7 +137,7 @@ impl<'a> KernelLowering<'a> {
         if self.is_image_inst(inst) {
             return self.images().lower_image_inst(b, inst);
         }
-        if self.involves_wide(inst) && self.lower_wide(b, inst)? {
+        if self.involves_wide(inst) && self.split_wide_vector(b, inst)? {
             return Ok(());
         }
         if self.is_subgroup_inst(inst) {

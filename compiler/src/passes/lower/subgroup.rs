@@ -28,7 +28,7 @@
 //! Vulkan's group instructions take scalars and vectors of up to 4
 //! components: on 8/16-wide vectors (broadcasts of
 //! `cl_khr_subgroup_extended_types` and `_ballot`) each 4-wide part is its
-//! own instruction (`lower_wide_subgroup_inst`). Clustered reductions need
+//! own instruction (`split_wide_subgroup_inst`). Clustered reductions need
 //! a constant power-of-two cluster size (else a build error); SPIR-V wants
 //! ClusterSize ≤ the sub-group size, so a cluster at least as large as
 //! `DeviceCaps::subgroup_size` is a plain Reduce over the sub-group. The
@@ -261,7 +261,7 @@ impl Lower<'_> {
     /// through `lower_subgroup_inst` as if the input had a 4-wide one, and
     /// the parts are put together again. The parts are component-wise
     /// exact: every such OpenCL function works per component.
-    pub(crate) fn lower_wide_subgroup_inst(
+    pub(crate) fn split_wide_subgroup_inst(
         &mut self,
         b: &mut Block,
         inst: &rspirv::dr::Instruction,

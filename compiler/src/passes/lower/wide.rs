@@ -3,9 +3,9 @@
 //! A wide vector value is lowered to an array of 4-wide vectors
 //! (`lower_ty`), so it can sit in structs, phis, selects, function
 //! parameters and constants unchanged. Instructions with vector semantics
-//! are rewritten here: component-wise ones (arithmetic, conversions,
-//! comparisons, selects with a vector condition, ...) run once per 4-wide
-//! part; extracts/inserts index `[i / 4][i % 4]`; shuffles and
+//! are rewritten here (`split_wide_vector`): component-wise ones
+//! (arithmetic, conversions, comparisons, selects with a vector condition,
+//! ...) run once per 4-wide part; extracts/inserts index `[i / 4][i % 4]`; shuffles and
 //! constructions go through scalars; dynamic extracts/inserts select over
 //! the parts; bitcasts reshape through scalars; any/all combine the parts.
 //! Loads, stores and arguments split in `memory` / `args`.
@@ -127,7 +127,7 @@ impl Lower<'_> {
 
     /// Lowers an instruction involving wide vectors. Returns false when the
     /// ordinary path handles it (memory, calls, phis, ...).
-    pub(crate) fn lower_wide(&mut self, b: &mut Block, inst: &Instruction) -> Res<bool> {
+    pub(crate) fn split_wide_vector(&mut self, b: &mut Block, inst: &Instruction) -> Res<bool> {
         let op = inst.class.opcode;
         let rid = inst.result_id.unwrap_or(0);
         let rty = inst.result_type.unwrap_or(0);
@@ -138,7 +138,7 @@ impl Lower<'_> {
                 .unwrap_or(0)
         };
         if self.is_subgroup_inst(inst) {
-            self.lower_wide_subgroup_inst(b, inst)?;
+            self.split_wide_subgroup_inst(b, inst)?;
             return Ok(true);
         }
         let r = match op {
