@@ -5,9 +5,10 @@
 //! parameters and constants unchanged. Instructions with vector semantics
 //! are rewritten here (`split_wide_vector`): component-wise ones
 //! (arithmetic, conversions, comparisons, selects with a vector condition,
-//! ...) run once per 4-wide part; extracts/inserts index `[i / 4][i % 4]`; shuffles and
-//! constructions go through scalars; dynamic extracts/inserts select over
-//! the parts; bitcasts reshape through scalars; any/all combine the parts.
+//! ...) run once per 4-wide part; extracts/inserts index `[i / 4][i % 4]`;
+//! shuffles and constructions go through scalars; dynamic extracts/inserts
+//! select over the parts; bitcasts reshape through scalars; any/all
+//! combine the parts.
 //! Loads, stores and arguments split in `memory` / `args`.
 //!
 //! Gaps: instructions on 8/16-wide vectors that need a Kernel-only
