@@ -288,7 +288,7 @@ impl Lower<'_> {
     }
 
     /// `images`: the kernel's image and sampler arguments; `locks`: the
-    /// lock table of 64-bit `__local` atomics, if any (`atomic::local64`).
+    /// lock table of 64-bit `__local` atomics, if any (`local64`).
     pub(crate) fn build_entry(
         &mut self,
         main: Word,

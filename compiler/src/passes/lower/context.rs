@@ -124,7 +124,7 @@ pub(crate) struct MemoryArrays {
     pub uses_local: bool,
     pub uses_private: bool,
     pub uses_const: bool,
-    /// Bytes of static `__local` data (variables, then `atomic::local64`'s locks).
+    /// Bytes of static `__local` data (variables, then `local64`'s locks).
     pub static_local_size: u64,
     /// Bytes of the private frame.
     pub private_size: u64,

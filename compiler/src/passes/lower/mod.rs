@@ -52,7 +52,7 @@
 //!   terms: scopes Device/Workgroup, seq_cst as acq_rel, storage-class
 //!   bits on every ordered operation (`atomic`). 64-bit atomics on
 //!   `__local` memory (whose array has 32-bit words) run under work-group
-//!   lock words kept after the static `__local` data (`atomic::local64`).
+//!   lock words kept after the static `__local` data (`local64`).
 //! * Conversions keep OpenCL's rounding modes and saturation (`convert`,
 //!   `narrow`); 8/16-wide vectors are arrays of 4-wide parts (`wide`);
 //!   sub-group functions are GroupNonUniform instructions (`subgroup`).
@@ -98,6 +98,7 @@ mod ext_inst;
 mod function;
 mod image;
 mod kernel;
+mod local64;
 mod memory;
 mod narrow;
 mod printf;

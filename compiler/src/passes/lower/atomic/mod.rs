@@ -92,11 +92,10 @@
 //! This file holds the vocabulary (`Order`, `Op64`) and the state of the
 //! kernel's atomics (`Atomics`, `Local64`, both owned by `LowerAtomics`,
 //! the concern's view of the lowering); `ops` lowers atomics, fences and
-//! barriers, `local64` emulates 64-bit atomics on `__local` memory.
+//! barriers, `lower::local64` emulates 64-bit atomics on `__local` memory.
 //!
 //! Gaps: seq_cst is acq_rel ("What seq_cst loses" above).
 
-mod local64;
 mod ops;
 
 use std::collections::HashMap;
@@ -271,7 +270,7 @@ pub(crate) struct Local64 {
     /// Byte offset of the lock table in the `__local` array, once reserved.
     pub(crate) locks: Option<u32>,
     /// Helper function ids by (operation, ordered).
-    fns: HashMap<(Op64, bool), Word>,
+    pub(crate) fns: HashMap<(Op64, bool), Word>,
     /// The helpers' definitions (added to the module by `run`).
     pub(crate) functions: Vec<dr::Function>,
 }

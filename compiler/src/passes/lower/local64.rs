@@ -76,10 +76,10 @@
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, MemorySemantics as M, Op, Scope, Word};
 
-use super::{LowerAtomics, Op64, Order};
+use super::atomic::{LowerAtomics, Op64, Order};
+use super::context::{Lower, Res};
+use super::emit::{ids, Block};
 use crate::analyses::address_space::Space;
-use crate::passes::lower::context::{Lower, Res};
-use crate::passes::lower::emit::{ids, Block};
 
 /// Lock words per work-group (a power of two).
 pub(crate) const LOCK_STRIPES: u32 = 8;
