@@ -43,6 +43,7 @@
 //! `21-<kernel>-guard_loop_limit.spv`).
 
 pub mod abi;
+mod analyses;
 mod backend;
 pub mod cache;
 mod caps;
@@ -55,8 +56,8 @@ mod pipeline;
 mod program;
 mod tools;
 
-// The public API. (Modules that still import from the crate root, such as
-// `crate::DeviceCaps` or `crate::ImplicitField`, use these paths too.)
+// The public API. Modules of this crate import from the concern modules
+// (`crate::abi`, `crate::caps`, ...), never from these re-exports.
 pub use abi::*;
 pub use backend::binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
 pub use backend::descriptor_map;

@@ -199,7 +199,7 @@ pub(crate) fn build_module(
         .map_err(|e| BuildError::failure(format!("cannot parse the SPIR-V module: {e}")))?;
     copy_byval_params::copy_byval_params(&mut module);
     dump::module(Pass::CopyByvalParams, None, &module);
-    specialize::specialize_address_spaces(&mut module, caps);
+    specialize::specialize_address_spaces(&mut module);
     dump::module(Pass::SpecializeAddressSpaces, None, &module);
     if caps.images {
         image_args::specialize_image_calls(&mut module);
@@ -216,7 +216,7 @@ pub(crate) fn build_module(
         ));
     }
     let global_offsets = global_vars::global_offsets(&module);
-    let image_origins = image_args::opaque_origins(&module);
+    let image_origins = crate::analyses::image_origins::opaque_origins(&module);
     let mut kernels = Vec::new();
     for (i, ep) in module.entry_points.iter().enumerate() {
         if ep.class.opcode != Op::EntryPoint {

@@ -47,8 +47,8 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::types::{Ty, TypeTable};
 use crate::abi::GlobalVariables;
+use crate::analyses::type_table::{Ty, TypeTable};
 
 const MARK: &str = "ferrocl.global_offset=";
 

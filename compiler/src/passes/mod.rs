@@ -18,4 +18,3 @@ pub mod reducible;
 pub mod specialize;
 pub mod srem_via_sdiv;
 pub mod structurize;
-pub mod types;

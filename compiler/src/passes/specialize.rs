@@ -18,17 +18,17 @@ use std::collections::HashMap;
 use rspirv::dr::{self, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::lower::{infer_program_spaces, Space};
-use crate::DeviceCaps;
+use super::global_vars::global_offsets;
+use crate::analyses::address_space::{infer_program_spaces, Space};
 
 /// Call sites of one function by the spaces of their arguments:
 /// (function index, block index, instruction index) of each call.
 type CallSites = HashMap<Vec<Option<Space>>, Vec<(usize, usize, usize)>>;
 
 /// See the module documentation.
-pub fn specialize_address_spaces(module: &mut dr::Module, caps: &DeviceCaps) {
+pub fn specialize_address_spaces(module: &mut dr::Module) {
     for _round in 0..16 {
-        let spaces = infer_program_spaces(module, caps);
+        let spaces = infer_program_spaces(module, &global_offsets(module));
         if spaces.is_empty() {
             return;
         }

@@ -15,14 +15,23 @@
 //! argument buffer after the arguments (`ArgBuffer::implicit`), read with
 //! the buffer's address; the buffer is then used whatever the arguments'
 //! size.
+//!
+//! Gaps: kernel arguments that are private pointers (other than structs
+//! passed by value), pointers to other storage classes and arguments of
+//! other types are reported; so is a kernel whose implicit fields outgrow
+//! the device's push constants.
 
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, FunctionControl, MemoryAccess, Op, StorageClass, Word};
 
+use super::context::{rep_width, Lower, Res};
 use super::emit::{ids, Block};
-use super::{rep_width, Lower, Res, Space};
-use crate::passes::types::Ty;
-use crate::{AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField};
+use super::image::Images;
+use crate::abi::{
+    AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField,
+};
+use crate::analyses::address_space::Space;
+use crate::analyses::type_table::Ty;
 
 /// Where one kernel argument went.
 #[derive(Clone, Debug)]
@@ -178,9 +187,9 @@ impl Lower<'_> {
     }
 
     /// The descriptor set of the kernel's arguments.
-    fn desc_set(&self) -> u32 {
+    fn desc_set(&self, images: &Images) -> u32 {
         let map = !self.caps.descriptor.sampler_map.is_empty();
-        if self.images.has_literal() || map {
+        if images.has_literal() || map {
             1
         } else {
             0
@@ -215,7 +224,7 @@ impl Lower<'_> {
 
     /// The most implicit words the image and sampler arguments can have.
     fn meta_words(&self) -> u32 {
-        (2 * self.images.args.len() + self.images.sampler_arg_count()) as u32
+        self.pc.meta_words
     }
 
     /// An image/sampler implicit field kept in the argument buffer: a u32
@@ -225,22 +234,22 @@ impl Lower<'_> {
     /// (`Desc::spill_binding`), word k holding the k-th field used.
     pub(crate) fn spilled_field(&mut self, b: &mut Block, f: ImplicitField) -> Word {
         if self.desc.enabled {
-            let k = match self.spilled.iter().position(|(g, _)| *g == f) {
+            let k = match self.pc.spilled.iter().position(|(g, _)| *g == f) {
                 Some(k) => k,
                 None => {
-                    self.spilled.push((f, 0));
-                    self.spilled.len() - 1
+                    self.pc.spilled.push((f, 0));
+                    self.pc.spilled.len() - 1
                 }
             };
             let bytes = 4 * self.meta_words();
             let (var, ubo) = self.pod_var(self.desc.spill_binding, bytes);
             return self.pod_word(b, var, ubo, k as u32);
         }
-        let off = match self.spilled.iter().find(|(g, _)| *g == f) {
+        let off = match self.pc.spilled.iter().find(|(g, _)| *g == f) {
             Some((_, c)) => *c,
             None => {
                 let c = self.out.id();
-                self.spilled.push((f, c));
+                self.pc.spilled.push((f, c));
                 c
             }
         };
@@ -280,13 +289,17 @@ impl Lower<'_> {
         )
     }
 
+    /// `images`: the kernel's image and sampler arguments; `locks`: the
+    /// lock table of 64-bit `__local` atomics, if any (`local64`).
     pub(crate) fn build_entry(
         &mut self,
         main: Word,
         entry_fn: Word,
         functions: &mut Vec<dr::Function>,
+        images: &Images,
+        locks: Option<u32>,
     ) -> Res<ArgInfo> {
-        let f = self.funcs[&entry_fn];
+        let f = self.ix.funcs[&entry_fn];
         let params: Vec<(Word, Word)> = f
             .parameters
             .iter()
@@ -298,7 +311,7 @@ impl Lower<'_> {
         // Descriptor addressing: bytes of the clustered POD arguments.
         let mut pod_cur: u64 = 0;
         for (i, &(pid, pty)) in params.iter().enumerate() {
-            let name = self.name_of(pid);
+            let name = self.ix.name_of(pid);
             let name = if name.starts_with('%') {
                 String::new()
             } else {
@@ -308,8 +321,8 @@ impl Lower<'_> {
             let mut access = AccessQualifier::None;
             let (kind, size, align, sc) = match self.tys.get(pty).clone() {
                 // Images and samplers: descriptors, no argument-block bytes.
-                Ty::Opaque(Op::TypeImage) if self.images.args.contains_key(&(i as u32)) => {
-                    let a = &self.images.args[&(i as u32)];
+                Ty::Opaque(Op::TypeImage) if images.args.contains_key(&(i as u32)) => {
+                    let a = &images.args[&(i as u32)];
                     type_name = super::image::image_type_name(a.dim).into();
                     access = a.access;
                     let kind = ArgKind::Image {
@@ -343,7 +356,7 @@ impl Lower<'_> {
                     _,
                 ) => (ArgKind::Buffer, 8, 8, Some(sc)),
                 Ty::Pointer(StorageClass::Function, pointee) => {
-                    if !self.has_decoration(pid, Decoration::FuncParamAttr) {
+                    if !self.ix.has_decoration(pid, Decoration::FuncParamAttr) {
                         return Err("kernel argument that is a private pointer".into());
                     }
                     (
@@ -371,7 +384,7 @@ impl Lower<'_> {
             let mut descriptor = None;
             let offset = if self.desc.enabled {
                 // Descriptor addressing: nothing in the argument block.
-                let set = self.desc_set();
+                let set = self.desc_set(images);
                 match kind {
                     ArgKind::Buffer => {
                         descriptor = Some(ArgDescriptor {
@@ -428,9 +441,9 @@ impl Lower<'_> {
             });
         }
         let args_size = cur.next_multiple_of(4) as u32;
-        let n_impl = self.implicit.len() as u32;
+        let n_impl = self.pc.implicit.len() as u32;
         let max_pc = self.caps.max_push_constant_size;
-        let n_spilled = self.spilled.len() as u32;
+        let n_spilled = self.pc.spilled.len() as u32;
         let use_buffer = (n_spilled > 0 || args_size + 4 * n_impl > max_pc) && !self.desc.enabled;
         let impl_base = if use_buffer { 8 } else { args_size };
 
@@ -444,7 +457,7 @@ impl Lower<'_> {
         // __local arguments: regions after the kernel's own __local data,
         // each aligned to 16 bytes or its pointee's alignment if larger,
         // sized in multiples of 16 bytes.
-        let static_end = self.static_local_size.next_multiple_of(16) as u32;
+        let static_end = self.mem.static_local_size.next_multiple_of(16) as u32;
         let mut base = self.out.c_u32(static_end);
         let mut call_args = Vec::new();
         for (i, (layout, &(_, pty))) in layouts.iter().zip(&params).enumerate() {
@@ -467,7 +480,7 @@ impl Lower<'_> {
             let v = match layout.kind {
                 ArgKind::Buffer if self.desc.enabled => self.desc_buffer_arg(&mut b, i),
                 ArgKind::LocalPointer { spec_id } => {
-                    self.uses_local = true;
+                    self.mem.uses_local = true;
                     let size = self.spec_u32(spec_id, 16);
                     let c15 = self.out.c_u32(15);
                     let m16 = self.out.c_u32(!15);
@@ -491,9 +504,9 @@ impl Lower<'_> {
                     if let Ty::Pointer(_, pointee) = self.tys.get(pty).clone() {
                         // Struct by value: a copy in the private frame.
                         let align = self.tys.align_of(pointee).max(4);
-                        let off = self.private_size.next_multiple_of(align);
-                        self.private_size = off + self.tys.size_of(pointee);
-                        self.uses_private = true;
+                        let off = self.mem.private_size.next_multiple_of(align);
+                        self.mem.private_size = off + self.tys.size_of(pointee);
+                        self.mem.uses_private = true;
                         let val = self.read_arg(&mut b, &src, pointee, layout.offset)?;
                         let addr = self.out.c_u32(off as u32);
                         self.store_value(&mut b, Space::Private, addr, pointee, val, align)?;
@@ -512,9 +525,9 @@ impl Lower<'_> {
             .iter()
             .any(|l| matches!(l.kind, ArgKind::LocalPointer { .. }))
         {
-            self.local_end = Some(base);
+            self.mem.local_end = Some(base);
         }
-        self.local64_init_locks(&mut b)?;
+        self.local64_init_locks(&mut b, locks)?;
         let void = self.out.t_void();
         let mut call = vec![Operand::IdRef(entry_fn)];
         call.extend(call_args.iter().map(|&a| Operand::IdRef(a)));
@@ -546,7 +559,7 @@ impl Lower<'_> {
 
         // Implicit fields.
         let mut implicit = Vec::new();
-        let fields = self.implicit.clone();
+        let fields = self.pc.implicit.clone();
         for (k, (field, c)) in fields.iter().enumerate() {
             let off = impl_base + 4 * k as u32;
             let u32t = self.out.t_u32();
@@ -561,7 +574,7 @@ impl Lower<'_> {
         // Spilled image/sampler fields follow the arguments in the buffer
         // (descriptor addressing: alone in theirs).
         let mut spilled = Vec::new();
-        let fields = self.spilled.clone();
+        let fields = self.pc.spilled.clone();
         if self.desc.enabled {
             spilled.extend(
                 fields
@@ -583,13 +596,13 @@ impl Lower<'_> {
         }
         // Reading the arguments may have added fields (descriptor
         // addressing's NULL mask).
-        let n_impl = self.implicit.len() as u32;
-        let push_constant_size = if self.uses_pc {
+        let n_impl = self.pc.implicit.len() as u32;
+        let push_constant_size = if self.pc.used {
             impl_base + 4 * n_impl
         } else {
             0
         };
-        self.pc_size = push_constant_size;
+        self.pc.size = push_constant_size;
         if (use_buffer || self.desc.enabled) && push_constant_size > max_pc {
             return Err(format!(
                 "the kernel needs {push_constant_size} bytes of push constants; the device has {max_pc}"
@@ -604,7 +617,7 @@ impl Lower<'_> {
                     size: 4 * self.meta_words(),
                     implicit: spilled,
                     descriptor: Some(ArgDescriptor {
-                        set: self.desc_set(),
+                        set: self.desc_set(images),
                         binding: self.desc.spill_binding,
                         offset: 0,
                         kind: if self.caps.descriptor.pod_ubo {
@@ -629,15 +642,16 @@ impl Lower<'_> {
     /// Defines the push-constant block and memory arrays that the lowered
     /// code uses, and the WorkgroupSize constant; returns the entry
     /// point's interface.
-    pub(crate) fn finish_globals(&mut self) -> Vec<Word> {
-        let mut interface: Vec<Word> = self.vk_inputs.values().copied().collect();
+    /// `fence_word`: the Workgroup word of `atomic`'s fences, if any.
+    pub(crate) fn finish_globals(&mut self, fence_word: Option<Word>) -> Vec<Word> {
+        let mut interface: Vec<Word> = self.work.vk_inputs.values().copied().collect();
         interface.sort();
-        if self.reqd_size.is_none() {
+        if self.work.reqd_size.is_none() {
             self.wg_size_composite();
         }
         let u32t = self.out.t_u32();
-        if self.uses_pc {
-            let bytes = self.pc_size;
+        if self.pc.used {
+            let bytes = self.pc.size;
             let n = self.out.c_u32(bytes.div_ceil(4).max(1));
             let arr = self.out.id();
             self.out.globals.push(Instruction::new(
@@ -658,26 +672,26 @@ impl Lower<'_> {
             self.out.globals.push(Instruction::new(
                 Op::Variable,
                 Some(pt),
-                Some(self.pc_var),
+                Some(self.pc.var),
                 vec![Operand::StorageClass(StorageClass::PushConstant)],
             ));
-            interface.push(self.pc_var);
+            interface.push(self.pc.var);
         }
-        if self.uses_local {
-            let len = match self.local_end {
+        if self.mem.uses_local {
+            let len = match self.mem.local_end {
                 None => self
                     .out
-                    .c_u32((self.static_local_size.div_ceil(4)).max(1) as u32),
+                    .c_u32((self.mem.static_local_size.div_ceil(4)).max(1) as u32),
                 Some(end) => {
                     let two = self.out.c_u32(2);
                     self.spec_op(Op::ShiftRightLogical, end, two)
                 }
             };
-            let var = self.local_var;
+            let var = self.mem.local_var;
             self.word_array_var(StorageClass::Workgroup, len, var);
             interface.push(var);
         }
-        if let Some(var) = self.fence_word {
+        if let Some(var) = fence_word {
             let pt = self.out.t_ptr(StorageClass::Workgroup, u32t);
             self.out.globals.push(Instruction::new(
                 Op::Variable,
@@ -687,16 +701,17 @@ impl Lower<'_> {
             ));
             interface.push(var);
         }
-        if self.uses_private {
+        if self.mem.uses_private {
             let n = self
                 .out
-                .c_u32((self.private_size.div_ceil(4)).max(1) as u32);
-            let var = self.private_var;
+                .c_u32((self.mem.private_size.div_ceil(4)).max(1) as u32);
+            let var = self.mem.private_var;
             self.word_array_var(StorageClass::Private, n, var);
             interface.push(var);
         }
-        if self.uses_const {
+        if self.mem.uses_const {
             let words: Vec<u32> = self
+                .mem
                 .const_data
                 .chunks(4)
                 .map(|c| {
@@ -714,13 +729,13 @@ impl Lower<'_> {
             self.out.globals.push(Instruction::new(
                 Op::Variable,
                 Some(pt),
-                Some(self.const_var),
+                Some(self.mem.const_var),
                 vec![
                     Operand::StorageClass(StorageClass::Private),
                     Operand::IdRef(init),
                 ],
             ));
-            interface.push(self.const_var);
+            interface.push(self.mem.const_var);
         }
         interface
     }

@@ -8,7 +8,7 @@
 //! `GLOBAL_VARIABLES_SLOT`; NULL: 0), so pointer arithmetic, comparisons
 //! and pointer↔integer casts are the physical path's integer code.
 //!
-//! * **Slot analysis** (`analyze_slots`): a data-flow pass over the
+//! * **Slot analysis** (`analyses::buffer_slots`): a data-flow pass over the
 //!   kernel's call graph gives every pointer (and pointer-derived integer)
 //!   value of the input the set of slots it may point into: the kernel's
 //!   buffer parameters and the global-variable buffer are roots; access
@@ -32,90 +32,18 @@
 //!   buffer (`args`); buffer arguments' values are constants, except that
 //!   the NULL mask (`ImplicitField::NullBufferArgs`) turns a NULL argument
 //!   into 0.
-
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+//!
+//! Gaps: an access through a NULL pointer, and a global pointer that can
+//! point into no buffer of the kernel, are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
+use super::context::{ArgClass, Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
-use crate::passes::types::Ty;
-use crate::{Addressing, GLOBAL_VARIABLES_SLOT};
-
-/// Which buffers a pointer value may point into.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Slots {
-    Known(BTreeSet<u32>),
-    /// Any buffer of the kernel (decided at run time).
-    Unknown,
-}
-
-impl Slots {
-    fn one(s: u32) -> Self {
-        Slots::Known(BTreeSet::from([s]))
-    }
-
-    fn join(a: Option<&Slots>, b: Option<&Slots>) -> Option<Slots> {
-        match (a, b) {
-            (None, None) => None,
-            (Some(x), None) | (None, Some(x)) => Some(x.clone()),
-            (Some(Slots::Unknown), _) | (_, Some(Slots::Unknown)) => Some(Slots::Unknown),
-            (Some(Slots::Known(x)), Some(Slots::Known(y))) => {
-                Some(Slots::Known(x.union(y).copied().collect()))
-            }
-        }
-    }
-}
-
-/// How a kernel argument is passed in descriptor addressing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ArgClass {
-    Buffer,
-    Pod,
-    Local,
-    /// Image or sampler.
-    Opaque,
-}
-
-/// Descriptor-addressing state of one kernel's lowering.
-#[derive(Default)]
-pub(crate) struct Desc {
-    pub enabled: bool,
-    /// Slots of input values (`analyze_slots`).
-    slots: HashMap<Word, Slots>,
-    /// Slots of the output address values the lowering made.
-    out_slots: HashMap<Word, Slots>,
-    /// Binding of each argument (by position) that has one.
-    pub arg_binding: Vec<Option<u32>>,
-    pub classes: Vec<ArgClass>,
-    /// The binding of the clustered POD buffer.
-    pub pod_cluster_binding: Option<u32>,
-    /// Binding of the global-variable buffer, when the kernel uses it.
-    pub globals_binding: Option<u32>,
-    /// Binding of the buffer of spilled image/sampler fields
-    /// (`spilled_field`), when the kernel has one: after every other.
-    pub spill_binding: u32,
-    /// The launch's printf buffer (`printf_buffer_var`), when the kernel
-    /// calls printf: its variable and binding (after every other).
-    pub printf: Option<(Word, u32)>,
-    /// Slot → binding of every buffer the kernel can reach.
-    slot_binding: BTreeMap<u32, u32>,
-    /// (binding, element type) → view variable.
-    views: HashMap<(u32, Word), Word>,
-    /// Element type → pointer type of its view struct.
-    view_types: HashMap<Word, Word>,
-    /// POD buffers: binding → (variable, uniform).
-    pub pod_vars: BTreeMap<u32, (Word, bool)>,
-    /// Variables to decorate with the descriptor set: (variable, binding).
-    bound: Vec<(Word, u32)>,
-    pub variable_pointers: bool,
-}
-
-/// Slot of kernel argument `i`.
-pub(crate) fn arg_slot(i: usize) -> u32 {
-    i as u32 + 1
-}
+use crate::abi::{Addressing, GLOBAL_VARIABLES_SLOT};
+use crate::analyses::buffer_slots::{arg_slot, infer_buffer_slots, Slots};
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     /// Classifies the kernel's arguments, assigns their bindings (the
@@ -126,7 +54,7 @@ impl Lower<'_> {
             return Ok(());
         }
         self.desc.enabled = true;
-        let f = self.funcs[&entry_fn];
+        let f = self.ix.funcs[&entry_fn];
         let mut classes = Vec::new();
         for p in &f.parameters {
             let t = p.result_type.unwrap_or(0);
@@ -167,12 +95,12 @@ impl Lower<'_> {
             }
         }
         let uses_globals = order.iter().any(|&f| {
-            self.funcs[&f]
+            self.ix.funcs[&f]
                 .blocks
                 .iter()
                 .flat_map(|b| &b.instructions)
                 .flat_map(|i| i.operands.iter().filter_map(|o| o.id_ref_any()))
-                .any(|id| self.global_offsets.contains_key(&id))
+                .any(|id| self.facts.global_offsets.contains_key(&id))
         });
         if uses_globals {
             self.desc.globals_binding = Some(next);
@@ -182,123 +110,20 @@ impl Lower<'_> {
         self.desc.spill_binding = next;
         self.desc.arg_binding = bindings;
         self.desc.classes = classes;
-        self.analyze_slots(order, entry_fn);
+        let buffers: Vec<bool> = self
+            .desc
+            .classes
+            .iter()
+            .map(|&c| c == ArgClass::Buffer)
+            .collect();
+        self.desc.slots = infer_buffer_slots(
+            self.ix,
+            self.facts.global_offsets,
+            order,
+            entry_fn,
+            &buffers,
+        );
         Ok(())
-    }
-
-    /// The slot analysis (module doc).
-    fn analyze_slots(&mut self, order: &[Word], entry_fn: Word) {
-        let mut slots: HashMap<Word, Slots> = HashMap::new();
-        for (i, p) in self.funcs[&entry_fn].parameters.iter().enumerate() {
-            if self.desc.classes.get(i) == Some(&ArgClass::Buffer) {
-                slots.insert(p.result_id.unwrap_or(0), Slots::one(arg_slot(i)));
-            }
-        }
-        for &id in self.global_offsets.keys() {
-            slots.insert(id, Slots::one(GLOBAL_VARIABLES_SLOT));
-        }
-        for (&id, g) in &self.globals {
-            if matches!(g.class.opcode, Op::ConstantNull | Op::Undef)
-                && matches!(self.tys.get(g.result_type.unwrap_or(0)), Ty::Pointer(..))
-            {
-                slots.insert(id, Slots::Known(BTreeSet::new()));
-            }
-        }
-        for _round in 0..64 {
-            let mut changed = false;
-            let mut set = |slots: &mut HashMap<Word, Slots>, id: Word, s: Option<Slots>| {
-                let new = Slots::join(slots.get(&id), s.as_ref());
-                if let Some(n) = new {
-                    if slots.get(&id) != Some(&n) {
-                        slots.insert(id, n);
-                        changed = true;
-                    }
-                }
-            };
-            for &f in order {
-                for inst in self.funcs[&f].blocks.iter().flat_map(|b| &b.instructions) {
-                    let from = |slots: &HashMap<Word, Slots>, k: usize| {
-                        inst.operands
-                            .get(k)
-                            .and_then(|o| o.id_ref_any())
-                            .and_then(|o| slots.get(&o))
-                            .cloned()
-                    };
-                    if inst.class.opcode == Op::FunctionCall {
-                        let callee = inst.operands[0].unwrap_id_ref();
-                        let params = &self.funcs[&callee].parameters;
-                        for (k, p) in params.iter().enumerate() {
-                            let s = from(&slots, k + 1);
-                            set(&mut slots, p.result_id.unwrap_or(0), s);
-                        }
-                    }
-                    let Some(id) = inst.result_id else { continue };
-                    let rty = inst.result_type.map(|t| self.tys.get(t).clone());
-                    let is_ptr = matches!(rty, Some(Ty::Pointer(..)));
-                    let is_int = matches!(rty, Some(Ty::Int(_)));
-                    if !is_ptr && !is_int {
-                        continue;
-                    }
-                    let s = match inst.class.opcode {
-                        Op::AccessChain
-                        | Op::InBoundsAccessChain
-                        | Op::PtrAccessChain
-                        | Op::InBoundsPtrAccessChain
-                        | Op::CopyObject
-                        | Op::PtrCastToGeneric
-                        | Op::GenericCastToPtr
-                        | Op::GenericCastToPtrExplicit
-                        | Op::ConvertPtrToU
-                        | Op::UConvert
-                        | Op::SConvert
-                        | Op::Bitcast => from(&slots, 0),
-                        Op::IAdd | Op::ISub | Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor => {
-                            Slots::join(from(&slots, 0).as_ref(), from(&slots, 1).as_ref())
-                        }
-                        Op::ConvertUToPtr => Some(from(&slots, 0).unwrap_or(Slots::Unknown)),
-                        Op::Phi => {
-                            let mut s = None;
-                            for k in (0..inst.operands.len()).step_by(2) {
-                                s = Slots::join(s.as_ref(), from(&slots, k).as_ref());
-                            }
-                            s
-                        }
-                        Op::Select => {
-                            Slots::join(from(&slots, 1).as_ref(), from(&slots, 2).as_ref())
-                        }
-                        Op::FunctionCall => {
-                            let callee = inst.operands[0].unwrap_id_ref();
-                            let mut s = None;
-                            for ci in self.funcs[&callee]
-                                .blocks
-                                .iter()
-                                .flat_map(|b| &b.instructions)
-                            {
-                                if ci.class.opcode == Op::ReturnValue {
-                                    let r = slots.get(&ci.operands[0].unwrap_id_ref());
-                                    s = Slots::join(s.as_ref(), r);
-                                }
-                            }
-                            s
-                        }
-                        Op::Variable => None,
-                        // Loaded from memory, or anything else: any buffer.
-                        _ if is_ptr => Some(Slots::Unknown),
-                        _ => None,
-                    };
-                    // Bitcasts of an integer to a pointer: any buffer.
-                    let s = match s {
-                        None if is_ptr && inst.class.opcode == Op::Bitcast => Some(Slots::Unknown),
-                        s => s,
-                    };
-                    set(&mut slots, id, s);
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        self.desc.slots = slots;
     }
 
     /// Records the slots of output address `addr` (the value of input
@@ -513,7 +338,8 @@ impl Lower<'_> {
     /// The value of buffer argument `i` (slot `i + 1` at offset 0, or 0
     /// when the NULL mask says so).
     pub(crate) fn desc_buffer_arg(&mut self, b: &mut Block, i: usize) -> Word {
-        let mask = self.implicit_field(b, crate::ImplicitField::NullBufferArgs((i / 32) as u8));
+        let mask =
+            self.implicit_field(b, crate::abi::ImplicitField::NullBufferArgs((i / 32) as u8));
         let u32t = self.out.t_u32();
         let u64t = self.out.t_u64();
         let bt = self.out.t_bool();
@@ -543,7 +369,7 @@ impl Lower<'_> {
             Some(v),
             vec![Operand::StorageClass(StorageClass::StorageBuffer)],
         ));
-        let binding = self.desc.spill_binding + u32::from(self.spill_meta);
+        let binding = self.desc.spill_binding + u32::from(self.pc.spill_meta);
         self.desc.printf = Some((v, binding));
         self.desc.bound.push((v, binding));
         v

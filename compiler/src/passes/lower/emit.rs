@@ -1,5 +1,7 @@
 //! Building the output module: id allocation, hash-consed types and
 //! constants, and instruction emission into the current block.
+//!
+//! Gaps: none (a builder).
 
 use std::collections::HashMap;
 

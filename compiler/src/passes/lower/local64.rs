@@ -69,75 +69,22 @@
 //!   lock attempts per iteration did not lower the count there.
 //! * Floating-point (`atomic_double`): exchange, load, store and
 //!   compare-exchange through bit casts, as on `__global` memory.
-
-use std::collections::HashMap;
+//!
+//! Gaps: lavapipe's loop limit can drop operations of kernels doing about
+//! 8000 of them per work-item (above).
 
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, MemorySemantics as M, Op, Scope, Word};
 
-use super::atomic::Order;
+use super::atomic::{LowerAtomics, Op64, Order};
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res, Space};
+use crate::analyses::address_space::Space;
 
 /// Lock words per work-group (a power of two).
 pub(crate) const LOCK_STRIPES: u32 = 8;
 
-/// The emulated operation of a helper.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Op64 {
-    Load,
-    Store,
-    Exchange,
-    CompareExchange,
-    Add,
-    Sub,
-    Inc,
-    Dec,
-    SMin,
-    UMin,
-    SMax,
-    UMax,
-    And,
-    Or,
-    Xor,
-}
-
-impl Op64 {
-    /// The emulation of the atomic instruction `op`, if there is one.
-    pub(crate) fn of(op: Op) -> Option<Op64> {
-        Some(match op {
-            Op::AtomicLoad => Op64::Load,
-            Op::AtomicStore => Op64::Store,
-            Op::AtomicExchange => Op64::Exchange,
-            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => Op64::CompareExchange,
-            Op::AtomicIAdd => Op64::Add,
-            Op::AtomicISub => Op64::Sub,
-            Op::AtomicIIncrement => Op64::Inc,
-            Op::AtomicIDecrement => Op64::Dec,
-            Op::AtomicSMin => Op64::SMin,
-            Op::AtomicUMin => Op64::UMin,
-            Op::AtomicSMax => Op64::SMax,
-            Op::AtomicUMax => Op64::UMax,
-            Op::AtomicAnd => Op64::And,
-            Op::AtomicOr => Op64::Or,
-            Op::AtomicXor => Op64::Xor,
-            _ => return None,
-        })
-    }
-}
-
-/// The helpers of one kernel and its lock table.
-#[derive(Default)]
-pub(crate) struct Local64 {
-    /// Byte offset of the lock table in the `__local` array, once reserved.
-    pub(crate) locks: Option<u32>,
-    /// Helper function ids by (operation, ordered).
-    fns: HashMap<(Op64, bool), Word>,
-    /// The helpers' definitions (added to the module by `run`).
-    pub(crate) functions: Vec<dr::Function>,
-}
-
-impl Lower<'_> {
+impl LowerAtomics<'_, '_> {
     /// A 64-bit atomic `op` on the `__local` object at byte offset `addr`:
     /// a call of its helper (module docs). `a`, `c`: the u64 operands
     /// (value, comparator; `None` where the operation has none); `ordered`:
@@ -164,33 +111,11 @@ impl Lower<'_> {
         if let Some(off) = self.local64.locks {
             return off;
         }
-        let off = self.static_local_size.next_multiple_of(4);
-        self.static_local_size = off + 4 * LOCK_STRIPES as u64;
-        self.uses_local = true;
+        let off = self.mem.static_local_size.next_multiple_of(4);
+        self.mem.static_local_size = off + 4 * LOCK_STRIPES as u64;
+        self.mem.uses_local = true;
         self.local64.locks = Some(off as u32);
         off as u32
-    }
-
-    /// In the entry function, before the kernel runs: every lock word
-    /// cleared, then a work-group barrier (module docs). Nothing when the
-    /// kernel has no 64-bit `__local` atomics.
-    pub(crate) fn local64_init_locks(&mut self, b: &mut Block) -> Res<()> {
-        let Some(off) = self.local64.locks else {
-            return Ok(());
-        };
-        let scope = self.out.c_u32(Scope::Workgroup as u32);
-        let relaxed = self.out.c_u32(0);
-        let zero = self.out.c_u32(0);
-        for k in 0..LOCK_STRIPES {
-            let i = self.out.c_u32(off / 4 + k);
-            let p = self.word_ptr(b, Space::Local, i)?;
-            b.push(Op::AtomicStore, None, None, ids(&[p, scope, relaxed, zero]));
-        }
-        let sem = self
-            .out
-            .c_u32((M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY).bits());
-        b.push(Op::ControlBarrier, None, None, ids(&[scope, scope, sem]));
-        Ok(())
     }
 
     /// The helper of `op` (module docs), defined on first use.
@@ -408,5 +333,30 @@ impl Lower<'_> {
             Op64::Or => self.emit(b, Op::BitwiseOr, u64t, ids(&[old, a])),
             Op64::Xor => self.emit(b, Op::BitwiseXor, u64t, ids(&[old, a])),
         })
+    }
+}
+
+impl Lower<'_> {
+    /// In the entry function, before the kernel runs: every lock word
+    /// cleared, then a work-group barrier (module docs). Nothing when the
+    /// kernel has no 64-bit `__local` atomics (`locks`: the lock table's
+    /// offset, `Local64::locks`).
+    pub(crate) fn local64_init_locks(&mut self, b: &mut Block, locks: Option<u32>) -> Res<()> {
+        let Some(off) = locks else {
+            return Ok(());
+        };
+        let scope = self.out.c_u32(Scope::Workgroup as u32);
+        let relaxed = self.out.c_u32(0);
+        let zero = self.out.c_u32(0);
+        for k in 0..LOCK_STRIPES {
+            let i = self.out.c_u32(off / 4 + k);
+            let p = self.word_ptr(b, Space::Local, i)?;
+            b.push(Op::AtomicStore, None, None, ids(&[p, scope, relaxed, zero]));
+        }
+        let sem = self
+            .out
+            .c_u32((M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY).bits());
+        b.push(Op::ControlBarrier, None, None, ids(&[scope, scope, sem]));
+        Ok(())
     }
 }

@@ -10,13 +10,18 @@
 //! anything misaligned is assembled byte by byte. Sub-word stores to
 //! `__local` memory clear and set their bits with OpAtomicAnd/OpAtomicOr so
 //! that concurrent stores to the other bytes of the word survive.
+//!
+//! Gaps: memcpy of a size that is not a compile-time constant, stores to
+//! `__constant` memory, and loads or stores of arrays of more than 4096
+//! elements at once are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
+use super::context::{memory_align, rep_width, Lower, Res};
 use super::emit::{ids, Block};
-use super::{rep_width, Lower, Res, Space};
-use crate::passes::types::{align_at, Ty};
+use crate::analyses::address_space::Space;
+use crate::analyses::type_table::{align_at, Ty};
 
 impl Lower<'_> {
     /// The address form of pointer value `ptr` for an access in `space`:
@@ -366,16 +371,16 @@ impl Lower<'_> {
     pub(crate) fn word_ptr(&mut self, b: &mut Block, space: Space, index: Word) -> Res<Word> {
         let (var, sc) = match space {
             Space::Local => {
-                self.uses_local = true;
-                (self.local_var, StorageClass::Workgroup)
+                self.mem.uses_local = true;
+                (self.mem.local_var, StorageClass::Workgroup)
             }
             Space::Private => {
-                self.uses_private = true;
-                (self.private_var, StorageClass::Private)
+                self.mem.uses_private = true;
+                (self.mem.private_var, StorageClass::Private)
             }
             Space::Const => {
-                self.uses_const = true;
-                (self.const_var, StorageClass::Private)
+                self.mem.uses_const = true;
+                (self.mem.const_var, StorageClass::Private)
             }
             _ => return Err("word access to global memory".into()),
         };
@@ -627,7 +632,7 @@ impl Lower<'_> {
             };
             (self.tys.size_of(p), &inst.operands[2..])
         };
-        let align = super::memory_align(mem_ops).unwrap_or(1);
+        let align = memory_align(mem_ops).unwrap_or(1);
         let ds = self.space(dst)?;
         let ss = self.space(src)?;
         let da = self.addr_of(b, ds, dst)?;

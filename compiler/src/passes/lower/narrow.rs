@@ -28,11 +28,14 @@
 //! infinity, or to the largest finite half where the mode rounds toward
 //! zero. Infinities stay; NaNs become quiet NaNs with the payload's top
 //! bits. Float denormal inputs are rounded exactly too.
+//!
+//! Gaps: none known.
 
 use rspirv::spirv::{self, GlslStd450Op as GLOp, Op, Word};
 
+use super::context::Lower;
 use super::emit::{ids, Block};
-use super::Lower;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     /// The bits (u16 or a u16 vector) of the half nearest to the float
@@ -201,5 +204,26 @@ impl Lower<'_> {
     ) -> Word {
         let bits = self.half_bits(b, x, st, mode);
         self.emit(b, Op::Bitcast, t, ids(&[bits]))
+    }
+
+    /// `x / y` of halves (type `t`, scalar or vector): in float, rounded
+    /// to half once. OpenCL wants half division within 1 ulp; Vulkan's
+    /// 16-bit OpFDiv may be 2.5 ulp off, its 32-bit one within 2.5 float
+    /// ulp (2^-13 of a half ulp each).
+    pub(crate) fn half_div(&mut self, b: &mut Block, t: Word, x: Word, y: Word) -> Word {
+        let ft = self.float_like(t, 32);
+        let fx = self.emit(b, Op::FConvert, ft, ids(&[x]));
+        let fy = self.emit(b, Op::FConvert, ft, ids(&[y]));
+        let q = self.emit(b, Op::FDiv, ft, ids(&[fx, fy]));
+        self.narrow_to_half(b, q, ft, t, None)
+    }
+
+    /// Whether the input type `t` is half or a half vector.
+    pub(crate) fn is_half_ty(&self, t: Word) -> bool {
+        let e = match self.tys.get(t) {
+            Ty::Vector(e, _) => *e,
+            _ => t,
+        };
+        matches!(self.tys.get(e), Ty::Float(16))
     }
 }

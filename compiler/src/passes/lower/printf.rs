@@ -32,19 +32,46 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res, Space};
-use crate::passes::types::Ty;
-use crate::{ImplicitField, PrintfArg, PrintfArgKind, PrintfCall};
+use crate::abi::{ImplicitField, PrintfArg, PrintfArgKind, PrintfCall};
+use crate::analyses::address_space::Space;
+use crate::analyses::type_table::Ty;
 
-impl Lower<'_> {
+/// The printf concern's view of the lowering: the shared context and the
+/// kernel's printf calls.
+pub(crate) struct LowerPrintf<'c, 'a> {
+    pub cx: &'c mut Lower<'a>,
+    pub printf: &'c mut Printf,
+}
+
+impl<'a> std::ops::Deref for LowerPrintf<'_, 'a> {
+    type Target = Lower<'a>;
+    fn deref(&self) -> &Lower<'a> {
+        self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for LowerPrintf<'_, 'a> {
+    fn deref_mut(&mut self) -> &mut Lower<'a> {
+        self.cx
+    }
+}
+
+/// The kernel's printf calls.
+#[derive(Default)]
+pub(crate) struct Printf {
+    pub calls: Vec<PrintfCall>,
+}
+
+impl LowerPrintf<'_, '_> {
     /// The byte offset in the constant data that pointer `id` (an input
     /// value) has, when it is a compile-time constant.
     fn const_address(&self, id: Word) -> Option<u64> {
-        if let Some(&o) = self.const_offsets.get(&id) {
+        if let Some(&o) = self.mem.const_offsets.get(&id) {
             return Some(o);
         }
-        let d = self.defs.get(&id)?;
+        let d = self.ix.defs.get(&id)?;
         let arg = |k: usize| d.operands.get(k).and_then(|o| o.id_ref_any());
         match d.class.opcode {
             Op::Bitcast
@@ -199,11 +226,11 @@ impl Lower<'_> {
         let off = self
             .const_address(fmt)
             .ok_or("printf: the format must be a string literal")? as usize;
-        let bytes = self.const_data.get(off..).unwrap_or_default();
+        let bytes = self.mem.const_data.get(off..).unwrap_or_default();
         let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
         let format = String::from_utf8_lossy(&bytes[..end]).into_owned();
 
-        let index = self.printf_calls.len() as u32;
+        let index = self.printf.calls.len() as u32;
         let mut words = vec![self.out.c_u32(index)];
         let mut descs = Vec::new();
         for &a in args {
@@ -214,7 +241,7 @@ impl Lower<'_> {
             args: descs,
         };
         let size = call.record_size() as u32;
-        self.printf_calls.push(call);
+        self.printf.calls.push(call);
 
         let ok = if self.desc.enabled {
             self.printf_store_descriptor(b, size, &words)

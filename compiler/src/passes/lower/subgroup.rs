@@ -28,7 +28,7 @@
 //! Vulkan's group instructions take scalars and vectors of up to 4
 //! components: on 8/16-wide vectors (broadcasts of
 //! `cl_khr_subgroup_extended_types` and `_ballot`) each 4-wide part is its
-//! own instruction (`lower_wide_subgroup_inst`). Clustered reductions need
+//! own instruction (`split_wide_subgroup_inst`). Clustered reductions need
 //! a constant power-of-two cluster size (else a build error); SPIR-V wants
 //! ClusterSize ≤ the sub-group size, so a cluster at least as large as
 //! `DeviceCaps::subgroup_size` is a plain Reduce over the sub-group. The
@@ -54,15 +54,19 @@
 //! `i×S … i×S+S−1` of LocalInvocationIndex), which every known driver uses
 //! and which the runtime pins down where Vulkan lets it (a required subgroup
 //! size, full subgroups when the local size x is a multiple of `S`).
+//!
+//! Gaps: clustered reductions whose cluster size is not a constant,
+//! group operations Vulkan lacks, a variable broadcast id without shuffle
+//! support, and 8/16-wide operands with a scalar result are reported.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, Word};
 
+use super::context::Lower;
+use super::context::Res;
 use super::emit::ids;
 use super::emit::Block;
-use super::Lower;
-use super::Res;
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     /// The value of a constant integer id of the input, if it is one.
@@ -71,11 +75,11 @@ impl Lower<'_> {
     }
 
     pub(crate) fn use_group_cap(&mut self, c: Capability) {
-        if !self.group_caps.contains(&c) {
-            self.group_caps.push(c);
+        if !self.subgroups.caps.contains(&c) {
+            self.subgroups.caps.push(c);
         }
-        if !self.group_caps.contains(&Capability::GroupNonUniform) {
-            self.group_caps.push(Capability::GroupNonUniform);
+        if !self.subgroups.caps.contains(&Capability::GroupNonUniform) {
+            self.subgroups.caps.push(Capability::GroupNonUniform);
         }
     }
 
@@ -83,7 +87,7 @@ impl Lower<'_> {
     /// instruction or barrier, or a sub-group builtin variable.
     pub(crate) fn uses_subgroups(&self, order: &[Word]) -> bool {
         let subgroup_builtin = |id: Word| {
-            self.decorations.get(&id).is_some_and(|ds| {
+            self.ix.decorations.get(&id).is_some_and(|ds| {
                 ds.iter().any(|d| {
                     matches!(
                         d.operands.get(2),
@@ -105,7 +109,7 @@ impl Lower<'_> {
             })
         };
         order.iter().any(|f| {
-            self.funcs[f]
+            self.ix.funcs[f]
                 .blocks
                 .iter()
                 .flat_map(|b| &b.instructions)
@@ -257,7 +261,7 @@ impl Lower<'_> {
     /// through `lower_subgroup_inst` as if the input had a 4-wide one, and
     /// the parts are put together again. The parts are component-wise
     /// exact: every such OpenCL function works per component.
-    pub(crate) fn lower_wide_subgroup_inst(
+    pub(crate) fn split_wide_subgroup_inst(
         &mut self,
         b: &mut Block,
         inst: &rspirv::dr::Instruction,
@@ -294,7 +298,7 @@ impl Lower<'_> {
                 let xv = self.v(*x);
                 let p = self.wide_part(b, xv, pt, i);
                 let synth = self.out.id();
-                self.value_ty.insert(synth, x_part_ty);
+                self.synth_ty.insert(synth, x_part_ty);
                 self.alias.insert(synth, p);
                 *o = Operand::IdRef(synth);
             }
@@ -358,7 +362,7 @@ impl Lower<'_> {
         }
         let bits = bits
             | if clustered {
-                crate::SUBGROUP_CLUSTERED
+                crate::caps::SUBGROUP_CLUSTERED
             } else {
                 0
             };
@@ -378,7 +382,7 @@ impl Lower<'_> {
             Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => {
                 Capability::GroupNonUniformShuffleRelative
             }
-            _ if bits & crate::SUBGROUP_BALLOT != 0 => Capability::GroupNonUniformBallot,
+            _ if bits & crate::caps::SUBGROUP_BALLOT != 0 => Capability::GroupNonUniformBallot,
             _ => {
                 if clustered {
                     Capability::GroupNonUniformClustered
@@ -395,7 +399,7 @@ impl Lower<'_> {
                 .and_then(|o| o.id_ref_any())
                 .unwrap_or(0);
             if self.const_u32(id_orig).is_none() {
-                if !self.caps.has_subgroup_ops(crate::SUBGROUP_SHUFFLE) {
+                if !self.caps.has_subgroup_ops(crate::caps::SUBGROUP_SHUFFLE) {
                     return Err("sub_group_non_uniform_broadcast with a variable id: \
                                 shuffles are not supported by this device"
                         .into());
@@ -426,7 +430,7 @@ impl Lower<'_> {
 /// The Vulkan sub-group operations (`SUBGROUP_*`) an `OpGroupNonUniform*`
 /// instruction needs; `None` for other instructions.
 fn non_uniform_op(op: Op) -> Option<u32> {
-    use crate::{
+    use crate::caps::{
         SUBGROUP_ARITHMETIC, SUBGROUP_BALLOT, SUBGROUP_BASIC, SUBGROUP_SHUFFLE,
         SUBGROUP_SHUFFLE_RELATIVE, SUBGROUP_VOTE,
     };

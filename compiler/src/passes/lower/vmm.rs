@@ -23,10 +23,12 @@
 //!   MakePointerAvailable/Visible: the atomics carry them).
 //!
 //! It applies to a kernel whose source has a non-relaxed atomic or fence
-//! (`Lower::ordered_memory`, set before `rmw_ordering` drops the
+//! (`atomic::Atomics::ordered`, set before `rmw_ordering` drops the
 //! semantics); other kernels keep GLSL450 and are unchanged. A kernel with
 //! a read_write image (whose variable GLSL450 decorates Coherent, which the
 //! Vulkan model forbids) keeps GLSL450 too.
+//!
+//! Gaps: see above (read_write images keep GLSL450).
 
 use std::collections::HashMap;
 

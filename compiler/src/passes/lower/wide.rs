@@ -3,19 +3,24 @@
 //! A wide vector value is lowered to an array of 4-wide vectors
 //! (`lower_ty`), so it can sit in structs, phis, selects, function
 //! parameters and constants unchanged. Instructions with vector semantics
-//! are rewritten here: component-wise ones (arithmetic, conversions,
-//! comparisons, selects with a vector condition, ...) run once per 4-wide
-//! part; extracts/inserts index `[i / 4][i % 4]`; shuffles and
-//! constructions go through scalars; dynamic extracts/inserts select over
-//! the parts; bitcasts reshape through scalars; any/all combine the parts.
+//! are rewritten here (`split_wide_vector`): component-wise ones
+//! (arithmetic, conversions, comparisons, selects with a vector condition,
+//! ...) run once per 4-wide part; extracts/inserts index `[i / 4][i % 4]`;
+//! shuffles and constructions go through scalars; dynamic extracts/inserts
+//! select over the parts; bitcasts reshape through scalars; any/all
+//! combine the parts.
 //! Loads, stores and arguments split in `memory` / `args`.
+//!
+//! Gaps: instructions on 8/16-wide vectors that need a Kernel-only
+//! capability (other than the float classifications) or whose result is
+//! not wide are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
 
+use super::context::{Lower, Res};
 use super::emit::{ids, Block};
-use super::{Lower, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     pub(crate) fn is_wide(&self, ty: Word) -> bool {
@@ -123,7 +128,7 @@ impl Lower<'_> {
 
     /// Lowers an instruction involving wide vectors. Returns false when the
     /// ordinary path handles it (memory, calls, phis, ...).
-    pub(crate) fn lower_wide(&mut self, b: &mut Block, inst: &Instruction) -> Res<bool> {
+    pub(crate) fn split_wide_vector(&mut self, b: &mut Block, inst: &Instruction) -> Res<bool> {
         let op = inst.class.opcode;
         let rid = inst.result_id.unwrap_or(0);
         let rty = inst.result_type.unwrap_or(0);
@@ -134,7 +139,7 @@ impl Lower<'_> {
                 .unwrap_or(0)
         };
         if self.is_subgroup_inst(inst) {
-            self.lower_wide_subgroup_inst(b, inst)?;
+            self.split_wide_subgroup_inst(b, inst)?;
             return Ok(true);
         }
         let r = match op {
@@ -307,8 +312,8 @@ impl Lower<'_> {
             _ => {
                 // Component-wise: once per 4-wide part (the Kernel-only
                 // float classifications through `float_class`).
-                let float_class = super::is_float_class(op);
-                if super::op_needs_kernel(inst) && !float_class {
+                let float_class = super::function::is_float_class(op);
+                if super::function::op_needs_kernel(inst) && !float_class {
                     return Err(format!(
                         "Op{op:?} on 8/16-wide vectors is not supported yet"
                     ));

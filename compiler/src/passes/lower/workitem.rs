@@ -19,23 +19,26 @@
 //! Everything is computed in 32 bits (the ABI's fields are u32) and widened
 //! to the size_t the input expects. A dynamic dimension ≥ 3 yields 0 for
 //! ids and 1 for sizes, as OpenCL requires.
+//!
+//! Gaps: none known here; builtin variables without an implementation are
+//! reported by `variables::classify_globals`.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
+use super::context::{ClBuiltin, Lower, MaskKind, Res};
 use super::emit::{ids, Block};
-use super::{ClBuiltin, Lower, MaskKind, Res};
-use crate::passes::types::Ty;
-use crate::ImplicitField;
+use crate::abi::ImplicitField;
+use crate::analyses::type_table::Ty;
 
 impl Lower<'_> {
     /// Loads push-constant word `index` (a constant id).
     pub(crate) fn pc_word(&mut self, b: &mut Block, index: Word) -> Word {
-        self.uses_pc = true;
+        self.pc.used = true;
         let u32t = self.out.t_u32();
         let pt = self.out.t_ptr(StorageClass::PushConstant, u32t);
         let c0 = self.out.c_u32(0);
-        let p = self.emit(b, Op::AccessChain, pt, ids(&[self.pc_var, c0, index]));
+        let p = self.emit(b, Op::AccessChain, pt, ids(&[self.pc.var, c0, index]));
         self.emit(b, Op::Load, u32t, ids(&[p]))
     }
 
@@ -48,14 +51,14 @@ impl Lower<'_> {
                 | ImplicitField::ImageChannelDataType(_)
                 | ImplicitField::SamplerValue(_)
         );
-        if meta && self.spill_meta {
+        if meta && self.pc.spill_meta {
             return self.spilled_field(b, f);
         }
-        let c = match self.implicit.iter().find(|(g, _)| *g == f) {
+        let c = match self.pc.implicit.iter().find(|(g, _)| *g == f) {
             Some((_, c)) => *c,
             None => {
                 let c = self.out.id();
-                self.implicit.push((f, c));
+                self.pc.implicit.push((f, c));
                 c
             }
         };
@@ -63,7 +66,7 @@ impl Lower<'_> {
     }
 
     fn vk_input(&mut self, bi: BuiltIn) -> Word {
-        if let Some(&v) = self.vk_inputs.get(&bi) {
+        if let Some(&v) = self.work.vk_inputs.get(&bi) {
             return v;
         }
         let u32t = self.out.t_u32();
@@ -98,7 +101,7 @@ impl Lower<'_> {
                 Operand::BuiltIn(bi),
             ],
         );
-        self.vk_inputs.insert(bi, v);
+        self.work.vk_inputs.insert(bi, v);
         v
     }
 
@@ -136,7 +139,7 @@ impl Lower<'_> {
 
     /// The local-size spec constants (SpecId 0, 1, 2, default 1).
     fn local_spec_constants(&mut self) -> [Word; 3] {
-        if let Some(s) = self.local_specs {
+        if let Some(s) = self.work.local_specs {
             return s;
         }
         let s = [
@@ -144,7 +147,7 @@ impl Lower<'_> {
             self.spec_u32(1, 1),
             self.spec_u32(2, 1),
         ];
-        self.local_specs = Some(s);
+        self.work.local_specs = Some(s);
         s
     }
 
@@ -153,12 +156,12 @@ impl Lower<'_> {
     /// that uses sub-groups (`flatten`), (SpecId 0 × SpecId 1 × SpecId 2,
     /// 1, 1).
     pub(crate) fn wg_size_composite(&mut self) -> Word {
-        if let Some(w) = self.wg_size {
+        if let Some(w) = self.work.wg_size {
             return w;
         }
         let mut xs = self.local_spec_constants();
         let u32t = self.out.t_u32();
-        if self.flatten {
+        if self.work.flatten {
             let mut n = xs[0];
             for &f in &xs[1..] {
                 let id = self.out.id();
@@ -192,12 +195,12 @@ impl Lower<'_> {
                 Operand::BuiltIn(BuiltIn::WorkgroupSize),
             ],
         );
-        self.wg_size = Some(id);
+        self.work.wg_size = Some(id);
         id
     }
 
     fn local_size(&mut self, _b: &mut Block, d: u32) -> Word {
-        if let Some(r) = self.reqd_size {
+        if let Some(r) = self.work.reqd_size {
             return self.out.c_u32(r[d as usize]);
         }
         self.wg_size_composite();
@@ -207,7 +210,7 @@ impl Lower<'_> {
     /// `get_local_id(d)`: LocalInvocationId.d, or, in a flattened
     /// work-group, LocalInvocationIndex split over the local sizes.
     fn local_id(&mut self, b: &mut Block, d: u32) -> Word {
-        if !self.flatten {
+        if !self.work.flatten {
             return self.vk_component(b, BuiltIn::LocalInvocationId, d);
         }
         let u32t = self.out.t_u32();
@@ -229,17 +232,17 @@ impl Lower<'_> {
     }
 
     fn enqueued_size(&mut self, d: u32) -> Word {
-        if let Some(r) = self.reqd_size {
+        if let Some(r) = self.work.reqd_size {
             return self.out.c_u32(r[d as usize]);
         }
-        if self.enqueued_size.is_none() {
-            self.enqueued_size = Some([
+        if self.work.enqueued_size.is_none() {
+            self.work.enqueued_size = Some([
                 self.spec_u32(3, 1),
                 self.spec_u32(4, 1),
                 self.spec_u32(5, 1),
             ]);
         }
-        self.enqueued_size.unwrap_or_default()[d as usize]
+        self.work.enqueued_size.unwrap_or_default()[d as usize]
     }
 
     fn group_id(&mut self, b: &mut Block, d: u32) -> Word {

@@ -14,12 +14,14 @@
 //!   the first three components and 0 in the fourth.
 //! * `degrees` / `radians` of doubles (GLSL's are 16/32-bit only): a
 //!   multiplication by the constant.
+//!
+//! Gaps: none known.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};
 
-use super::emit::{ids, Block};
-use super::{Lower, Res};
+use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::emit::{ids, Block};
 
 impl Lower<'_> {
     /// The builtins of the module doc; None for anything else. `rt` is the
@@ -176,19 +178,5 @@ impl Lower<'_> {
             let r = self.emit(b, Op::Select, e, ids(&[m_inf, inf, r]));
             Ok(self.emit(b, Op::Select, e, ids(&[m_zero, zero, r])))
         }
-    }
-
-    /// `copysign(x, y)` for float values of output type `ty`.
-    pub(super) fn copysign(&mut self, b: &mut Block, ty: Word, x: Word, y: Word) -> Word {
-        let w = self.out.scalar_width(self.out.elem(ty)).unwrap_or(32);
-        let it = self.int_like(ty, w);
-        let xi = self.emit(b, Op::Bitcast, it, ids(&[x]));
-        let yi = self.emit(b, Op::Bitcast, it, ids(&[y]));
-        let sign = self.splat(it, 1u64 << (w - 1), 0.0);
-        let mag = self.splat(it, (1u64 << (w - 1)) - 1, 0.0);
-        let xm = self.op2(b, Op::BitwiseAnd, it, xi, mag);
-        let ys = self.op2(b, Op::BitwiseAnd, it, yi, sign);
-        let r = self.op2(b, Op::BitwiseOr, it, xm, ys);
-        self.emit(b, Op::Bitcast, ty, ids(&[r]))
     }
 }

@@ -37,7 +37,7 @@ impl Ty {
 }
 
 /// Types, integer constants and decorations of the input module.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct TypeTable {
     pub types: HashMap<Word, Ty>,
     /// Values of scalar integer constants (zero-extended), for array lengths

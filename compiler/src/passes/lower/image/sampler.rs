@@ -35,15 +35,17 @@
 //!
 //!   REPEAT and MIRRORED_REPEAT take the coordinates as normalized (OpenCL
 //!   leaves them undefined otherwise); NaN coordinates give texel 0.
+//!
+//! Gaps: see `super`.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};
 
-use super::emit::{ids, Block};
-use super::image::{arrayed, spatial_dims, SamplerSrc, Texel};
-use super::{Lower, Res};
-use crate::passes::types::Ty;
-use crate::{sampler_bits as sb, ImageDescriptor, ImplicitField};
+use super::{arrayed, spatial_dims, LowerImages, SamplerSrc, Texel};
+use crate::abi::{sampler_bits as sb, ImageDescriptor, ImplicitField};
+use crate::analyses::type_table::Ty;
+use crate::passes::lower::context::Res;
+use crate::passes::lower::emit::{ids, Block};
 
 /// A sampler's `sampler_bits`: known, or a u32 value read at run time.
 #[derive(Clone, Copy)]
@@ -77,7 +79,7 @@ enum Addressing {
     },
 }
 
-impl Lower<'_> {
+impl LowerImages<'_, '_> {
     /// Lowers OpImageSampleExplicitLod (of an OpSampledImage); returns the
     /// texel as the input's result type.
     pub(crate) fn lower_sample(&mut self, b: &mut Block, inst: &Instruction) -> Res<Word> {

@@ -5,12 +5,14 @@
 //! each mask element are considered"). Each lane is a chain of selects over
 //! the input lanes, which works alike for 2- to 16-wide vectors (8/16-wide
 //! ones are arrays of 4-wide parts, see `wide`) and any element type.
+//!
+//! Gaps: none known.
 
 use rspirv::spirv::Op;
 
-use super::emit::{ids, Block};
-use super::{Lower, Res};
-use crate::passes::types::Ty;
+use crate::analyses::type_table::Ty;
+use crate::passes::lower::context::{Lower, Res};
+use crate::passes::lower::emit::{ids, Block};
 
 impl Lower<'_> {
     pub(crate) fn lower_shuffle(

@@ -1,189 +1,28 @@
-//! Atomics, fences and barriers: OpenCL's memory orders and scopes in
-//! Vulkan's SPIR-V environment.
+//! Atomics, fences and barriers (`lower_atomic`, `lower_barrier`): the
+//! mapping of `super`'s module docs.
 //!
-//! llvm-spirv-15 writes OpenCL's orders and scopes as they are: scopes
-//! CrossDevice (memory_scope_all_svm_devices), Device, Workgroup, Subgroup
-//! and Invocation (memory_scope_work_item); semantics with
-//! SequentiallyConsistent, AcquireRelease, Acquire or Release and, for
-//! atomics, no storage-class bits (fences and barriers carry their
-//! CLK_*_MEM_FENCE flags as CrossWorkgroupMemory / WorkgroupMemory /
-//! ImageMemory). The OpenCL 1.x functions (`atomic_add`, `atom_*`) get
-//! Workgroup scope and relaxed semantics whatever memory they touch.
-//!
-//! # Mapping
-//!
-//! This module emits the GLSL450 memory model's semantics (in that model
-//! an acquire/release with a storage class makes that storage class's
-//! writes available/visible at the given scope). Where the device has the
-//! Vulkan memory model (`DeviceCaps::vulkan_memory_model`), a kernel with
-//! a non-relaxed atomic or fence is then switched to it by `vmm`
-//! (MakeAvailable/MakeVisible on the semantics, NonPrivatePointer on plain
-//! global and local loads and stores): under GLSL450, NVIDIA's plain
-//! global loads may read a per-SM cache that a release in another SM does
-//! not reach (tests/atomics_orders.rs, lock-free stack on an H100).
-//!
-//! * **Atomics on `__global` memory** (buffer device addresses or, with
-//!   descriptor addressing, storage buffers): memory scope Device, whatever
-//!   the input says. CrossDevice is not a Vulkan scope; without SVM no
-//!   memory is shared with the host or another device while a kernel runs
-//!   (a cl_mem is used by one device at a time, `core::residency`), so
-//!   all-devices scope *is* device scope. Narrower scopes are widened: the
-//!   1.x functions arrive with Workgroup scope although OpenCL makes them
-//!   atomic across the device, and a wider scope implements a narrower one.
-//! * **Atomics on `__local` memory**: Workgroup scope (OpenCL: atomics on
-//!   local memory order within the work-group and ignore the scope).
-//!   64-bit ones are emulated under a work-group lock (`local64`): the
-//!   lock's acquire/release carry the orders given.
-//! * **Orders** of atomics: SequentiallyConsistent and AcquireRelease become
-//!   AcquireRelease, Acquire and Release stay; then clamped to what the
-//!   instruction may carry in Vulkan: OpAtomicLoad at most Acquire,
-//!   OpAtomicStore at most Release, the Unequal semantics of a compare-
-//!   exchange at most Acquire (and Equal is raised to at least Unequal's
-//!   order, as SPIR-V requires). Relaxed stays 0 (no storage bits).
-//! * **Storage classes** of a non-relaxed atomic: UniformMemory |
-//!   WorkgroupMemory, both. OpenCL orders at least the address space of
-//!   the object; ordering both lets a `__global` flag publish `__local`
-//!   data too and costs nothing measurable (Vulkan requires at least one).
-//! * **Fences** (`atomic_work_item_fence`, `mem_fence`, `read_mem_fence`,
-//!   `write_mem_fence`: OpMemoryBarrier): the storage classes of the flags
-//!   given (CLK_GLOBAL_MEM_FENCE → UniformMemory, CLK_LOCAL_MEM_FENCE →
-//!   WorkgroupMemory, CLK_IMAGE_MEM_FENCE → ImageMemory), the order as for
-//!   atomics (seq_cst → acq_rel); a relaxed fence or one without flags
-//!   orders nothing and is dropped. Scope: CrossDevice and Device →
-//!   Device, Workgroup, Subgroup (Workgroup without sub-groups) and
-//!   Invocation as given.
-//! * **Barriers** (OpControlBarrier): Workgroup execution scope (Subgroup
-//!   for `sub_group_barrier`), AcquireRelease with the flags' storage
-//!   classes, memory scope as for fences (Invocation: Workgroup).
-//!
-//! # Drivers whose memory barriers stall (`DeviceCaps::rmw_ordering`)
-//!
-//! lavapipe 22.3 turns every memory barrier (OpMemoryBarrier, and the
-//! barrier spirv-to-NIR puts around an atomic with acquire/release
-//! semantics) into a work-group execution barrier, which loses work in
-//! divergent control flow (a compare-exchange loop of a lock-free stack
-//! dropped most pushes). Its read-modify-writes are sequentially
-//! consistent LLVM atomics on the CPU, which order memory by themselves,
-//! so there: atomics carry no semantics, an ordered OpAtomicLoad becomes
-//! OpAtomicOr with 0, an ordered OpAtomicStore (and flag clear) an
-//! OpAtomicExchange whose result is unused, and an ordered fence an
-//! OpAtomicIIncrement of a Workgroup word of its own (not an idempotent
-//! operation, which LLVM may turn into a plain load). Barriers stay.
-//!
-//! # What seq_cst loses
-//!
-//! Vulkan has no sequentially consistent order (its memory model treats
-//! SequentiallyConsistent as AcquireRelease), so memory_order_seq_cst is
-//! implemented as acq_rel: every single-location guarantee holds
-//! (coherence, atomicity of read-modify-writes, one modification order
-//! per object) and so does every release/acquire synchronization (message
-//! passing, locks, ticket counters), but the single total order S over all
-//! seq_cst operations on *different* objects is not promised: the
-//! store-buffering (Dekker) and IRIW litmus outcomes that seq_cst forbids
-//! may be observed on hardware that allows them (lavapipe's atomics are
-//! sequentially consistent x86/ARM atomics; NVIDIA's acquire/release are
-//! not SC). Kernels that need that order can use read-modify-writes for
-//! their seq_cst loads and stores (e.g. `atomic_fetch_or(p, 0)`,
-//! `atomic_exchange`): acq_rel read-modify-writes of one object are
-//! totally ordered and synchronize with each other.
+//! Gaps: atomics on private or `__constant` memory, floating-point atomics
+//! other than load, store, exchange and compare-exchange, atomic
+//! instructions outside the OpenCL 1.x/2.0 set, widths other than 32/64
+//! bits, and 64-bit atomics on a device without them are reported.
 
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Capability, MemorySemantics as M, Op, Scope, StorageClass, Word};
 
-use super::emit::{ids, Block};
-use super::local64::Op64;
-use super::{Lower, Res, Space};
-use crate::passes::types::Ty;
+use super::{fence_storage, LowerAtomics, Op64, Order, ATOMIC_STORAGE};
+use crate::analyses::address_space::Space;
+use crate::analyses::type_table::Ty;
+use crate::passes::lower::context::Res;
+use crate::passes::lower::emit::{ids, Block};
 
-/// An OpenCL memory order, as Vulkan can express it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Order {
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-}
-
-impl Order {
-    /// The order of input semantics (SequentiallyConsistent → AcqRel).
-    pub(crate) fn of(s: M) -> Order {
-        let acq = s.contains(M::ACQUIRE);
-        let rel = s.contains(M::RELEASE);
-        if s.intersects(M::SEQUENTIALLY_CONSISTENT | M::ACQUIRE_RELEASE) || (acq && rel) {
-            Order::AcqRel
-        } else if acq {
-            Order::Acquire
-        } else if rel {
-            Order::Release
-        } else {
-            Order::Relaxed
-        }
-    }
-
-    /// At most an acquire (loads, the Unequal semantics of compare-exchange).
-    fn for_load(self) -> Order {
-        if self == Order::Relaxed {
-            Order::Relaxed
-        } else {
-            Order::Acquire
-        }
-    }
-
-    /// At most a release (stores).
-    fn for_store(self) -> Order {
-        if self == Order::Relaxed {
-            Order::Relaxed
-        } else {
-            Order::Release
-        }
-    }
-
-    /// The least order at least as strong as both.
-    fn join(self, other: Order) -> Order {
-        match (self, other) {
-            (a, b) if a == b => a,
-            (Order::Relaxed, x) | (x, Order::Relaxed) => x,
-            _ => Order::AcqRel,
-        }
-    }
-
-    /// Vulkan semantics: the order's bit and `storage`; 0 when relaxed.
-    pub(crate) fn semantics(self, storage: M) -> M {
-        match self {
-            Order::Relaxed => M::empty(),
-            Order::Acquire => M::ACQUIRE | storage,
-            Order::Release => M::RELEASE | storage,
-            Order::AcqRel => M::ACQUIRE_RELEASE | storage,
-        }
-    }
-}
-
-/// The Vulkan storage-class bits of input fence flags.
-pub(crate) fn fence_storage(s: M) -> M {
-    let mut n = M::empty();
-    if s.intersects(M::CROSS_WORKGROUP_MEMORY | M::UNIFORM_MEMORY) {
-        n |= M::UNIFORM_MEMORY;
-    }
-    if s.contains(M::WORKGROUP_MEMORY) {
-        n |= M::WORKGROUP_MEMORY;
-    }
-    if s.contains(M::IMAGE_MEMORY) {
-        n |= M::IMAGE_MEMORY;
-    }
-    n
-}
-
-/// The storage classes a non-relaxed atomic orders (module docs).
-const ATOMIC_STORAGE: M = M::UNIFORM_MEMORY.union(M::WORKGROUP_MEMORY);
-
-impl Lower<'_> {
+impl LowerAtomics<'_, '_> {
     /// The order of the semantics operand `id` (a constant).
     fn order_operand(&mut self, id: Word) -> Res<Order> {
         let s = self
             .const_u32(id)
             .ok_or("atomic memory order must be a compile-time constant")?;
         let o = Order::of(M::from_bits_truncate(s));
-        self.ordered_memory |= o != Order::Relaxed;
+        self.atomics.ordered |= o != Order::Relaxed;
         Ok(o)
     }
 
@@ -230,7 +69,7 @@ impl Lower<'_> {
             return self.lower_local64_atomic(b, inst, &ids_, float, pointee);
         }
         if width == 64 {
-            self.uses_int64_atomics = true;
+            self.atomics.uses_int64 = true;
         }
         let it = self.out.t_int(width);
         let addr = self.addr_of(b, space, ptr)?;
@@ -424,11 +263,11 @@ impl Lower<'_> {
     /// A fence as a read-modify-write of the Workgroup fence word
     /// (`rmw_ordering`, module docs).
     fn fence_by_rmw(&mut self, b: &mut Block) {
-        let var = match self.fence_word {
+        let var = match self.atomics.fence_word {
             Some(v) => v,
             None => {
                 let v = self.out.id();
-                self.fence_word = Some(v);
+                self.atomics.fence_word = Some(v);
                 v
             }
         };
@@ -483,7 +322,7 @@ impl Lower<'_> {
         } else {
             let order = Order::of(s);
             if order != Order::Relaxed && !storage.is_empty() {
-                self.ordered_memory = true;
+                self.atomics.ordered = true;
                 if self.caps.rmw_ordering {
                     self.fence_by_rmw(b);
                 } else {
@@ -493,35 +332,5 @@ impl Lower<'_> {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn orders_map_to_what_vulkan_allows() {
-        let seq = Order::of(M::SEQUENTIALLY_CONSISTENT);
-        assert_eq!(seq, Order::AcqRel);
-        assert_eq!(Order::of(M::ACQUIRE | M::WORKGROUP_MEMORY), Order::Acquire);
-        assert_eq!(Order::of(M::RELEASE), Order::Release);
-        assert_eq!(Order::of(M::ACQUIRE | M::RELEASE), Order::AcqRel);
-        assert_eq!(Order::of(M::CROSS_WORKGROUP_MEMORY), Order::Relaxed);
-        assert_eq!(seq.for_load(), Order::Acquire);
-        assert_eq!(seq.for_store(), Order::Release);
-        assert_eq!(Order::Release.for_load(), Order::Acquire);
-        assert_eq!(Order::Relaxed.for_store(), Order::Relaxed);
-        assert_eq!(Order::Relaxed.join(Order::Acquire), Order::Acquire);
-        assert_eq!(Order::Release.join(Order::Acquire), Order::AcqRel);
-        assert_eq!(Order::Relaxed.semantics(ATOMIC_STORAGE), M::empty());
-        assert_eq!(
-            Order::Acquire.semantics(M::UNIFORM_MEMORY).bits(),
-            (M::ACQUIRE | M::UNIFORM_MEMORY).bits()
-        );
-        assert_eq!(
-            fence_storage(M::CROSS_WORKGROUP_MEMORY | M::IMAGE_MEMORY),
-            M::UNIFORM_MEMORY | M::IMAGE_MEMORY
-        );
     }
 }
