@@ -1,0 +1,259 @@
+//! Unit tests of pipelines made ahead of launches (`super`), on the first
+//! device Vulkan offers (lavapipe in CI): programs are built with the
+//! real compiler, the background worker runs, and the tests look at the
+//! kernels' pipeline slots. Launch-level behaviour (results, errors
+//! through the API) is in tests/tests/prewarm.rs.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::core::context::Context;
+use crate::core::kernel::Kernel;
+use crate::core::platform::Platform;
+use crate::core::program::{Program, Source};
+use crate::vk::pipeline::test_failures;
+
+/// The first device, or `None` (the test then passes vacuously, saying so).
+fn device() -> Option<Arc<Device>> {
+    let d = Platform::get().devices.first().cloned();
+    if d.is_none() {
+        eprintln!("no Vulkan device: test skipped");
+    }
+    d
+}
+
+fn build(d: &Arc<Device>, src: &str, options: &str) -> Arc<Program> {
+    let ctx = Context::new(vec![d.clone()], Vec::new(), None);
+    let p = Program::new(ctx, Source::Text(src.to_string()));
+    p.build(std::slice::from_ref(d), options)
+        .unwrap_or_else(|e| panic!("build failed ({e}): {}", p.build_info(d).log));
+    p
+}
+
+/// The slot of `name`, its pipelines object made.
+fn made(p: &Program, d: &Device, name: &str) -> (Arc<KernelSlot>, Arc<KernelPipelines>) {
+    let slot = p.pipelines.find(d, name).expect("a slot per kernel");
+    let kp = slot
+        .pipelines_if_made()
+        .expect("pipelines object made ahead");
+    (slot, kp)
+}
+
+#[test]
+fn build_makes_the_predicted_pipelines() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_one(global float* a) { a[get_global_id(0)] = 1.0f; }
+         kernel void pw_two(global float* a) { a[get_global_id(1) * get_global_size(0) + get_global_id(0)] = 2.0f; }
+         kernel void pw_three(global float* a) { a[get_global_id(2)] = 3.0f; }
+         __attribute__((reqd_work_group_size(8, 4, 1)))
+         kernel void pw_reqd(global float* a) { a[get_global_id(0)] = 4.0f; }",
+        "",
+    );
+    wait_idle();
+    let limits = device_limits(&d);
+    for (name, dims) in [("pw_one", 1), ("pw_two", 2), ("pw_three", 3)] {
+        let (slot, kp) = made(&p, &d, name);
+        let specs = slot.predicted_specs(kp.subgroup_mode());
+        // What a NULL local size picks for large global sizes comes first.
+        let mut global = [1usize; 3];
+        global[..dims].fill(1 << 20);
+        let max = work_group_size(slot.info(), &d, kp.subgroup_mode());
+        let null = launch::choose_local_size(dims, &global, max, &limits).map(|l| l as u32);
+        assert_eq!(specs[0], launch::dispatch_spec(null, null, &[]), "{name}");
+        for s in &specs {
+            assert!(kp.is_ready(s), "{name}: pipeline {s:?} made ahead");
+        }
+        assert_eq!(kp.creations() as usize, specs.len(), "{name}");
+    }
+    let (slot, kp) = made(&p, &d, "pw_reqd");
+    let specs = slot.predicted_specs(kp.subgroup_mode());
+    assert_eq!(
+        specs,
+        vec![launch::dispatch_spec([8, 4, 1], [8, 4, 1], &[])],
+        "reqd_work_group_size is the one prediction"
+    );
+    assert!(kp.is_ready(&specs[0]));
+}
+
+#[test]
+fn kernels_share_the_pipelines_made_ahead() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_share(global int* a) { a[get_global_id(0)] += 1; }",
+        "",
+    );
+    // No wait: clCreateKernel joins whatever the worker is doing.
+    let k1 = Kernel::new(&p, "pw_share").expect("clCreateKernel");
+    let k2 = Kernel::new(&p, "pw_share").expect("clCreateKernel");
+    assert!(Arc::ptr_eq(
+        &k1.per_device[0].pipelines,
+        &k2.per_device[0].pipelines
+    ));
+    wait_idle();
+    let (slot, kp) = made(&p, &d, "pw_share");
+    assert!(Arc::ptr_eq(&kp, &k1.per_device[0].pipelines));
+    let spec = slot.predicted_specs(kp.subgroup_mode())[0].clone();
+    assert!(kp.is_ready(&spec));
+    let before = kp.creations();
+    // The launch's lookup finds it: nothing is created again.
+    kp.get(&spec).expect("pipeline");
+    assert_eq!(kp.creations(), before);
+    // A size nobody predicted is created at its first use, once.
+    let other = launch::dispatch_spec([3, 1, 1], [3, 1, 1], &[]);
+    assert!(!kp.is_ready(&other));
+    kp.get(&other).expect("pipeline");
+    kp.get(&other).expect("pipeline");
+    assert_eq!(kp.creations(), before + 1);
+}
+
+#[test]
+fn concurrent_first_uses_create_a_pipeline_once() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_race(global int* a) { a[get_global_id(0)] = 7; }",
+        "",
+    );
+    let k = Kernel::new(&p, "pw_race").expect("clCreateKernel");
+    let kp = k.per_device[0].pipelines.clone();
+    let spec = launch::dispatch_spec([5, 1, 1], [5, 1, 1], &[]);
+    let before = kp.creations();
+    let pipelines: Vec<ash::vk::Pipeline> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..6)
+            .map(|i| {
+                let kp = &kp;
+                let spec = &spec;
+                s.spawn(move || {
+                    if i % 2 == 0 {
+                        kp.get(spec).expect("pipeline")
+                    } else {
+                        let _ = kp.prefetch(spec).expect("prefetch");
+                        kp.get(spec).expect("pipeline")
+                    }
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("thread")).collect()
+    });
+    assert!(pipelines.iter().all(|p| *p == pipelines[0]));
+    wait_idle();
+    // The worker's predicted pipelines may have been made meanwhile; the
+    // raced one was made once.
+    let predicted = p
+        .pipelines
+        .find(&d, "pw_race")
+        .map(|s| s.predicted_specs(kp.subgroup_mode()).len() as u32)
+        .unwrap_or(0);
+    assert!(kp.creations() <= before + 1 + predicted);
+    assert!(kp.is_ready(&spec));
+}
+
+#[test]
+fn a_failed_creation_ahead_surfaces_at_the_launch() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_fail(global int* a) { a[get_global_id(0)] = 1; }",
+        "",
+    );
+    wait_idle();
+    let k = Kernel::new(&p, "pw_fail").expect("clCreateKernel");
+    wait_idle();
+    let kp = k.per_device[0].pipelines.clone();
+    let spec = launch::dispatch_spec([6, 1, 1], [6, 1, 1], &[]);
+    // Made ahead, failing: nothing is left behind...
+    test_failures::fail_next("pw_fail", 1);
+    assert_eq!(kp.prefetch(&spec), Err(CL_OUT_OF_RESOURCES));
+    assert!(!kp.is_ready(&spec));
+    // ...so the launch creates it (here: successfully).
+    kp.get(&spec).expect("created at the launch");
+    // A creation that keeps failing gives the launch its error, each time.
+    let spec2 = launch::dispatch_spec([7, 1, 1], [7, 1, 1], &[]);
+    test_failures::fail_next("pw_fail", 3);
+    assert_eq!(kp.prefetch(&spec2), Err(CL_OUT_OF_RESOURCES));
+    assert_eq!(kp.get(&spec2), Err(CL_OUT_OF_RESOURCES));
+    assert_eq!(kp.get(&spec2), Err(CL_OUT_OF_RESOURCES));
+    kp.get(&spec2).expect("the failures are spent");
+}
+
+#[test]
+fn local_pointer_arguments_get_the_module_only() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_local(global float* a, local float* t) {
+             t[get_local_id(0)] = a[get_global_id(0)];
+             barrier(CLK_LOCAL_MEM_FENCE);
+             a[get_global_id(0)] = t[0];
+         }",
+        "",
+    );
+    wait_idle();
+    let (slot, kp) = made(&p, &d, "pw_local");
+    assert!(slot.predicted_specs(kp.subgroup_mode()).is_empty());
+    assert_eq!(kp.creations(), 0);
+}
+
+#[test]
+fn releasing_programs_while_pipelines_are_made() {
+    let Some(d) = device() else { return };
+    let src: String = (0..12)
+        .map(|i| {
+            format!("kernel void pw_rel{i}(global float* a) {{ a[get_global_id(0)] = {i}.0f; }}\n")
+        })
+        .collect();
+    let mut watched = Vec::new();
+    for round in 0..4 {
+        let p = build(&d, &src, "");
+        if round % 2 == 1 {
+            // Let the worker get into the middle of this program.
+            while p
+                .pipelines
+                .find(&d, "pw_rel0")
+                .and_then(|s| s.pipelines_if_made())
+                .is_none()
+            {
+                std::thread::yield_now();
+            }
+        }
+        if let Some(kp) = p
+            .pipelines
+            .find(&d, "pw_rel0")
+            .and_then(|s| s.pipelines_if_made())
+        {
+            watched.push(Arc::downgrade(&kp));
+        }
+        drop(p);
+    }
+    wait_idle();
+    // Every pipelines object of the released programs is gone, freed by
+    // whoever held it last (this thread or the worker).
+    assert!(watched.iter().all(|w| w.upgrade().is_none()));
+    // And the device still builds and makes pipelines.
+    let p = build(&d, &src, "");
+    let k = Kernel::new(&p, "pw_rel11").expect("clCreateKernel");
+    wait_idle();
+    assert!(k.per_device[0].pipelines.creations() > 0);
+}
+
+#[test]
+fn a_rebuild_replaces_the_slots() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_rebuild(global int* a) { a[get_global_id(0)] = VALUE; }",
+        "-DVALUE=1",
+    );
+    wait_idle();
+    let (_, first) = made(&p, &d, "pw_rebuild");
+    p.build(std::slice::from_ref(&d), "-DVALUE=2")
+        .expect("rebuild");
+    wait_idle();
+    let (_, second) = made(&p, &d, "pw_rebuild");
+    assert!(!Arc::ptr_eq(&first, &second));
+    let k = Kernel::new(&p, "pw_rebuild").expect("clCreateKernel");
+    assert!(Arc::ptr_eq(&k.per_device[0].pipelines, &second));
+}
