@@ -31,9 +31,14 @@
 //!
 //! Profiling: a queue created with `profiling` brackets each command's
 //! recorded work with two timestamp queries (a pair from a per-queue pool,
-//! recycled on completion, reset inside the command buffer), written at
+//! recycled on completion and reset there on the host where the device has
+//! hostQueryReset, else by a command before each use), written at
 //! BOTTOM_OF_PIPE: the first once all earlier work is done, the second once
 //! the command's own work is. `done` gets them mapped onto the host clock.
+//!
+//! Each command buffer has a command pool of its own ([`Cb`]): the
+//! completer resets it once its submission has completed, so recording a
+//! command never waits for a reset.
 //!
 //! Layer: Vulkan execution (`crate::vk`), below the object model: the
 //! engine of `crate::core::queue`, which sees commands only as record and
