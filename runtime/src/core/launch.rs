@@ -117,10 +117,16 @@ pub fn choose_local_size(
     let mut local = [1usize; 3];
     for d in 0..work_dim {
         let cap = caps[d].min(max_items[d]).min(budget).max(1);
-        let best = (1..=cap)
-            .rev()
-            .find(|l| global[d].is_multiple_of(*l))
-            .unwrap_or(1);
+        // A global size within the cap is its own largest divisor (a
+        // lone work-item launch would otherwise try every size).
+        let best = if (1..=cap).contains(&global[d]) {
+            global[d]
+        } else {
+            (1..=cap)
+                .rev()
+                .find(|l| global[d].is_multiple_of(*l))
+                .unwrap_or(1)
+        };
         local[d] = best;
         budget /= best;
     }

@@ -1,7 +1,9 @@
 //! The execution engine behind one cl_command_queue.
 //!
-//! Two threads per queue, no vkQueueWaitIdle, no busy waiting on an
-//! application thread:
+//! Two threads per queue, no vkQueueWaitIdle, no unbounded busy waiting
+//! on an application thread (a thread waiting for an event polls it for
+//! at most `FERROCL_WAIT_POLL_US` on a GPU before it blocks:
+//! `crate::core::event::Event::wait`):
 //! * when the queue is idle (nothing waiting, recording or on the device)
 //!   the application thread that enqueues a command records and submits it
 //!   itself ([`QueueEngine::enqueue`]): a lone command costs no thread
