@@ -284,3 +284,55 @@ impl Progress for Event {
         self.doomed.store(true, Ordering::Release);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A queue that asks waiters to poll for `.0` ns.
+    struct Polling(u64);
+
+    impl EventQueue for Polling {
+        fn handle(&self) -> cl_command_queue {
+            std::ptr::null_mut()
+        }
+        fn profiling(&self) -> bool {
+            false
+        }
+        fn wait_poll_ns(&self) -> u64 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn waiting_polls_then_blocks() {
+        for poll_ns in [0, 1_000, 200_000_000] {
+            for delay_us in [0, 100, 20_000] {
+                let ctx = Context::new(Vec::new(), Vec::new(), None);
+                let e = Event::new(ctx, Some(Arc::new(Polling(poll_ns))), CL_COMMAND_MARKER);
+                let e2 = e.clone();
+                let t = std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_micros(delay_us));
+                    e2.set_status(CL_RUNNING);
+                    e2.complete(None);
+                });
+                assert_eq!(
+                    e.wait(),
+                    CL_COMPLETE,
+                    "poll {poll_ns} ns, delay {delay_us} us"
+                );
+                t.join().expect("thread");
+                // A failed command ends the wait with its error.
+                let ctx = Context::new(Vec::new(), Vec::new(), None);
+                let f = Event::new(ctx, Some(Arc::new(Polling(poll_ns))), CL_COMMAND_MARKER);
+                let f2 = f.clone();
+                let t = std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_micros(delay_us));
+                    f2.set_status(CL_OUT_OF_RESOURCES);
+                });
+                assert_eq!(f.wait(), CL_OUT_OF_RESOURCES);
+                t.join().expect("thread");
+            }
+        }
+    }
+}

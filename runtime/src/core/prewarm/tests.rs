@@ -22,6 +22,16 @@ fn device() -> Option<Arc<Device>> {
     d
 }
 
+/// The first device where pipelines are made ahead (not with
+/// `FERROCL_PREWARM=0`).
+fn prewarm_device() -> Option<Arc<Device>> {
+    if !enabled() {
+        eprintln!("FERROCL_PREWARM=0: test skipped");
+        return None;
+    }
+    device()
+}
+
 fn build(d: &Arc<Device>, src: &str, options: &str) -> Arc<Program> {
     let ctx = Context::new(vec![d.clone()], Vec::new(), None);
     let p = Program::new(ctx, Source::Text(src.to_string()));
@@ -41,7 +51,7 @@ fn made(p: &Program, d: &Device, name: &str) -> (Arc<KernelSlot>, Arc<KernelPipe
 
 #[test]
 fn build_makes_the_predicted_pipelines() {
-    let Some(d) = device() else { return };
+    let Some(d) = prewarm_device() else { return };
     let p = build(
         &d,
         "kernel void pw_one(global float* a) { a[get_global_id(0)] = 1.0f; }
@@ -79,7 +89,7 @@ fn build_makes_the_predicted_pipelines() {
 
 #[test]
 fn kernels_share_the_pipelines_made_ahead() {
-    let Some(d) = device() else { return };
+    let Some(d) = prewarm_device() else { return };
     let p = build(
         &d,
         "kernel void pw_share(global int* a) { a[get_global_id(0)] += 1; }",
@@ -181,7 +191,7 @@ fn a_failed_creation_ahead_surfaces_at_the_launch() {
 
 #[test]
 fn local_pointer_arguments_get_the_module_only() {
-    let Some(d) = device() else { return };
+    let Some(d) = prewarm_device() else { return };
     let p = build(
         &d,
         "kernel void pw_local(global float* a, local float* t) {
@@ -199,7 +209,7 @@ fn local_pointer_arguments_get_the_module_only() {
 
 #[test]
 fn releasing_programs_while_pipelines_are_made() {
-    let Some(d) = device() else { return };
+    let Some(d) = prewarm_device() else { return };
     let src: String = (0..12)
         .map(|i| {
             format!("kernel void pw_rel{i}(global float* a) {{ a[get_global_id(0)] = {i}.0f; }}\n")
@@ -241,7 +251,7 @@ fn releasing_programs_while_pipelines_are_made() {
 
 #[test]
 fn a_rebuild_replaces_the_slots() {
-    let Some(d) = device() else { return };
+    let Some(d) = prewarm_device() else { return };
     let p = build(
         &d,
         "kernel void pw_rebuild(global int* a) { a[get_global_id(0)] = VALUE; }",
@@ -256,4 +266,142 @@ fn a_rebuild_replaces_the_slots() {
     assert!(!Arc::ptr_eq(&first, &second));
     let k = Kernel::new(&p, "pw_rebuild").expect("clCreateKernel");
     assert!(Arc::ptr_eq(&k.per_device[0].pipelines, &second));
+}
+
+/// Launches through the object model: buffers, arguments, NDRanges.
+mod launches {
+    use super::*;
+    use crate::core::kernel::{enqueue_ndrange, ArgValue};
+    use crate::core::memory::Mem;
+    use crate::core::queue::Queue;
+    use crate::core::transfer::enqueue_read;
+
+    fn int_buffer(p: &Program, values: &[i32]) -> Arc<Mem> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Mem::new_buffer(
+            p.context.clone(),
+            CL_MEM_READ_WRITE,
+            bytes.len(),
+            0,
+            Some(&bytes),
+            Vec::new(),
+        )
+        .expect("buffer")
+    }
+
+    fn read_ints(q: &Arc<Queue>, m: &Arc<Mem>, n: usize) -> Vec<i32> {
+        let mut bytes = vec![0u8; n * 4];
+        let e = enqueue_read(q, m, 0, n * 4, bytes.as_mut_ptr(), Vec::new()).expect("read");
+        assert_eq!(e.wait(), CL_COMPLETE);
+        bytes
+            .chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect()
+    }
+
+    fn launch(
+        q: &Arc<Queue>,
+        k: &Arc<Kernel>,
+        global: usize,
+        local: Option<usize>,
+    ) -> CLResult<()> {
+        let e = enqueue_ndrange(
+            q,
+            k,
+            1,
+            [0; 3],
+            [global, 1, 1],
+            local.map(|l| [l, 1, 1]),
+            Vec::new(),
+        )?;
+        assert_eq!(e.wait(), CL_COMPLETE);
+        Ok(())
+    }
+
+    #[test]
+    fn many_kernels_launched_from_many_threads() {
+        let Some(d) = device() else { return };
+        let n_kernels = 24;
+        let src: String = (0..n_kernels)
+            .map(|i| {
+                format!(
+                    "kernel void pw_many{i}(global int* a) {{ a[get_global_id(0)] += {i} + 1; }}\n"
+                )
+            })
+            .collect();
+        let p = build(&d, &src, "");
+        // No wait for the worker: launches race with it.
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let p = &p;
+                let d = &d;
+                s.spawn(move || {
+                    let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+                    for i in (t..n_kernels).step_by(4) {
+                        let k = Kernel::new(p, &format!("pw_many{i}")).expect("clCreateKernel");
+                        let buf = int_buffer(p, &vec![0; 1024]);
+                        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+                        // NULL local size (predicted), then an explicit one.
+                        launch(&q, &k, 1024, None).expect("launch");
+                        launch(&q, &k, 1024, Some(64)).expect("launch");
+                        let got = read_ints(&q, &buf, 1024);
+                        assert!(got.iter().all(|&v| v == 2 * (i as i32 + 1)), "pw_many{i}");
+                        // Each pipeline was created once: the predicted
+                        // ones and the local size 64 one at most.
+                        let kp = &k.per_device[0].pipelines;
+                        let slot = p.pipelines.find(d, &format!("pw_many{i}")).expect("slot");
+                        let predicted = slot.predicted_specs(kp.subgroup_mode()).len() as u32;
+                        assert!(kp.creations() <= predicted + 1, "pw_many{i}");
+                    }
+                });
+            }
+        });
+        wait_idle();
+    }
+
+    #[test]
+    fn a_failed_creation_ahead_fails_the_launch_as_before() {
+        let Some(d) = device() else { return };
+        let p = build(
+            &d,
+            "kernel void pw_launchfail(global int* a) { a[get_global_id(0)] = 5; }",
+            "",
+        );
+        let k = Kernel::new(&p, "pw_launchfail").expect("clCreateKernel");
+        wait_idle();
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let buf = int_buffer(&p, &[0; 64]);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        // The background creation of local size 32 fails, and so does the
+        // launch's own: clEnqueueNDRangeKernel returns the error.
+        let spec = launch::dispatch_spec([32, 1, 1], [32, 1, 1], &[]);
+        test_failures::fail_next("pw_launchfail", 2);
+        assert_eq!(
+            k.per_device[0].pipelines.prefetch(&spec),
+            Err(CL_OUT_OF_RESOURCES)
+        );
+        assert_eq!(launch(&q, &k, 64, Some(32)), Err(CL_OUT_OF_RESOURCES));
+        // Nothing of it stays: the next launch creates the pipeline.
+        launch(&q, &k, 64, Some(32)).expect("launch");
+        assert!(read_ints(&q, &buf, 64).iter().all(|&v| v == 5));
+    }
+
+    #[test]
+    fn a_kernel_outlives_its_released_program() {
+        let Some(d) = device() else { return };
+        let p = build(
+            &d,
+            "kernel void pw_outlive(global int* a) { a[get_global_id(0)] = 9; }
+             kernel void pw_other(global int* a) { a[get_global_id(0)] = 8; }",
+            "",
+        );
+        let k = Kernel::new(&p, "pw_outlive").expect("clCreateKernel");
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let buf = int_buffer(&p, &[0; 256]);
+        drop(p);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        launch(&q, &k, 256, None).expect("launch");
+        assert!(read_ints(&q, &buf, 256).iter().all(|&v| v == 9));
+        wait_idle();
+    }
 }
