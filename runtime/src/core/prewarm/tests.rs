@@ -321,7 +321,7 @@ mod launches {
     #[test]
     fn many_kernels_launched_from_many_threads() {
         let Some(d) = device() else { return };
-        let n_kernels = 24;
+        let n_kernels: usize = 24;
         let src: String = (0..n_kernels)
             .map(|i| {
                 format!(
