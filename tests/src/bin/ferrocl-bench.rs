@@ -166,7 +166,7 @@ fn enqueue(q: &Queue, k: &ferrocl_tests::Kernel, global: usize) {
 
 /// Records a row, printing it at once (a run cut short still shows what it measured).
 fn push(rows: &mut Vec<Row>, row: Row) {
-    eprintln!("  {:<42} {:>14.2} {}", row.name, row.value, row.unit);
+    eprintln!("  {:<50} {:>14.2} {}", row.name, row.value, row.unit);
     rows.push(row);
 }
 
@@ -682,14 +682,14 @@ fn print_table(na: &str, ra: &[Row], other: Option<(String, Vec<Row>)>) {
         println!("B = {nb}");
     }
     println!(
-        "{:<42} {:>10} {:>14} {:>14} {:>8}",
+        "{:<50} {:>10} {:>14} {:>14} {:>8}",
         "workload", "unit", "A", "B", "A/B"
     );
     for (i, r) in ra.iter().enumerate() {
         let b = other.as_ref().map(|(_, rb)| rb[i].value);
         let ratio = b.map(|b| r.value / b);
         println!(
-            "{:<42} {:>10} {:>14.2} {:>14} {:>8}",
+            "{:<50} {:>10} {:>14.2} {:>14} {:>8}",
             r.name,
             r.unit,
             r.value,

@@ -158,10 +158,23 @@ pub fn failed(lines: &[Line]) -> bool {
 
 /// The check's table, one row per line.
 pub fn table(lines: &[Line]) -> String {
+    let dir = |l: &Line| {
+        if l.higher_better {
+            ""
+        } else {
+            " (lower better)"
+        }
+    };
+    let width = lines
+        .iter()
+        .map(|l| l.name.len() + dir(l).len())
+        .max()
+        .unwrap_or(0)
+        .max(24);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<46} {:>10} {:>10} {:>9} {:>6}  verdict",
+        "{:<width$} {:>10} {:>10} {:>9} {:>6}  verdict",
         "row (ratio FIRST/SECOND)", "baseline", "now", "worse by", "limit"
     );
     let num = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
@@ -172,15 +185,10 @@ pub fn table(lines: &[Line]) -> String {
             Verdict::Missing => "MISSING",
             Verdict::New => "new (not in baseline)",
         };
-        let dir = if l.higher_better {
-            ""
-        } else {
-            " (lower better)"
-        };
         let _ = writeln!(
             s,
-            "{:<46} {:>10} {:>10} {:>9} {:>6}  {verdict}",
-            format!("{}{dir}", l.name),
+            "{:<width$} {:>10} {:>10} {:>9} {:>6}  {verdict}",
+            format!("{}{}", l.name, dir(l)),
             num(l.base),
             num(l.now),
             l.worse_by
@@ -263,7 +271,7 @@ pub fn to_json(b: &Baseline) -> String {
     for (i, r) in b.rows.iter().enumerate() {
         let _ = write!(
             s,
-            "    {{\"name\": {}, \"unit\": {}, \"higher_better\": {}, \"ratio\": {:.4}",
+            "    {{\"name\": {}, \"unit\": {}, \"higher_better\": {}, \"ratio\": {}",
             json_string(&r.name),
             json_string(&r.unit),
             r.higher_better,
