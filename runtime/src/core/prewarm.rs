@@ -19,7 +19,8 @@
 //!   pointer arguments get only the module: their pipelines also depend
 //!   on the argument sizes, known at clSetKernelArg. At most
 //!   [`PIPELINES_PER_BUILD`] pipelines per build, the first kernels of the
-//!   program first; clBuildProgram does not wait for any of it;
+//!   program first, and nothing while [`MAX_QUEUED`] jobs wait;
+//!   clBuildProgram does not wait for any of it;
 //! - clCreateKernel moves the kernel's job to the front (queueing its
 //!   pipelines if the build's budget left them out), and makes the
 //!   `KernelPipelines` itself unless the worker has made it or is making
@@ -68,6 +69,11 @@ use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
 /// At most this many pipelines are queued at a build (clCreateKernel
 /// queues its kernel's beyond that).
 pub const PIPELINES_PER_BUILD: usize = 32;
+
+/// A build queues nothing while this many jobs wait (an application that
+/// builds programs faster than the worker gets through them; each job is
+/// a kernel's). clCreateKernel's jobs are always queued.
+pub const MAX_QUEUED: usize = 1024;
 
 /// Whether pipelines are made ahead of launches (`FERROCL_PREWARM=0`
 /// turns it off). Read once per process.
@@ -332,19 +338,27 @@ impl ProgramPipelines {
             return;
         }
         let mut budget = PIPELINES_PER_BUILD;
-        let jobs = slots.iter().map(|s| {
-            // Before the pipelines object exists the sub-group mode is
-            // not known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which
-            // the count does not depend on.
-            let n = s.predicted_specs(None).len();
-            let pipelines = n > 0 && n <= budget;
-            if pipelines {
-                budget -= n;
+        let mut with_pipelines = Vec::new();
+        let jobs = slots
+            .iter()
+            .map(|s| {
+                // Before the pipelines object exists the sub-group mode is
+                // not known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which
+                // the count does not depend on.
+                let n = s.predicted_specs(None).len();
+                let pipelines = n > 0 && n <= budget;
+                if pipelines {
+                    budget -= n;
+                    with_pipelines.push(s);
+                }
+                s.job(pipelines)
+            })
+            .collect();
+        if worker().submit(jobs, false) {
+            for s in with_pipelines {
                 s.predicted_queued.store(true, Ordering::Release);
             }
-            s.job(pipelines)
-        });
-        worker().submit(jobs.collect(), false);
+        }
     }
 
     /// Forgets `d`'s slots (its build is gone: recompiled, failed).
@@ -385,7 +399,7 @@ impl ProgramPipelines {
             if slot.predicted_queued.swap(true, Ordering::AcqRel) {
                 worker().promote(Arc::as_ptr(&slot) as usize);
             } else {
-                worker().submit(vec![slot.job(true)], true);
+                let _ = worker().submit(vec![slot.job(true)], true);
             }
         }
         Some(slot)
@@ -473,10 +487,11 @@ extern "C" fn at_exit() {
 }
 
 impl Worker {
-    /// Queues `jobs` at the back, or at the front (`front`, in order).
-    fn submit(&'static self, jobs: Vec<Job>, front: bool) {
+    /// Queues `jobs` at the back, or at the front (`front`, in order):
+    /// whether they were queued.
+    fn submit(&'static self, jobs: Vec<Job>, front: bool) -> bool {
         if jobs.is_empty() || closing() {
-            return;
+            return false;
         }
         let mut st = self.state.lock();
         if !st.started {
@@ -485,7 +500,7 @@ impl Worker {
                 .spawn(move || self.run());
             if spawned.is_err() {
                 // Nothing is made ahead; launches create their pipelines.
-                return;
+                return false;
             }
             st.started = true;
             // SAFETY: registers a plain function; it runs once, at exit.
@@ -495,10 +510,13 @@ impl Worker {
             for j in jobs.into_iter().rev() {
                 st.jobs.push_front(j);
             }
-        } else {
+        } else if st.jobs.len() + jobs.len() <= MAX_QUEUED {
             st.jobs.extend(jobs);
+        } else {
+            return false;
         }
         self.wake.notify_one();
+        true
     }
 
     /// Moves the queued jobs of `group` to the front.
