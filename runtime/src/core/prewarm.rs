@@ -16,8 +16,8 @@
 //!   the pipelines of the work-group sizes its launches are likely to use
 //!   (`launch::likely_local_sizes`: `reqd_work_group_size`, what a NULL
 //!   local size picks, CL_KERNEL_WORK_GROUP_SIZE). Kernels with `__local`
-//!   pointer arguments get only the module: their pipelines also depend
-//!   on the argument sizes, known at clSetKernelArg. At most
+//!   pointer arguments get no job: their pipelines also depend on the
+//!   argument sizes, known at clSetKernelArg. At most
 //!   [`PIPELINES_PER_BUILD`] pipelines per build, the first kernels of the
 //!   program first, and nothing while [`MAX_QUEUED`] jobs wait;
 //!   clBuildProgram does not wait for any of it;
@@ -243,9 +243,9 @@ impl KernelSlot {
             .collect()
     }
 
-    /// The background job: the pipelines object, then (`pipelines`) the
-    /// predicted pipelines.
-    fn job(self: &Arc<Self>, pipelines: bool) -> Job {
+    /// The background job: the pipelines object, then the predicted
+    /// pipelines.
+    fn job(self: &Arc<Self>) -> Job {
         let weak = Arc::downgrade(self);
         Job {
             group: Arc::as_ptr(self) as usize,
@@ -263,9 +263,6 @@ impl KernelSlot {
                         return;
                     }
                 };
-                if !pipelines {
-                    return;
-                }
                 let name = slot.info().name.clone();
                 let specs = slot.predicted_specs(kp.subgroup_mode());
                 // The slot (and through it the program's executable) need
@@ -338,24 +335,20 @@ impl ProgramPipelines {
             return;
         }
         let mut budget = PIPELINES_PER_BUILD;
-        let mut with_pipelines = Vec::new();
-        let jobs = slots
-            .iter()
-            .map(|s| {
-                // Before the pipelines object exists the sub-group mode is
-                // not known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which
-                // the count does not depend on.
-                let n = s.predicted_specs(None).len();
-                let pipelines = n > 0 && n <= budget;
-                if pipelines {
-                    budget -= n;
-                    with_pipelines.push(s);
-                }
-                s.job(pipelines)
-            })
-            .collect();
+        let mut queued = Vec::new();
+        for s in &slots {
+            // Before the pipelines object exists the sub-group mode is
+            // not known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which
+            // the count does not depend on.
+            let n = s.predicted_specs(None).len();
+            if n > 0 && n <= budget {
+                budget -= n;
+                queued.push(s);
+            }
+        }
+        let jobs = queued.iter().map(|s| s.job()).collect();
         if worker().submit(jobs, false) {
-            for s in with_pipelines {
+            for s in queued {
                 s.predicted_queued.store(true, Ordering::Release);
             }
         }
@@ -398,8 +391,8 @@ impl ProgramPipelines {
         if enabled() {
             if slot.predicted_queued.swap(true, Ordering::AcqRel) {
                 worker().promote(Arc::as_ptr(&slot) as usize);
-            } else {
-                let _ = worker().submit(vec![slot.job(true)], true);
+            } else if !slot.predicted_specs(None).is_empty() {
+                let _ = worker().submit(vec![slot.job()], true);
             }
         }
         Some(slot)
