@@ -632,8 +632,10 @@ fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
     Ok(q.free.pop().expect("a fresh pool has free pairs"))
 }
 
-/// Reads a completed pair and returns it to the free list.
+/// Reads a completed pair.
 fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
+    // The pair goes back to the free list (`free_queries`) after the
+    // command's completion actions: its reset is no part of the latency.
     let mut ticks = [0u64; 2];
     // SAFETY: both queries were reset and written by a submission that
     // completed (its timeline value was reached).
@@ -645,7 +647,6 @@ fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
             vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
         )
     };
-    free_queries(s, pair);
     if !s.profiling {
         return None;
     }
@@ -905,9 +906,6 @@ fn completer(s: Arc<Shared>) {
                 }
             }
         }
-        if let Some(cb) = item.cb {
-            recycle_cb(&s, cb);
-        }
         // The device is done with the submission: from here on the queue
         // counts as idle for direct submission (`QueueEngine::enqueue`),
         // before the completion actions below wake an application thread
@@ -916,11 +914,7 @@ fn completer(s: Arc<Shared>) {
         for e in item.entries {
             let times = match (e.queries, failed) {
                 (Some(q), None) => read_queries(&s, q),
-                (Some(q), Some(_)) => {
-                    free_queries(&s, q);
-                    None
-                }
-                (None, _) => None,
+                _ => None,
             };
             let st = match failed {
                 Some(err) => e.status.and(Err(err)),
@@ -928,6 +922,14 @@ fn completer(s: Arc<Shared>) {
             };
             (e.done)(st.map(|()| times));
             drop(e.held);
+            if let Some(q) = e.queries {
+                free_queries(&s, q);
+            }
+        }
+        // Last, once the application has its completions: resetting the
+        // pool is no part of the latency.
+        if let Some(cb) = item.cb {
+            recycle_cb(&s, cb);
         }
     }
 }
