@@ -34,7 +34,10 @@
 //!
 //! One thread does all background work: Vulkan pipelines of a device are
 //! created one at a time anyway (`vk::Device::pipeline_lock`), and the
-//! machine's other cores stay with the application. Jobs hold only weak
+//! machine's other cores stay with the application. That lock is also the
+//! cost of this scheme: a launch whose pipeline was not predicted waits
+//! for the background creation in progress on its device, if any (one
+//! pipeline), before it creates its own. Jobs hold only weak
 //! references to what they work on: a program released before its job
 //! runs costs nothing; one released while its pipeline is being created
 //! is freed by the worker when that creation ends. At process exit
