@@ -19,9 +19,10 @@ use parking_lot::Mutex;
 use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
-use super::launch::{self, ArgData, DeviceLimits, GroupRules, KernelAbi, LaunchAddresses, NdRange};
+use super::launch::{self, ArgData, GroupRules, KernelAbi, LaunchAddresses, NdRange};
 use super::memory::{ImageStorage, Mem};
 use super::object::{tag, Base, ClObject};
+use super::prewarm::{self, device_limits};
 use super::program::Program;
 use super::queue::Queue;
 use super::residency::resident;
@@ -30,7 +31,7 @@ use crate::vk::buffer::{Buffer, BufferKind};
 use crate::vk::dispatch::{
     arg_descriptor_type, descriptor_type, upload_pods, ArgSet, Descriptor, DispatchCommand,
 };
-use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
+use crate::vk::pipeline::KernelPipelines;
 use crate::vk::queue::Recorder;
 
 #[derive(Clone)]
@@ -44,67 +45,6 @@ pub enum ArgValue {
     /// An image (of the argument's type), not kept alive (as buffers).
     Image(Weak<Mem>),
     Sampler(Arc<Sampler>),
-}
-
-/// The descriptor sets of a kernel per the ABI: literal samplers (this
-/// device's VkSamplers for their encodings) and one binding per
-/// image/sampler argument; with descriptor addressing also one per buffer
-/// argument, per POD binding (one per POD argument, or the clustered one)
-/// and the global-variable buffer.
-fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<DescriptorLayout> {
-    let vkdev = device.vk()?;
-    let literal_samplers = k
-        .literal_samplers
-        .iter()
-        .map(|&bits| vkdev.sampler(bits))
-        .collect::<CLResult<Vec<_>>>()?;
-    let bindings: Vec<(u32, vk::DescriptorType)> = k
-        .args
-        .iter()
-        .filter_map(|a| match a.kind {
-            ArgKind::Sampler { binding } => Some((binding, vk::DescriptorType::SAMPLER)),
-            ArgKind::Image {
-                descriptor,
-                binding,
-                ..
-            } => Some((binding, descriptor_type(descriptor))),
-            _ => None,
-        })
-        .collect();
-    let mut bindings = bindings;
-    for d in k.args.iter().filter_map(|a| a.descriptor) {
-        if Some(d.set) != k.descriptor_set {
-            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
-        }
-        // Clustered POD arguments share one binding.
-        if !bindings.iter().any(|(b, _)| *b == d.binding) {
-            bindings.push((d.binding, arg_descriptor_type(d.kind)));
-        }
-    }
-    if let Some(b) = k.global_variables_binding {
-        bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
-    }
-    // Descriptor addressing: the launch's printf buffer.
-    if let Some(b) = k.printf_binding {
-        bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
-    }
-    if let Some(d) = k.arg_buffer.as_ref().and_then(|b| b.descriptor) {
-        bindings.push((d.binding, arg_descriptor_type(d.kind)));
-    }
-    let args = match k.descriptor_set {
-        Some(set) => Some((set, bindings)),
-        None if bindings.is_empty() => None,
-        None => return Err(CL_INVALID_PROGRAM_EXECUTABLE),
-    };
-    Ok(DescriptorLayout {
-        literal_samplers,
-        args,
-        loop_status: if k.loop_status {
-            Some(device.loop_status()?)
-        } else {
-            None
-        },
-    })
 }
 
 pub struct DeviceKernel {
@@ -142,23 +82,15 @@ impl Kernel {
             let b = program.build_info(d);
             let Some(out) = b.output else { continue };
             found_any_build = true;
-            let Some(k) = out.kernels.iter().find(|k| k.name == name) else {
+            let Some(slot) = program.pipelines.slot(d, &out, name) else {
                 return Err(CL_INVALID_KERNEL_NAME);
             };
-            let vkdev = d.vk()?;
-            let pipelines = KernelPipelines::new(
-                &vkdev,
-                &k.spirv,
-                &k.entry_point,
-                k.push_constant_size,
-                &descriptor_layout(d, k)?,
-                k.reqd_work_group_size,
-            )?;
+            let pipelines = slot.pipelines()?;
             let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
-                info: k.clone(),
-                pipelines: Arc::new(pipelines),
+                info: slot.info().clone(),
+                pipelines,
                 non_uniform: launch::allows_non_uniform(&b.options),
                 global_vars,
             }));
@@ -209,22 +141,8 @@ impl Kernel {
 
     /// CL_KERNEL_WORK_GROUP_SIZE for a device.
     pub fn work_group_size(&self, d: &Device) -> usize {
-        match self.info().reqd_work_group_size {
-            Some(r) => (r[0] * r[1] * r[2]) as usize,
-            None => {
-                // A kernel using sub-groups runs as a one-dimensional Vulkan
-                // work-group (maxComputeWorkGroupSize[0] bounds it), and a
-                // required subgroup size bounds it too
-                // (maxComputeWorkgroupSubgroups × size).
-                let sg_limit = self
-                    .for_device(d)
-                    .and_then(|k| k.pipelines.subgroup_mode())
-                    .map_or(usize::MAX, |m| {
-                        (m.max_invocations as usize).min(d.max_work_item_sizes()[0])
-                    });
-                d.max_work_group_size().min(sg_limit)
-            }
-        }
+        let subgroups = self.for_device(d).and_then(|k| k.pipelines.subgroup_mode());
+        prewarm::work_group_size(self.info(), d, subgroups)
     }
 
     /// CL_KERNEL_LOCAL_MEM_SIZE: static __local plus the __local arguments set so far.
@@ -295,15 +213,6 @@ fn buffer_descriptor(
         arg_descriptor_type(d.kind),
         info,
     ))
-}
-
-/// The device limits a launch plan respects.
-fn device_limits(dev: &Device) -> DeviceLimits {
-    DeviceLimits {
-        max_work_item_sizes: dev.max_work_item_sizes(),
-        max_work_group_size: dev.max_work_group_size(),
-        max_group_count: dev.max_group_count(),
-    }
 }
 
 /// A launch's arguments resolved on its queue's device.

@@ -117,10 +117,16 @@ pub fn choose_local_size(
     let mut local = [1usize; 3];
     for d in 0..work_dim {
         let cap = caps[d].min(max_items[d]).min(budget).max(1);
-        let best = (1..=cap)
-            .rev()
-            .find(|l| global[d].is_multiple_of(*l))
-            .unwrap_or(1);
+        // A global size within the cap is its own largest divisor (a
+        // lone work-item launch would otherwise try every size).
+        let best = if (1..=cap).contains(&global[d]) {
+            global[d]
+        } else {
+            (1..=cap)
+                .rev()
+                .find(|l| global[d].is_multiple_of(*l))
+                .unwrap_or(1)
+        };
         local[d] = best;
         budget /= best;
     }
@@ -492,19 +498,11 @@ pub fn plan_dispatches(
     region_offsets: &[(usize, u32)],
     local_spec: &[(u32, u32)],
 ) -> Vec<DispatchPlan> {
-    let local = range.local;
-    split(&range.global, &local, max_groups)
+    let local = range.local.map(|l| l as u32);
+    split(&range.global, &range.local, max_groups)
         .iter()
         .map(|d| {
-            let mut spec = vec![
-                (0, d.local[0]),
-                (1, d.local[1]),
-                (2, d.local[2]),
-                (3, local[0] as u32),
-                (4, local[1] as u32),
-                (5, local[2] as u32),
-            ];
-            spec.extend_from_slice(local_spec);
+            let spec = dispatch_spec(d.local, local, local_spec);
             let mut pc = push.to_vec();
             for (dim, off) in region_offsets {
                 put(&mut pc, *off, &d.group_offset[*dim].to_le_bytes());
@@ -516,6 +514,80 @@ pub fn plan_dispatches(
             }
         })
         .collect()
+}
+
+/// The specialization of a dispatch whose work-groups are `local` in a
+/// launch of enqueued local size `enqueued` (equal but in a partial
+/// trailing group): SpecId 0–2 and 3–5, then the `__local` argument
+/// sizes.
+pub fn dispatch_spec(
+    local: [u32; 3],
+    enqueued: [u32; 3],
+    local_spec: &[(u32, u32)],
+) -> Vec<(u32, u32)> {
+    let mut spec = Vec::with_capacity(6 + local_spec.len());
+    spec.extend([
+        (0, local[0]),
+        (1, local[1]),
+        (2, local[2]),
+        (3, enqueued[0]),
+        (4, enqueued[1]),
+        (5, enqueued[2]),
+    ]);
+    spec.extend_from_slice(local_spec);
+    spec
+}
+
+/// How many dimensions a kernel indexes by its work-item functions: 1 +
+/// the highest dimension of `get_global_id`, `get_group_id`,
+/// `get_global_size`, `get_num_groups` or `get_global_offset` it uses (its
+/// implicit fields), 1 when it uses none of them.
+pub fn used_dims(implicit: &[(ImplicitField, u32)]) -> usize {
+    implicit
+        .iter()
+        .filter_map(|(f, _)| match *f {
+            ImplicitField::GlobalOffset(d)
+            | ImplicitField::GlobalSize(d)
+            | ImplicitField::NumGroups(d)
+            | ImplicitField::RegionGroupOffset(d) => Some(d as usize + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1)
+        .clamp(1, 3)
+}
+
+/// The work-group sizes a kernel's launches are likely to use, most
+/// likely first (at most two), for creating their pipelines ahead of the
+/// first launch: its `reqd_work_group_size` when it has one; else, in the
+/// `dims` dimensions it indexes ([`used_dims`]), what a NULL local size
+/// picks for global sizes that are multiples of every power of two
+/// ([`choose_local_size`]: 256, 16×16 or 8×8×4 within the limits), and in
+/// one dimension also CL_KERNEL_WORK_GROUP_SIZE (`rules.max_size`), which
+/// applications often pass as the local size.
+pub fn likely_local_sizes(dims: usize, rules: &GroupRules, limits: &DeviceLimits) -> Vec<[u32; 3]> {
+    if let Some(r) = rules.required {
+        return vec![r];
+    }
+    let dims = dims.clamp(1, 3);
+    let mut global = [1usize; 3];
+    for g in global.iter_mut().take(dims) {
+        *g = 1 << 16;
+    }
+    let null = choose_local_size(dims, &global, rules.max_size, limits).map(|l| l as u32);
+    let mut sizes = vec![null];
+    if dims == 1 {
+        let max = rules
+            .max_size
+            .min(limits.max_work_group_size)
+            .min(limits.max_work_item_sizes[0])
+            .max(1) as u32;
+        let whole = [max, 1, 1];
+        if whole != null {
+            sizes.push(whole);
+        }
+    }
+    sizes
 }
 
 #[cfg(test)]

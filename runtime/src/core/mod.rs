@@ -8,7 +8,8 @@
 //!    `printf`, `image_format`, `image_geometry` (region geometry) and
 //!    `launch` (launch planning);
 //! 2. platform and devices: `platform`, `device`, `context`,
-//!    `image_support`, `sampler`; programs: `program`, `global_vars`;
+//!    `image_support`, `sampler`; programs: `program`, `global_vars`,
+//!    `prewarm` (kernel pipelines made ahead of launches);
 //! 3. events and queues: `event` (knows its queue only as an
 //!    `event::EventQueue`), then `queue`;
 //! 4. memory objects: `memory` (with the small types the layers above
@@ -38,6 +39,7 @@ pub mod launch;
 pub mod memory;
 pub mod object;
 pub mod platform;
+pub mod prewarm;
 pub mod printf;
 pub mod program;
 pub mod queue;

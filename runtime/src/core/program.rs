@@ -21,6 +21,7 @@ use super::device::Device;
 use super::error::CLResult;
 use super::global_vars::GlobalVarBuffers;
 use super::object::{tag, Base, ClObject};
+use super::prewarm::ProgramPipelines;
 
 pub enum Source {
     Text(String),
@@ -115,6 +116,8 @@ pub struct Program {
     pub kernel_count: std::sync::atomic::AtomicU32,
     /// Program-scope `__global` variables, per device.
     pub global_vars: GlobalVarBuffers,
+    /// Each kernel's pipelines per device, made ahead of its launches.
+    pub pipelines: ProgramPipelines,
     /// clSetProgramSpecializationConstant's values by SpecId (IL programs),
     /// applied at the next build.
     spec_values: Mutex<HashMap<u32, Vec<u8>>>,
@@ -170,6 +173,7 @@ impl Program {
             builds: Mutex::new(HashMap::new()),
             kernel_count: Default::default(),
             global_vars: Default::default(),
+            pipelines: Default::default(),
             spec_values: Mutex::new(HashMap::new()),
         })
     }
@@ -352,9 +356,20 @@ impl Program {
                     Build::failed(options, e.log)
                 }
             };
+            self.executable_changed(d, &b);
             self.builds.lock().insert(key(d), b);
         }
         failed.map_or(Ok(()), Err)
+    }
+
+    /// `d`'s executable becomes `b`'s (none for a failed build or an
+    /// object): its kernels' pipelines start being made ahead, those of
+    /// the previous one are dropped.
+    fn executable_changed(&self, d: &Arc<Device>, b: &Build) {
+        match &b.output {
+            Some(out) => self.pipelines.built(d, out),
+            None => self.pipelines.forget(d),
+        }
     }
 
     /// clCompileProgram for each device: the front end only; the compiled
@@ -409,6 +424,7 @@ impl Program {
                     Build::failed(options, e.log)
                 }
             };
+            self.executable_changed(d, &b);
             self.builds.lock().insert(key(d), b);
         }
         failed.map_or(Ok(()), Err)
@@ -480,6 +496,7 @@ impl Program {
                     Build::failed(options, e.log)
                 }
             };
+            program.executable_changed(&d, &b);
             program.builds.lock().insert(key(&d), b);
         }
         Ok((program, result))

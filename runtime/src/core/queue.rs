@@ -45,6 +45,8 @@ pub struct Queue {
     /// driver that cuts long loops (`Kernel::loop_status`), made on first
     /// use.
     loop_status: OnceLock<CLResult<Arc<StatusWord>>>,
+    /// [`wait_poll_ns`] of the device.
+    wait_poll_ns: u64,
 }
 
 /// A queue whose command's execution failed: a kernel launch whose loop
@@ -136,6 +138,28 @@ impl EventQueue for Queue {
     fn profiling(&self) -> bool {
         self.properties & CL_QUEUE_PROFILING_ENABLE != 0
     }
+
+    fn wait_poll_ns(&self) -> u64 {
+        self.wait_poll_ns
+    }
+}
+
+/// How long a thread waiting for a command of a queue on `device` polls
+/// before it blocks (`Event::wait`): `FERROCL_WAIT_POLL_US` (default 50)
+/// on a GPU; 0 on a CPU device (lavapipe), whose own threads need the
+/// cores a polling thread would take.
+fn wait_poll_ns(device: &Device) -> u64 {
+    static US: OnceLock<u64> = OnceLock::new();
+    if device.device_type() != CL_DEVICE_TYPE_GPU {
+        return 0;
+    }
+    let us = *US.get_or_init(|| {
+        std::env::var("FERROCL_WAIT_POLL_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50)
+    });
+    us * 1000
 }
 
 impl Queue {
@@ -152,6 +176,7 @@ impl Queue {
             .position(|d| Arc::ptr_eq(d, &device))
             .ok_or(CL_INVALID_DEVICE)?;
         let engine = QueueEngine::new(&vkdev, properties & CL_QUEUE_PROFILING_ENABLE != 0)?;
+        let wait_poll_ns = wait_poll_ns(&device);
         Ok(Arc::new(Queue {
             base: Base::new(Self::TAG),
             context,
@@ -163,6 +188,7 @@ impl Queue {
             last: Mutex::new(None),
             poison: Default::default(),
             loop_status: OnceLock::new(),
+            wait_poll_ns,
         }))
     }
 

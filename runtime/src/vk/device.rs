@@ -6,7 +6,8 @@
 //! descriptors and images hold it and it holds their per-device state).
 
 use std::mem::ManuallyDrop;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
@@ -24,6 +25,8 @@ pub struct Device {
     pub queue_family: u32,
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
     pub pipeline_cache: vk::PipelineCache,
+    /// Pipelines were created since the pipeline cache was last written.
+    pipelines_unsaved: AtomicBool,
     /// Held while shader modules and pipelines are created or destroyed:
     /// one at a time per device. NVIDIA's driver (580, H100), given
     /// pipelines to compile from several threads at once, now and then
@@ -233,7 +236,7 @@ impl Device {
             calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &raw));
         let conditional_rendering =
             conditional.then(|| ash::ext::conditional_rendering::Device::new(inst, &raw));
-        Ok(Arc::new(Device {
+        let device = Arc::new(Device {
             conditional_rendering,
             host_import,
             calibrated,
@@ -244,24 +247,51 @@ impl Device {
             queue: Mutex::new(queue),
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
+            pipelines_unsaved: AtomicBool::new(false),
             pipeline_lock: Mutex::new(()),
             staging_pool: Default::default(),
             upload_arena: Default::default(),
             clock: parking_lot::Mutex::new(None),
             samplers: Default::default(),
             descriptor_pools: Default::default(),
-        }))
+        });
+        DEVICES.lock().push(Arc::downgrade(&device));
+        Ok(device)
     }
 
-    /// Writes the pipeline cache to disk (best effort).
+    /// Notes that a pipeline was created through the pipeline cache (the
+    /// cache has something new to write).
+    pub fn pipeline_created(&self) {
+        self.pipelines_unsaved.store(true, Ordering::Release);
+    }
+
+    /// Writes the pipeline cache to disk (best effort) if pipelines were
+    /// created since it was last written.
     pub fn save_pipeline_cache(&self) {
-        if self.pipeline_cache == vk::PipelineCache::null() {
+        if self.pipeline_cache == vk::PipelineCache::null()
+            || !self.pipelines_unsaved.swap(false, Ordering::AcqRel)
+        {
             return;
         }
         // SAFETY: the cache belongs to this device.
         if let Ok(data) = unsafe { self.raw.get_pipeline_cache_data(self.pipeline_cache) } {
             super::pipeline_cache::store(&self.phys, &data);
         }
+    }
+}
+
+/// Every device made, for [`save_all_pipeline_caches`].
+static DEVICES: Mutex<Vec<Weak<Device>>> = parking_lot::const_mutex(Vec::new());
+
+/// Writes each live device's pipeline cache to disk where pipelines were
+/// created since it was last written. Devices live as long as the process
+/// (the platform is never released) and applications often never release
+/// their kernels, so this runs at process exit (`crate::core::prewarm`)
+/// too: the next run then finds the pipelines of this one.
+pub fn save_all_pipeline_caches() {
+    let devices: Vec<Arc<Device>> = DEVICES.lock().iter().filter_map(Weak::upgrade).collect();
+    for d in devices {
+        d.save_pipeline_cache();
     }
 }
 

@@ -201,8 +201,9 @@ pub struct DispatchCommand {
 }
 
 impl DispatchCommand {
-    /// The launch of `plans` with `pipelines`, created now (on the
-    /// application's thread) so errors reach the caller and the submitter
+    /// The launch of `plans` with `pipelines`, looked up (made ahead of
+    /// the launch, or waited for while being made) or created now, on the
+    /// application's thread, so errors reach the caller and the submitter
     /// does not stall on compilation. It binds no set until [`Self::bind`].
     pub fn new(
         pipelines: &Arc<KernelPipelines>,

@@ -18,14 +18,21 @@
 //! `passes::lower::subgroup`) is a multiple of it, so that every sub-group
 //! but the last of a work-group is full.
 //!
-//! Layer: Vulkan execution (`crate::vk`), below the object model (kernels
-//! hold one per device).
+//! A pipeline is created once per specialization, by whoever needs it
+//! first: the background worker that makes the likely ones ahead of the
+//! first launch (`crate::core::prewarm`, through [`KernelPipelines::prefetch`])
+//! or a launch ([`KernelPipelines::get`]); a launch that finds its
+//! pipeline being created waits for that creation.
+//!
+//! Layer: Vulkan execution (`crate::vk`), below the object model (each
+//! program holds one per kernel and device, shared by its cl_kernels).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use super::descriptors::DescriptorSet;
 use super::device::Device;
@@ -45,6 +52,15 @@ pub struct DescriptorLayout {
     pub loop_status: Option<Arc<super::loop_status::LoopStatus>>,
 }
 
+/// One specialization's pipeline, or its creation under way on another
+/// thread (the background worker of `crate::core::prewarm`, or another
+/// launch): whoever needs it then waits for that creation instead of
+/// compiling the same pipeline a second time.
+enum Slot {
+    Creating,
+    Ready(vk::Pipeline),
+}
+
 /// The shader module and layout of one kernel, plus its pipelines.
 pub struct KernelPipelines {
     pub device: Arc<Device>,
@@ -52,7 +68,13 @@ pub struct KernelPipelines {
     pub layout: vk::PipelineLayout,
     pub entry: std::ffi::CString,
     pub push_constant_size: u32,
-    pipelines: Mutex<HashMap<Vec<(u32, u32)>, vk::Pipeline>>,
+    /// Pipelines by specialization, and those being created.
+    pipelines: Mutex<HashMap<Vec<(u32, u32)>, Slot>>,
+    /// Notified whenever a creation ends (a pipeline is ready, or a
+    /// creation failed and its slot is free again).
+    created: Condvar,
+    /// How many pipelines this object has created (tests, FERROCL_LOG).
+    creations: AtomicU32,
     /// How pipelines are created when the kernel uses sub-groups.
     subgroups: Option<SubgroupMode>,
     /// `reqd_work_group_size` (else the local size is SpecId 0, 1, 2).
@@ -95,6 +117,8 @@ impl KernelPipelines {
             entry,
             push_constant_size,
             pipelines: Mutex::new(HashMap::new()),
+            created: Condvar::new(),
+            creations: AtomicU32::new(0),
             subgroups: if uses_subgroups(spirv) {
                 device.phys.subgroup_mode()
             } else {
@@ -254,11 +278,85 @@ impl KernelPipelines {
         self.loop_status.is_some()
     }
 
-    /// The pipeline for these (SpecId, u32 value) pairs, created on first use.
+    /// The pipeline for these (SpecId, u32 value) pairs, created on first
+    /// use. When another thread is creating it (a background creation
+    /// ahead of the first launch), waits for that one; when that creation
+    /// failed, creates it here, so the caller gets the error the creation
+    /// gives (the same as if nothing had been made ahead).
     pub fn get(&self, spec: &[(u32, u32)]) -> CLResult<vk::Pipeline> {
         let mut map = self.pipelines.lock();
-        if let Some(p) = map.get(spec) {
-            return Ok(*p);
+        loop {
+            match map.get(spec) {
+                Some(Slot::Ready(p)) => return Ok(*p),
+                Some(Slot::Creating) => self.created.wait(&mut map),
+                None => break,
+            }
+        }
+        map.insert(spec.to_vec(), Slot::Creating);
+        drop(map);
+        self.create_into_slot(spec)
+    }
+
+    /// Creates the pipeline of `spec` unless it exists or is being
+    /// created: `Ok(true)` when this call created it. For creation ahead
+    /// of the first launch.
+    pub fn prefetch(&self, spec: &[(u32, u32)]) -> CLResult<bool> {
+        let mut map = self.pipelines.lock();
+        if map.contains_key(spec) {
+            return Ok(false);
+        }
+        map.insert(spec.to_vec(), Slot::Creating);
+        drop(map);
+        self.create_into_slot(spec).map(|_| true)
+    }
+
+    /// Whether the pipeline of `spec` exists (created, not in creation).
+    pub fn is_ready(&self, spec: &[(u32, u32)]) -> bool {
+        matches!(self.pipelines.lock().get(spec), Some(Slot::Ready(_)))
+    }
+
+    /// How many pipelines this object has created so far.
+    pub fn creations(&self) -> u32 {
+        self.creations.load(Ordering::Acquire)
+    }
+
+    /// Creates the pipeline of `spec`, whose slot this thread marked
+    /// `Creating`, and fills the slot (or frees it on failure).
+    fn create_into_slot(&self, spec: &[(u32, u32)]) -> CLResult<vk::Pipeline> {
+        // The slot must not stay `Creating` if creation panics: waiters
+        // would wait forever.
+        struct Unmark<'a>(&'a KernelPipelines, &'a [(u32, u32)], bool);
+        impl Drop for Unmark<'_> {
+            fn drop(&mut self) {
+                if self.2 {
+                    self.0.pipelines.lock().remove(self.1);
+                    self.0.created.notify_all();
+                }
+            }
+        }
+        let mut guard = Unmark(self, spec, true);
+        let r = self.create(spec);
+        guard.2 = false;
+        let mut map = self.pipelines.lock();
+        match r {
+            Ok(p) => {
+                map.insert(spec.to_vec(), Slot::Ready(p));
+                self.creations.fetch_add(1, Ordering::AcqRel);
+            }
+            Err(_) => {
+                map.remove(spec);
+            }
+        }
+        drop(map);
+        self.created.notify_all();
+        r
+    }
+
+    /// vkCreateComputePipelines for these (SpecId, u32 value) pairs.
+    fn create(&self, spec: &[(u32, u32)]) -> CLResult<vk::Pipeline> {
+        #[cfg(test)]
+        if test_failures::take(&self.entry) {
+            return Err(opencl_sys::CL_OUT_OF_RESOURCES);
         }
         let entries: Vec<vk::SpecializationMapEntry> = spec
             .iter()
@@ -308,7 +406,7 @@ impl KernelPipelines {
         }
         .map_err(|(_, e)| map_vk_err(e))?[0];
         drop(one_at_a_time);
-        map.insert(spec.to_vec(), p);
+        self.device.pipeline_created();
         Ok(p)
     }
 }
@@ -339,7 +437,7 @@ impl Drop for KernelPipelines {
         // The VkDevice lives as long as the process (the platform is never
         // released), so the on-disk pipeline cache is written when a kernel
         // that compiled pipelines goes away.
-        if !self.pipelines.lock().is_empty() {
+        if self.creations() > 0 {
             self.device.save_pipeline_cache();
         }
         // No launch uses the sets any more: back to their pools, before
@@ -351,8 +449,11 @@ impl Drop for KernelPipelines {
         // SAFETY: programs/kernels (and enqueued commands, through Arcs) are
         // gone, so no pipeline is in use.
         unsafe {
-            for (_, p) in self.pipelines.lock().drain() {
-                self.device.raw.destroy_pipeline(p, None);
+            // No slot is `Creating`: a creator holds this object.
+            for (_, slot) in self.pipelines.get_mut().drain() {
+                if let Slot::Ready(p) = slot {
+                    self.device.raw.destroy_pipeline(p, None);
+                }
             }
             if self.layout != vk::PipelineLayout::null() {
                 self.device.raw.destroy_pipeline_layout(self.layout, None);
@@ -364,6 +465,37 @@ impl Drop for KernelPipelines {
                 }
             }
             self.device.raw.destroy_shader_module(self.module, None);
+        }
+    }
+}
+
+/// Failures injected into pipeline creation by unit tests.
+#[cfg(test)]
+pub mod test_failures {
+    use parking_lot::Mutex;
+    use std::collections::HashMap;
+    use std::ffi::{CStr, CString};
+
+    static PLANNED: Mutex<Option<HashMap<CString, u32>>> = parking_lot::const_mutex(None);
+
+    /// The next `n` pipeline creations of kernels with entry point
+    /// `entry` fail (CL_OUT_OF_RESOURCES).
+    pub fn fail_next(entry: &str, n: u32) {
+        let name = CString::new(entry).expect("no NUL");
+        PLANNED
+            .lock()
+            .get_or_insert_with(HashMap::new)
+            .insert(name, n);
+    }
+
+    pub(super) fn take(entry: &CStr) -> bool {
+        let mut p = PLANNED.lock();
+        match p.as_mut().and_then(|m| m.get_mut(entry)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
         }
     }
 }

@@ -18,8 +18,16 @@ fn file(phys: &PhysicalDevice) -> Option<PathBuf> {
     cache_dir().map(|d| d.join(format!("pipelines-{hex}.bin")))
 }
 
+/// A cache file above this size is not loaded: the process starts with an
+/// empty cache, and its save replaces the file with what it compiled. A
+/// VkPipelineCache only grows (every process writes back all it loaded
+/// plus its own pipelines, more of them since pipelines are made ahead of
+/// launches), so this bounds the file.
+pub const LIMIT: u64 = 256 << 20;
+
 pub fn load(phys: &PhysicalDevice) -> Vec<u8> {
     file(phys)
+        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= LIMIT))
         .and_then(|f| std::fs::read(f).ok())
         .unwrap_or_default()
 }

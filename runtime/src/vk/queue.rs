@@ -1,7 +1,9 @@
 //! The execution engine behind one cl_command_queue.
 //!
-//! Two threads per queue, no vkQueueWaitIdle, no busy waiting on an
-//! application thread:
+//! Two threads per queue, no vkQueueWaitIdle, no unbounded busy waiting
+//! on an application thread (a thread waiting for an event polls it for
+//! at most `FERROCL_WAIT_POLL_US` on a GPU before it blocks:
+//! `crate::core::event::Event::wait`):
 //! * when the queue is idle (nothing waiting, recording or on the device)
 //!   the application thread that enqueues a command records and submits it
 //!   itself ([`QueueEngine::enqueue`]): a lone command costs no thread
@@ -31,9 +33,14 @@
 //!
 //! Profiling: a queue created with `profiling` brackets each command's
 //! recorded work with two timestamp queries (a pair from a per-queue pool,
-//! recycled on completion, reset inside the command buffer), written at
+//! recycled on completion and reset there on the host where the device has
+//! hostQueryReset, else by a command before each use), written at
 //! BOTTOM_OF_PIPE: the first once all earlier work is done, the second once
 //! the command's own work is. `done` gets them mapped onto the host clock.
+//!
+//! Each command buffer has a command pool of its own ([`Cb`]): the
+//! completer resets it once its submission has completed, so recording a
+//! command never waits for a reset.
 //!
 //! Layer: Vulkan execution (`crate::vk`), below the object model: the
 //! engine of `crate::core::queue`, which sees commands only as record and
@@ -348,8 +355,31 @@ struct Entry {
 
 struct InFlight {
     value: u64,
-    cb: Option<vk::CommandBuffer>,
+    cb: Option<Cb>,
     entries: Vec<Entry>,
+}
+
+/// A command buffer in a command pool of its own. Host access to a pool
+/// must be externally synchronized, also while one of its buffers is
+/// recorded; with one buffer per pool, whoever holds the buffer owns the
+/// pool: the recording thread while it records, the completer once the
+/// submission has completed, which resets the pool (vkResetCommandPool)
+/// off the submit path. (Resetting buffers of the one pool the submitter
+/// was recording into, from the completer, raced inside NVIDIA's driver
+/// and hung the queue after a few thousand commands.)
+#[derive(Clone, Copy)]
+struct Cb {
+    pool: vk::CommandPool,
+    cb: vk::CommandBuffer,
+}
+
+/// The queue's command buffers.
+#[derive(Default)]
+struct CbPool {
+    /// Reset, ready to record.
+    ready: Vec<Cb>,
+    /// Every pool made, destroyed with the queue.
+    all: Vec<vk::CommandPool>,
 }
 
 struct Pending {
@@ -377,11 +407,15 @@ const QUERY_POOL_SIZE: u32 = 256;
 struct Shared {
     device: Arc<Device>,
     timeline: vk::Semaphore,
-    pool: Mutex<(vk::CommandPool, Vec<vk::CommandBuffer>)>,
+    pool: Mutex<CbPool>,
     /// A profiling queue: device timestamps are mapped onto the host clock
     /// through the device's current calibration (`clock::calibration`).
     profiling: bool,
     queries: Mutex<Queries>,
+    /// Timestamp queries are reset on the host (vkResetQueryPool, where
+    /// the device has hostQueryReset) when their pair is recycled, instead
+    /// of by a command before each use.
+    host_query_reset: bool,
     inbox: Mutex<Inbox>,
     inbox_cv: Condvar,
     /// Owned by whichever thread holds `Inbox::busy`.
@@ -412,22 +446,11 @@ impl QueueEngine {
         let si = vk::SemaphoreCreateInfo::default().push_next(&mut ti);
         // SAFETY: valid device.
         let timeline = unsafe { device.raw.create_semaphore(&si, None) }.map_err(map_vk_err)?;
-        let pi = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(device.queue_family)
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device.
-        let pool = match unsafe { device.raw.create_command_pool(&pi, None) } {
-            Ok(p) => p,
-            Err(e) => {
-                // SAFETY: created above, never used.
-                unsafe { device.raw.destroy_semaphore(timeline, None) };
-                return Err(map_vk_err(e));
-            }
-        };
         let shared = Arc::new(Shared {
             device: device.clone(),
             timeline,
-            pool: Mutex::new((pool, Vec::new())),
+            pool: Mutex::new(CbPool::default()),
+            host_query_reset: device.phys.features.host_query_reset,
             profiling,
             queries: Mutex::new(Queries::default()),
             inbox: Mutex::new(Inbox {
@@ -534,12 +557,14 @@ impl Drop for QueueEngine {
 impl Drop for Shared {
     fn drop(&mut self) {
         let d = &self.device.raw;
-        let pool = self.pool.lock();
+        let pool = self.pool.get_mut();
         let queries = self.queries.lock();
         // SAFETY: both threads have exited (they hold Arcs to us) and every
         // submission completed.
         unsafe {
-            d.destroy_command_pool(pool.0, None);
+            for p in pool.all.drain(..) {
+                d.destroy_command_pool(p, None);
+            }
             d.destroy_semaphore(self.timeline, None);
             for p in &queries.pools {
                 d.destroy_query_pool(*p, None);
@@ -548,39 +573,39 @@ impl Drop for Shared {
     }
 }
 
-/// A command buffer ready to record, on the submitter thread.
-///
-/// The command pool is used by the submitter thread only: Vulkan requires
-/// host access to a pool to be externally synchronized for allocation,
-/// reset, *and* for recording into any of its command buffers, so the
-/// completer never resets a buffer itself; it hands finished buffers back
-/// (`recycle_cb`) and they are reset here before reuse. (Resetting on the
-/// completer thread while the submitter recorded raced inside NVIDIA's
-/// driver and hung the queue after a few thousand commands.)
-fn alloc_cb(s: &Shared) -> CLResult<vk::CommandBuffer> {
-    let mut pool = s.pool.lock();
-    if let Some(cb) = pool.1.pop() {
-        // SAFETY: cb's submission completed (the completer saw its timeline
-        // value) and the pool is only touched by this thread.
-        unsafe {
-            s.device
-                .raw
-                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-        }
-        .map_err(map_vk_err)?;
+/// A command buffer ready to record (reset by the completer, or new).
+fn alloc_cb(s: &Shared) -> CLResult<Cb> {
+    if let Some(cb) = s.pool.lock().ready.pop() {
         return Ok(cb);
     }
+    let pi = vk::CommandPoolCreateInfo::default().queue_family_index(s.device.queue_family);
+    // SAFETY: valid device.
+    let pool = unsafe { s.device.raw.create_command_pool(&pi, None) }.map_err(map_vk_err)?;
+    s.pool.lock().all.push(pool);
     let ai = vk::CommandBufferAllocateInfo::default()
-        .command_pool(pool.0)
+        .command_pool(pool)
         .level(vk::CommandBufferLevel::PRIMARY)
         .command_buffer_count(1);
-    // SAFETY: the pool is only touched by this thread.
-    Ok(unsafe { s.device.raw.allocate_command_buffers(&ai) }.map_err(map_vk_err)?[0])
+    // SAFETY: the new pool is used by this thread only.
+    let cb = unsafe { s.device.raw.allocate_command_buffers(&ai) }.map_err(map_vk_err)?[0];
+    Ok(Cb { pool, cb })
 }
 
-fn recycle_cb(s: &Shared, cb: vk::CommandBuffer) {
-    // Completer thread: only hand the buffer back; `alloc_cb` resets it.
-    s.pool.lock().1.push(cb);
+/// Completer thread, once `cb`'s submission has completed: resets its
+/// pool and makes it ready to record again.
+fn recycle_cb(s: &Shared, cb: Cb) {
+    // SAFETY: the submission using the buffer has completed and nobody
+    // else holds the buffer, hence its pool.
+    let reset = unsafe {
+        s.device
+            .raw
+            .reset_command_pool(cb.pool, vk::CommandPoolResetFlags::empty())
+    };
+    // A pool that failed to reset is not used again (destroyed with the
+    // queue).
+    if reset.is_ok() {
+        s.pool.lock().ready.push(cb);
+    }
 }
 
 fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
@@ -593,6 +618,10 @@ fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
         .query_count(QUERY_POOL_SIZE);
     // SAFETY: valid device.
     let pool = unsafe { s.device.raw.create_query_pool(&qi, None) }.map_err(map_vk_err)?;
+    if s.host_query_reset {
+        // SAFETY: a new pool, used by nothing.
+        unsafe { s.device.raw.reset_query_pool(pool, 0, QUERY_POOL_SIZE) };
+    }
     q.pools.push(pool);
     q.free.extend(
         (0..QUERY_POOL_SIZE)
@@ -603,8 +632,10 @@ fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
     Ok(q.free.pop().expect("a fresh pool has free pairs"))
 }
 
-/// Reads a completed pair and returns it to the free list.
+/// Reads a completed pair.
 fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
+    // The pair goes back to the free list (`free_queries`) after the
+    // command's completion actions: its reset is no part of the latency.
     let mut ticks = [0u64; 2];
     // SAFETY: both queries were reset and written by a submission that
     // completed (its timeline value was reached).
@@ -616,13 +647,24 @@ fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
             vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
         )
     };
-    s.queries.lock().free.push(pair);
     if !s.profiling {
         return None;
     }
     let clock = calibration(&s.device).ok()?;
     r.ok()
         .map(|()| [clock.to_host(ticks[0]), clock.to_host(ticks[1])])
+}
+
+/// Returns a pair whose submission has completed (or failed) to the free
+/// list, reset on the host where the device can.
+fn free_queries(s: &Shared, pair: QueryPair) {
+    if s.host_query_reset {
+        // SAFETY: no pending command uses the pair (its submission is
+        // over); vkResetQueryPool needs hostQueryReset, enabled where the
+        // device has it.
+        unsafe { s.device.raw.reset_query_pool(pair.pool, pair.first, 2) };
+    }
+    s.queries.lock().free.push(pair);
 }
 
 fn submitter(s: Arc<Shared>) {
@@ -691,7 +733,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                     if let (Some(c), Ok(())) = (cb, status) {
                         let r = Recorder {
                             device: &s.device,
-                            cb: c,
+                            cb: c.cb,
                             held: Default::default(),
                         };
                         if cmd.after_previous || st.barrier_owed {
@@ -699,7 +741,9 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                             st.barrier_owed = false;
                         }
                         if let Some(q) = queries {
-                            r.reset_queries(q);
+                            if !s.host_query_reset {
+                                r.reset_queries(q);
+                            }
                             r.timestamp(q.pool, q.first);
                         }
                         status = record(&r);
@@ -733,7 +777,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
         let value = match (cb, recorded) {
             (Some(c), true) => {
                 st.next_value += 1;
-                if let Err(e) = submit_cb(s, c, st.next_value) {
+                if let Err(e) = submit_cb(s, c.cb, st.next_value) {
                     s.lost.store(true, Ordering::Relaxed);
                     for e2 in entries.iter_mut() {
                         e2.status = e2.status.and(Err(e));
@@ -746,7 +790,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
             (c, _) => {
                 if let Some(c) = c {
                     // SAFETY: cb is recording and unused.
-                    let _ = unsafe { s.device.raw.end_command_buffer(c) };
+                    let _ = unsafe { s.device.raw.end_command_buffer(c.cb) };
                 }
                 st.next_value
             }
@@ -761,12 +805,15 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
     }
 }
 
-fn begin_cb(s: &Shared) -> CLResult<vk::CommandBuffer> {
+fn begin_cb(s: &Shared) -> CLResult<Cb> {
     let cb = alloc_cb(s)?;
     let bi =
         vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: cb is in the initial state and owned by this thread.
-    unsafe { s.device.raw.begin_command_buffer(cb, &bi) }.map_err(map_vk_err)?;
+    if let Err(e) = unsafe { s.device.raw.begin_command_buffer(cb.cb, &bi) } {
+        recycle_cb(s, cb);
+        return Err(map_vk_err(e));
+    }
     Ok(cb)
 }
 
@@ -859,17 +906,15 @@ fn completer(s: Arc<Shared>) {
                 }
             }
         }
-        if let Some(cb) = item.cb {
-            recycle_cb(&s, cb);
-        }
+        // The device is done with the submission: from here on the queue
+        // counts as idle for direct submission (`QueueEngine::enqueue`),
+        // before the completion actions below wake an application thread
+        // that may enqueue again at once.
+        s.in_flight.fetch_sub(1, Ordering::AcqRel);
         for e in item.entries {
             let times = match (e.queries, failed) {
                 (Some(q), None) => read_queries(&s, q),
-                (Some(q), Some(_)) => {
-                    s.queries.lock().free.push(q);
-                    None
-                }
-                (None, _) => None,
+                _ => None,
             };
             let st = match failed {
                 Some(err) => e.status.and(Err(err)),
@@ -877,7 +922,14 @@ fn completer(s: Arc<Shared>) {
             };
             (e.done)(st.map(|()| times));
             drop(e.held);
+            if let Some(q) = e.queries {
+                free_queries(&s, q);
+            }
         }
-        s.in_flight.fetch_sub(1, Ordering::AcqRel);
+        // Last, once the application has its completions: resetting the
+        // pool is no part of the latency.
+        if let Some(cb) = item.cb {
+            recycle_cb(&s, cb);
+        }
     }
 }

@@ -4,6 +4,8 @@
 //! ```text
 //! ferrocl-bench [--quick] [FIRST [SECOND]]
 //! ferrocl-bench --addressing [--quick] [FIRST]
+//! ferrocl-bench --write-baseline FILE|DIR [--quick] FIRST SECOND
+//! ferrocl-bench --check FILE|DIR FIRST SECOND
 //! ```
 //! FIRST and SECOND are case-insensitive substrings of platform names
 //! (default "ferrocl" and the first other platform). `--addressing`
@@ -15,15 +17,33 @@
 //!
 //! Times are host wall-clock around clFinish, the best of several runs,
 //! so both platforms are measured the same way. A benchmark, not a test:
-//! it asserts only that results are correct, never a speed.
+//! it asserts only that results are correct, never a speed, except in the
+//! gate:
+//!
+//! - `--write-baseline` runs every row on both platforms and writes the
+//!   ratios FIRST / SECOND, with SECOND's card and driver and the date, to
+//!   FILE (a directory: `baseline-<card>.json` in it);
+//! - `--check` runs them again (with the baseline's workload sizes) and
+//!   compares: it prints a table and exits 1 when a row's ratio is more
+//!   than its tolerance (default 10 %) worse than the baseline's, in the
+//!   row's direction (for times and latencies lower is better), or when a
+//!   baseline row is missing; 2 on a usage error or a baseline of another
+//!   card. With a directory it reads `baseline-<card>.json`.
+//!
+//! The file format and the comparison are in `bench_gate/mod.rs`.
 
 use std::time::{Duration, Instant};
+
+#[path = "bench_gate/mod.rs"]
+mod gate;
 
 use ferrocl_tests::info::{device_info, device_string, devices, platform_name, query_value};
 use ferrocl_tests::objects::{Context, Queue};
 use opencl_sys::*;
 
 struct Sizes {
+    /// "quick" or "full" (recorded in a baseline).
+    label: &'static str,
     /// float4 elements per copy buffer.
     copy_elems: usize,
     /// Work-items of the compute kernel.
@@ -50,6 +70,19 @@ kernel void mad_loop(global float* out, float s) {
         x = mad(y, x, y); y = mad(x, y, x);
     }
     out[get_global_id(0)] = x.x + x.y + x.z + x.w + y.x + y.y + y.z + y.w;
+}
+"#;
+
+/// A kernel without `__local` arguments, launched with a NULL local size:
+/// the first launch of a freshly built program (pipelines made ahead).
+const FIRST_LAUNCH_SOURCE: &str = r#"
+kernel void scale(global float* a, float s) {
+    size_t i = get_global_id(0);
+    a[i] = a[i] * s + (float)i;
+}
+kernel void offset(global float* a, float s) {
+    size_t i = get_global_id(0);
+    a[i] = a[i] + s;
 }
 "#;
 
@@ -133,7 +166,7 @@ fn enqueue(q: &Queue, k: &ferrocl_tests::Kernel, global: usize) {
 
 /// Records a row, printing it at once (a run cut short still shows what it measured).
 fn push(rows: &mut Vec<Row>, row: Row) {
-    eprintln!("  {:<42} {:>14.2} {}", row.name, row.value, row.unit);
+    eprintln!("  {:<50} {:>14.2} {}", row.name, row.value, row.unit);
     rows.push(row);
 }
 
@@ -222,6 +255,50 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         &mut rows,
         Row {
             name: "clCreateKernel + first enqueue + finish",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
+
+    // A fresh build's first launch, end to end: clBuildProgram of a
+    // source no cache knows, clCreateKernel, the first enqueue (NULL
+    // local size) and clFinish. Implementations compile at different
+    // points (NVIDIA's OpenCL in clBuildProgram, ferrocl's pipelines in
+    // the background after it, or at the first launch), so only the sum
+    // compares.
+    let first = ctx.buffer::<f32>(1 << 16);
+    let unique = format!("// {:?}\n{FIRST_LAUNCH_SOURCE}", Instant::now());
+    let t = Instant::now();
+    let fresh = ctx.build(&unique);
+    let k = fresh.kernel("scale");
+    k.arg(0, &first).arg(1, &2.0f32);
+    enqueue(&q, &k, 1 << 16);
+    finish(&q);
+    push(
+        &mut rows,
+        Row {
+            name: "clBuildProgram cold + first launch (NULL local)",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
+    // The same after 100 ms of the application's own set-up (buffers,
+    // data) between clBuildProgram and clCreateKernel: pipelines made in
+    // the background meanwhile are ready at the first launch.
+    let unique = format!("// {:?}\n{FIRST_LAUNCH_SOURCE}", Instant::now());
+    let fresh = ctx.build(&unique);
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    let k = fresh.kernel("scale");
+    k.arg(0, &first).arg(1, &2.0f32);
+    enqueue(&q, &k, 1 << 16);
+    finish(&q);
+    push(
+        &mut rows,
+        Row {
+            name: "clCreateKernel + first launch, 100 ms after build",
             unit: "ms",
             higher_better: false,
             value: t.elapsed().as_secs_f64() * 1e3,
@@ -605,14 +682,14 @@ fn print_table(na: &str, ra: &[Row], other: Option<(String, Vec<Row>)>) {
         println!("B = {nb}");
     }
     println!(
-        "{:<42} {:>10} {:>14} {:>14} {:>8}",
+        "{:<50} {:>10} {:>14} {:>14} {:>8}",
         "workload", "unit", "A", "B", "A/B"
     );
     for (i, r) in ra.iter().enumerate() {
         let b = other.as_ref().map(|(_, rb)| rb[i].value);
         let ratio = b.map(|b| r.value / b);
         println!(
-            "{:<42} {:>10} {:>14.2} {:>14} {:>8}",
+            "{:<50} {:>10} {:>14.2} {:>14} {:>8}",
             r.name,
             r.unit,
             r.value,
@@ -631,14 +708,58 @@ fn print_table(na: &str, ra: &[Row], other: Option<(String, Vec<Row>)>) {
     }
 }
 
+/// What the gate options ask for.
+enum Gate {
+    None,
+    Check(std::path::PathBuf),
+    Write(std::path::PathBuf),
+}
+
+/// `path`, or for a directory `baseline-<card>.json` in it.
+fn baseline_file(path: &std::path::Path, card: &str) -> std::path::PathBuf {
+    if path.is_dir() {
+        path.join(format!("baseline-{}.json", gate::slug(card)))
+    } else {
+        path.to_path_buf()
+    }
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: ferrocl-bench [--quick] [FIRST [SECOND]]\n       \
+         ferrocl-bench --addressing [--quick] [FIRST]\n       \
+         ferrocl-bench --write-baseline FILE|DIR [--quick] FIRST SECOND\n       \
+         ferrocl-bench --check FILE|DIR FIRST SECOND"
+    );
+    std::process::exit(2);
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let names: Vec<String> = args
-        .iter()
-        .filter(|a| !a.starts_with("--"))
-        .map(|a| a.to_lowercase())
-        .collect();
+    let mut quick = false;
+    let mut addressing = false;
+    let mut gate_mode = Gate::None;
+    let mut names: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--addressing" => addressing = true,
+            "--check" | "--write-baseline" => {
+                let Some(path) = args.next() else { usage() };
+                gate_mode = if a == "--check" {
+                    Gate::Check(path.into())
+                } else {
+                    Gate::Write(path.into())
+                };
+            }
+            a if a.starts_with("--") => usage(),
+            a => names.push(a.to_lowercase()),
+        }
+    }
+    if !matches!(gate_mode, Gate::None) && names.len() != 2 {
+        eprintln!("ferrocl-bench: the gate compares two platforms: name FIRST and SECOND");
+        usage();
+    }
     ferrocl_tests::loader::init();
     let platforms = ferrocl_tests::info::platforms();
     let first_name = names.first().cloned().unwrap_or_else(|| "ferrocl".into());
@@ -656,11 +777,48 @@ fn main() {
         Some(n) => find(n, Some(first)),
         None => platforms.iter().copied().find(|p| *p != first),
     };
+    // The baseline of a check decides the workload sizes.
+    let mut baseline = None;
+    if let Gate::Check(path) = &gate_mode {
+        let Some(second) = second else {
+            eprintln!("ferrocl-bench: no platform matches {:?}", names[1]);
+            std::process::exit(2);
+        };
+        let card = device_string(devices(second)[0], CL_DEVICE_NAME);
+        let file = baseline_file(path, &card);
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| {
+            eprintln!("ferrocl-bench: cannot read {}: {e}", file.display());
+            std::process::exit(2);
+        });
+        let b = gate::from_json(&text).unwrap_or_else(|e| {
+            eprintln!("ferrocl-bench: {}: {e}", file.display());
+            std::process::exit(2);
+        });
+        if b.card != card {
+            eprintln!(
+                "ferrocl-bench: {} is the baseline of {:?}, this run's card is {card:?}",
+                file.display(),
+                b.card
+            );
+            std::process::exit(2);
+        }
+        quick = b.sizes == "quick";
+        eprintln!(
+            "checking against {} ({}, driver {}, {}, {} sizes)",
+            file.display(),
+            b.card,
+            b.driver,
+            b.date,
+            b.sizes
+        );
+        baseline = Some(b);
+    }
     let gpu = query_value::<cl_device_type>(device_info(devices(first)[0], CL_DEVICE_TYPE))
         .map(|t| t & CL_DEVICE_TYPE_GPU != 0)
         .unwrap_or(false);
     let s = if quick || !gpu {
         Sizes {
+            label: "quick",
             copy_elems: 1 << 20,
             compute_items: 1 << 14,
             transfer_bytes: 16 << 20,
@@ -669,6 +827,7 @@ fn main() {
         }
     } else {
         Sizes {
+            label: "full",
             copy_elems: 1 << 24,
             compute_items: 1 << 22,
             transfer_bytes: 256 << 20,
@@ -676,7 +835,7 @@ fn main() {
             reps: 5,
         }
     };
-    if args.iter().any(|a| a == "--addressing") {
+    if addressing {
         let device = devices(first)[0];
         let name = format!(
             "{} / {}",
@@ -698,5 +857,64 @@ fn main() {
     }
     let (na, ra) = run_platform(first, &s);
     let other = second.map(|p| run_platform(p, &s));
+    let measured: Vec<gate::Measured> = ra
+        .iter()
+        .map(|r| gate::Measured {
+            name: r.name.to_string(),
+            unit: r.unit.to_string(),
+            higher_better: r.higher_better,
+            ratio: other
+                .as_ref()
+                .and_then(|(_, rb)| rb.iter().find(|b| b.name == r.name))
+                .map(|b| r.value / b.value),
+        })
+        .collect();
+    let nb = other.as_ref().map(|(n, _)| n.clone());
     print_table(&na, &ra, other);
+    match gate_mode {
+        Gate::None => {}
+        Gate::Write(path) => {
+            let second = second.expect("checked above");
+            let device = devices(second)[0];
+            let card = device_string(device, CL_DEVICE_NAME);
+            let b = gate::Baseline {
+                driver: device_string(device, CL_DRIVER_VERSION),
+                date: gate::today(),
+                first: na,
+                second: nb.unwrap_or_default(),
+                sizes: s.label.to_string(),
+                tolerance: gate::TOLERANCE,
+                rows: measured
+                    .iter()
+                    .filter_map(|m| {
+                        Some(gate::BaseRow {
+                            name: m.name.clone(),
+                            unit: m.unit.clone(),
+                            higher_better: m.higher_better,
+                            ratio: m.ratio.filter(|r| r.is_finite() && *r > 0.0)?,
+                            tolerance: None,
+                        })
+                    })
+                    .collect(),
+                card,
+            };
+            let file = baseline_file(&path, &b.card);
+            if let Err(e) = std::fs::write(&file, gate::to_json(&b)) {
+                eprintln!("ferrocl-bench: cannot write {}: {e}", file.display());
+                std::process::exit(2);
+            }
+            println!("baseline written: {}", file.display());
+        }
+        Gate::Check(_) => {
+            let b = baseline.expect("read above");
+            let lines = gate::compare(&b, &measured);
+            println!();
+            print!("{}", gate::table(&lines));
+            if gate::failed(&lines) {
+                println!("ferrocl-bench --check: FAILED (a row is worse than its baseline allows, or missing)");
+                std::process::exit(1);
+            }
+            println!("ferrocl-bench --check: passed");
+        }
+    }
 }

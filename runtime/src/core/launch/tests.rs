@@ -508,3 +508,79 @@ fn empty_ranges_do_no_work() {
         [3, 3, 1]
     );
 }
+
+#[test]
+fn small_global_sizes_are_their_own_group() {
+    // The fast path (global size within the cap) agrees with the search.
+    for g in 1..=300usize {
+        let slow = (1..=256usize).rev().find(|l| g % l == 0).unwrap_or(1);
+        assert_eq!(
+            choose_local_size(1, &[g, 1, 1], 1024, &LIMITS)[0],
+            slow,
+            "{g}"
+        );
+    }
+    assert_eq!(choose_local_size(2, &[1, 5, 1], 1024, &LIMITS), [1, 5, 1]);
+}
+
+#[test]
+fn used_dims_come_from_the_implicit_fields() {
+    assert_eq!(used_dims(&[]), 1);
+    assert_eq!(used_dims(&[(ImplicitField::WorkDim, 0)]), 1);
+    assert_eq!(
+        used_dims(&[
+            (ImplicitField::GlobalOffset(0), 0),
+            (ImplicitField::RegionGroupOffset(1), 4)
+        ]),
+        2
+    );
+    assert_eq!(used_dims(&[(ImplicitField::NumGroups(2), 0)]), 3);
+    assert_eq!(used_dims(&[(ImplicitField::GlobalSize(0), 0)]), 1);
+}
+
+#[test]
+fn likely_local_sizes_follow_the_launch_rules() {
+    // reqd_work_group_size is the only size.
+    assert_eq!(
+        likely_local_sizes(2, &rules(Some([8, 4, 1]), false), &LIMITS),
+        vec![[8, 4, 1]]
+    );
+    // One dimension: what a NULL local size picks, then the kernel's
+    // whole work-group size.
+    assert_eq!(
+        likely_local_sizes(1, &rules(None, false), &LIMITS),
+        vec![[256, 1, 1], [1024, 1, 1]]
+    );
+    // Two and three: the NULL local size's pick.
+    assert_eq!(
+        likely_local_sizes(2, &rules(None, false), &LIMITS),
+        vec![[16, 16, 1]]
+    );
+    assert_eq!(
+        likely_local_sizes(3, &rules(None, false), &LIMITS),
+        vec![[8, 8, 4]]
+    );
+    // A small CL_KERNEL_WORK_GROUP_SIZE: one size, not two equal ones.
+    let small = GroupRules {
+        max_size: 128,
+        ..rules(None, false)
+    };
+    assert_eq!(likely_local_sizes(1, &small, &LIMITS), vec![[128, 1, 1]]);
+    // Each prediction is what a launch with a NULL local size and a large
+    // power-of-two global size plans for its dispatches.
+    for dims in 1..=3 {
+        let r = rules(None, false);
+        let l = likely_local_sizes(dims, &r, &LIMITS)[0];
+        let mut global = [1usize; 3];
+        global[..dims].fill(1 << 12);
+        let local = local_size(dims, &global, None, &r, &LIMITS).expect("local size");
+        let range = NdRange {
+            work_dim: dims as u32,
+            offset: [0; 3],
+            global,
+            local,
+        };
+        let plans = plan_dispatches(&range, LIMITS.max_group_count, &[], &[], &[]);
+        assert!(plans.iter().all(|p| p.spec == dispatch_spec(l, l, &[])));
+    }
+}

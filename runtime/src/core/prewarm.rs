@@ -1,0 +1,557 @@
+//! Kernel pipelines made ahead of the first launch.
+//!
+//! Creating a compute pipeline is where a Vulkan driver compiles SPIR-V to
+//! machine code (tens of milliseconds on NVIDIA), and the work-group size
+//! and the `__local` argument sizes are specialization constants of it
+//! (`ferrocl_compiler::abi`), so a pipeline exists per launch shape. Made
+//! at the first launch, that compile is the first launch's latency.
+//! Instead:
+//!
+//! - each program keeps, per device and kernel, one [`KernelSlot`]: the
+//!   kernel's `KernelPipelines` (shader module, layouts and pipelines),
+//!   shared by every cl_kernel of that name (clCreateKernel no longer
+//!   makes a module of its own);
+//! - a successful build or link queues a job per kernel for a background
+//!   thread (one per process): make the kernel's `KernelPipelines`, then
+//!   the pipelines of the work-group sizes its launches are likely to use
+//!   (`launch::likely_local_sizes`: `reqd_work_group_size`, what a NULL
+//!   local size picks, CL_KERNEL_WORK_GROUP_SIZE). Kernels with `__local`
+//!   pointer arguments get no job: their pipelines also depend on the
+//!   argument sizes, known at clSetKernelArg. At most
+//!   [`PIPELINES_PER_BUILD`] pipelines per build, the first kernels of the
+//!   program first, and nothing while [`MAX_QUEUED`] jobs wait;
+//!   clBuildProgram does not wait for any of it;
+//! - clCreateKernel moves the kernel's job to the front (queueing its
+//!   pipelines if the build's budget left them out), and makes the
+//!   `KernelPipelines` itself unless the worker has made it or is making
+//!   it (then it waits for that one);
+//! - a launch looks its pipeline up (`KernelPipelines::get`): made ahead,
+//!   it is there; being made, the launch waits for that creation; not
+//!   predicted, the launch creates it, as before. A background creation
+//!   that failed leaves nothing behind, so the launch creates the pipeline
+//!   itself and returns the error that creation gives, at the same call
+//!   as before.
+//!
+//! One thread does all background work: Vulkan pipelines of a device are
+//! created one at a time anyway (`vk::Device::pipeline_lock`), and the
+//! machine's other cores stay with the application. That lock is also the
+//! cost of this scheme: a launch whose pipeline was not predicted waits
+//! for the background creation in progress on its device, if any (one
+//! pipeline), before it creates its own. Jobs hold only weak
+//! references to what they work on: a program released before its job
+//! runs costs nothing; one released while its pipeline is being created
+//! is freed by the worker when that creation ends. At process exit
+//! (`atexit`) queued jobs are dropped and the one running is waited for,
+//! so that no pipeline is being compiled inside the driver while the
+//! process tears the driver down, and each device's pipeline cache is
+//! written to disk (`vk::device::save_all_pipeline_caches`).
+//!
+//! `FERROCL_PREWARM=0` turns background creation off: every pipeline is
+//! then created at its first launch (measurements, debugging).
+//!
+//! Layer: programs (`super::program` holds the slots), below kernels
+//! (`super::kernel` takes its pipelines from here).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use ash::vk;
+use ferrocl_compiler::{self as compiler, ArgKind};
+use opencl_sys::*;
+use parking_lot::{Condvar, Mutex};
+
+use super::device::Device;
+use super::error::CLResult;
+use super::launch::{self, DeviceLimits, GroupRules};
+use crate::vk::dispatch::{arg_descriptor_type, descriptor_type};
+use crate::vk::instance::SubgroupMode;
+use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
+
+/// At most this many pipelines are queued at a build (clCreateKernel
+/// queues its kernel's beyond that).
+pub const PIPELINES_PER_BUILD: usize = 32;
+
+/// A build queues nothing while this many jobs wait (an application that
+/// builds programs faster than the worker gets through them; each job is
+/// a kernel's). clCreateKernel's jobs are always queued.
+pub const MAX_QUEUED: usize = 1024;
+
+/// Whether pipelines are made ahead of launches (`FERROCL_PREWARM=0`
+/// turns it off). Read once per process.
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FERROCL_PREWARM").map_or(true, |v| v != "0"))
+}
+
+fn log(msg: impl FnOnce() -> String) {
+    if super::platform::log_enabled() {
+        eprintln!("ferrocl: {}", msg());
+    }
+}
+
+/// The descriptor sets of a kernel per the ABI: literal samplers (this
+/// device's VkSamplers for their encodings) and one binding per
+/// image/sampler argument; with descriptor addressing also one per buffer
+/// argument, per POD binding (one per POD argument, or the clustered one)
+/// and the global-variable buffer.
+fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<DescriptorLayout> {
+    let vkdev = device.vk()?;
+    let literal_samplers = k
+        .literal_samplers
+        .iter()
+        .map(|&bits| vkdev.sampler(bits))
+        .collect::<CLResult<Vec<_>>>()?;
+    let mut bindings: Vec<(u32, vk::DescriptorType)> = k
+        .args
+        .iter()
+        .filter_map(|a| match a.kind {
+            ArgKind::Sampler { binding } => Some((binding, vk::DescriptorType::SAMPLER)),
+            ArgKind::Image {
+                descriptor,
+                binding,
+                ..
+            } => Some((binding, descriptor_type(descriptor))),
+            _ => None,
+        })
+        .collect();
+    for d in k.args.iter().filter_map(|a| a.descriptor) {
+        if Some(d.set) != k.descriptor_set {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
+        // Clustered POD arguments share one binding.
+        if !bindings.iter().any(|(b, _)| *b == d.binding) {
+            bindings.push((d.binding, arg_descriptor_type(d.kind)));
+        }
+    }
+    if let Some(b) = k.global_variables_binding {
+        bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
+    }
+    // Descriptor addressing: the launch's printf buffer.
+    if let Some(b) = k.printf_binding {
+        bindings.push((b, vk::DescriptorType::STORAGE_BUFFER));
+    }
+    if let Some(d) = k.arg_buffer.as_ref().and_then(|b| b.descriptor) {
+        bindings.push((d.binding, arg_descriptor_type(d.kind)));
+    }
+    let args = match k.descriptor_set {
+        Some(set) => Some((set, bindings)),
+        None if bindings.is_empty() => None,
+        None => return Err(CL_INVALID_PROGRAM_EXECUTABLE),
+    };
+    Ok(DescriptorLayout {
+        literal_samplers,
+        args,
+        loop_status: if k.loop_status {
+            Some(device.loop_status()?)
+        } else {
+            None
+        },
+    })
+}
+
+/// CL_KERNEL_WORK_GROUP_SIZE of kernel `k` on `d`, whose pipelines use
+/// sub-group mode `subgroups`.
+pub fn work_group_size(k: &compiler::Kernel, d: &Device, subgroups: Option<SubgroupMode>) -> usize {
+    match k.reqd_work_group_size {
+        Some(r) => (r[0] * r[1] * r[2]) as usize,
+        None => {
+            // A kernel using sub-groups runs as a one-dimensional Vulkan
+            // work-group (maxComputeWorkGroupSize[0] bounds it), and a
+            // required subgroup size bounds it too
+            // (maxComputeWorkgroupSubgroups × size).
+            let sg_limit = subgroups.map_or(usize::MAX, |m| {
+                (m.max_invocations as usize).min(d.max_work_item_sizes()[0])
+            });
+            d.max_work_group_size().min(sg_limit)
+        }
+    }
+}
+
+/// The device limits a launch plan respects.
+pub fn device_limits(dev: &Device) -> DeviceLimits {
+    DeviceLimits {
+        max_work_item_sizes: dev.max_work_item_sizes(),
+        max_work_group_size: dev.max_work_group_size(),
+        max_group_count: dev.max_group_count(),
+    }
+}
+
+/// One kernel of one build on one device: its pipelines, made once.
+pub struct KernelSlot {
+    device: Arc<Device>,
+    /// The build's executable (the kernel is `output.kernels[index]`).
+    output: Arc<compiler::Program>,
+    index: usize,
+    pipelines: Mutex<Option<Arc<KernelPipelines>>>,
+    /// The predicted pipelines were queued (by the build, or by
+    /// clCreateKernel).
+    predicted_queued: AtomicBool,
+}
+
+impl KernelSlot {
+    pub fn info(&self) -> &compiler::Kernel {
+        &self.output.kernels[self.index]
+    }
+
+    /// The kernel's pipelines object: the one made already (by the worker
+    /// or an earlier clCreateKernel), else made now. Waits while another
+    /// thread makes it. An error leaves nothing behind (the next call
+    /// tries again).
+    pub fn pipelines(&self) -> CLResult<Arc<KernelPipelines>> {
+        let mut slot = self.pipelines.lock();
+        if let Some(p) = &*slot {
+            return Ok(p.clone());
+        }
+        let k = self.info();
+        let p = Arc::new(KernelPipelines::new(
+            &self.device.vk()?,
+            &k.spirv,
+            &k.entry_point,
+            k.push_constant_size,
+            &descriptor_layout(&self.device, k)?,
+            k.reqd_work_group_size,
+        )?);
+        *slot = Some(p.clone());
+        Ok(p)
+    }
+
+    /// The pipelines object if it has been made.
+    pub fn pipelines_if_made(&self) -> Option<Arc<KernelPipelines>> {
+        self.pipelines.lock().clone()
+    }
+
+    /// The specializations of the likely launches (`launch::
+    /// likely_local_sizes`, whole work-groups): none for a kernel with
+    /// `__local` pointer arguments, whose sizes are part of the
+    /// specialization.
+    pub fn predicted_specs(&self, subgroups: Option<SubgroupMode>) -> Vec<Vec<(u32, u32)>> {
+        let k = self.info();
+        if k.args
+            .iter()
+            .any(|a| matches!(a.kind, ArgKind::LocalPointer { .. }))
+        {
+            return Vec::new();
+        }
+        let rules = GroupRules {
+            required: k.reqd_work_group_size,
+            non_uniform: false,
+            max_size: work_group_size(k, &self.device, subgroups),
+        };
+        let limits = device_limits(&self.device);
+        launch::likely_local_sizes(launch::used_dims(&k.implicit), &rules, &limits)
+            .into_iter()
+            .map(|l| launch::dispatch_spec(l, l, &[]))
+            .collect()
+    }
+
+    /// The background job: the pipelines object, then the predicted
+    /// pipelines.
+    fn job(self: &Arc<Self>) -> Job {
+        let weak = Arc::downgrade(self);
+        Job {
+            group: Arc::as_ptr(self) as usize,
+            run: Box::new(move || {
+                let Some(slot) = weak.upgrade() else { return };
+                let kp = match slot.pipelines() {
+                    Ok(kp) => kp,
+                    Err(e) => {
+                        log(|| {
+                            format!(
+                                "kernel '{}': module not made ahead: error {e}",
+                                slot.info().name
+                            )
+                        });
+                        return;
+                    }
+                };
+                let name = slot.info().name.clone();
+                let specs = slot.predicted_specs(kp.subgroup_mode());
+                // The slot (and through it the program's executable) need
+                // not outlive a released program while pipelines compile.
+                drop(slot);
+                for spec in specs {
+                    if closing() {
+                        return;
+                    }
+                    let t = Instant::now();
+                    match kp.prefetch(&spec) {
+                        Ok(true) => log(|| {
+                            format!(
+                                "kernel '{name}': pipeline {:?} made ahead in {:.2} ms",
+                                &spec[..3],
+                                t.elapsed().as_secs_f64() * 1e3
+                            )
+                        }),
+                        Ok(false) => {}
+                        // The launch that needs it creates it and reports
+                        // the error.
+                        Err(e) => log(|| {
+                            format!(
+                                "kernel '{name}': pipeline {:?} not made ahead: error {e}",
+                                &spec[..3]
+                            )
+                        }),
+                    }
+                }
+            }),
+        }
+    }
+}
+
+/// A program's [`KernelSlot`]s: per device and kernel name, of the
+/// device's current executable.
+#[derive(Default)]
+pub struct ProgramPipelines {
+    slots: Mutex<HashMap<(usize, String), Arc<KernelSlot>>>,
+}
+
+fn key(d: &Device) -> usize {
+    d as *const Device as usize
+}
+
+impl ProgramPipelines {
+    /// After a successful build (or link) of `output` for `d`: one slot per
+    /// kernel, replacing the device's earlier ones, and their jobs queued
+    /// (pipelines for the first [`PIPELINES_PER_BUILD`] predicted ones).
+    pub fn built(&self, d: &Arc<Device>, output: &Arc<compiler::Program>) {
+        let slots: Vec<Arc<KernelSlot>> = (0..output.kernels.len())
+            .map(|index| {
+                Arc::new(KernelSlot {
+                    device: d.clone(),
+                    output: output.clone(),
+                    index,
+                    pipelines: Mutex::new(None),
+                    predicted_queued: AtomicBool::new(false),
+                })
+            })
+            .collect();
+        {
+            let mut map = self.slots.lock();
+            map.retain(|(dk, _), _| *dk != key(d));
+            for s in &slots {
+                map.insert((key(d), s.info().name.clone()), s.clone());
+            }
+        }
+        if !enabled() {
+            return;
+        }
+        let mut budget = PIPELINES_PER_BUILD;
+        let mut queued = Vec::new();
+        for s in &slots {
+            // Before the pipelines object exists the sub-group mode is
+            // not known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which
+            // the count does not depend on.
+            let n = s.predicted_specs(None).len();
+            if n > 0 && n <= budget {
+                budget -= n;
+                queued.push(s);
+            }
+        }
+        let jobs = queued.iter().map(|s| s.job()).collect();
+        if worker().submit(jobs, false) {
+            for s in queued {
+                s.predicted_queued.store(true, Ordering::Release);
+            }
+        }
+    }
+
+    /// Forgets `d`'s slots (its build is gone: recompiled, failed).
+    pub fn forget(&self, d: &Device) {
+        self.slots.lock().retain(|(dk, _), _| *dk != key(d));
+    }
+
+    /// The slot of kernel `name` of `output` on `d` (made when the build
+    /// made none, e.g. one without a slot for this executable), its job
+    /// moved to the front of the background queue: clCreateKernel.
+    /// `None` when `output` has no such kernel.
+    pub fn slot(
+        &self,
+        d: &Arc<Device>,
+        output: &Arc<compiler::Program>,
+        name: &str,
+    ) -> Option<Arc<KernelSlot>> {
+        let index = output.kernels.iter().position(|k| k.name == name)?;
+        let slot = {
+            let mut map = self.slots.lock();
+            let k = (key(d), name.to_string());
+            match map.get(&k) {
+                Some(s) if Arc::ptr_eq(&s.output, output) => s.clone(),
+                _ => {
+                    let s = Arc::new(KernelSlot {
+                        device: d.clone(),
+                        output: output.clone(),
+                        index,
+                        pipelines: Mutex::new(None),
+                        predicted_queued: AtomicBool::new(false),
+                    });
+                    map.insert(k, s.clone());
+                    s
+                }
+            }
+        };
+        if enabled() {
+            if slot.predicted_queued.swap(true, Ordering::AcqRel) {
+                worker().promote(Arc::as_ptr(&slot) as usize);
+            } else if !slot.predicted_specs(None).is_empty() {
+                let _ = worker().submit(vec![slot.job()], true);
+            }
+        }
+        Some(slot)
+    }
+
+    /// The slot of kernel `name` on `d`, if there is one (tests).
+    pub fn find(&self, d: &Device, name: &str) -> Option<Arc<KernelSlot>> {
+        self.slots.lock().get(&(key(d), name.to_string())).cloned()
+    }
+}
+
+/// A unit of background work.
+struct Job {
+    /// Jobs of one kernel slot share this (the slot's address), so
+    /// clCreateKernel can move them to the front.
+    group: usize,
+    run: Box<dyn FnOnce() + Send>,
+}
+
+#[derive(Default)]
+struct WorkerState {
+    jobs: VecDeque<Job>,
+    /// A job is running.
+    running: bool,
+    /// The thread has been started.
+    started: bool,
+}
+
+/// The background thread and its queue.
+#[derive(Default)]
+struct Worker {
+    state: Mutex<WorkerState>,
+    /// Jobs arrived, or closing.
+    wake: Condvar,
+    /// A job ended.
+    idle: Condvar,
+}
+
+/// Set at process exit: no job starts any more, a running one stops
+/// between pipelines.
+static CLOSING: AtomicBool = AtomicBool::new(false);
+
+fn closing() -> bool {
+    CLOSING.load(Ordering::Acquire)
+}
+
+fn worker() -> &'static Worker {
+    static W: OnceLock<Worker> = OnceLock::new();
+    W.get_or_init(Worker::default)
+}
+
+/// Waits until no background job is queued or running (tests and
+/// measurements).
+pub fn wait_idle() {
+    let w = worker();
+    let mut st = w.state.lock();
+    while !st.jobs.is_empty() || st.running {
+        w.idle.wait(&mut st);
+    }
+}
+
+extern "C" {
+    fn atexit(f: extern "C" fn()) -> i32;
+}
+
+/// At process exit: drop the queued jobs, wait for the running one, write
+/// the pipeline caches.
+extern "C" fn at_exit() {
+    CLOSING.store(true, Ordering::Release);
+    let w = worker();
+    let dropped: Vec<Job> = {
+        let mut st = w.state.lock();
+        st.jobs.drain(..).collect()
+    };
+    // Jobs hold only weak references: dropping them frees nothing.
+    drop(dropped);
+    w.wake.notify_all();
+    {
+        let mut st = w.state.lock();
+        while st.running {
+            w.idle.wait(&mut st);
+        }
+    }
+    crate::vk::device::save_all_pipeline_caches();
+}
+
+impl Worker {
+    /// Queues `jobs` at the back, or at the front (`front`, in order):
+    /// whether they were queued.
+    fn submit(&'static self, jobs: Vec<Job>, front: bool) -> bool {
+        if jobs.is_empty() || closing() {
+            return false;
+        }
+        let mut st = self.state.lock();
+        if !st.started {
+            let spawned = std::thread::Builder::new()
+                .name("ferrocl-prewarm".into())
+                .spawn(move || self.run());
+            if spawned.is_err() {
+                // Nothing is made ahead; launches create their pipelines.
+                return false;
+            }
+            st.started = true;
+            // SAFETY: registers a plain function; it runs once, at exit.
+            unsafe { atexit(at_exit) };
+        }
+        if front {
+            for j in jobs.into_iter().rev() {
+                st.jobs.push_front(j);
+            }
+        } else if st.jobs.len() + jobs.len() <= MAX_QUEUED {
+            st.jobs.extend(jobs);
+        } else {
+            return false;
+        }
+        self.wake.notify_one();
+        true
+    }
+
+    /// Moves the queued jobs of `group` to the front.
+    fn promote(&self, group: usize) {
+        let mut st = self.state.lock();
+        if !st.jobs.iter().any(|j| j.group == group) {
+            return;
+        }
+        let (mine, rest): (VecDeque<Job>, VecDeque<Job>) =
+            st.jobs.drain(..).partition(|j| j.group == group);
+        st.jobs = mine;
+        st.jobs.extend(rest);
+    }
+
+    fn run(&self) {
+        loop {
+            let job = {
+                let mut st = self.state.lock();
+                loop {
+                    if closing() {
+                        return;
+                    }
+                    if let Some(j) = st.jobs.pop_front() {
+                        st.running = true;
+                        break j;
+                    }
+                    self.wake.wait(&mut st);
+                }
+            };
+            // A panic in a job (a driver bug, say) must not stop the
+            // worker or leave `running` set: its pipelines are then made
+            // at their launches.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job.run));
+            let mut st = self.state.lock();
+            st.running = false;
+            self.idle.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

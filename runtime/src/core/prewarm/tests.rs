@@ -1,0 +1,411 @@
+//! Unit tests of pipelines made ahead of launches (`super`), on the first
+//! device Vulkan offers (lavapipe in CI): programs are built with the
+//! real compiler, the background worker runs, and the tests look at the
+//! kernels' pipeline slots. Launch-level behaviour (results, errors
+//! through the API) is in tests/tests/prewarm.rs.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::core::context::Context;
+use crate::core::kernel::Kernel;
+use crate::core::platform::Platform;
+use crate::core::program::{Program, Source};
+use crate::vk::pipeline::test_failures;
+
+/// The first device, or `None` (the test then passes vacuously, saying so).
+fn device() -> Option<Arc<Device>> {
+    let d = Platform::get().devices.first().cloned();
+    if d.is_none() {
+        eprintln!("no Vulkan device: test skipped");
+    }
+    d
+}
+
+/// The first device where pipelines are made ahead (not with
+/// `FERROCL_PREWARM=0`).
+fn prewarm_device() -> Option<Arc<Device>> {
+    if !enabled() {
+        eprintln!("FERROCL_PREWARM=0: test skipped");
+        return None;
+    }
+    device()
+}
+
+fn build(d: &Arc<Device>, src: &str, options: &str) -> Arc<Program> {
+    let ctx = Context::new(vec![d.clone()], Vec::new(), None);
+    let p = Program::new(ctx, Source::Text(src.to_string()));
+    p.build(std::slice::from_ref(d), options)
+        .unwrap_or_else(|e| panic!("build failed ({e}): {}", p.build_info(d).log));
+    p
+}
+
+/// The slot of `name`, its pipelines object made.
+fn made(p: &Program, d: &Device, name: &str) -> (Arc<KernelSlot>, Arc<KernelPipelines>) {
+    let slot = p.pipelines.find(d, name).expect("a slot per kernel");
+    let kp = slot
+        .pipelines_if_made()
+        .expect("pipelines object made ahead");
+    (slot, kp)
+}
+
+#[test]
+fn build_makes_the_predicted_pipelines() {
+    let Some(d) = prewarm_device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_one(global float* a) { a[get_global_id(0)] = 1.0f; }
+         kernel void pw_two(global float* a) { a[get_global_id(1) * get_global_size(0) + get_global_id(0)] = 2.0f; }
+         kernel void pw_three(global float* a) { a[get_global_id(2)] = 3.0f; }
+         __attribute__((reqd_work_group_size(8, 4, 1)))
+         kernel void pw_reqd(global float* a) { a[get_global_id(0)] = 4.0f; }",
+        "",
+    );
+    wait_idle();
+    let limits = device_limits(&d);
+    for (name, dims) in [("pw_one", 1), ("pw_two", 2), ("pw_three", 3)] {
+        let (slot, kp) = made(&p, &d, name);
+        let specs = slot.predicted_specs(kp.subgroup_mode());
+        // What a NULL local size picks for large global sizes comes first.
+        let mut global = [1usize; 3];
+        global[..dims].fill(1 << 20);
+        let max = work_group_size(slot.info(), &d, kp.subgroup_mode());
+        let null = launch::choose_local_size(dims, &global, max, &limits).map(|l| l as u32);
+        assert_eq!(specs[0], launch::dispatch_spec(null, null, &[]), "{name}");
+        for s in &specs {
+            assert!(kp.is_ready(s), "{name}: pipeline {s:?} made ahead");
+        }
+        assert_eq!(kp.creations() as usize, specs.len(), "{name}");
+    }
+    let (slot, kp) = made(&p, &d, "pw_reqd");
+    let specs = slot.predicted_specs(kp.subgroup_mode());
+    assert_eq!(
+        specs,
+        vec![launch::dispatch_spec([8, 4, 1], [8, 4, 1], &[])],
+        "reqd_work_group_size is the one prediction"
+    );
+    assert!(kp.is_ready(&specs[0]));
+}
+
+#[test]
+fn kernels_share_the_pipelines_made_ahead() {
+    let Some(d) = prewarm_device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_share(global int* a) { a[get_global_id(0)] += 1; }",
+        "",
+    );
+    // No wait: clCreateKernel joins whatever the worker is doing.
+    let k1 = Kernel::new(&p, "pw_share").expect("clCreateKernel");
+    let k2 = Kernel::new(&p, "pw_share").expect("clCreateKernel");
+    assert!(Arc::ptr_eq(
+        &k1.per_device[0].pipelines,
+        &k2.per_device[0].pipelines
+    ));
+    wait_idle();
+    let (slot, kp) = made(&p, &d, "pw_share");
+    assert!(Arc::ptr_eq(&kp, &k1.per_device[0].pipelines));
+    let spec = slot.predicted_specs(kp.subgroup_mode())[0].clone();
+    assert!(kp.is_ready(&spec));
+    let before = kp.creations();
+    // The launch's lookup finds it: nothing is created again.
+    kp.get(&spec).expect("pipeline");
+    assert_eq!(kp.creations(), before);
+    // A size nobody predicted is created at its first use, once.
+    let other = launch::dispatch_spec([3, 1, 1], [3, 1, 1], &[]);
+    assert!(!kp.is_ready(&other));
+    kp.get(&other).expect("pipeline");
+    kp.get(&other).expect("pipeline");
+    assert_eq!(kp.creations(), before + 1);
+}
+
+#[test]
+fn concurrent_first_uses_create_a_pipeline_once() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_race(global int* a) { a[get_global_id(0)] = 7; }",
+        "",
+    );
+    let k = Kernel::new(&p, "pw_race").expect("clCreateKernel");
+    let kp = k.per_device[0].pipelines.clone();
+    let spec = launch::dispatch_spec([5, 1, 1], [5, 1, 1], &[]);
+    let before = kp.creations();
+    let pipelines: Vec<ash::vk::Pipeline> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..6)
+            .map(|i| {
+                let kp = &kp;
+                let spec = &spec;
+                s.spawn(move || {
+                    if i % 2 == 0 {
+                        kp.get(spec).expect("pipeline")
+                    } else {
+                        let _ = kp.prefetch(spec).expect("prefetch");
+                        kp.get(spec).expect("pipeline")
+                    }
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("thread")).collect()
+    });
+    assert!(pipelines.iter().all(|p| *p == pipelines[0]));
+    wait_idle();
+    // The worker's predicted pipelines may have been made meanwhile; the
+    // raced one was made once.
+    let predicted = p
+        .pipelines
+        .find(&d, "pw_race")
+        .map(|s| s.predicted_specs(kp.subgroup_mode()).len() as u32)
+        .unwrap_or(0);
+    assert!(kp.creations() <= before + 1 + predicted);
+    assert!(kp.is_ready(&spec));
+}
+
+#[test]
+fn a_failed_creation_ahead_surfaces_at_the_launch() {
+    let Some(d) = device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_fail(global int* a) { a[get_global_id(0)] = 1; }",
+        "",
+    );
+    wait_idle();
+    let k = Kernel::new(&p, "pw_fail").expect("clCreateKernel");
+    wait_idle();
+    let kp = k.per_device[0].pipelines.clone();
+    let spec = launch::dispatch_spec([6, 1, 1], [6, 1, 1], &[]);
+    // Made ahead, failing: nothing is left behind...
+    test_failures::fail_next("pw_fail", 1);
+    assert_eq!(kp.prefetch(&spec), Err(CL_OUT_OF_RESOURCES));
+    assert!(!kp.is_ready(&spec));
+    // ...so the launch creates it (here: successfully).
+    kp.get(&spec).expect("created at the launch");
+    // A creation that keeps failing gives the launch its error, each time.
+    let spec2 = launch::dispatch_spec([7, 1, 1], [7, 1, 1], &[]);
+    test_failures::fail_next("pw_fail", 3);
+    assert_eq!(kp.prefetch(&spec2), Err(CL_OUT_OF_RESOURCES));
+    assert_eq!(kp.get(&spec2), Err(CL_OUT_OF_RESOURCES));
+    assert_eq!(kp.get(&spec2), Err(CL_OUT_OF_RESOURCES));
+    kp.get(&spec2).expect("the failures are spent");
+}
+
+#[test]
+fn local_pointer_arguments_are_not_made_ahead() {
+    let Some(d) = prewarm_device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_local(global float* a, local float* t) {
+             t[get_local_id(0)] = a[get_global_id(0)];
+             barrier(CLK_LOCAL_MEM_FENCE);
+             a[get_global_id(0)] = t[0];
+         }",
+        "",
+    );
+    wait_idle();
+    // Their sizes are part of the specialization: nothing to predict.
+    let slot = p.pipelines.find(&d, "pw_local").expect("a slot per kernel");
+    assert!(slot.predicted_specs(None).is_empty());
+    assert!(slot.pipelines_if_made().is_none());
+    let k = Kernel::new(&p, "pw_local").expect("clCreateKernel");
+    wait_idle();
+    assert_eq!(k.per_device[0].pipelines.creations(), 0);
+}
+
+#[test]
+fn releasing_programs_while_pipelines_are_made() {
+    let Some(d) = prewarm_device() else { return };
+    let src: String = (0..12)
+        .map(|i| {
+            format!("kernel void pw_rel{i}(global float* a) {{ a[get_global_id(0)] = {i}.0f; }}\n")
+        })
+        .collect();
+    let mut watched = Vec::new();
+    for round in 0..4 {
+        let p = build(&d, &src, "");
+        if round % 2 == 1 {
+            // Let the worker get into the middle of this program.
+            while p
+                .pipelines
+                .find(&d, "pw_rel0")
+                .and_then(|s| s.pipelines_if_made())
+                .is_none()
+            {
+                std::thread::yield_now();
+            }
+        }
+        if let Some(kp) = p
+            .pipelines
+            .find(&d, "pw_rel0")
+            .and_then(|s| s.pipelines_if_made())
+        {
+            watched.push(Arc::downgrade(&kp));
+        }
+        drop(p);
+    }
+    wait_idle();
+    // Every pipelines object of the released programs is gone, freed by
+    // whoever held it last (this thread or the worker).
+    assert!(watched.iter().all(|w| w.upgrade().is_none()));
+    // And the device still builds and makes pipelines.
+    let p = build(&d, &src, "");
+    let k = Kernel::new(&p, "pw_rel11").expect("clCreateKernel");
+    wait_idle();
+    assert!(k.per_device[0].pipelines.creations() > 0);
+}
+
+#[test]
+fn a_rebuild_replaces_the_slots() {
+    let Some(d) = prewarm_device() else { return };
+    let p = build(
+        &d,
+        "kernel void pw_rebuild(global int* a) { a[get_global_id(0)] = VALUE; }",
+        "-DVALUE=1",
+    );
+    wait_idle();
+    let (_, first) = made(&p, &d, "pw_rebuild");
+    p.build(std::slice::from_ref(&d), "-DVALUE=2")
+        .expect("rebuild");
+    wait_idle();
+    let (_, second) = made(&p, &d, "pw_rebuild");
+    assert!(!Arc::ptr_eq(&first, &second));
+    let k = Kernel::new(&p, "pw_rebuild").expect("clCreateKernel");
+    assert!(Arc::ptr_eq(&k.per_device[0].pipelines, &second));
+}
+
+/// Launches through the object model: buffers, arguments, NDRanges.
+mod launches {
+    use super::*;
+    use crate::core::kernel::{enqueue_ndrange, ArgValue};
+    use crate::core::memory::Mem;
+    use crate::core::queue::Queue;
+    use crate::core::transfer::enqueue_read;
+
+    fn int_buffer(p: &Program, values: &[i32]) -> Arc<Mem> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Mem::new_buffer(
+            p.context.clone(),
+            CL_MEM_READ_WRITE,
+            bytes.len(),
+            0,
+            Some(&bytes),
+            Vec::new(),
+        )
+        .expect("buffer")
+    }
+
+    fn read_ints(q: &Arc<Queue>, m: &Arc<Mem>, n: usize) -> Vec<i32> {
+        let mut bytes = vec![0u8; n * 4];
+        let e = enqueue_read(q, m, 0, n * 4, bytes.as_mut_ptr(), Vec::new()).expect("read");
+        assert_eq!(e.wait(), CL_COMPLETE);
+        bytes
+            .chunks(4)
+            .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect()
+    }
+
+    fn launch(
+        q: &Arc<Queue>,
+        k: &Arc<Kernel>,
+        global: usize,
+        local: Option<usize>,
+    ) -> CLResult<()> {
+        let e = enqueue_ndrange(
+            q,
+            k,
+            1,
+            [0; 3],
+            [global, 1, 1],
+            local.map(|l| [l, 1, 1]),
+            Vec::new(),
+        )?;
+        assert_eq!(e.wait(), CL_COMPLETE);
+        Ok(())
+    }
+
+    #[test]
+    fn many_kernels_launched_from_many_threads() {
+        let Some(d) = device() else { return };
+        let n_kernels: usize = 24;
+        let src: String = (0..n_kernels)
+            .map(|i| {
+                format!(
+                    "kernel void pw_many{i}(global int* a) {{ a[get_global_id(0)] += {i} + 1; }}\n"
+                )
+            })
+            .collect();
+        let p = build(&d, &src, "");
+        // No wait for the worker: launches race with it.
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let p = &p;
+                let d = &d;
+                s.spawn(move || {
+                    let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+                    for i in (t..n_kernels).step_by(4) {
+                        let k = Kernel::new(p, &format!("pw_many{i}")).expect("clCreateKernel");
+                        let buf = int_buffer(p, &vec![0; 1024]);
+                        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+                        // NULL local size (predicted), then an explicit one.
+                        launch(&q, &k, 1024, None).expect("launch");
+                        launch(&q, &k, 1024, Some(64)).expect("launch");
+                        let got = read_ints(&q, &buf, 1024);
+                        assert!(got.iter().all(|&v| v == 2 * (i as i32 + 1)), "pw_many{i}");
+                        // Each pipeline was created once: the predicted
+                        // ones and the local size 64 one at most.
+                        let kp = &k.per_device[0].pipelines;
+                        let slot = p.pipelines.find(d, &format!("pw_many{i}")).expect("slot");
+                        let predicted = slot.predicted_specs(kp.subgroup_mode()).len() as u32;
+                        assert!(kp.creations() <= predicted + 1, "pw_many{i}");
+                    }
+                });
+            }
+        });
+        wait_idle();
+    }
+
+    #[test]
+    fn a_failed_creation_ahead_fails_the_launch_as_before() {
+        let Some(d) = device() else { return };
+        let p = build(
+            &d,
+            "kernel void pw_launchfail(global int* a) { a[get_global_id(0)] = 5; }",
+            "",
+        );
+        let k = Kernel::new(&p, "pw_launchfail").expect("clCreateKernel");
+        wait_idle();
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let buf = int_buffer(&p, &[0; 64]);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        // The background creation of local size 32 fails, and so does the
+        // launch's own: clEnqueueNDRangeKernel returns the error.
+        let spec = launch::dispatch_spec([32, 1, 1], [32, 1, 1], &[]);
+        test_failures::fail_next("pw_launchfail", 2);
+        assert_eq!(
+            k.per_device[0].pipelines.prefetch(&spec),
+            Err(CL_OUT_OF_RESOURCES)
+        );
+        assert_eq!(launch(&q, &k, 64, Some(32)), Err(CL_OUT_OF_RESOURCES));
+        // Nothing of it stays: the next launch creates the pipeline.
+        launch(&q, &k, 64, Some(32)).expect("launch");
+        assert!(read_ints(&q, &buf, 64).iter().all(|&v| v == 5));
+    }
+
+    #[test]
+    fn a_kernel_outlives_its_released_program() {
+        let Some(d) = device() else { return };
+        let p = build(
+            &d,
+            "kernel void pw_outlive(global int* a) { a[get_global_id(0)] = 9; }
+             kernel void pw_other(global int* a) { a[get_global_id(0)] = 8; }",
+            "",
+        );
+        let k = Kernel::new(&p, "pw_outlive").expect("clCreateKernel");
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let buf = int_buffer(&p, &[0; 256]);
+        drop(p);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        launch(&q, &k, 256, None).expect("launch");
+        assert!(read_ints(&q, &buf, 256).iter().all(|&v| v == 9));
+        wait_idle();
+    }
+}
