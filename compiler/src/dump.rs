@@ -28,19 +28,20 @@
 //! | 06 | `strip_debug_ext_insts` | all |
 //! | 07 | `dedupe_phi_parents` | all |
 //! | 08 | `expand_decoration_groups` | all |
-//! | 09 | `legalize_int_widths` | all |
-//! | 10 | `normalize_builtin_vars` | all |
-//! | 11 | `place_private_constants` | all |
-//! | 12 | `prepare_global_variables` | all |
-//! | 13 | `expand_async_copies` | all |
-//! | 14 | `structurize_cfgs` | all |
-//! | 15 | `copy_byval_params` | all |
-//! | 16 | `specialize_address_spaces` | all |
-//! | 17 | `specialize_image_calls` | `DeviceCaps::images` |
-//! | 18 | `<kernel>-lower_kernel` | per kernel |
-//! | 19 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 20 | `<kernel>-guard_int64_division` | per kernel |
-//! | 21 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 09 | `drop_dangling_decorations` | all |
+//! | 10 | `legalize_int_widths` | all |
+//! | 11 | `normalize_builtin_vars` | all |
+//! | 12 | `place_private_constants` | all |
+//! | 13 | `prepare_global_variables` | all |
+//! | 14 | `expand_async_copies` | all |
+//! | 15 | `structurize_cfgs` | all |
+//! | 16 | `copy_byval_params` | all |
+//! | 17 | `specialize_address_spaces` | all |
+//! | 18 | `specialize_image_calls` | `DeviceCaps::images` |
+//! | 19 | `<kernel>-lower_kernel` | per kernel |
+//! | 20 | `<kernel>-srem_via_sdiv` | per kernel |
+//! | 21 | `<kernel>-guard_int64_division` | per kernel |
+//! | 22 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -64,19 +65,20 @@ pub enum Pass {
     StripDebugExtInsts = 6,
     DedupePhiParents = 7,
     ExpandDecorationGroups = 8,
-    LegalizeIntWidths = 9,
-    NormalizeBuiltinVars = 10,
-    PlacePrivateConstants = 11,
-    PrepareGlobalVariables = 12,
-    ExpandAsyncCopies = 13,
-    StructurizeCfgs = 14,
-    CopyByvalParams = 15,
-    SpecializeAddressSpaces = 16,
-    SpecializeImageCalls = 17,
-    LowerKernel = 18,
-    SremViaSdiv = 19,
-    GuardInt64Division = 20,
-    GuardLoopLimit = 21,
+    DropDanglingDecorations = 9,
+    LegalizeIntWidths = 10,
+    NormalizeBuiltinVars = 11,
+    PlacePrivateConstants = 12,
+    PrepareGlobalVariables = 13,
+    ExpandAsyncCopies = 14,
+    StructurizeCfgs = 15,
+    CopyByvalParams = 16,
+    SpecializeAddressSpaces = 17,
+    SpecializeImageCalls = 18,
+    LowerKernel = 19,
+    SremViaSdiv = 20,
+    GuardInt64Division = 21,
+    GuardLoopLimit = 22,
 }
 
 impl Pass {
@@ -92,6 +94,7 @@ impl Pass {
             Pass::StripDebugExtInsts => "strip_debug_ext_insts",
             Pass::DedupePhiParents => "dedupe_phi_parents",
             Pass::ExpandDecorationGroups => "expand_decoration_groups",
+            Pass::DropDanglingDecorations => "drop_dangling_decorations",
             Pass::LegalizeIntWidths => "legalize_int_widths",
             Pass::NormalizeBuiltinVars => "normalize_builtin_vars",
             Pass::PlacePrivateConstants => "place_private_constants",
@@ -182,11 +185,11 @@ mod tests {
         );
         assert_eq!(
             Pass::SpecializeAddressSpaces.file_name(None),
-            "16-specialize_address_spaces.spv"
+            "17-specialize_address_spaces.spv"
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "21-k-guard_loop_limit.spv"
+            "22-k-guard_loop_limit.spv"
         );
     }
 }

@@ -40,7 +40,7 @@
 //! runs, changed or not, as `NN-<pass>.ll` / `NN-<pass>.spv` (per kernel
 //! `NN-<kernel>-<pass>.spv`), `NN` the pass's fixed sequence number
 //! (`dump` lists them: `00-compile_to_bitcode.ll` ...
-//! `21-<kernel>-guard_loop_limit.spv`).
+//! `22-<kernel>-guard_loop_limit.spv`).
 
 pub mod abi;
 mod analyses;

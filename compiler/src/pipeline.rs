@@ -16,6 +16,7 @@ use crate::caps::DeviceCaps;
 use crate::dump::{self, Pass};
 use crate::error::BuildError;
 use crate::frontend::{self, ArgMetadata, SOURCE_NAME};
+use crate::passes::drop_dangling_decorations::drop_dangling_decorations;
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
@@ -173,6 +174,12 @@ pub(crate) fn build_module(
     dump::words(Pass::DedupePhiParents, None, &words);
     let words = expand_decoration_groups(&words);
     dump::words(Pass::ExpandDecorationGroups, None, &words);
+    let words = run_word_pass(
+        words,
+        &log,
+        Pass::DropDanglingDecorations,
+        drop_dangling_decorations,
+    )?;
     let words = run_word_pass(words, &log, Pass::LegalizeIntWidths, legalize_int_widths)?;
     let words = run_word_pass(
         words,

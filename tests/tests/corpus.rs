@@ -2749,6 +2749,24 @@ fn fuzz_findings() {
             "signed compare of an int -> long OpSConvert with a constant is wrong on lavapipe",
         ),
         raw(
+            "fuzz_dangling_decoration.cl",
+            a.clone(),
+            ib.clone(),
+            global(N),
+            vec![0u64; 2 * N],
+            (0..N)
+                .flat_map(|_| {
+                    let last = if a[0] as u16 != 0 {
+                        (-127i32 >> (a[0] & 31)) as i8 as i64 as u64
+                    } else {
+                        0
+                    };
+                    [0, last]
+                })
+                .collect(),
+            0,
+        ),
+        raw(
             "fuzz_native_widths_reduce.cl",
             a.clone(),
             vec![0i32; N],
