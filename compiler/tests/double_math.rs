@@ -227,3 +227,27 @@ int main(void) {{
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `mad` on doubles is one fused multiply-add (GLSL.std.450 Fma), scalar
+/// and vector: lowered as a multiply and an add, the exact arithmetic
+/// that every double operation gets (NoContraction) kept them apart, and
+/// NVIDIA ran clpeak's fp64 `mad` loop at half its DFMA rate.
+#[test]
+fn mad_of_doubles_is_one_fused_multiply_add() {
+    let src = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void k(global double *o, global double4 *v, double a, double4 b) {
+    size_t i = get_global_id(0);
+    o[i] = mad(o[i], a, 1.5);
+    v[i] = mad(v[i], b, v[i]);
+}
+"#;
+    for fused in [true, false] {
+        let p = build_source(src, "", &caps(fused)).unwrap_or_else(|e| panic!("{e}"));
+        let k = &p.kernels[0];
+        let ops = double_glsl_ops(k);
+        assert_eq!(ops.iter().filter(|o| *o == "Fma").count(), 2, "{ops:?}");
+        let text = common::disassemble(k, "double-mad");
+        assert!(!text.contains("OpFMul"), "a multiply is left:\n{text}");
+    }
+}
