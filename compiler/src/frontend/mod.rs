@@ -7,7 +7,6 @@ mod metadata;
 mod options;
 mod rotate;
 pub mod spec_constants;
-pub(crate) use options::CLANG_SUBGROUP_EXTENSIONS;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{
