@@ -20,6 +20,12 @@ fn accesses(source: &str, caps: &DeviceCaps) -> (Vec<Access>, Vec<Access>, Strin
     let k = &p.kernels[0];
     common::spirv_val(k, "wide-access");
     let text = common::disassemble(k, "wide-access");
+    let (loads, stores) = parse(&text);
+    (loads, stores, text)
+}
+
+/// The loads and stores with an `Aligned` operand in disassembled `text`.
+fn parse(text: &str) -> (Vec<Access>, Vec<Access>) {
     // Store operands name the pointer, whose type is its
     // OpConvertUToPtr's result.
     let mut ptr_ty = std::collections::HashMap::new();
@@ -44,7 +50,7 @@ fn accesses(source: &str, caps: &DeviceCaps) -> (Vec<Access>, Vec<Access>, Strin
             _ => {}
         }
     }
-    (loads, stores, text)
+    (loads, stores)
 }
 
 fn caps() -> DeviceCaps {
@@ -178,4 +184,68 @@ fn float16_copy_with_descriptor_addressing() {
     assert_eq!(text.matches("= OpLoad %v4float").count(), 4, "{text}");
     assert_eq!(text.matches("OpStore").count(), 4, "{text}");
     assert!(!text.contains("OpLoad %float"), "{text}");
+}
+
+/// `FERROCL_WIDE_ACCESS` (a measurement knob) picks how a float16 is
+/// accessed: per part (default), per part `Aligned` at most 16, as one
+/// explicitly laid-out array, or per element; every form is valid.
+#[test]
+fn wide_access_knob_forms() {
+    let d = std::env::temp_dir().join(format!("ferrocl-wide-access-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let src = d.join("copy.cl");
+    std::fs::write(&src, copy("float16")).unwrap();
+    let v4 = |a: &[u32]| pairs("v4float", a);
+    for (form, want) in [
+        ("parts", v4(&[64, 16, 32, 16])),
+        ("align16", v4(&[16, 16, 16, 16])),
+        ("whole", vec![("arr".to_string(), 64)]),
+        (
+            "scalar",
+            pairs(
+                "float",
+                &[64, 4, 8, 4, 16, 4, 8, 4, 32, 4, 8, 4, 16, 4, 8, 4],
+            ),
+        ),
+    ] {
+        let spv = d.join(format!("{form}.spv"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferrocl-cc"))
+            .env("FERROCL_WIDE_ACCESS", form)
+            .env("FERROCL_NO_COMPILE_CACHE", "1")
+            .arg(&src)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{form}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        common::spirv_val_file(&spv, form);
+        let out =
+            std::process::Command::new(common::tool("FERROCL_SPIRV_DIS", "/usr/bin/spirv-dis"))
+                .args(["--no-header", "--no-color"])
+                .arg(&spv)
+                .output()
+                .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let (mut loads, _) = parse(&text);
+        if form == "whole" {
+            // %_arr_v4float_uint_4_0: the ArrayStride-decorated twin.
+            for l in &mut loads {
+                if l.0.starts_with("_arr_v4float") {
+                    l.0 = "arr".into();
+                }
+            }
+            assert!(text.contains("ArrayStride 16"), "{text}");
+        }
+        assert_eq!(loads, want, "{form}:\n{text}");
+        assert_eq!(
+            text.matches("OpStore").count(),
+            want.len(),
+            "{form}:\n{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }

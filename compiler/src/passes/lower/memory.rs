@@ -20,6 +20,7 @@ use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
 use super::context::{memory_align, rep_width, Lower, Res};
 use super::emit::{ids, Block};
+use super::wide::{wide_access, WideAccess};
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
 
@@ -172,6 +173,9 @@ impl Lower<'_> {
                 self.load_words(b, space, addr, ty, align)
             }
             Ty::Vector(e, n) if n > 4 => {
+                if let Some(v) = self.load_wide_variant(b, space, addr, ty, align)? {
+                    return Ok(v);
+                }
                 let v4 = self.synth_vec4(e);
                 let ps = 4 * self.tys.size_of(e);
                 let mut parts = Vec::new();
@@ -263,6 +267,9 @@ impl Lower<'_> {
                 self.store_words(b, space, addr, ty, value, align)
             }
             Ty::Vector(e, n) if n > 4 => {
+                if self.store_wide_variant(b, space, addr, ty, value, align)? {
+                    return Ok(());
+                }
                 let v4 = self.synth_vec4(e);
                 let pt = self.wide_part_ty(ty)?;
                 let ps = 4 * self.tys.size_of(e);
@@ -328,6 +335,118 @@ impl Lower<'_> {
                 self.tys.c_name(ty)
             )),
         }
+    }
+
+    /// Whether `wide_access()` chooses how the 8/16-wide vector type `ty`
+    /// at `align` in `space` is accessed: physical global memory, element
+    /// alignment, not the default.
+    fn wide_variant(&self, space: Space, ty: Word, align: u64) -> Option<WideAccess> {
+        let Ty::Vector(e, _) = self.tys.get(ty) else {
+            return None;
+        };
+        let w = wide_access();
+        (space == Space::Global
+            && !self.desc.enabled
+            && align >= self.tys.size_of(*e)
+            && w != WideAccess::Parts)
+            .then_some(w)
+    }
+
+    /// A global load of wide vector type `ty` as `wide_access()` says
+    /// (`None`: the default, one access per part).
+    fn load_wide_variant(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        align: u64,
+    ) -> Res<Option<Word>> {
+        let Some(w) = self.wide_variant(space, ty, align) else {
+            return Ok(None);
+        };
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Ok(None);
+        };
+        let es = self.tys.size_of(e);
+        let nt = self.lower_ty(ty)?;
+        let pt = self.wide_part_ty(ty)?;
+        let count = n.div_ceil(4);
+        let parts: Vec<Word> = match w {
+            WideAccess::Parts => return Ok(None),
+            WideAccess::Scalar => {
+                let mut scalars = Vec::new();
+                for i in 0..n as u64 {
+                    let a = self.addr_add(b, space, addr, i * es);
+                    scalars.push(self.load_value(b, space, a, e, align_at(align, i * es))?);
+                }
+                return self.make_vector(b, ty, &scalars).map(Some);
+            }
+            WideAccess::Align16 => (0..count as u64)
+                .map(|i| {
+                    let off = i * 4 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.psb_load(b, pt, a, align_at(align, off).min(16))
+                })
+                .collect(),
+            WideAccess::Whole => {
+                let at = self.out.t_array_stride(pt, count, 4 * es as u32);
+                let v = self.psb_load(b, at, addr, align);
+                (0..count).map(|i| self.wide_part(b, v, pt, i)).collect()
+            }
+        };
+        Ok(Some(self.emit(b, Op::CompositeConstruct, nt, ids(&parts))))
+    }
+
+    /// A global store of wide vector `value` (type `ty`) as `wide_access()`
+    /// says; false: the default, one access per part.
+    fn store_wide_variant(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        value: Word,
+        align: u64,
+    ) -> Res<bool> {
+        let Some(w) = self.wide_variant(space, ty, align) else {
+            return Ok(false);
+        };
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Ok(false);
+        };
+        let es = self.tys.size_of(e);
+        let pt = self.wide_part_ty(ty)?;
+        let count = n.div_ceil(4);
+        match w {
+            WideAccess::Parts => return Ok(false),
+            WideAccess::Scalar => {
+                let et = self.lower_ty(e)?;
+                for i in 0..n {
+                    let x = self.vector_elem(b, value, ty, et, i);
+                    let off = i as u64 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.store_value(b, space, a, e, x, align_at(align, off))?;
+                }
+            }
+            WideAccess::Align16 => {
+                for i in 0..count {
+                    let part = self.wide_part(b, value, pt, i);
+                    let off = i as u64 * 4 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.psb_store(b, pt, a, part, align_at(align, off).min(16));
+                }
+            }
+            WideAccess::Whole => {
+                let at = self.out.t_array_stride(pt, count, 4 * es as u32);
+                let parts: Vec<Word> = (0..count)
+                    .map(|i| self.wide_part(b, value, pt, i))
+                    .collect();
+                let v = self.emit(b, Op::CompositeConstruct, at, ids(&parts));
+                self.psb_store(b, at, addr, v, align);
+            }
+        }
+        Ok(true)
     }
 
     /// Whether a vector of `n` elements of input type `e`, aligned to
