@@ -101,6 +101,8 @@ impl Entry {
         key.push(0);
         key.extend_from_slice(format!("{caps:?}").as_bytes());
         key.push(0);
+        key.extend_from_slice(format!("{:?}", crate::passes::lower::wide_access()).as_bytes());
+        key.push(0);
         key.extend_from_slice(options.as_bytes());
         key.push(0);
         match input {

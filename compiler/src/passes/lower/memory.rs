@@ -20,6 +20,7 @@ use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
 
 use super::context::{memory_align, rep_width, Lower, Res};
 use super::emit::{ids, Block};
+use super::wide::{wide_access, WideAccess};
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
 
@@ -168,7 +169,13 @@ impl Lower<'_> {
                 }
                 Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
             }
+            Ty::Vector(e, n) if self.word_access(space, e, n, align) => {
+                self.load_words(b, space, addr, ty, align)
+            }
             Ty::Vector(e, n) if n > 4 => {
+                if let Some(v) = self.load_wide_variant(b, space, addr, ty, align)? {
+                    return Ok(v);
+                }
                 let v4 = self.synth_vec4(e);
                 let ps = 4 * self.tys.size_of(e);
                 let mut parts = Vec::new();
@@ -256,7 +263,13 @@ impl Lower<'_> {
                 }
                 Ok(())
             }
+            Ty::Vector(e, n) if self.word_access(space, e, n, align) => {
+                self.store_words(b, space, addr, ty, value, align)
+            }
             Ty::Vector(e, n) if n > 4 => {
+                if self.store_wide_variant(b, space, addr, ty, value, align)? {
+                    return Ok(());
+                }
                 let v4 = self.synth_vec4(e);
                 let pt = self.wide_part_ty(ty)?;
                 let ps = 4 * self.tys.size_of(e);
@@ -321,6 +334,312 @@ impl Lower<'_> {
                 "cannot store a value of type {}",
                 self.tys.c_name(ty)
             )),
+        }
+    }
+
+    /// Whether `wide_access()` chooses how the 8/16-wide vector type `ty`
+    /// at `align` in `space` is accessed: physical global memory, element
+    /// alignment, not the default.
+    fn wide_variant(&self, space: Space, ty: Word, align: u64) -> Option<WideAccess> {
+        let Ty::Vector(e, _) = self.tys.get(ty) else {
+            return None;
+        };
+        let w = wide_access();
+        (space == Space::Global
+            && !self.desc.enabled
+            && align >= self.tys.size_of(*e)
+            && w != WideAccess::Parts)
+            .then_some(w)
+    }
+
+    /// A global load of wide vector type `ty` as `wide_access()` says
+    /// (`None`: the default, one access per part).
+    fn load_wide_variant(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        align: u64,
+    ) -> Res<Option<Word>> {
+        let Some(w) = self.wide_variant(space, ty, align) else {
+            return Ok(None);
+        };
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Ok(None);
+        };
+        let es = self.tys.size_of(e);
+        let nt = self.lower_ty(ty)?;
+        let pt = self.wide_part_ty(ty)?;
+        let count = n.div_ceil(4);
+        let parts: Vec<Word> = match w {
+            WideAccess::Parts => return Ok(None),
+            WideAccess::Scalar => {
+                let mut scalars = Vec::new();
+                for i in 0..n as u64 {
+                    let a = self.addr_add(b, space, addr, i * es);
+                    scalars.push(self.load_value(b, space, a, e, align_at(align, i * es))?);
+                }
+                return self.make_vector(b, ty, &scalars).map(Some);
+            }
+            WideAccess::Align16 => (0..count as u64)
+                .map(|i| {
+                    let off = i * 4 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.psb_load(b, pt, a, align_at(align, off).min(16))
+                })
+                .collect(),
+            WideAccess::Whole => {
+                let at = self.out.t_array_stride(pt, count, 4 * es as u32);
+                let v = self.psb_load(b, at, addr, align);
+                (0..count).map(|i| self.wide_part(b, v, pt, i)).collect()
+            }
+        };
+        Ok(Some(self.emit(b, Op::CompositeConstruct, nt, ids(&parts))))
+    }
+
+    /// A global store of wide vector `value` (type `ty`) as `wide_access()`
+    /// says; false: the default, one access per part.
+    fn store_wide_variant(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        value: Word,
+        align: u64,
+    ) -> Res<bool> {
+        let Some(w) = self.wide_variant(space, ty, align) else {
+            return Ok(false);
+        };
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Ok(false);
+        };
+        let es = self.tys.size_of(e);
+        let pt = self.wide_part_ty(ty)?;
+        let count = n.div_ceil(4);
+        match w {
+            WideAccess::Parts => return Ok(false),
+            WideAccess::Scalar => {
+                let et = self.lower_ty(e)?;
+                for i in 0..n {
+                    let x = self.vector_elem(b, value, ty, et, i);
+                    let off = i as u64 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.store_value(b, space, a, e, x, align_at(align, off))?;
+                }
+            }
+            WideAccess::Align16 => {
+                for i in 0..count {
+                    let part = self.wide_part(b, value, pt, i);
+                    let off = i as u64 * 4 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.psb_store(b, pt, a, part, align_at(align, off).min(16));
+                }
+            }
+            WideAccess::Whole => {
+                let at = self.out.t_array_stride(pt, count, 4 * es as u32);
+                let parts: Vec<Word> = (0..count)
+                    .map(|i| self.wide_part(b, value, pt, i))
+                    .collect();
+                let v = self.emit(b, Op::CompositeConstruct, at, ids(&parts));
+                self.psb_store(b, at, addr, v, align);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether a vector of `n` elements of input type `e`, aligned to
+    /// `align` bytes in `space`, is accessed as 32-bit words (`load_words`):
+    /// elements narrower than a word filling whole words (so never a
+    /// 3-vector), at a word-aligned address. In global memory only 8/16-wide
+    /// vectors are: a narrower one is a single vector access already.
+    fn word_access(&self, space: Space, e: Word, n: u32, align: u64) -> bool {
+        let es = self.tys.size_of(e);
+        matches!(self.tys.get(e), Ty::Int(_) | Ty::Float(_))
+            && es < 4
+            && (n as u64 * es).is_multiple_of(4)
+            && align >= 4
+            && (space != Space::Global || n > 4)
+    }
+
+    /// The widest access (in words: 4, 2 or 1) at word `w` of `words`
+    /// whose address is aligned to `align` bytes.
+    fn word_chunk(space: Space, w: u32, words: u32, align: u64) -> u32 {
+        if space != Space::Global {
+            return 1;
+        }
+        [4, 2, 1]
+            .into_iter()
+            .find(|&c| align >= 4 * c as u64 && w + c <= words)
+            .unwrap_or(1)
+    }
+
+    /// A global load of `nt` (`size` bytes) at `addr`, aligned to `align`
+    /// (≥ `size` with descriptor addressing).
+    fn global_load(
+        &mut self,
+        b: &mut Block,
+        nt: Word,
+        addr: Word,
+        size: u64,
+        align: u64,
+    ) -> Res<Word> {
+        if self.desc.enabled {
+            self.desc_load(b, nt, addr, size)
+        } else {
+            Ok(self.psb_load(b, nt, addr, align))
+        }
+    }
+
+    /// A global store of `value` (`nt`, `size` bytes) at `addr`, aligned to
+    /// `align` (≥ `size` with descriptor addressing).
+    #[allow(clippy::too_many_arguments)]
+    fn global_store(
+        &mut self,
+        b: &mut Block,
+        nt: Word,
+        addr: Word,
+        value: Word,
+        size: u64,
+        align: u64,
+    ) -> Res<()> {
+        if self.desc.enabled {
+            self.desc_store(b, nt, addr, value, size)
+        } else {
+            self.psb_store(b, nt, addr, value, align);
+            Ok(())
+        }
+    }
+
+    /// Loads a vector of narrow elements (input type `ty`, `word_access`)
+    /// as 32-bit words: global memory in accesses of up to 16 bytes (a
+    /// uchar16 is one uvec4 load), the word arrays one word each; each
+    /// 4-wide part (or the whole vector) is then a bitcast of its words.
+    fn load_words(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        align: u64,
+    ) -> Res<Word> {
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Err("word access to a non-vector".into());
+        };
+        let es = self.tys.size_of(e);
+        let count = (n as u64 * es / 4) as u32;
+        let u32t = self.out.t_u32();
+        let mut words = Vec::new();
+        let mut w = 0;
+        while w < count {
+            let off = w as u64 * 4;
+            let a = align_at(align, off);
+            let c = Self::word_chunk(space, w, count, a);
+            let at = self.addr_add(b, space, addr, off);
+            if c == 1 {
+                words.push(self.load_scalar(b, space, at, u32t, 4, a)?);
+            } else {
+                let vt = self.out.t_vec(u32t, c);
+                let v = self.global_load(b, vt, at, 4 * c as u64, a)?;
+                for k in 0..c {
+                    words.push(self.emit(
+                        b,
+                        Op::CompositeExtract,
+                        u32t,
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+                    ));
+                }
+            }
+            w += c;
+        }
+        let nt = self.lower_ty(ty)?;
+        if n <= 4 {
+            return Ok(self.words_to(b, &words, nt));
+        }
+        let pt = self.wide_part_ty(ty)?;
+        let parts: Vec<Word> = words
+            .chunks(es as usize)
+            .map(|ws| self.words_to(b, ws, pt))
+            .collect();
+        Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+    }
+
+    /// Stores a vector of narrow elements (`load_words`' counterpart).
+    #[allow(clippy::too_many_arguments)]
+    fn store_words(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        value: Word,
+        align: u64,
+    ) -> Res<()> {
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Err("word access to a non-vector".into());
+        };
+        let es = self.tys.size_of(e);
+        let count = (n as u64 * es / 4) as u32;
+        let mut words = Vec::new();
+        if n <= 4 {
+            self.words_of(b, value, count, &mut words);
+        } else {
+            let pt = self.wide_part_ty(ty)?;
+            for i in 0..n.div_ceil(4) {
+                let part = self.wide_part(b, value, pt, i);
+                self.words_of(b, part, es as u32, &mut words);
+            }
+        }
+        let u32t = self.out.t_u32();
+        let mut w = 0;
+        while w < count {
+            let off = w as u64 * 4;
+            let a = align_at(align, off);
+            let c = Self::word_chunk(space, w, count, a);
+            let at = self.addr_add(b, space, addr, off);
+            if c == 1 {
+                self.store_scalar(b, space, at, u32t, words[w as usize], 4, a)?;
+            } else {
+                let vt = self.out.t_vec(u32t, c);
+                let ws = &words[w as usize..(w + c) as usize];
+                let v = self.emit(b, Op::CompositeConstruct, vt, ids(ws));
+                self.global_store(b, vt, at, v, 4 * c as u64, a)?;
+            }
+            w += c;
+        }
+        Ok(())
+    }
+
+    /// The value of type `nt` whose bits are `words` (u32 values, first
+    /// word lowest).
+    fn words_to(&mut self, b: &mut Block, words: &[Word], nt: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let bits = if words.len() == 1 {
+            words[0]
+        } else {
+            let vt = self.out.t_vec(u32t, words.len() as u32);
+            self.emit(b, Op::CompositeConstruct, vt, ids(words))
+        };
+        self.emit(b, Op::Bitcast, nt, ids(&[bits]))
+    }
+
+    /// Appends the `count` u32 words of vector value `v` to `words`.
+    fn words_of(&mut self, b: &mut Block, v: Word, count: u32, words: &mut Vec<Word>) {
+        let u32t = self.out.t_u32();
+        if count == 1 {
+            words.push(self.emit(b, Op::Bitcast, u32t, ids(&[v])));
+            return;
+        }
+        let vt = self.out.t_vec(u32t, count);
+        let bits = self.emit(b, Op::Bitcast, vt, ids(&[v]));
+        for k in 0..count {
+            words.push(self.emit(
+                b,
+                Op::CompositeExtract,
+                u32t,
+                vec![Operand::IdRef(bits), Operand::LiteralBit32(k)],
+            ));
         }
     }
 
@@ -616,7 +935,8 @@ impl Lower<'_> {
     }
 
     /// OpCopyMemory / OpCopyMemorySized with a constant size: copied in the
-    /// widest chunks the alignment allows.
+    /// widest chunks the alignment allows (16 bytes between global
+    /// addresses, else up to 8).
     pub(crate) fn lower_copy_memory(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
         let dst = inst.operands[0].unwrap_id_ref();
         let src = inst.operands[1].unwrap_id_ref();
@@ -637,20 +957,40 @@ impl Lower<'_> {
         let ss = self.space(src)?;
         let da = self.addr_of(b, ds, dst)?;
         let sa = self.addr_of(b, ss, src)?;
-        let chunk = [8u64, 4, 2, 1]
+        // Global to global: up to 16 bytes (a uvec4) at a time.
+        let widest = if ds == Space::Global && ss == Space::Global {
+            16
+        } else {
+            8
+        };
+        let chunk = [16u64, 8, 4, 2, 1]
             .into_iter()
-            .find(|c| align >= *c && size % c == 0)
+            .find(|c| *c <= widest && align >= *c && size % c == 0)
             .unwrap_or(1);
         if size / chunk > 1024 {
             return Err("memcpy of more than 1024 elements is not supported yet".into());
         }
-        let ct = self.out.t_int(chunk as u32 * 8);
+        let ct = if chunk == 16 {
+            let u32t = self.out.t_u32();
+            self.out.t_vec(u32t, 4)
+        } else {
+            self.out.t_int(chunk as u32 * 8)
+        };
         let mut off = 0;
         while off < size {
+            let a = align_at(align, off);
             let s = self.addr_add(b, ss, sa, off);
-            let v = self.load_scalar(b, ss, s, ct, chunk, align_at(align, off))?;
+            let v = if chunk == 16 {
+                self.global_load(b, ct, s, 16, a)?
+            } else {
+                self.load_scalar(b, ss, s, ct, chunk, a)?
+            };
             let d = self.addr_add(b, ds, da, off);
-            self.store_scalar(b, ds, d, ct, v, chunk, align_at(align, off))?;
+            if chunk == 16 {
+                self.global_store(b, ct, d, v, 16, a)?;
+            } else {
+                self.store_scalar(b, ds, d, ct, v, chunk, a)?;
+            }
             off += chunk;
         }
         Ok(())
