@@ -54,6 +54,7 @@ mod link;
 mod passes;
 mod pipeline;
 mod program;
+mod timing;
 mod tools;
 
 // The public API. Modules of this crate import from the concern modules
