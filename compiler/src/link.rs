@@ -10,14 +10,15 @@
 //!    here);
 //! 2. with `-create-library`, stops: the linked bitcode is the library;
 //! 3. otherwise, on its textual IR, the C99 `inline` definitions become
-//!    `linkonce_odr` and the functions no kernel reaches are dropped
+//!    `linkonce_odr`, the sub-group rotates are defined, and the functions
+//!    no kernel reaches are dropped
 //!    (`unoptimized_executable`), then `clang -cc1 -x ir -O2` (inlining
 //!    across the former object boundaries, as a single-source build gets;
 //!    again through `opt-15` with native integer widths where it made odd
 //!    ones, as `frontend::reoptimize` does), a check that every function
 //!    called is defined (a call to a function no object defines is a link
 //!    error, not a lowering failure), then the rest of the pipeline of
-//!    `build_source` (the sub-group rotates, libclc's double math,
+//!    `build_source` (libclc's double math,
 //!    llvm-spirv-15, lowering, ...).
 //!
 //! Known gaps: link options other than `-create-library` are accepted and
@@ -251,7 +252,7 @@ pub fn link_objects(
         }
         dump::ir(Pass::LinkObjects, &ll);
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
-        let ll = frontend::define_rotates(&frontend::remove_freeze(&ll));
+        let ll = frontend::remove_freeze(&ll);
         let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
         let ll = timing::pass(Pass::LinkMath, None, || {
             frontend::libclc::link_math(&ll, &scratch, &math)
@@ -286,6 +287,8 @@ pub fn link_objects(
 ///   `linkonce_odr`, as `frontend::reoptimize` makes them for a source
 ///   build whose calls to them remain (`Reoptimize::inline_definitions`):
 ///   defined wherever called, merged across objects;
+/// - the sub-group rotates get their definitions
+///   (`frontend::define_rotates`; the -O2 then inlines them);
 /// - the function definitions no kernel reaches are dropped
 ///   (`frontend::drop_unreachable_functions`): an executable's only entry
 ///   points are its kernels.
@@ -307,6 +310,7 @@ fn unoptimized_executable(linked: String) -> String {
     } else {
         linked
     };
+    let patched = frontend::define_rotates(&patched);
     frontend::drop_unreachable_functions(&patched).unwrap_or(patched)
 }
 
