@@ -264,18 +264,63 @@ pub(crate) fn build_module(
             )
         },
     );
-    let mut kernels = Vec::new();
-    for (i, ep) in module.entry_points.iter().enumerate() {
-        if ep.class.opcode != Op::EntryPoint {
-            continue;
-        }
-        let name = ep.operands[2].unwrap_literal_string().to_string();
-        let kernel = Some(name.as_str());
+    let ix = timing::time(
+        || "index_module".into(),
+        || crate::analyses::module_index::ModuleIndex::new(&module),
+    );
+    let entries: Vec<usize> = (module.entry_points.iter().enumerate())
+        .filter(|(_, ep)| ep.class.opcode == Op::EntryPoint)
+        .map(|(i, _)| i)
+        .collect();
+    let kernel = |i: usize| {
+        guard(|| {
+            let name = module.entry_points[i].operands[2].unwrap_literal_string();
+            let k = KernelBuild {
+                ix: &ix,
+                caps,
+                global_offsets: &global_offsets,
+                image_origins: &image_origins,
+                metadata,
+                scratch,
+                source_name,
+                log: &log,
+            };
+            k.build(i, name)
+        })
+    };
+    let kernels = in_parallel(&entries, kernel)
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+    Ok(Program {
+        log,
+        kernels,
+        global_variables,
+    })
+}
+
+/// What every kernel of a module is built from (`build_module`).
+struct KernelBuild<'a> {
+    ix: &'a crate::analyses::module_index::ModuleIndex<'a>,
+    caps: &'a DeviceCaps,
+    global_offsets: &'a HashMap<u32, u64>,
+    image_origins: &'a HashMap<u32, crate::analyses::image_origins::Origin>,
+    metadata: Option<&'a HashMap<String, Vec<ArgMetadata>>>,
+    scratch: &'a ScratchDir,
+    source_name: Option<&'a str>,
+    log: &'a str,
+}
+
+impl KernelBuild<'_> {
+    /// Kernel `name`, the module's entry point `i`: lowered, the per-kernel
+    /// passes, validated (spirv-val) and reflected.
+    fn build(&self, i: usize, name: &str) -> Result<crate::program::Kernel, BuildError> {
+        let (caps, log) = (self.caps, self.log);
+        let kernel = Some(name);
         let mut lowered = timing::pass(Pass::LowerKernel, kernel, || {
-            lower::lower_kernel(&module, i, caps, &global_offsets, &image_origins)
+            lower::lower_kernel(self.ix, i, caps, self.global_offsets, self.image_origins)
         })
         .map_err(|e| {
-            let loc = match (source_name, e.line) {
+            let loc = match (self.source_name, e.line) {
                 (Some(f), Some(l)) => format!("{f}:{l}: "),
                 (None, Some(l)) => format!("line {l}: "),
                 _ => String::new(),
@@ -301,21 +346,53 @@ pub(crate) fn build_module(
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(
             || format!("validate_module {name}"),
-            || validate::validate_module(&words, &name, i, scratch),
+            || validate::validate_module(&words, name, i, self.scratch),
         )?;
-        let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
+        let md = self
+            .metadata
+            .and_then(|m| m.get(name))
+            .map(|v| v.as_slice());
         let mut kernel = timing::time(
             || format!("reflect_kernel {name}"),
-            || reflect::reflect_kernel(&name, &lowered, words, md),
+            || reflect::reflect_kernel(name, &lowered, words, md),
         );
         kernel.loop_status = loop_status;
-        kernels.push(kernel);
+        Ok(kernel)
     }
-    Ok(Program {
-        log,
-        kernels,
-        global_variables,
-    })
+}
+
+/// `f` of every item, in order, computed on up to as many threads as the
+/// machine has cores (kernels are independent: lowered, then validated by
+/// a spirv-val process each, which is most of a kernel's time).
+fn in_parallel<T: Send>(items: &[usize], f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(|&i| f(i)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = items.get(k) else { break };
+                        out.push((k, f(i)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// A pass on a module's words: `Ok(None)` where it has nothing to do.
