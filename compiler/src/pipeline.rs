@@ -361,6 +361,9 @@ impl KernelBuild<'_> {
     }
 }
 
+/// The stack of `in_parallel`'s threads: a main thread's (8 MiB).
+const STACK_SIZE: usize = 8 << 20;
+
 /// `f` of every item, in order, computed on up to as many threads as the
 /// machine has cores (kernels are independent: lowered, then validated by
 /// a spirv-val process each, which is most of a kernel's time).
@@ -373,23 +376,30 @@ fn in_parallel<T: Send>(items: &[usize], f: impl Fn(usize) -> T + Sync) -> Vec<T
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&i) = items.get(k) else { break };
-                        out.push((k, f(i)));
-                    }
-                    out
-                })
+        let work = || {
+            let mut out = Vec::new();
+            loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = items.get(k) else { break };
+                out.push((k, f(i)));
+            }
+            out
+        };
+        // The calling thread works too; the others get a main thread's
+        // stack (the lowering recurses over expressions).
+        let workers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(STACK_SIZE)
+                    .spawn_scoped(s, work)
+                    .ok()
             })
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+        let mut done = work();
+        for w in workers {
+            done.extend(w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        done
     });
     done.sort_by_key(|(k, _)| *k);
     done.into_iter().map(|(_, t)| t).collect()
