@@ -19,8 +19,8 @@
 //!
 //! | NN | pass | builds |
 //! |---|---|---|
-//! | 00 | `compile_to_bitcode` (.ll: clang's IR) | source, clCompileProgram |
-//! | 01 | `link_objects` (.ll: the linked, optimized objects) | clLinkProgram |
+//! | 00 | `compile_to_bitcode` (.ll: clang's IR; clCompileProgram's is unoptimized, `frontend::compile_to_object`) | source, clCompileProgram |
+//! | 01 | `link_objects` (.ll: the linked objects, what the kernels reach, optimized) | clLinkProgram |
 //! | 02 | `link_math` (.ll: libclc's math linked) | source, clLinkProgram, IL calling libclc's math |
 //! | 03 | `translate_bitcode` (llvm-spirv) | source, clLinkProgram |
 //! | 04 | `make_il_reducible` | IL |

@@ -40,7 +40,9 @@
 //! runs, changed or not, as `NN-<pass>.ll` / `NN-<pass>.spv` (per kernel
 //! `NN-<kernel>-<pass>.spv`), `NN` the pass's fixed sequence number
 //! (`dump` lists them: `00-compile_to_bitcode.ll` ...
-//! `22-<kernel>-guard_loop_limit.spv`).
+//! `22-<kernel>-guard_loop_limit.spv`). Measurement switch:
+//! `FERROCL_TIME_PASSES=1` prints the wall time of every tool run and pass
+//! (`timing`).
 
 pub mod abi;
 mod analyses;
@@ -54,6 +56,7 @@ mod link;
 mod passes;
 mod pipeline;
 mod program;
+mod timing;
 mod tools;
 
 // The public API. Modules of this crate import from the concern modules

@@ -1,18 +1,24 @@
 //! Separate compilation (clCompileProgram) and linking (clLinkProgram).
 //!
 //! A compiled object and a library are both LLVM bitcode (spir64, typed
-//! pointers, clang's kernel argument metadata kept): `compile_source` is the
-//! front end's first half (`frontend::compile_to_bitcode`), and
-//! `link_objects` runs
+//! pointers, clang's kernel argument metadata kept): `compile_source` is
+//! clang's front end alone (`frontend::compile_to_object`: no LLVM pass
+//! has run, so an object costs little however much of it the program
+//! calls), and `link_objects` runs
 //!
 //! 1. `llvm-link-15` over the objects' bitcode (duplicate definitions fail
 //!    here);
 //! 2. with `-create-library`, stops: the linked bitcode is the library;
-//! 3. otherwise `clang -cc1 -x ir -O2` over the linked module (inlining
-//!    across the former object boundaries, as a single-source build gets),
-//!    a check that every function called is defined (a call to a function
-//!    no object defines is a link error, not a lowering failure), then the
-//!    rest of the pipeline of `build_source` (libclc's double math,
+//! 3. otherwise, on its textual IR, the C99 `inline` definitions become
+//!    `linkonce_odr`, the sub-group rotates are defined, and the functions
+//!    no kernel reaches are dropped
+//!    (`unoptimized_executable`), then `clang -cc1 -x ir -O2` (inlining
+//!    across the former object boundaries, as a single-source build gets;
+//!    again through `opt-15` with native integer widths where it made odd
+//!    ones, as `frontend::reoptimize` does), a check that every function
+//!    called is defined (a call to a function no object defines is a link
+//!    error, not a lowering failure), then the rest of the pipeline of
+//!    `build_source` (libclc's double math,
 //!    llvm-spirv-15, lowering, ...).
 //!
 //! Known gaps: link options other than `-create-library` are accepted and
@@ -27,6 +33,7 @@ use crate::error::BuildError;
 use crate::frontend::{self, parse_build_options};
 use crate::pipeline;
 use crate::program::Program;
+use crate::timing;
 use crate::tools::{self, run_tool, ScratchDir};
 
 /// A compiled object or a library: LLVM bitcode.
@@ -99,25 +106,15 @@ pub fn compile_source(
     headers: &[(String, String)],
     caps: &DeviceCaps,
 ) -> Result<Object, BuildError> {
-    pipeline::guard(|| {
+    let start = std::time::Instant::now();
+    let r = pipeline::guard(|| {
         let opts = parse_build_options(options, caps)?;
         let scratch = ScratchDir::new()?;
-        let (_, log) = frontend::compile_to_bitcode(source, &opts, headers, &scratch)?;
-        // clang's `-x ir` bitcode of a module without pointers is marked as
-        // opaque-pointer bitcode, which a typed-pointer link refuses:
-        // llvm-link writes the object from the textual IR instead.
-        let args = ["-opaque-pointers=0", "input.ll", "-o", "object.bc"];
-        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
-        if !out.success {
-            return Err(BuildError::internal(format!(
-                "writing the object failed: {}",
-                out.stderr
-            )));
-        }
-        let bitcode = read(&scratch, "object.bc")?;
+        let (bitcode, log) = frontend::compile_to_object(source, &opts, headers, &scratch)?;
         Ok(Object { bitcode, log })
-    })
+    });
+    timing::report(start, "compile_source");
+    r
 }
 
 /// clCompileProgram for a program created from IL (OpenCL SPIR-V): the
@@ -153,7 +150,8 @@ pub fn link_objects(
     options: &str,
     caps: &DeviceCaps,
 ) -> Result<Linked, BuildError> {
-    pipeline::guard(|| {
+    let start = std::time::Instant::now();
+    let r = pipeline::guard(|| {
         let opts = parse_link_options(options)?;
         let caps = &frontend::target_caps(options, caps)?;
         pipeline::check_caps(caps)?;
@@ -169,7 +167,15 @@ pub fn link_objects(
                 .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
             args.push(name);
         }
-        args.extend(["-o".into(), "linked.bc".into()]);
+        // A library is bitcode; an executable's linked module is read as
+        // text (`unoptimized_executable`).
+        let output = if opts.create_library {
+            "linked.bc"
+        } else {
+            args.push("-S".into());
+            "linked.ll"
+        };
+        args.extend(["-o".into(), output.into()]);
         let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
         let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
         if !out.success {
@@ -183,6 +189,14 @@ pub fn link_objects(
             let bitcode = read(&scratch, "linked.bc")?;
             return Ok(Linked::Library(Object { bitcode, log }));
         }
+        let linked = std::fs::read_to_string(scratch.file("linked.ll"))
+            .map_err(|e| BuildError::internal(format!("llvm-link wrote no IR: {e}")))?;
+        let unopt = timing::time(
+            || "unoptimized_executable".into(),
+            || unoptimized_executable(linked),
+        );
+        std::fs::write(scratch.file("unopt-linked.ll"), &unopt)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
         let mut optimize = vec![
             "-cc1",
             "-triple",
@@ -190,7 +204,7 @@ pub fn link_objects(
             "-no-opaque-pointers",
             "-x",
             "ir",
-            "linked.bc",
+            "unopt-linked.ll",
             "-O2",
             // The objects' data layout may name native integer widths
             // (`frontend::reoptimize`), with which
@@ -219,23 +233,6 @@ pub fn link_objects(
         if frontend::has_odd_integer_widths(&ll) {
             // As a source build does (`frontend::reoptimize`): the linked
             // module again, optimized with native integer widths.
-            let args = [
-                "-opaque-pointers=0",
-                "-S",
-                "linked.bc",
-                "-o",
-                "unopt-linked.ll",
-            ];
-            let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-            let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
-            if !out.success {
-                return Err(BuildError::internal(format!(
-                    "printing the linked module failed: {}",
-                    out.stderr
-                )));
-            }
-            let unopt = std::fs::read_to_string(scratch.file("unopt-linked.ll"))
-                .map_err(|e| BuildError::internal(format!("llvm-link wrote no IR: {e}")))?;
             let fixes = frontend::Reoptimize {
                 native_widths: true,
                 inline_definitions: false,
@@ -257,16 +254,64 @@ pub fn link_objects(
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
         let ll = frontend::remove_freeze(&ll);
         let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
-        let ll = frontend::libclc::link_math(&ll, &scratch, &math)?.unwrap_or(ll);
+        let ll = timing::pass(Pass::LinkMath, None, || {
+            frontend::libclc::link_math(&ll, &scratch, &math)
+        })?
+        .unwrap_or(ll);
         std::fs::write(scratch.file("input.ll"), &ll)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
         frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;
-        let spirv = frontend::translate_bitcode(&scratch)?;
+        let spirv = timing::pass(Pass::TranslateBitcode, None, || {
+            frontend::translate_bitcode(&scratch)
+        })?;
         dump::spirv(Pass::TranslateBitcode, &spirv);
         let program =
             pipeline::build_module(&spirv, Some(&arg_metadata), log, caps, &scratch, None)?;
         Ok(Linked::Executable(program))
-    })
+    });
+    match &r {
+        Ok(Linked::Executable(p)) => timing::report(
+            start,
+            format_args!("link_objects ({} kernels)", p.kernels.len()),
+        ),
+        Ok(Linked::Library(_)) => timing::report(start, "link_objects (library)"),
+        Err(_) => timing::report(start, "link_objects (failed)"),
+    }
+    r
+}
+
+/// The linked module (llvm-link's textual IR) as the link optimizes it:
+///
+/// - C99 `inline` definitions (`available_externally`: the objects are
+///   clang's front-end output, `frontend::compile_to_object`) become
+///   `linkonce_odr`, as `frontend::reoptimize` makes them for a source
+///   build whose calls to them remain (`Reoptimize::inline_definitions`):
+///   defined wherever called, merged across objects;
+/// - the sub-group rotates get their definitions
+///   (`frontend::define_rotates`; the -O2 then inlines them);
+/// - the function definitions no kernel reaches are dropped
+///   (`frontend::drop_unreachable_functions`): an executable's only entry
+///   points are its kernels.
+fn unoptimized_executable(linked: String) -> String {
+    const INLINE: &str = "define available_externally ";
+    let patched = if linked.contains(INLINE) {
+        let mut out = String::with_capacity(linked.len());
+        for line in linked.lines() {
+            match line.strip_prefix(INLINE) {
+                Some(rest) => {
+                    out.push_str("define linkonce_odr ");
+                    out.push_str(rest);
+                }
+                None => out.push_str(line),
+            }
+            out.push('\n');
+        }
+        out
+    } else {
+        linked
+    };
+    let patched = frontend::define_rotates(&patched);
+    frontend::drop_unreachable_functions(&patched).unwrap_or(patched)
 }
 
 fn read(scratch: &ScratchDir, name: &str) -> Result<Vec<u8>, BuildError> {

@@ -25,6 +25,7 @@ use crate::passes::{
     lower, specialize, srem_via_sdiv, structurize,
 };
 use crate::program::Program;
+use crate::timing;
 use crate::tools::{self, ScratchDir};
 
 /// Builds an OpenCL C program (clCreateProgramWithSource + clBuildProgram):
@@ -36,19 +37,33 @@ use crate::tools::{self, ScratchDir};
 /// override `caps` ([`target_caps`](crate::target_caps)). Thread-safe;
 /// never panics.
 pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let start = std::time::Instant::now();
     let caps = &frontend::target_caps(options, caps)?;
-    cached(cache::Input::Source(source), options, caps, || {
+    let r = cached(cache::Input::Source(source), options, caps, || {
         guard(|| source_program(source, options, caps))
-    })
+    });
+    report_build(start, "build_source", &r);
+    r
 }
 
 /// Builds a program from OpenCL (Kernel-flavour) SPIR-V
 /// (clCreateProgramWithIL + clBuildProgram). Thread-safe; never panics.
 pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
+    let start = std::time::Instant::now();
     let caps = &frontend::target_caps(options, caps)?;
-    cached(cache::Input::Il(spirv), options, caps, || {
+    let r = cached(cache::Input::Il(spirv), options, caps, || {
         guard(|| il_program(spirv, options, caps))
-    })
+    });
+    report_build(start, "build_il", &r);
+    r
+}
+
+/// `FERROCL_TIME_PASSES`: a whole build's time.
+pub(crate) fn report_build(start: std::time::Instant, what: &str, r: &Result<Program, BuildError>) {
+    match r {
+        Ok(p) => timing::report(start, format_args!("{what} ({} kernels)", p.kernels.len())),
+        Err(_) => timing::report(start, format_args!("{what} (failed)")),
+    }
 }
 
 /// `build` through the on-disk cache (`cache`): a hit skips the whole
@@ -168,11 +183,15 @@ pub(crate) fn build_module(
 ) -> Result<Program, BuildError> {
     let words = tools::bytes_to_words(spirv)
         .ok_or_else(|| BuildError::failure("the IL is not a SPIR-V module"))?;
-    let words = strip_debug_ext_insts(&words);
+    let words = timing::pass(Pass::StripDebugExtInsts, None, || {
+        strip_debug_ext_insts(&words)
+    });
     dump::words(Pass::StripDebugExtInsts, None, &words);
-    let words = dedupe_phi_parents(&words);
+    let words = timing::pass(Pass::DedupePhiParents, None, || dedupe_phi_parents(&words));
     dump::words(Pass::DedupePhiParents, None, &words);
-    let words = expand_decoration_groups(&words);
+    let words = timing::pass(Pass::ExpandDecorationGroups, None, || {
+        expand_decoration_groups(&words)
+    });
     dump::words(Pass::ExpandDecorationGroups, None, &words);
     let words = run_word_pass(
         words,
@@ -193,23 +212,37 @@ pub(crate) fn build_module(
         Pass::PlacePrivateConstants,
         place_private_constants,
     )?;
-    let (words, global_variables) = global_vars::prepare_global_variables(&words)
-        .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
+    let (words, global_variables) = timing::pass(Pass::PrepareGlobalVariables, None, || {
+        global_vars::prepare_global_variables(&words)
+    })
+    .map_err(|e| BuildError::failure(format!("{log}error: {e}")))?;
     dump::words(Pass::PrepareGlobalVariables, None, &words);
-    let words = async_copy::expand_async_copies(&words).map_err(BuildError::internal)?;
+    let words = timing::pass(Pass::ExpandAsyncCopies, None, || {
+        async_copy::expand_async_copies(&words)
+    })
+    .map_err(BuildError::internal)?;
     dump::words(Pass::ExpandAsyncCopies, None, &words);
     // Structurize first: the lowering keeps the control flow as it is, and
     // spirt cannot read what the lowering adds (OpSpecConstantOp).
-    let words = structurize::structurize_cfgs(&words).map_err(BuildError::internal)?;
+    let words = timing::pass(Pass::StructurizeCfgs, None, || {
+        structurize::structurize_cfgs(&words)
+    })
+    .map_err(BuildError::internal)?;
     dump::words(Pass::StructurizeCfgs, None, &words);
-    let mut module = rspirv::dr::load_words(&words)
+    let mut module = timing::time(|| "load_words".into(), || rspirv::dr::load_words(&words))
         .map_err(|e| BuildError::failure(format!("cannot parse the SPIR-V module: {e}")))?;
-    copy_byval_params::copy_byval_params(&mut module);
+    timing::pass(Pass::CopyByvalParams, None, || {
+        copy_byval_params::copy_byval_params(&mut module)
+    });
     dump::module(Pass::CopyByvalParams, None, &module);
-    specialize::specialize_address_spaces(&mut module);
+    timing::pass(Pass::SpecializeAddressSpaces, None, || {
+        specialize::specialize_address_spaces(&mut module)
+    });
     dump::module(Pass::SpecializeAddressSpaces, None, &module);
     if caps.images {
-        image_args::specialize_image_calls(&mut module);
+        timing::pass(Pass::SpecializeImageCalls, None, || {
+            image_args::specialize_image_calls(&mut module)
+        });
         dump::module(Pass::SpecializeImageCalls, None, &module);
     }
     if !module.capabilities.iter().any(|c| {
@@ -222,46 +255,154 @@ pub(crate) fn build_module(
             "the SPIR-V module is not an OpenCL (Kernel) module",
         ));
     }
-    let global_offsets = global_vars::global_offsets(&module);
-    let image_origins = crate::analyses::image_origins::opaque_origins(&module);
-    let mut kernels = Vec::new();
-    for (i, ep) in module.entry_points.iter().enumerate() {
-        if ep.class.opcode != Op::EntryPoint {
-            continue;
-        }
-        let name = ep.operands[2].unwrap_literal_string().to_string();
-        let mut lowered = lower::lower_kernel(&module, i, caps, &global_offsets, &image_origins)
-            .map_err(|e| {
-                let loc = match (source_name, e.line) {
-                    (Some(f), Some(l)) => format!("{f}:{l}: "),
-                    (None, Some(l)) => format!("line {l}: "),
-                    _ => String::new(),
-                };
-                BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
-            })?;
-        let kernel = Some(name.as_str());
-        dump::module(Pass::LowerKernel, kernel, &lowered.module);
-        srem_via_sdiv::srem_via_sdiv(&mut lowered.module);
-        dump::module(Pass::SremViaSdiv, kernel, &lowered.module);
-        guard_int64_division::guard_int64_division(&mut lowered.module);
-        dump::module(Pass::GuardInt64Division, kernel, &lowered.module);
-        let mut loop_status = false;
-        if caps.loop_limiter {
-            loop_status = loop_limit::guard_loop_limit(&mut lowered.module);
-            dump::module(Pass::GuardLoopLimit, kernel, &lowered.module);
-        }
-        let words = lowered.module.assemble();
-        validate::validate_module(&words, &name, i, scratch)?;
-        let md = metadata.and_then(|m| m.get(&name)).map(|v| v.as_slice());
-        let mut kernel = reflect::reflect_kernel(&name, &lowered, words, md);
-        kernel.loop_status = loop_status;
-        kernels.push(kernel);
-    }
+    let (global_offsets, image_origins) = timing::time(
+        || "global_offsets, opaque_origins".into(),
+        || {
+            (
+                global_vars::global_offsets(&module),
+                crate::analyses::image_origins::opaque_origins(&module),
+            )
+        },
+    );
+    let ix = timing::time(
+        || "index_module".into(),
+        || crate::analyses::module_index::ModuleIndex::new(&module),
+    );
+    let entries: Vec<usize> = (module.entry_points.iter().enumerate())
+        .filter(|(_, ep)| ep.class.opcode == Op::EntryPoint)
+        .map(|(i, _)| i)
+        .collect();
+    let kernel = |i: usize| {
+        guard(|| {
+            let name = module.entry_points[i].operands[2].unwrap_literal_string();
+            let k = KernelBuild {
+                ix: &ix,
+                caps,
+                global_offsets: &global_offsets,
+                image_origins: &image_origins,
+                metadata,
+                scratch,
+                source_name,
+                log: &log,
+            };
+            k.build(i, name)
+        })
+    };
+    let kernels = in_parallel(&entries, kernel)
+        .into_iter()
+        .collect::<Result<_, _>>()?;
     Ok(Program {
         log,
         kernels,
         global_variables,
     })
+}
+
+/// What every kernel of a module is built from (`build_module`).
+struct KernelBuild<'a> {
+    ix: &'a crate::analyses::module_index::ModuleIndex<'a>,
+    caps: &'a DeviceCaps,
+    global_offsets: &'a HashMap<u32, u64>,
+    image_origins: &'a HashMap<u32, crate::analyses::image_origins::Origin>,
+    metadata: Option<&'a HashMap<String, Vec<ArgMetadata>>>,
+    scratch: &'a ScratchDir,
+    source_name: Option<&'a str>,
+    log: &'a str,
+}
+
+impl KernelBuild<'_> {
+    /// Kernel `name`, the module's entry point `i`: lowered, the per-kernel
+    /// passes, validated (spirv-val) and reflected.
+    fn build(&self, i: usize, name: &str) -> Result<crate::program::Kernel, BuildError> {
+        let (caps, log) = (self.caps, self.log);
+        let kernel = Some(name);
+        let mut lowered = timing::pass(Pass::LowerKernel, kernel, || {
+            lower::lower_kernel(self.ix, i, caps, self.global_offsets, self.image_origins)
+        })
+        .map_err(|e| {
+            let loc = match (self.source_name, e.line) {
+                (Some(f), Some(l)) => format!("{f}:{l}: "),
+                (None, Some(l)) => format!("line {l}: "),
+                _ => String::new(),
+            };
+            BuildError::failure(format!("{log}{loc}error: kernel '{name}': {}", e.message))
+        })?;
+        dump::module(Pass::LowerKernel, kernel, &lowered.module);
+        timing::pass(Pass::SremViaSdiv, kernel, || {
+            srem_via_sdiv::srem_via_sdiv(&mut lowered.module)
+        });
+        dump::module(Pass::SremViaSdiv, kernel, &lowered.module);
+        timing::pass(Pass::GuardInt64Division, kernel, || {
+            guard_int64_division::guard_int64_division(&mut lowered.module)
+        });
+        dump::module(Pass::GuardInt64Division, kernel, &lowered.module);
+        let mut loop_status = false;
+        if caps.loop_limiter {
+            loop_status = timing::pass(Pass::GuardLoopLimit, kernel, || {
+                loop_limit::guard_loop_limit(&mut lowered.module)
+            });
+            dump::module(Pass::GuardLoopLimit, kernel, &lowered.module);
+        }
+        let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
+        timing::time(
+            || format!("validate_module {name}"),
+            || validate::validate_module(&words, name, i, self.scratch),
+        )?;
+        let md = self
+            .metadata
+            .and_then(|m| m.get(name))
+            .map(|v| v.as_slice());
+        let mut kernel = timing::time(
+            || format!("reflect_kernel {name}"),
+            || reflect::reflect_kernel(name, &lowered, words, md),
+        );
+        kernel.loop_status = loop_status;
+        Ok(kernel)
+    }
+}
+
+/// The stack of `in_parallel`'s threads: a main thread's (8 MiB).
+const STACK_SIZE: usize = 8 << 20;
+
+/// `f` of every item, in order, computed on up to as many threads as the
+/// machine has cores (kernels are independent: lowered, then validated by
+/// a spirv-val process each, which is most of a kernel's time).
+fn in_parallel<T: Send>(items: &[usize], f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(|&i| f(i)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let work = || {
+            let mut out = Vec::new();
+            loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = items.get(k) else { break };
+                out.push((k, f(i)));
+            }
+            out
+        };
+        // The calling thread works too; the others get a main thread's
+        // stack (the lowering recurses over expressions).
+        let workers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(STACK_SIZE)
+                    .spawn_scoped(s, work)
+                    .ok()
+            })
+            .collect();
+        let mut done = work();
+        for w in workers {
+            done.extend(w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        done
+    });
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// A pass on a module's words: `Ok(None)` where it has nothing to do.
@@ -276,7 +417,7 @@ fn run_word_pass(
     name: Pass,
     pass: WordPass,
 ) -> Result<Vec<u32>, BuildError> {
-    let out = match pass(&words) {
+    let out = match timing::pass(name, None, || pass(&words)) {
         Ok(Some(out)) => out,
         Ok(None) => words,
         Err(e) => return Err(BuildError::failure(format!("{log}error: {e}"))),

@@ -69,6 +69,7 @@ pub fn run_tool(
     cwd: &Path,
 ) -> Result<ToolOutput, BuildError> {
     let path = tool.path();
+    let start = std::time::Instant::now();
     let out = Command::new(&path)
         .args(args)
         .current_dir(cwd)
@@ -80,6 +81,26 @@ pub fn run_tool(
                 tool.env
             ))
         })?;
+    if crate::timing::enabled() {
+        let name = path
+            .file_name()
+            .unwrap_or(path.as_os_str())
+            .to_string_lossy();
+        let mut line: String = args
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if line.len() > 120 {
+            let cut = (0..=120)
+                .rev()
+                .find(|&i| line.is_char_boundary(i))
+                .unwrap_or(0);
+            line.truncate(cut);
+            line.push_str(" ...");
+        }
+        crate::timing::report(start, format_args!("tool {name} {line}"));
+    }
     Ok(ToolOutput {
         success: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

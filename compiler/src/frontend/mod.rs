@@ -5,8 +5,11 @@ pub mod il_math;
 pub mod libclc;
 mod metadata;
 mod options;
+mod reachable;
 mod rotate;
 pub mod spec_constants;
+pub(crate) use reachable::drop_unreachable_functions;
+pub(crate) use rotate::define_rotates;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{
@@ -102,13 +105,16 @@ pub fn compile_opencl_c(
     opts: &FrontendOptions,
     scratch: &ScratchDir,
 ) -> Result<FrontendOutput, BuildError> {
-    let (ll, log) = compile_to_bitcode(source, opts, &[], scratch)?;
+    let (ll, log) = crate::timing::pass(Pass::CompileToBitcode, None, || {
+        compile_to_bitcode(source, opts, &[], scratch)
+    })?;
     let arg_metadata = read_kernel_arg_metadata(&ll);
     let unsigned_vec_hints = read_unsigned_vec_type_hints(&ll);
-    if let Some(linked) = libclc::link_math(&ll, scratch, &opts.math)? {
-        write_bitcode(scratch, &linked, opts)?;
-    }
-    let spirv = translate_bitcode(scratch)?;
+    let linked = crate::timing::pass(Pass::LinkMath, None, || {
+        libclc::link_math(&ll, scratch, &opts.math)
+    })?;
+    write_bitcode(scratch, linked.as_deref().unwrap_or(&ll), opts)?;
+    let spirv = crate::timing::pass(Pass::TranslateBitcode, None, || translate_bitcode(scratch))?;
     dump::spirv(Pass::TranslateBitcode, &spirv);
     Ok(FrontendOutput {
         spirv,
@@ -118,10 +124,10 @@ pub fn compile_opencl_c(
     })
 }
 
-/// The first half of `compile_opencl_c` (clCompileProgram stops here):
-/// OpenCL C → `input.bc` in `scratch` (`freeze` already removed).
-/// Returns clang's textual IR (with the kernel argument metadata) and its
-/// warnings.
+/// The first half of `compile_opencl_c` (and clCompileProgram's under
+/// `-cl-opt-disable`, `compile_to_object`): OpenCL C → optimized textual
+/// IR (`freeze` already removed, the rotates defined). Returns it (with the
+/// kernel argument metadata) and clang's warnings.
 ///
 /// `headers` are (include name, text) pairs written next to `input.cl`
 /// (subdirectories created), so `#include "name"` finds them
@@ -133,6 +139,132 @@ pub fn compile_to_bitcode(
     headers: &[(String, String)],
     scratch: &ScratchDir,
 ) -> Result<(String, String), BuildError> {
+    let (mut args, keep_convergent) = clang_command(source, opts, headers, scratch)?;
+    args.extend(["-o".into(), "input.ll".into(), SOURCE_NAME.into()]);
+    let run_clang = |args: &[String]| -> Result<(String, String), BuildError> {
+        let log = run_clang(args, scratch)?;
+        let ll = std::fs::read_to_string(scratch.file("input.ll"))
+            .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+        Ok((ll, log))
+    };
+    let (mut ll, mut log) = run_clang(&args)?;
+    log.insert_str(0, &opts.warnings);
+    if !opts.opt_disable && !keep_convergent && uses_subgroup_functions(ll.as_bytes()) {
+        // Sub-group calls from an included file: again, keeping them.
+        let o = args.iter().position(|a| a == "-O2").unwrap_or(0);
+        for (k, a) in KEEP_CONVERGENT_CALLS.iter().enumerate() {
+            args.insert(o + 1 + k, a.to_string());
+        }
+        (ll, log) = run_clang(&args)?;
+        log.insert_str(0, &opts.warnings);
+    }
+    let fixes = Reoptimize {
+        native_widths: !opts.opt_disable && has_odd_integer_widths(&ll),
+        inline_definitions: source.contains("inline") && !undefined_functions(&ll).is_empty(),
+    };
+    if fixes.native_widths || fixes.inline_definitions {
+        ll = reoptimize(scratch, &args, fixes)?;
+    }
+    dump::ir(Pass::CompileToBitcode, &ll);
+    let ll = rotate::define_rotates(&remove_freeze(&ll));
+    Ok((ll, log))
+}
+
+/// clCompileProgram's front end: OpenCL C → `object.bc` in `scratch`,
+/// LLVM bitcode as clang's front end emits it at -O2, before any of
+/// LLVM's passes (`-disable-llvm-passes`: optimization is the link's, as
+/// in LTO; `link::link_objects`). Returns the bitcode and clang's
+/// warnings. Under `-cl-opt-disable`, the -O0 IR of `compile_to_bitcode`
+/// (every function `noinline`), written as bitcode by llvm-link.
+///
+/// Why not optimized: an object's external functions must all be kept
+/// (another object may call them), and -O2 over all of them is most of a
+/// large program's build: hashcat's kernels include libraries of
+/// helpers, 37 MB of optimized IR of which a kernel keeps 1%; its
+/// clCompileProgram took 43 s on the 2-core development machine, and
+/// takes 1.5 s so. The link optimizes what its kernels reach.
+pub fn compile_to_object(
+    source: &str,
+    opts: &FrontendOptions,
+    headers: &[(String, String)],
+    scratch: &ScratchDir,
+) -> Result<(Vec<u8>, String), BuildError> {
+    let read = |name: &str| {
+        std::fs::read(scratch.file(name))
+            .map_err(|e| BuildError::internal(format!("{name} was not written: {e}")))
+    };
+    if opts.opt_disable {
+        let (ll, log) = compile_to_bitcode(source, opts, headers, scratch)?;
+        std::fs::write(scratch.file("input.ll"), &ll)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+        // clang's `-x ir` bitcode of a module without pointers is marked
+        // as opaque-pointer bitcode, which a typed-pointer link refuses:
+        // llvm-link writes the object from the textual IR instead.
+        llvm_link(scratch, &["input.ll", "-o", "object.bc"])?;
+        return Ok((read("object.bc")?, log));
+    }
+    let (mut args, _) = clang_command(source, opts, headers, scratch)?;
+    let o = args
+        .iter()
+        .position(|a| a == "-O2")
+        .ok_or_else(|| BuildError::internal("no optimization level"))?;
+    args.insert(o + 1, "-disable-llvm-passes".into());
+    for a in &mut args {
+        if a == "-emit-llvm" {
+            *a = "-emit-llvm-bc".into();
+        }
+    }
+    args.extend(["-o".into(), "object.bc".into(), SOURCE_NAME.into()]);
+    let mut log = run_clang(&args, scratch)?;
+    log.insert_str(0, &opts.warnings);
+    if dump::enabled() {
+        llvm_link(scratch, &["-S", "object.bc", "-o", "object.ll"])?;
+        dump::ir(
+            Pass::CompileToBitcode,
+            &std::fs::read_to_string(scratch.file("object.ll")).unwrap_or_default(),
+        );
+    }
+    Ok((read("object.bc")?, log))
+}
+
+/// `llvm-link-15 -opaque-pointers=0 args` in `scratch`.
+fn llvm_link(scratch: &ScratchDir, args: &[&str]) -> Result<(), BuildError> {
+    let mut all = vec![OsStr::new("-opaque-pointers=0")];
+    all.extend(args.iter().map(OsStr::new));
+    let out = run_tool(tools::LLVM_LINK, &all, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "writing the object failed: {}",
+            out.stderr
+        )));
+    }
+    Ok(())
+}
+
+/// Runs clang with `args` in `scratch`; its diagnostics are the build's
+/// failure, or its warnings (returned).
+fn run_clang(args: &[String], scratch: &ScratchDir) -> Result<String, BuildError> {
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::failure(if out.stderr.is_empty() {
+            "clang failed without a diagnostic".to_string()
+        } else {
+            out.stderr
+        }));
+    }
+    Ok(out.stderr)
+}
+
+/// Writes `source`, `headers` and the `#undef` header into `scratch`, and
+/// returns clang's command line for them (without output and input) and
+/// whether it keeps convergent calls apart (`uses_subgroup_functions`).
+fn clang_command(
+    source: &str,
+    opts: &FrontendOptions,
+    headers: &[(String, String)],
+    scratch: &ScratchDir,
+) -> Result<(Vec<String>, bool), BuildError> {
     std::fs::write(scratch.file(SOURCE_NAME), source).map_err(|e| {
         BuildError::failure(format!("cannot write the source to a temporary file: {e}"))
     })?;
@@ -196,44 +328,7 @@ pub fn compile_to_bitcode(
         args.push("-include".into());
         args.push(file.display().to_string());
     }
-    args.extend(["-o".into(), "input.ll".into(), SOURCE_NAME.into()]);
-    let run_clang = |args: &[String]| -> Result<(String, String), BuildError> {
-        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        let out = run_tool(tools::CLANG, &os, &scratch.path)?;
-        let log = out.stderr.clone();
-        if !out.success {
-            return Err(BuildError::failure(if log.is_empty() {
-                "clang failed without a diagnostic".to_string()
-            } else {
-                log
-            }));
-        }
-        let ll = std::fs::read_to_string(scratch.file("input.ll"))
-            .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
-        Ok((ll, log))
-    };
-    let (mut ll, mut log) = run_clang(&args)?;
-    log.insert_str(0, &opts.warnings);
-    if !opts.opt_disable && !keep_convergent && uses_subgroup_functions(ll.as_bytes()) {
-        // Sub-group calls from an included file: again, keeping them.
-        let o = args.iter().position(|a| a == "-O2").unwrap_or(0);
-        for (k, a) in KEEP_CONVERGENT_CALLS.iter().enumerate() {
-            args.insert(o + 1 + k, a.to_string());
-        }
-        (ll, log) = run_clang(&args)?;
-        log.insert_str(0, &opts.warnings);
-    }
-    let fixes = Reoptimize {
-        native_widths: !opts.opt_disable && has_odd_integer_widths(&ll),
-        inline_definitions: source.contains("inline") && !undefined_functions(&ll).is_empty(),
-    };
-    if fixes.native_widths || fixes.inline_definitions {
-        ll = reoptimize(scratch, &args, fixes)?;
-    }
-    dump::ir(Pass::CompileToBitcode, &ll);
-    let ll = rotate::define_rotates(&remove_freeze(&ll));
-    write_bitcode(scratch, &ll, opts)?;
-    Ok((ll, log))
+    Ok((args, keep_convergent))
 }
 
 /// Whether textual IR uses integer types llvm-spirv-15 cannot translate

@@ -111,7 +111,6 @@ mod workitem;
 
 use std::collections::HashMap;
 
-use rspirv::dr;
 use rspirv::spirv::Word;
 
 use crate::analyses::image_origins::Origin;
@@ -132,20 +131,21 @@ pub struct LowerError {
     pub line: Option<u32>,
 }
 
-/// Lowers the kernel whose OpEntryPoint is `entry` (an index into
-/// `module.entry_points`) to a self-contained Vulkan compute module.
-/// `image_origins`: `analyses::image_origins::opaque_origins` of `module`.
+/// Lowers the kernel whose OpEntryPoint is `entry` (an index into the
+/// entry points of `ix`'s module) to a self-contained Vulkan compute
+/// module. `ix` is the module's index, built once for all its kernels;
+/// `image_origins`: `analyses::image_origins::opaque_origins` of the
+/// module.
 pub fn lower_kernel(
-    module: &dr::Module,
+    ix: &ModuleIndex,
     entry: usize,
     caps: &DeviceCaps,
     global_offsets: &HashMap<Word, u64>,
     image_origins: &HashMap<Word, Origin>,
 ) -> Result<LoweredKernel, LowerError> {
-    let ix = ModuleIndex::new(module);
-    let entry_fn = module.entry_points[entry].operands[1].unwrap_id_ref();
+    let entry_fn = ix.src.entry_points[entry].operands[1].unwrap_id_ref();
     let facts =
-        KernelFacts::new(&ix, entry_fn, global_offsets, image_origins).map_err(|message| {
+        KernelFacts::new(ix, entry_fn, global_offsets, image_origins).map_err(|message| {
             LowerError {
                 message,
                 line: None,
