@@ -34,17 +34,7 @@ pub const TRIM_TO: u64 = 256 << 20;
 
 const MAGIC: &[u8; 8] = b"FCLCACHE";
 
-/// `$FERROCL_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrocl`, else
-/// `~/.cache/ferrocl` (shared with the runtime's VkPipelineCache files).
-pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("FERROCL_CACHE_DIR") {
-        return (!d.is_empty()).then(|| PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(d).join("ferrocl"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ferrocl"))
-}
+pub use crate::tools::cache_dir;
 
 /// What a build is compiled from.
 pub enum Input<'a> {
@@ -110,6 +100,8 @@ impl Entry {
         tool_identity(&mut key);
         key.push(0);
         key.extend_from_slice(format!("{caps:?}").as_bytes());
+        key.push(0);
+        key.extend_from_slice(format!("{:?}", crate::passes::lower::wide_access()).as_bytes());
         key.push(0);
         key.extend_from_slice(options.as_bytes());
         key.push(0);

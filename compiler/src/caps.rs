@@ -208,13 +208,45 @@ pub const SUBGROUP_SHUFFLE: u32 = 0x10;
 pub const SUBGROUP_SHUFFLE_RELATIVE: u32 = 0x20;
 pub const SUBGROUP_CLUSTERED: u32 = 0x40;
 
+/// The optional sub-group extensions clang-15's SPIR target declares; those
+/// the device does not support (`DeviceCaps::subgroup_extensions`) are
+/// switched off with `-cl-ext` and their macros undefined, so a kernel that
+/// uses them gets clang's error.
+pub(crate) const CLANG_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
+    ("-cl_khr_subgroup_ballot", "cl_khr_subgroup_ballot"),
+    (
+        "-cl_khr_subgroup_clustered_reduce",
+        "cl_khr_subgroup_clustered_reduce",
+    ),
+    (
+        "-cl_khr_subgroup_extended_types",
+        "cl_khr_subgroup_extended_types",
+    ),
+    (
+        "-cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_non_uniform_arithmetic",
+    ),
+    (
+        "-cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_non_uniform_vote",
+    ),
+    ("-cl_khr_subgroup_rotate", "cl_khr_subgroup_rotate"),
+    ("-cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle"),
+    (
+        "-cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_shuffle_relative",
+    ),
+    ("-cl_intel_subgroups", "cl_intel_subgroups"),
+    ("-cl_intel_subgroups_short", "cl_intel_subgroups_short"),
+];
+
 impl DeviceCaps {
     /// The sub-group extensions clang knows that the device does not report
     /// (`subgroup_extensions`): their `-cl-ext` switch is off and their macro
     /// undefined.
     pub(crate) fn unsupported_subgroup_extensions(&self) -> Vec<(&'static str, &'static str)> {
         let on = self.subgroup_extensions();
-        crate::frontend::CLANG_SUBGROUP_EXTENSIONS
+        CLANG_SUBGROUP_EXTENSIONS
             .iter()
             .copied()
             .filter(|(_, e)| !on.iter().any(|(n, _)| n == e))

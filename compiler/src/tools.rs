@@ -199,3 +199,15 @@ pub fn literal_string(words: &[u32]) -> String {
         .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
+
+/// `$FERROCL_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrocl`, else
+/// `~/.cache/ferrocl` (shared with the runtime's VkPipelineCache files).
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("FERROCL_CACHE_DIR") {
+        return (!d.is_empty()).then(|| PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("ferrocl"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ferrocl"))
+}

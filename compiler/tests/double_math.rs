@@ -229,7 +229,7 @@ int main(void) {{
 }
 
 /// `mad` on doubles is one fused multiply-add (GLSL.std.450 Fma), scalar
-/// and vector: lowered as a multiply and an add, the exact arithmetic
+/// and vector, where the device fuses doubles: lowered as a multiply and an add, the exact arithmetic
 /// that every double operation gets (NoContraction) kept them apart, and
 /// NVIDIA ran clpeak's fp64 `mad` loop at half its DFMA rate.
 #[test]
@@ -246,8 +246,13 @@ kernel void k(global double *o, global double4 *v, double a, double4 b) {
         let p = build_source(src, "", &caps(fused)).unwrap_or_else(|e| panic!("{e}"));
         let k = &p.kernels[0];
         let ops = double_glsl_ops(k);
-        assert_eq!(ops.iter().filter(|o| *o == "Fma").count(), 2, "{ops:?}");
         let text = common::disassemble(k, "double-mad");
-        assert!(!text.contains("OpFMul"), "a multiply is left:\n{text}");
+        if fused {
+            assert_eq!(ops.iter().filter(|o| *o == "Fma").count(), 2, "{ops:?}");
+            assert!(!text.contains("OpFMul"), "a multiply is left:\n{text}");
+        } else {
+            // GLSL's Fma of doubles is not one rounding on this device.
+            assert!(!ops.iter().any(|o| o == "Fma"), "{ops:?}");
+        }
     }
 }

@@ -8,7 +8,6 @@ mod options;
 mod reachable;
 mod rotate;
 pub mod spec_constants;
-pub(crate) use options::CLANG_SUBGROUP_EXTENSIONS;
 pub(crate) use reachable::drop_unreachable_functions;
 pub(crate) use rotate::define_rotates;
 

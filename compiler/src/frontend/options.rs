@@ -172,38 +172,6 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
     Ok(out)
 }
 
-/// The optional sub-group extensions clang-15's SPIR target declares; those
-/// the device does not support (`DeviceCaps::subgroup_extensions`) are
-/// switched off with `-cl-ext` and their macros undefined, so a kernel that
-/// uses them gets clang's error.
-pub(crate) const CLANG_SUBGROUP_EXTENSIONS: [(&str, &str); 10] = [
-    ("-cl_khr_subgroup_ballot", "cl_khr_subgroup_ballot"),
-    (
-        "-cl_khr_subgroup_clustered_reduce",
-        "cl_khr_subgroup_clustered_reduce",
-    ),
-    (
-        "-cl_khr_subgroup_extended_types",
-        "cl_khr_subgroup_extended_types",
-    ),
-    (
-        "-cl_khr_subgroup_non_uniform_arithmetic",
-        "cl_khr_subgroup_non_uniform_arithmetic",
-    ),
-    (
-        "-cl_khr_subgroup_non_uniform_vote",
-        "cl_khr_subgroup_non_uniform_vote",
-    ),
-    ("-cl_khr_subgroup_rotate", "cl_khr_subgroup_rotate"),
-    ("-cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle"),
-    (
-        "-cl_khr_subgroup_shuffle_relative",
-        "cl_khr_subgroup_shuffle_relative",
-    ),
-    ("-cl_intel_subgroups", "cl_intel_subgroups"),
-    ("-cl_intel_subgroups_short", "cl_intel_subgroups_short"),
-];
-
 /// Translates OpenCL build options (OpenCL 3.0 §5.8.6) for clang -cc1.
 ///
 /// Accepted: `-D name[=value]` / `-Dname`, `-I dir` / `-Idir`, `-cl-std=CLx.y`,

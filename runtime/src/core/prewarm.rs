@@ -40,11 +40,12 @@
 //! pipeline), before it creates its own. Jobs hold only weak
 //! references to what they work on: a program released before its job
 //! runs costs nothing; one released while its pipeline is being created
-//! is freed by the worker when that creation ends. At process exit
-//! (`atexit`) queued jobs are dropped and the one running is waited for,
-//! so that no pipeline is being compiled inside the driver while the
-//! process tears the driver down, and each device's pipeline cache is
-//! written to disk (`vk::device::save_all_pipeline_caches`).
+//! is freed by the worker when that creation ends. When its queue runs
+//! dry the worker writes each device's pipeline cache to disk
+//! (`vk::device::save_all_pipeline_caches`). At process exit (`atexit`)
+//! queued jobs are dropped and the one running is waited for, so that no
+//! pipeline is being compiled inside the driver while the process tears
+//! the driver down; nothing calls Vulkan there.
 //!
 //! `FERROCL_PREWARM=0` turns background creation off: every pipeline is
 //! then created at its first launch (measurements, debugging).
@@ -461,8 +462,7 @@ extern "C" {
     fn atexit(f: extern "C" fn()) -> i32;
 }
 
-/// At process exit: drop the queued jobs, wait for the running one, write
-/// the pipeline caches.
+/// At process exit: drop the queued jobs, wait for the running one.
 extern "C" fn at_exit() {
     CLOSING.store(true, Ordering::Release);
     let w = worker();
@@ -473,13 +473,14 @@ extern "C" fn at_exit() {
     // Jobs hold only weak references: dropping them frees nothing.
     drop(dropped);
     w.wake.notify_all();
-    {
-        let mut st = w.state.lock();
-        while st.running {
-            w.idle.wait(&mut st);
-        }
+    let mut st = w.state.lock();
+    while st.running {
+        w.idle.wait(&mut st);
     }
-    crate::vk::device::save_all_pipeline_caches();
+    // No Vulkan call here: at exit the driver may be tearing itself down
+    // (a test binary died of SIGSEGV at exit on NVIDIA once while this
+    // wrote the pipeline caches). The worker writes them whenever its
+    // queue runs dry (`Worker::run`), kernels when they go.
 }
 
 impl Worker {
@@ -546,6 +547,12 @@ impl Worker {
             // worker or leave `running` set: its pipelines are then made
             // at their launches.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job.run));
+            let drained = self.state.lock().jobs.is_empty();
+            if drained && !closing() {
+                // The batch is done: what it compiled goes to disk now, for
+                // the next run (applications often never release kernels).
+                crate::vk::device::save_all_pipeline_caches();
+            }
             let mut st = self.state.lock();
             st.running = false;
             self.idle.notify_all();

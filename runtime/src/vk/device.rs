@@ -286,8 +286,9 @@ static DEVICES: Mutex<Vec<Weak<Device>>> = parking_lot::const_mutex(Vec::new());
 /// Writes each live device's pipeline cache to disk where pipelines were
 /// created since it was last written. Devices live as long as the process
 /// (the platform is never released) and applications often never release
-/// their kernels, so this runs at process exit (`crate::core::prewarm`)
-/// too: the next run then finds the pipelines of this one.
+/// their kernels, so the background worker (`crate::core::prewarm`) runs
+/// this whenever its queue runs dry: the next run then finds the
+/// pipelines of this one.
 pub fn save_all_pipeline_caches() {
     let devices: Vec<Arc<Device>> = DEVICES.lock().iter().filter_map(Weak::upgrade).collect();
     for d in devices {

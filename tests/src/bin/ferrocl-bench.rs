@@ -59,10 +59,30 @@ kernel void copy4(global const float4* a, global float4* b) {
     size_t i = get_global_id(0);
     b[i] = a[i];
 }
+kernel void copy16(global const float16* a, global float16* b) {
+    size_t i = get_global_id(0);
+    b[i] = a[i];
+}
 kernel void empty(global int* p) {}
 kernel void mad_loop(global float* out, float s) {
     float4 x = (float4)(get_global_id(0) * 1e-9f, 1.0f, 2.0f, 3.0f);
     float4 y = (float4)(s, s, s, s);
+    for (int i = 0; i < 256; i++) {
+        x = mad(y, x, y); y = mad(x, y, x);
+        x = mad(y, x, y); y = mad(x, y, x);
+        x = mad(y, x, y); y = mad(x, y, x);
+        x = mad(y, x, y); y = mad(x, y, x);
+    }
+    out[get_global_id(0)] = x.x + x.y + x.z + x.w + y.x + y.y + y.z + y.w;
+}
+"#;
+
+/// mad_loop in double precision (built where the device has cl_khr_fp64).
+const FP64_SOURCE: &str = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void mad_loop_d(global double* out, double s) {
+    double4 x = (double4)(get_global_id(0) * 1e-9, 1.0, 2.0, 3.0);
+    double4 y = (double4)(s, s, s, s);
     for (int i = 0; i < 256; i++) {
         x = mad(y, x, y); y = mad(x, y, x);
         x = mad(y, x, y); y = mad(x, y, x);
@@ -327,6 +347,28 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         },
     );
 
+    // Global memory bandwidth, float16 copy (the same bytes as float4's).
+    let a16 = ctx.buffer::<[f32; 16]>(s.copy_elems / 4);
+    let b16 = ctx.buffer::<[f32; 16]>(s.copy_elems / 4);
+    let copy16 = prog.kernel("copy16");
+    copy16.arg(0, &a16).arg(1, &b16);
+    let d = best(s.reps, || {
+        let t = Instant::now();
+        enqueue(&q, &copy16, s.copy_elems / 4);
+        finish(&q);
+        t.elapsed()
+    });
+    push(
+        &mut rows,
+        Row {
+            name: "global memory bandwidth (float16 copy)",
+            unit: "GB/s",
+            higher_better: true,
+            value: bytes / d.as_secs_f64() / 1e9,
+        },
+    );
+    drop((a16, b16));
+
     // Single-precision compute.
     let out = ctx.buffer::<f32>(s.compute_items);
     let mad = prog.kernel("mad_loop");
@@ -346,6 +388,30 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
             value: s.compute_items as f64 * MAD_FLOPS / d.as_secs_f64() / 1e9,
         },
     );
+
+    // Double-precision compute, where the device has it (clpeak's fp64 row
+    // halved once, unnoticed: mad(double) lost its fusion).
+    if device_string(device, CL_DEVICE_EXTENSIONS).contains("cl_khr_fp64") {
+        let prog64 = ctx.build(FP64_SOURCE);
+        let out64 = ctx.buffer::<f64>(s.compute_items);
+        let mad64 = prog64.kernel("mad_loop_d");
+        mad64.arg(0, &out64).arg(1, &0.999f64);
+        let d = best(s.reps, || {
+            let t = Instant::now();
+            enqueue(&q, &mad64, s.compute_items);
+            finish(&q);
+            t.elapsed()
+        });
+        push(
+            &mut rows,
+            Row {
+                name: "fp64 compute (double4 mad)",
+                unit: "GFLOPS",
+                higher_better: true,
+                value: s.compute_items as f64 * MAD_FLOPS / d.as_secs_f64() / 1e9,
+            },
+        );
+    }
 
     // Launch latency: one tiny kernel, enqueue to completion.
     let empty = prog.kernel("empty");

@@ -48,7 +48,7 @@ pub(super) fn library_bitcode() -> Result<PathBuf, String> {
                 )
             })?;
             let name = format!("libclc-{}-{}.bc", meta.len(), mtime(&meta));
-            let dirs = crate::cache::cache_dir()
+            let dirs = crate::tools::cache_dir()
                 .into_iter()
                 .chain([std::env::temp_dir().join("ferrocl-libclc")]);
             let mut last_error = String::new();

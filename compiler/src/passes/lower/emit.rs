@@ -18,6 +18,9 @@ pub struct Out {
     cache: HashMap<(Op, Option<Word>, Vec<Operand>), Word>,
     /// Index in `globals` of each cached instruction.
     index: HashMap<Word, usize>,
+    /// Explicitly laid-out arrays (`t_array_stride`) by (element, length,
+    /// stride).
+    strided: HashMap<(Word, u32, u32), Word>,
     glsl: Option<Word>,
 }
 
@@ -30,6 +33,7 @@ impl Out {
             names: Vec::new(),
             cache: HashMap::new(),
             index: HashMap::new(),
+            strided: HashMap::new(),
             glsl: None,
         }
     }
@@ -156,6 +160,31 @@ impl Out {
             None,
             vec![Operand::IdRef(elem), Operand::IdRef(len)],
         )
+    }
+    /// An array of `n` `elem`s decorated ArrayStride `stride`, for
+    /// accesses through PhysicalStorageBuffer pointers (apart from the
+    /// undecorated array of the same shape that values have).
+    pub fn t_array_stride(&mut self, elem: Word, n: u32, stride: u32) -> Word {
+        if let Some(&t) = self.strided.get(&(elem, n, stride)) {
+            return t;
+        }
+        let len = self.c_u32(n);
+        let t = self.id();
+        self.globals.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(t),
+            vec![Operand::IdRef(elem), Operand::IdRef(len)],
+        ));
+        self.decorate(
+            t,
+            vec![
+                Operand::Decoration(Decoration::ArrayStride),
+                Operand::LiteralBit32(stride),
+            ],
+        );
+        self.strided.insert((elem, n, stride), t);
+        t
     }
     pub fn t_struct(&mut self, members: &[Word]) -> Word {
         self.cached(

@@ -123,6 +123,7 @@ use kernel::KernelLowering;
 pub use args::ArgLayout;
 pub(crate) use ext_inst::ROUNDED_STORE;
 pub use kernel::LoweredKernel;
+pub(crate) use wide::wide_access;
 
 /// A lowering failure: the message, and the source line it concerns.
 pub struct LowerError {

@@ -15,12 +15,45 @@
 //! capability (other than the float classifications) or whose result is
 //! not wide are reported.
 
+use std::sync::OnceLock;
+
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
 
 use super::context::{Lower, Res};
 use super::emit::{ids, Block};
 use crate::analyses::type_table::Ty;
+
+/// How an 8/16-wide vector of 4- or 8-byte elements is accessed in global
+/// memory with physical addressing (`memory::load_wide_variant`): a
+/// measurement knob for drivers' compilers, `FERROCL_WIDE_ACCESS=parts|
+/// align16|whole|scalar`, read once per process and part of the compile
+/// cache's key. Narrow elements are 32-bit words whatever it says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WideAccess {
+    /// One access per 4-wide part, `Aligned` as its offset from the
+    /// vector's alignment allows (float16 at 64: 64, 16, 32, 16). The
+    /// default.
+    Parts,
+    /// The same, `Aligned` at most 16.
+    Align16,
+    /// One access of the whole vector: an array of 4-wide parts with an
+    /// explicit ArrayStride, `Aligned` as the vector.
+    Whole,
+    /// One access per element.
+    Scalar,
+}
+
+/// `FERROCL_WIDE_ACCESS`, read once.
+pub fn wide_access() -> WideAccess {
+    static W: OnceLock<WideAccess> = OnceLock::new();
+    *W.get_or_init(|| match std::env::var("FERROCL_WIDE_ACCESS").as_deref() {
+        Ok("align16") => WideAccess::Align16,
+        Ok("whole") => WideAccess::Whole,
+        Ok("scalar") => WideAccess::Scalar,
+        _ => WideAccess::Parts,
+    })
+}
 
 impl Lower<'_> {
     pub(crate) fn is_wide(&self, ty: Word) -> bool {

@@ -654,4 +654,16 @@ mod tests {
         assert_eq!(civil_date(20_418), "2025-11-26");
         assert_eq!(civil_date(20_783), "2026-11-26");
     }
+
+    /// The committed GPU baseline reads, with its per-row tolerances.
+    #[test]
+    fn committed_baseline_reads() {
+        let b = from_json(include_str!("../../../bench/baseline-nvidia-h200.json")).unwrap();
+        assert_eq!(b.card, "NVIDIA H200");
+        assert!(b.rows.len() >= 18, "{}", b.rows.len());
+        let row = |name: &str| b.rows.iter().find(|r| r.name == name).unwrap();
+        assert_eq!(row("clBuildProgram cold").tolerance, Some(1.0));
+        assert_eq!(row("fp64 compute (double4 mad)").tolerance, None);
+        assert!(row("fp64 compute (double4 mad)").higher_better);
+    }
 }

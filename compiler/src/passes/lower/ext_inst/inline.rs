@@ -52,12 +52,17 @@ impl Lower<'_> {
         }
         let r = match name {
             // mad's precision is unspecified (OpenCL C §6.15.2): a fused
-            // multiply-add is allowed, and for doubles it must be one, as
-            // the exact arithmetic of `decorate_exact_arithmetic` would
-            // otherwise keep the multiply and the add apart (half the
-            // fp64 throughput on NVIDIA). Floats stay contractable
-            // FMul + FAdd, which drivers fuse where the hardware can.
-            "mad" if double => self.glsl(b, GLOp::Fma, rt, &[a[0], a[1], a[2]]),
+            // multiply-add is allowed, and for doubles on a device that
+            // fuses them (`DeviceCaps::fused_fma64`) it must be one, as the
+            // exact arithmetic of `decorate_exact_arithmetic` would
+            // otherwise keep the multiply and the add apart (half the fp64
+            // throughput on NVIDIA). Elsewhere GLSL's Fma of doubles is not
+            // one rounding, and mad stays a multiply and an add. Floats
+            // stay contractable FMul + FAdd, which drivers fuse where the
+            // hardware can.
+            "mad" if double && self.caps.fused_fma64 => {
+                self.glsl(b, GLOp::Fma, rt, &[a[0], a[1], a[2]])
+            }
             "mad" => {
                 let m = self.op2(b, Op::FMul, rt, a[0], a[1]);
                 self.op2(b, Op::FAdd, rt, m, a[2])

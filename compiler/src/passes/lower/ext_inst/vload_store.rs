@@ -18,7 +18,7 @@ use crate::passes::lower::emit::{ids, Block};
 
 impl Lower<'_> {
     /// vloadn(offset, p, n) / vstoren(data, offset, p): element-aligned
-    /// accesses at `p + offset × n × sizeof(element)`.
+    /// vector accesses at `p + offset × n × sizeof(element)`.
     pub(crate) fn lower_vload_store(
         &mut self,
         b: &mut Block,
@@ -55,21 +55,13 @@ impl Lower<'_> {
         let off = self.op2(b, Op::IMul, t, off, stride);
         let addr = self.op2(b, Op::IAdd, t, base, off);
         self.desc_derive(base, addr);
-        let et = self.lower_ty(e)?;
+        // One vector access aligned to the element (4-wide parts for 8/16
+        // wide vectors), not one access per element.
         if let Some(d) = data {
             let d = self.v(d);
-            for i in 0..n {
-                let x = self.vector_elem(b, d, vty, et, i);
-                let a = self.addr_add(b, space, addr, i as u64 * es);
-                self.store_value(b, space, a, e, x, es)?;
-            }
+            self.store_value(b, space, addr, vty, d, es)?;
         } else {
-            let mut parts = Vec::new();
-            for i in 0..n {
-                let a = self.addr_add(b, space, addr, i as u64 * es);
-                parts.push(self.load_value(b, space, a, e, es)?);
-            }
-            let v = self.make_vector(b, vty, &parts)?;
+            let v = self.load_value(b, space, addr, vty, es)?;
             self.alias.insert(id, v);
         }
         Ok(())

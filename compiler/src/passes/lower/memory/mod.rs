@@ -7,7 +7,7 @@
 //! whose alignment is below their size are assembled from bytes). The
 //! other spaces are `u32` word arrays: aligned 32/64-bit scalars are one or
 //! two word accesses, 8/16-bit ones a shift and mask of their word, and
-//! anything misaligned is assembled byte by byte. Sub-word stores to
+//! anything misaligned is assembled byte by byte (`bytes`). Sub-word stores to
 //! `__local` memory clear and set their bits with OpAtomicAnd/OpAtomicOr so
 //! that concurrent stores to the other bytes of the word survive.
 //!
@@ -15,13 +15,16 @@
 //! `__constant` memory, and loads or stores of arrays of more than 4096
 //! elements at once are reported.
 
-use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{MemoryAccess, Op, Scope, StorageClass, Word};
+use rspirv::dr::Operand;
+use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
 
-use super::context::{memory_align, rep_width, Lower, Res};
+use super::context::{rep_width, Lower, Res};
 use super::emit::{ids, Block};
+use super::wide::{wide_access, WideAccess};
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
+
+mod bytes;
 
 impl Lower<'_> {
     /// The address form of pointer value `ptr` for an access in `space`:
@@ -168,7 +171,13 @@ impl Lower<'_> {
                 }
                 Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
             }
+            Ty::Vector(e, n) if self.word_access(space, e, n, align) => {
+                self.load_words(b, space, addr, ty, align)
+            }
             Ty::Vector(e, n) if n > 4 => {
+                if let Some(v) = self.load_wide_variant(b, space, addr, ty, align)? {
+                    return Ok(v);
+                }
                 let v4 = self.synth_vec4(e);
                 let ps = 4 * self.tys.size_of(e);
                 let mut parts = Vec::new();
@@ -256,7 +265,13 @@ impl Lower<'_> {
                 }
                 Ok(())
             }
+            Ty::Vector(e, n) if self.word_access(space, e, n, align) => {
+                self.store_words(b, space, addr, ty, value, align)
+            }
             Ty::Vector(e, n) if n > 4 => {
+                if self.store_wide_variant(b, space, addr, ty, value, align)? {
+                    return Ok(());
+                }
                 let v4 = self.synth_vec4(e);
                 let pt = self.wide_part_ty(ty)?;
                 let ps = 4 * self.tys.size_of(e);
@@ -321,6 +336,312 @@ impl Lower<'_> {
                 "cannot store a value of type {}",
                 self.tys.c_name(ty)
             )),
+        }
+    }
+
+    /// Whether `wide_access()` chooses how the 8/16-wide vector type `ty`
+    /// at `align` in `space` is accessed: physical global memory, element
+    /// alignment, not the default.
+    fn wide_variant(&self, space: Space, ty: Word, align: u64) -> Option<WideAccess> {
+        let Ty::Vector(e, _) = self.tys.get(ty) else {
+            return None;
+        };
+        let w = wide_access();
+        (space == Space::Global
+            && !self.desc.enabled
+            && align >= self.tys.size_of(*e)
+            && w != WideAccess::Parts)
+            .then_some(w)
+    }
+
+    /// A global load of wide vector type `ty` as `wide_access()` says
+    /// (`None`: the default, one access per part).
+    fn load_wide_variant(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        align: u64,
+    ) -> Res<Option<Word>> {
+        let Some(w) = self.wide_variant(space, ty, align) else {
+            return Ok(None);
+        };
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Ok(None);
+        };
+        let es = self.tys.size_of(e);
+        let nt = self.lower_ty(ty)?;
+        let pt = self.wide_part_ty(ty)?;
+        let count = n.div_ceil(4);
+        let parts: Vec<Word> = match w {
+            WideAccess::Parts => return Ok(None),
+            WideAccess::Scalar => {
+                let mut scalars = Vec::new();
+                for i in 0..n as u64 {
+                    let a = self.addr_add(b, space, addr, i * es);
+                    scalars.push(self.load_value(b, space, a, e, align_at(align, i * es))?);
+                }
+                return self.make_vector(b, ty, &scalars).map(Some);
+            }
+            WideAccess::Align16 => (0..count as u64)
+                .map(|i| {
+                    let off = i * 4 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.psb_load(b, pt, a, align_at(align, off).min(16))
+                })
+                .collect(),
+            WideAccess::Whole => {
+                let at = self.out.t_array_stride(pt, count, 4 * es as u32);
+                let v = self.psb_load(b, at, addr, align);
+                (0..count).map(|i| self.wide_part(b, v, pt, i)).collect()
+            }
+        };
+        Ok(Some(self.emit(b, Op::CompositeConstruct, nt, ids(&parts))))
+    }
+
+    /// A global store of wide vector `value` (type `ty`) as `wide_access()`
+    /// says; false: the default, one access per part.
+    fn store_wide_variant(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        value: Word,
+        align: u64,
+    ) -> Res<bool> {
+        let Some(w) = self.wide_variant(space, ty, align) else {
+            return Ok(false);
+        };
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Ok(false);
+        };
+        let es = self.tys.size_of(e);
+        let pt = self.wide_part_ty(ty)?;
+        let count = n.div_ceil(4);
+        match w {
+            WideAccess::Parts => return Ok(false),
+            WideAccess::Scalar => {
+                let et = self.lower_ty(e)?;
+                for i in 0..n {
+                    let x = self.vector_elem(b, value, ty, et, i);
+                    let off = i as u64 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.store_value(b, space, a, e, x, align_at(align, off))?;
+                }
+            }
+            WideAccess::Align16 => {
+                for i in 0..count {
+                    let part = self.wide_part(b, value, pt, i);
+                    let off = i as u64 * 4 * es;
+                    let a = self.addr_add(b, space, addr, off);
+                    self.psb_store(b, pt, a, part, align_at(align, off).min(16));
+                }
+            }
+            WideAccess::Whole => {
+                let at = self.out.t_array_stride(pt, count, 4 * es as u32);
+                let parts: Vec<Word> = (0..count)
+                    .map(|i| self.wide_part(b, value, pt, i))
+                    .collect();
+                let v = self.emit(b, Op::CompositeConstruct, at, ids(&parts));
+                self.psb_store(b, at, addr, v, align);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether a vector of `n` elements of input type `e`, aligned to
+    /// `align` bytes in `space`, is accessed as 32-bit words (`load_words`):
+    /// elements narrower than a word filling whole words (so never a
+    /// 3-vector), at a word-aligned address. In global memory only 8/16-wide
+    /// vectors are: a narrower one is a single vector access already.
+    fn word_access(&self, space: Space, e: Word, n: u32, align: u64) -> bool {
+        let es = self.tys.size_of(e);
+        matches!(self.tys.get(e), Ty::Int(_) | Ty::Float(_))
+            && es < 4
+            && (n as u64 * es).is_multiple_of(4)
+            && align >= 4
+            && (space != Space::Global || n > 4)
+    }
+
+    /// The widest access (in words: 4, 2 or 1) at word `w` of `words`
+    /// whose address is aligned to `align` bytes.
+    fn word_chunk(space: Space, w: u32, words: u32, align: u64) -> u32 {
+        if space != Space::Global {
+            return 1;
+        }
+        [4, 2, 1]
+            .into_iter()
+            .find(|&c| align >= 4 * c as u64 && w + c <= words)
+            .unwrap_or(1)
+    }
+
+    /// A global load of `nt` (`size` bytes) at `addr`, aligned to `align`
+    /// (≥ `size` with descriptor addressing).
+    fn global_load(
+        &mut self,
+        b: &mut Block,
+        nt: Word,
+        addr: Word,
+        size: u64,
+        align: u64,
+    ) -> Res<Word> {
+        if self.desc.enabled {
+            self.desc_load(b, nt, addr, size)
+        } else {
+            Ok(self.psb_load(b, nt, addr, align))
+        }
+    }
+
+    /// A global store of `value` (`nt`, `size` bytes) at `addr`, aligned to
+    /// `align` (≥ `size` with descriptor addressing).
+    #[allow(clippy::too_many_arguments)]
+    fn global_store(
+        &mut self,
+        b: &mut Block,
+        nt: Word,
+        addr: Word,
+        value: Word,
+        size: u64,
+        align: u64,
+    ) -> Res<()> {
+        if self.desc.enabled {
+            self.desc_store(b, nt, addr, value, size)
+        } else {
+            self.psb_store(b, nt, addr, value, align);
+            Ok(())
+        }
+    }
+
+    /// Loads a vector of narrow elements (input type `ty`, `word_access`)
+    /// as 32-bit words: global memory in accesses of up to 16 bytes (a
+    /// uchar16 is one uvec4 load), the word arrays one word each; each
+    /// 4-wide part (or the whole vector) is then a bitcast of its words.
+    fn load_words(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        align: u64,
+    ) -> Res<Word> {
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Err("word access to a non-vector".into());
+        };
+        let es = self.tys.size_of(e);
+        let count = (n as u64 * es / 4) as u32;
+        let u32t = self.out.t_u32();
+        let mut words = Vec::new();
+        let mut w = 0;
+        while w < count {
+            let off = w as u64 * 4;
+            let a = align_at(align, off);
+            let c = Self::word_chunk(space, w, count, a);
+            let at = self.addr_add(b, space, addr, off);
+            if c == 1 {
+                words.push(self.load_scalar(b, space, at, u32t, 4, a)?);
+            } else {
+                let vt = self.out.t_vec(u32t, c);
+                let v = self.global_load(b, vt, at, 4 * c as u64, a)?;
+                for k in 0..c {
+                    words.push(self.emit(
+                        b,
+                        Op::CompositeExtract,
+                        u32t,
+                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+                    ));
+                }
+            }
+            w += c;
+        }
+        let nt = self.lower_ty(ty)?;
+        if n <= 4 {
+            return Ok(self.words_to(b, &words, nt));
+        }
+        let pt = self.wide_part_ty(ty)?;
+        let parts: Vec<Word> = words
+            .chunks(es as usize)
+            .map(|ws| self.words_to(b, ws, pt))
+            .collect();
+        Ok(self.emit(b, Op::CompositeConstruct, nt, ids(&parts)))
+    }
+
+    /// Stores a vector of narrow elements (`load_words`' counterpart).
+    #[allow(clippy::too_many_arguments)]
+    fn store_words(
+        &mut self,
+        b: &mut Block,
+        space: Space,
+        addr: Word,
+        ty: Word,
+        value: Word,
+        align: u64,
+    ) -> Res<()> {
+        let Ty::Vector(e, n) = self.tys.get(ty).clone() else {
+            return Err("word access to a non-vector".into());
+        };
+        let es = self.tys.size_of(e);
+        let count = (n as u64 * es / 4) as u32;
+        let mut words = Vec::new();
+        if n <= 4 {
+            self.words_of(b, value, count, &mut words);
+        } else {
+            let pt = self.wide_part_ty(ty)?;
+            for i in 0..n.div_ceil(4) {
+                let part = self.wide_part(b, value, pt, i);
+                self.words_of(b, part, es as u32, &mut words);
+            }
+        }
+        let u32t = self.out.t_u32();
+        let mut w = 0;
+        while w < count {
+            let off = w as u64 * 4;
+            let a = align_at(align, off);
+            let c = Self::word_chunk(space, w, count, a);
+            let at = self.addr_add(b, space, addr, off);
+            if c == 1 {
+                self.store_scalar(b, space, at, u32t, words[w as usize], 4, a)?;
+            } else {
+                let vt = self.out.t_vec(u32t, c);
+                let ws = &words[w as usize..(w + c) as usize];
+                let v = self.emit(b, Op::CompositeConstruct, vt, ids(ws));
+                self.global_store(b, vt, at, v, 4 * c as u64, a)?;
+            }
+            w += c;
+        }
+        Ok(())
+    }
+
+    /// The value of type `nt` whose bits are `words` (u32 values, first
+    /// word lowest).
+    fn words_to(&mut self, b: &mut Block, words: &[Word], nt: Word) -> Word {
+        let u32t = self.out.t_u32();
+        let bits = if words.len() == 1 {
+            words[0]
+        } else {
+            let vt = self.out.t_vec(u32t, words.len() as u32);
+            self.emit(b, Op::CompositeConstruct, vt, ids(words))
+        };
+        self.emit(b, Op::Bitcast, nt, ids(&[bits]))
+    }
+
+    /// Appends the `count` u32 words of vector value `v` to `words`.
+    fn words_of(&mut self, b: &mut Block, v: Word, count: u32, words: &mut Vec<Word>) {
+        let u32t = self.out.t_u32();
+        if count == 1 {
+            words.push(self.emit(b, Op::Bitcast, u32t, ids(&[v])));
+            return;
+        }
+        let vt = self.out.t_vec(u32t, count);
+        let bits = self.emit(b, Op::Bitcast, vt, ids(&[v]));
+        for k in 0..count {
+            words.push(self.emit(
+                b,
+                Op::CompositeExtract,
+                u32t,
+                vec![Operand::IdRef(bits), Operand::LiteralBit32(k)],
+            ));
         }
     }
 
@@ -399,260 +720,5 @@ impl Lower<'_> {
             let e = self.out.c_u32(extra);
             self.emit(b, Op::IAdd, u32t, ids(&[i, e]))
         }
-    }
-
-    fn load_word(&mut self, b: &mut Block, space: Space, addr: Word, extra: u32) -> Res<Word> {
-        let i = self.word_index(b, addr, extra);
-        let p = self.word_ptr(b, space, i)?;
-        let u32t = self.out.t_u32();
-        Ok(self.emit(b, Op::Load, u32t, ids(&[p])))
-    }
-
-    /// Bit shift of the byte `addr` inside its word: `(addr & 3) * 8`.
-    fn byte_shift(&mut self, b: &mut Block, addr: Word) -> Word {
-        let u32t = self.out.t_u32();
-        let three = self.out.c_u32(3);
-        let lo = self.emit(b, Op::BitwiseAnd, u32t, ids(&[addr, three]));
-        self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[lo, three]))
-    }
-
-    /// Converts an integer of `from` bits to the scalar type `nt` of the same
-    /// width (bitcast for floats).
-    fn int_bits_to(&mut self, b: &mut Block, v: Word, nt: Word) -> Word {
-        if self.out.is_float(nt) {
-            self.emit(b, Op::Bitcast, nt, ids(&[v]))
-        } else {
-            v
-        }
-    }
-
-    /// Loads a scalar of `bytes` bytes, output type `nt`.
-    pub(crate) fn load_scalar(
-        &mut self,
-        b: &mut Block,
-        space: Space,
-        addr: Word,
-        nt: Word,
-        bytes: u64,
-        align: u64,
-    ) -> Res<Word> {
-        if space == Space::Global {
-            if (align >= bytes || bytes == 1) && self.desc.enabled {
-                return self.desc_load(b, nt, addr, bytes);
-            }
-            if align >= bytes || bytes == 1 {
-                return Ok(self.psb_load(b, nt, addr, bytes.max(align)));
-            }
-            return self.load_bytewise(b, space, addr, nt, bytes);
-        }
-        let u32t = self.out.t_u32();
-        match bytes {
-            4 if align >= 4 => {
-                let w = self.load_word(b, space, addr, 0)?;
-                Ok(if nt == u32t {
-                    w
-                } else {
-                    self.emit(b, Op::Bitcast, nt, ids(&[w]))
-                })
-            }
-            8 if align >= 4 => {
-                let lo = self.load_word(b, space, addr, 0)?;
-                let hi = self.load_word(b, space, addr, 1)?;
-                let v2 = self.out.t_vec(u32t, 2);
-                let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-                Ok(self.emit(b, Op::Bitcast, nt, ids(&[v])))
-            }
-            1 | 2 if align >= bytes => {
-                let w = self.load_word(b, space, addr, 0)?;
-                let sh = self.byte_shift(b, addr);
-                let x = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[w, sh]));
-                let it = self.out.t_int(bytes as u32 * 8);
-                let x = self.emit(b, Op::UConvert, it, ids(&[x]));
-                Ok(self.int_bits_to(b, x, nt))
-            }
-            _ => self.load_bytewise(b, space, addr, nt, bytes),
-        }
-    }
-
-    /// A misaligned scalar, assembled from its bytes (little-endian).
-    fn load_bytewise(
-        &mut self,
-        b: &mut Block,
-        space: Space,
-        addr: Word,
-        nt: Word,
-        bytes: u64,
-    ) -> Res<Word> {
-        let wide = if bytes > 4 { 64 } else { 32 };
-        let wt = self.out.t_int(wide);
-        let u8t = self.out.t_int(8);
-        let mut acc = self.out.c_int(wide, 0);
-        for i in 0..bytes {
-            let a = self.addr_add(b, space, addr, i);
-            let byte = self.load_scalar(b, space, a, u8t, 1, 1)?;
-            let x = self.emit(b, Op::UConvert, wt, ids(&[byte]));
-            let sh = self.out.c_u32(i as u32 * 8);
-            let x = self.emit(b, Op::ShiftLeftLogical, wt, ids(&[x, sh]));
-            acc = self.emit(b, Op::BitwiseOr, wt, ids(&[acc, x]));
-        }
-        let bits = bytes as u32 * 8;
-        if bits != wide {
-            let it = self.out.t_int(bits);
-            acc = self.emit(b, Op::UConvert, it, ids(&[acc]));
-        }
-        Ok(self.int_bits_to(b, acc, nt))
-    }
-
-    /// The bits of scalar `value` (type `nt`) as an unsigned integer.
-    fn scalar_bits(&mut self, b: &mut Block, value: Word, nt: Word, bytes: u64) -> Word {
-        if self.out.is_float(nt) {
-            let it = self.out.t_int(bytes as u32 * 8);
-            self.emit(b, Op::Bitcast, it, ids(&[value]))
-        } else {
-            value
-        }
-    }
-
-    /// Stores a scalar of `bytes` bytes (output type `nt`).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn store_scalar(
-        &mut self,
-        b: &mut Block,
-        space: Space,
-        addr: Word,
-        nt: Word,
-        value: Word,
-        bytes: u64,
-        align: u64,
-    ) -> Res<()> {
-        if space == Space::Global {
-            if (align >= bytes || bytes == 1) && self.desc.enabled {
-                return self.desc_store(b, nt, addr, value, bytes);
-            }
-            if align >= bytes || bytes == 1 {
-                self.psb_store(b, nt, addr, value, bytes.max(align));
-                return Ok(());
-            }
-            return self.store_bytewise(b, space, addr, nt, value, bytes);
-        }
-        let u32t = self.out.t_u32();
-        match bytes {
-            4 if align >= 4 => {
-                let w = if nt == u32t {
-                    value
-                } else {
-                    self.emit(b, Op::Bitcast, u32t, ids(&[value]))
-                };
-                let i = self.word_index(b, addr, 0);
-                let p = self.word_ptr(b, space, i)?;
-                b.push(Op::Store, None, None, ids(&[p, w]));
-                Ok(())
-            }
-            8 if align >= 4 => {
-                let v2 = self.out.t_vec(u32t, 2);
-                let v = self.emit(b, Op::Bitcast, v2, ids(&[value]));
-                for k in 0..2 {
-                    let w = self.emit(
-                        b,
-                        Op::CompositeExtract,
-                        u32t,
-                        vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
-                    );
-                    let i = self.word_index(b, addr, k);
-                    let p = self.word_ptr(b, space, i)?;
-                    b.push(Op::Store, None, None, ids(&[p, w]));
-                }
-                Ok(())
-            }
-            1 | 2 if align >= bytes => {
-                let bits = self.scalar_bits(b, value, nt, bytes);
-                let x = self.emit(b, Op::UConvert, u32t, ids(&[bits]));
-                let sh = self.byte_shift(b, addr);
-                let x = self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[x, sh]));
-                let ones = self.out.c_u32(if bytes == 1 { 0xff } else { 0xffff });
-                let m = self.emit(b, Op::ShiftLeftLogical, u32t, ids(&[ones, sh]));
-                let keep = self.emit(b, Op::Not, u32t, ids(&[m]));
-                let i = self.word_index(b, addr, 0);
-                let p = self.word_ptr(b, space, i)?;
-                if space == Space::Local {
-                    // Two atomics: other work-items may store the other
-                    // bytes of this word concurrently.
-                    let scope = self.out.c_u32(Scope::Workgroup as u32);
-                    let relaxed = self.out.c_u32(0);
-                    self.emit(b, Op::AtomicAnd, u32t, ids(&[p, scope, relaxed, keep]));
-                    self.emit(b, Op::AtomicOr, u32t, ids(&[p, scope, relaxed, x]));
-                } else {
-                    let w = self.emit(b, Op::Load, u32t, ids(&[p]));
-                    let w = self.emit(b, Op::BitwiseAnd, u32t, ids(&[w, keep]));
-                    let w = self.emit(b, Op::BitwiseOr, u32t, ids(&[w, x]));
-                    b.push(Op::Store, None, None, ids(&[p, w]));
-                }
-                Ok(())
-            }
-            _ => self.store_bytewise(b, space, addr, nt, value, bytes),
-        }
-    }
-
-    fn store_bytewise(
-        &mut self,
-        b: &mut Block,
-        space: Space,
-        addr: Word,
-        nt: Word,
-        value: Word,
-        bytes: u64,
-    ) -> Res<()> {
-        let bits = self.scalar_bits(b, value, nt, bytes);
-        let it = self.out.t_int(bytes as u32 * 8);
-        let u8t = self.out.t_int(8);
-        for i in 0..bytes {
-            let sh = self.out.c_u32(i as u32 * 8);
-            let x = self.emit(b, Op::ShiftRightLogical, it, ids(&[bits, sh]));
-            let byte = self.emit(b, Op::UConvert, u8t, ids(&[x]));
-            let a = self.addr_add(b, space, addr, i);
-            self.store_scalar(b, space, a, u8t, byte, 1, 1)?;
-        }
-        Ok(())
-    }
-
-    /// OpCopyMemory / OpCopyMemorySized with a constant size: copied in the
-    /// widest chunks the alignment allows.
-    pub(crate) fn lower_copy_memory(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
-        let dst = inst.operands[0].unwrap_id_ref();
-        let src = inst.operands[1].unwrap_id_ref();
-        let (size, mem_ops) = if inst.class.opcode == Op::CopyMemorySized {
-            let s = inst.operands[2].unwrap_id_ref();
-            let size = self.tys.const_index(s).ok_or(
-                "memcpy with a size that is not a compile-time constant is not supported yet",
-            )?;
-            (size as u64, &inst.operands[3..])
-        } else {
-            let Ty::Pointer(_, p) = self.tys.get(self.ty_of(dst)).clone() else {
-                return Err("bad OpCopyMemory".into());
-            };
-            (self.tys.size_of(p), &inst.operands[2..])
-        };
-        let align = memory_align(mem_ops).unwrap_or(1);
-        let ds = self.space(dst)?;
-        let ss = self.space(src)?;
-        let da = self.addr_of(b, ds, dst)?;
-        let sa = self.addr_of(b, ss, src)?;
-        let chunk = [8u64, 4, 2, 1]
-            .into_iter()
-            .find(|c| align >= *c && size % c == 0)
-            .unwrap_or(1);
-        if size / chunk > 1024 {
-            return Err("memcpy of more than 1024 elements is not supported yet".into());
-        }
-        let ct = self.out.t_int(chunk as u32 * 8);
-        let mut off = 0;
-        while off < size {
-            let s = self.addr_add(b, ss, sa, off);
-            let v = self.load_scalar(b, ss, s, ct, chunk, align_at(align, off))?;
-            let d = self.addr_add(b, ds, da, off);
-            self.store_scalar(b, ds, d, ct, v, chunk, align_at(align, off))?;
-            off += chunk;
-        }
-        Ok(())
     }
 }
