@@ -97,9 +97,7 @@ impl Case {
         self
     }
     /// A known bug of ferrocl's, on every device: the case must fail (so a
-    /// fix shows) and is reported. No case has one today; the fuzzer's next
-    /// finding that cannot be fixed at once takes it.
-    #[allow(dead_code)]
+    /// fix shows) and is reported.
     fn known_bug(mut self, what: &'static str) -> Self {
         self.known_bug = Some(what);
         self
@@ -2660,6 +2658,7 @@ fn real_world_constructs() {
 /// against PoCL.
 #[test]
 fn fuzz_findings() {
+    const FILL: u64 = 0xA5A5_5A5A_DEAD_BEEF;
     let a: Vec<u64> = ints(200);
     let la: Vec<i64> = ints(201);
     let ia: Vec<i32> = ints(202);
@@ -2766,6 +2765,28 @@ fn fuzz_findings() {
                 .collect(),
             0,
         ),
+        raw(
+            "fuzz_sat_convert_in_loop.cl",
+            a.clone(),
+            vec![0i32; N],
+            global(N),
+            vec![FILL; 4 * N],
+            (0..N)
+                .flat_map(|_| {
+                    let mix = |h: u64, v: u64| {
+                        let h = (h ^ v).wrapping_mul(0x100_0000_01B3);
+                        h ^ (h >> 32)
+                    };
+                    let mut h = 0xcbf2_9ce4_8422_2325u64;
+                    for _ in 0..5 {
+                        h = mix(mix(h, 1), FILL);
+                    }
+                    [h, FILL, FILL, FILL]
+                })
+                .collect(),
+            0,
+        )
+        .known_bug("a saturating vector conversion of a loaded value inside a loop"),
         raw(
             "fuzz_native_widths_reduce.cl",
             a.clone(),
