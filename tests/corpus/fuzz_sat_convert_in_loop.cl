@@ -1,9 +1,9 @@
 // Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
 // Found by ferrocl-fuzz (seed 7, program 144), reduced; not understood
-// yet (known bug): a same-type saturating vector conversion of a value
+// yet: on lavapipe a same-type saturating vector conversion of a value
 // loaded from a computed index, inside a loop, gives another value than
 // the load (without the loop, without the conversion, or with a constant
-// index, the result is right). out[4i + 1..3] start as 0xA5A55A5ADEADBEEF.
+// index, the result is right). NVIDIA's driver (H200) and PoCL pass it. out[4i + 1..3] start as 0xA5A55A5ADEADBEEF.
 ulong mix(ulong h, ulong v) { h = (h ^ v) * 0x100000001B3UL; return h ^ (h >> 32); }
 
 kernel void k(global const ulong* a, global const int* b, global ulong* out) {
