@@ -64,34 +64,34 @@ kernel void copy16(global const float16* a, global float16* b) {
     b[i] = a[i];
 }
 kernel void empty(global int* p) {}
-kernel void mad_loop(global float* out, float s) {
-    float4 x = (float4)(get_global_id(0) * 1e-9f, 1.0f, 2.0f, 3.0f);
-    float4 y = (float4)(s, s, s, s);
-    for (int i = 0; i < 256; i++) {
-        x = mad(y, x, y); y = mad(x, y, x);
-        x = mad(y, x, y); y = mad(x, y, x);
-        x = mad(y, x, y); y = mad(x, y, x);
-        x = mad(y, x, y); y = mad(x, y, x);
-    }
-    out[get_global_id(0)] = x.x + x.y + x.z + x.w + y.x + y.y + y.z + y.w;
-}
 "#;
 
-/// mad_loop in double precision (built where the device has cl_khr_fp64).
-const FP64_SOURCE: &str = r#"
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-kernel void mad_loop_d(global double* out, double s) {
-    double4 x = (double4)(get_global_id(0) * 1e-9, 1.0, 2.0, 3.0);
-    double4 y = (double4)(s, s, s, s);
-    for (int i = 0; i < 256; i++) {
+/// The compute kernel `name`: 256 iterations of 8 four-wide `mad`s on
+/// `ty` (`float` or `double`; `suffix` makes its literals that type).
+fn mad_loop(name: &str, ty: &str, suffix: &str) -> String {
+    format!(
+        "kernel void {name}(global {ty}* out, {ty} s) {{
+    {ty}4 x = ({ty}4)(get_global_id(0) * 1e-9{suffix}, 1.0{suffix}, 2.0{suffix}, 3.0{suffix});
+    {ty}4 y = ({ty}4)(s, s, s, s);
+    for (int i = 0; i < 256; i++) {{
         x = mad(y, x, y); y = mad(x, y, x);
         x = mad(y, x, y); y = mad(x, y, x);
         x = mad(y, x, y); y = mad(x, y, x);
         x = mad(y, x, y); y = mad(x, y, x);
-    }
+    }}
     out[get_global_id(0)] = x.x + x.y + x.z + x.w + y.x + y.y + y.z + y.w;
+}}
+"
+    )
 }
-"#;
+
+/// mad_loop in double precision (built where the device has cl_khr_fp64).
+fn fp64_source() -> String {
+    format!(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n{}",
+        mad_loop("mad_loop_d", "double", "")
+    )
+}
 
 /// A kernel without `__local` arguments, launched with a NULL local size:
 /// the first launch of a freshly built program (pipelines made ahead).
@@ -175,6 +175,17 @@ fn best(reps: usize, mut f: impl FnMut() -> Duration) -> Duration {
     (0..reps).map(|_| f()).min().unwrap_or_default()
 }
 
+/// The best wall time of one launch of `k` over `global` work-items, to
+/// completion.
+fn best_launch(reps: usize, q: &Queue, k: &ferrocl_tests::Kernel, global: usize) -> Duration {
+    best(reps, || {
+        let t = Instant::now();
+        enqueue(q, k, global);
+        finish(q);
+        t.elapsed()
+    })
+}
+
 fn finish(q: &Queue) {
     q.finish();
 }
@@ -211,7 +222,11 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     eprintln!("measuring {name}");
 
     // Build times: a unique source (cold: no cache can know it) then the same again (warm).
-    let unique = format!("// {:?}\n{SOURCE}", Instant::now());
+    let unique = format!(
+        "// {:?}\n{SOURCE}{}",
+        Instant::now(),
+        mad_loop("mad_loop", "float", "f")
+    );
     let t = Instant::now();
     let prog = ctx.build(&unique);
     push(
@@ -330,12 +345,7 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     let b = ctx.buffer::<[f32; 4]>(s.copy_elems);
     let copy = prog.kernel("copy4");
     copy.arg(0, &a).arg(1, &b);
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(&q, &copy, s.copy_elems);
-        finish(&q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, &q, &copy, s.copy_elems);
     let bytes = (s.copy_elems * 16 * 2) as f64;
     push(
         &mut rows,
@@ -352,12 +362,7 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     let b16 = ctx.buffer::<[f32; 16]>(s.copy_elems / 4);
     let copy16 = prog.kernel("copy16");
     copy16.arg(0, &a16).arg(1, &b16);
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(&q, &copy16, s.copy_elems / 4);
-        finish(&q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, &q, &copy16, s.copy_elems / 4);
     push(
         &mut rows,
         Row {
@@ -373,12 +378,7 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     let out = ctx.buffer::<f32>(s.compute_items);
     let mad = prog.kernel("mad_loop");
     mad.arg(0, &out).arg(1, &0.999f32);
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(&q, &mad, s.compute_items);
-        finish(&q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, &q, &mad, s.compute_items);
     push(
         &mut rows,
         Row {
@@ -392,16 +392,11 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     // Double-precision compute, where the device has it (clpeak's fp64 row
     // halved once, unnoticed: mad(double) lost its fusion).
     if device_string(device, CL_DEVICE_EXTENSIONS).contains("cl_khr_fp64") {
-        let prog64 = ctx.build(FP64_SOURCE);
+        let prog64 = ctx.build(&fp64_source());
         let out64 = ctx.buffer::<f64>(s.compute_items);
         let mad64 = prog64.kernel("mad_loop_d");
         mad64.arg(0, &out64).arg(1, &0.999f64);
-        let d = best(s.reps, || {
-            let t = Instant::now();
-            enqueue(&q, &mad64, s.compute_items);
-            finish(&q);
-            t.elapsed()
-        });
+        let d = best_launch(s.reps, &q, &mad64, s.compute_items);
         push(
             &mut rows,
             Row {
@@ -618,12 +613,7 @@ fn addressing_rows(ctx: &Context, q: &Queue, s: &Sizes, options: &str) -> Vec<Ro
     let b = ctx.buffer::<[f32; 4]>(n);
     let copy = prog.kernel("copy4");
     copy.arg(0, &a).arg(1, &b);
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(q, &copy, n);
-        finish(q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, q, &copy, n);
     push(
         &mut rows,
         Row {
@@ -643,12 +633,7 @@ fn addressing_rows(ctx: &Context, q: &Queue, s: &Sizes, options: &str) -> Vec<Ro
         .arg(1, &x)
         .arg(2, &0.5f32)
         .arg(3, &(m as i32));
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(q, &saxpy, m);
-        finish(q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, q, &saxpy, m);
     push(
         &mut rows,
         Row {
@@ -665,12 +650,7 @@ fn addressing_rows(ctx: &Context, q: &Queue, s: &Sizes, options: &str) -> Vec<Ro
     let out = ctx.buffer::<f32>(m);
     let gather = prog.kernel("gather");
     gather.arg(0, &out).arg(1, &x).arg(2, &idx);
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(q, &gather, m);
-        finish(q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, q, &gather, m);
     push(
         &mut rows,
         Row {
@@ -682,12 +662,7 @@ fn addressing_rows(ctx: &Context, q: &Queue, s: &Sizes, options: &str) -> Vec<Ro
     );
     let pick = prog.kernel("pick");
     pick.arg(0, &out).arg(1, &x).arg(2, &y);
-    let d = best(s.reps, || {
-        let t = Instant::now();
-        enqueue(q, &pick, m);
-        finish(q);
-        t.elapsed()
-    });
+    let d = best_launch(s.reps, q, &pick, m);
     push(
         &mut rows,
         Row {
