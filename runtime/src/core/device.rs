@@ -73,7 +73,11 @@ impl Device {
     /// The logical Vulkan device, created on first use.
     pub fn vk(&self) -> CLResult<Arc<VkDevice>> {
         self.vk
-            .get_or_init(|| VkDevice::new(self.phys.clone()))
+            .get_or_init(|| {
+                let d = VkDevice::new(self.phys.clone());
+                super::exit::watch();
+                d
+            })
             .clone()
     }
 

@@ -4,7 +4,7 @@
 //! Layers, bottom to top; a module uses only modules of its own layer or
 //! of layers below it (no import circle):
 //!
-//! 1. foundation, pure or object-free: `error`, `object`, `hostcopy`,
+//! 1. foundation, pure or object-free: `error`, `exit`, `object`, `hostcopy`,
 //!    `printf`, `image_format`, `image_geometry` (region geometry) and
 //!    `launch` (launch planning);
 //! 2. platform and devices: `platform`, `device`, `context`,
@@ -27,6 +27,7 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod event;
+pub mod exit;
 pub mod global_vars;
 pub mod hostcopy;
 pub mod image;

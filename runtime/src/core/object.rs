@@ -132,7 +132,9 @@ pub unsafe fn release<T: ClObject>(h: *const c_void) -> CLResult<()> {
         .refcount
         .fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| c.checked_sub(1))
         .map_err(|_| T::INVALID)?;
-    if prev == 1 {
+    // At process exit the object is kept: freeing it may call into a
+    // Vulkan driver already torn down (`super::exit`).
+    if prev == 1 && !super::exit::exiting() {
         // SAFETY: the handle's own strong reference, taken by into_handle.
         drop(unsafe { Arc::from_raw(h as *const T) });
     }

@@ -71,6 +71,7 @@ impl Platform {
             let mut devices = Vec::new();
             match Instance::new() {
                 Ok(inst) => {
+                    super::exit::watch();
                     let (phys, why) = inst.probe_devices();
                     rejected = why;
                     // GPUs first so the first device (CL_DEVICE_TYPE_DEFAULT) is the GPU.
