@@ -5,7 +5,7 @@
 //! of layers below it (no import circle):
 //!
 //! 1. foundation, pure or object-free: `error`, `object`, `hostcopy`,
-//!    `printf`, `image_format`, `image_geometry` (region geometry) and
+//!    `clock_frequency` (the device's clock from the system), `printf`, `image_format`, `image_geometry` (region geometry) and
 //!    `launch` (launch planning);
 //! 2. platform and devices: `platform`, `device`, `context`,
 //!    `image_support`, `sampler`; programs: `program`, `global_vars`,
@@ -23,6 +23,7 @@
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
 
+pub mod clock_frequency;
 pub mod context;
 pub mod device;
 pub mod error;
