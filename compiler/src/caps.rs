@@ -98,6 +98,18 @@ pub struct DeviceCaps {
     /// limit may have cut one (`passes::loop_limit`, `Kernel::loop_status`);
     /// the runtime fails such a launch.
     pub loop_limiter: bool,
+    /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
+    /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
+    /// as they are. Without it they are computed exactly in 32/64-bit
+    /// arithmetic (`passes::lower::dot_product`); cl_khr_integer_dot_product
+    /// is supported either way.
+    pub integer_dot_product: bool,
+    /// shaderDeviceClock (VK_KHR_shader_clock): OpReadClockKHR at Device
+    /// scope, `clock_read_device` of cl_khr_kernel_clock.
+    pub device_clock: bool,
+    /// shaderSubgroupClock (VK_KHR_shader_clock): OpReadClockKHR at
+    /// Subgroup scope, `clock_read_sub_group` (needs sub-groups too).
+    pub subgroup_clock: bool,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,
@@ -152,6 +164,13 @@ impl DeviceCaps {
     /// functions are declared and lowered (`passes::lower::subgroup`).
     pub fn subgroups(&self) -> bool {
         self.subgroup_size > 0
+    }
+
+    /// cl_khr_kernel_clock's scopes this device supports (Vulkan has
+    /// Device and Subgroup clocks, no work-group one): `(device,
+    /// sub_group)`. The extension is reported where either is.
+    pub fn kernel_clock_scopes(&self) -> (bool, bool) {
+        (self.device_clock, self.subgroup_clock && self.subgroups())
     }
 
     /// Whether Vulkan has all the sub-group operations `bits`

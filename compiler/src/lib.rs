@@ -69,6 +69,9 @@ pub use caps::{
     SUBGROUP_CLUSTERED, SUBGROUP_SHUFFLE, SUBGROUP_SHUFFLE_RELATIVE, SUBGROUP_VOTE,
 };
 pub use error::BuildError;
+pub use frontend::il_support::{
+    spirv_capability_values, spirv_extensions, EXT_INST_SETS as SPIRV_EXT_INST_SETS,
+};
 pub use frontend::spec_constants::{freeze_spec_constants, spec_constant_sizes};
 pub use frontend::target_caps;
 pub use link::{

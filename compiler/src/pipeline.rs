@@ -137,6 +137,12 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
     // effect, the math flags select libclc's functions as for source.
     let opts = frontend::parse_build_options(options, caps)?;
     check_caps(caps)?;
+    // Extensions and instruction sets the device does not take
+    // (cl_khr_spirv_queries: what the device reports it takes).
+    if let Some(words) = tools::bytes_to_words(spirv) {
+        frontend::il_support::check_il_intake(&words, caps)
+            .map_err(|e| BuildError::failure(format!("error: {e}")))?;
+    }
     let scratch = ScratchDir::new()?;
     // Irreducible control flow: made reducible through LLVM IR.
     let reducible = frontend::make_il_reducible(spirv, &scratch)?;

@@ -45,7 +45,10 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clIcdSetPlatformDispatchDataKHR" => clIcdSetPlatformDispatchDataKHR as *mut c_void,
         // ocl-icd asks for this one to read the platform's ICD suffix.
         "clGetPlatformInfo" => dispatch::lookup(name),
-        // No extension of ours adds entry points yet.
+        // cl_khr_suggested_local_work_size.
+        "clGetKernelSuggestedLocalWorkSizeKHR" => {
+            api::suggested_local::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
+        }
         _ => std::ptr::null_mut(),
     }
 }

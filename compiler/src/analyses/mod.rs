@@ -9,10 +9,13 @@
 //!   (descriptor addressing).
 //! * `image_origins`: which kernel argument or literal sampler each
 //!   image/sampler value stands for.
+//! * `builtin_imports`: imported functions that stand for builtins
+//!   llvm-spirv-15 does not translate (packed dot products, kernel clocks).
 //! * `kernel_facts`: all of the above for one kernel, for the lowering.
 
 pub mod address_space;
 pub mod buffer_slots;
+pub mod builtin_imports;
 pub mod image_origins;
 pub mod kernel_facts;
 pub mod module_index;

@@ -104,7 +104,8 @@ impl<'a> ModuleIndex<'a> {
     }
 
     /// Functions reachable from `root` through OpFunctionCall, root first.
-    /// A call of a function without a body is an error.
+    /// A call of a function without a body is an error, unless it is a
+    /// builtin (`builtin_imports`).
     pub fn call_graph(&self, root: Word) -> Result<Vec<Word>, String> {
         let mut order = vec![root];
         let mut seen: HashSet<Word> = order.iter().copied().collect();
@@ -114,7 +115,7 @@ impl<'a> ModuleIndex<'a> {
             for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
                 if inst.class.opcode == Op::FunctionCall {
                     let callee = inst.operands[0].unwrap_id_ref();
-                    if !seen.insert(callee) {
+                    if !seen.insert(callee) || self.builtin_import(callee).is_some() {
                         continue;
                     }
                     match self.funcs.get(&callee) {

@@ -165,6 +165,9 @@ fn main() -> ExitCode {
         rmw_ordering,
         vulkan_memory_model,
         loop_limiter,
+        integer_dot_product: true,
+        device_clock: true,
+        subgroup_clock: true,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

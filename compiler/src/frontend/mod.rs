@@ -2,9 +2,11 @@
 //! (llvm-spirv-15), plus the kernel argument metadata clang records.
 
 pub mod il_math;
+pub mod il_support;
 pub mod libclc;
 mod metadata;
 mod options;
+mod prelude;
 mod reachable;
 mod rotate;
 pub mod spec_constants;
@@ -27,7 +29,8 @@ use crate::tools::{self, run_tool, ScratchDir};
 /// The name the source file has in diagnostics ("input.cl:3:5: error: ...").
 pub const SOURCE_NAME: &str = "input.cl";
 /// Undefines the feature macros the device does not report
-/// (`FrontendOptions::undef_macros`), read after the default header.
+/// (`FrontendOptions::undef_macros`) and holds the prelude
+/// (`FrontendOptions::prelude`), read after the default header.
 const UNDEF_HEADER: &str = ".ferrocl-features.h";
 
 /// The LLVM options that keep clang's -O2 from merging identical calls of
@@ -315,13 +318,14 @@ fn clang_command(
     if let Some(cwd) = &cwd {
         args.push(format!("-I{}", cwd.display()));
     }
-    if !opts.undef_macros.is_empty() {
+    if !opts.undef_macros.is_empty() || !opts.prelude.is_empty() {
         // Read after the default header (-include comes after it).
-        let text: String = opts
+        let mut text: String = opts
             .undef_macros
             .iter()
             .map(|m| format!("#undef {m}\n"))
             .collect();
+        text.push_str(&opts.prelude);
         let file = scratch.file(UNDEF_HEADER);
         std::fs::write(&file, text)
             .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
@@ -693,9 +697,14 @@ pub fn make_il_reducible(
     translate_bitcode(scratch).map(Some)
 }
 
+/// llvm-spirv-15's SPIR-V extensions: arbitrary-width integers (widened by
+/// `passes::legalize_int_widths`), and those of the OpenCL extensions the
+/// lowering implements: integer dot products, bit-field instructions,
+/// expect/assume hints.
 fn run_llvm_spirv(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
     let args = [
-        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers",
+        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,+SPV_KHR_integer_dot_product,\
+         +SPV_KHR_bit_instructions,+SPV_KHR_expect_assume",
         "input.bc",
         "-o",
         "input.spv",

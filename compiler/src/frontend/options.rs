@@ -20,6 +20,9 @@ pub struct FrontendOptions {
     pub undef_macros: Vec<&'static str>,
     /// Build-log warnings about the options (vendor options ignored).
     pub warnings: String,
+    /// Macros and declarations read after the `#undef`s
+    /// (`frontend::prelude`).
+    pub prelude: String,
 }
 
 /// Whether `w` is an option of a vendor's own OpenCL compiler, which
@@ -282,7 +285,8 @@ pub fn parse_build_options(
         // OpenCL C 3.0 optional features the devices do not report
         // (CL_DEVICE_OPENCL_C_FEATURES): images where the device has none
         // (with images: 2D/3D, read-write and 3D writes — Vulkan storage
-        // images do all), work-group collectives, integer dot products.
+        // images do all), work-group collectives. (Integer dot products
+        // are supported on every device: `passes::lower::dot_product`.)
         // The atomic orders and scopes (__opencl_c_atomic_order_acq_rel,
         // _seq_cst, __opencl_c_atomic_scope_device, _all_devices) stay
         // defined. Every device ferrocl runs on today reports them
@@ -299,8 +303,6 @@ pub fn parse_build_options(
         }
         out.undef_macros.extend([
             "__opencl_c_work_group_collective_functions",
-            "__opencl_c_integer_dot_product_input_4x8bit",
-            "__opencl_c_integer_dot_product_input_4x8bit_packed",
             "__opencl_c_ext_image_unorm_int_2_101010",
         ]);
         ext.extend([
@@ -354,9 +356,22 @@ pub fn parse_build_options(
         out.undef_macros
             .extend(["cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]);
     }
-    if !ext.is_empty() {
-        out.clang_args.push(format!("-cl-ext={}", ext.join(",")));
-    }
+    // Arm's dot products (clang's SPIR target declares them), which
+    // ferrocl does not report: cl_khr_integer_dot_product is the one.
+    ext.extend([
+        "-cl_arm_integer_dot_product_int8",
+        "-cl_arm_integer_dot_product_accumulate_int8",
+        "-cl_arm_integer_dot_product_accumulate_int16",
+        "-cl_arm_integer_dot_product_accumulate_saturate_int8",
+    ]);
+    out.undef_macros.extend([
+        "cl_arm_integer_dot_product_int8",
+        "cl_arm_integer_dot_product_accumulate_int8",
+        "cl_arm_integer_dot_product_accumulate_int16",
+        "cl_arm_integer_dot_product_accumulate_saturate_int8",
+    ]);
+    out.prelude = super::prelude::prelude(caps);
+    out.clang_args.push(format!("-cl-ext={}", ext.join(",")));
     Ok(out)
 }
 
@@ -385,6 +400,9 @@ mod tests {
             rmw_ordering: false,
             vulkan_memory_model: false,
             loop_limiter: false,
+            integer_dot_product: false,
+            device_clock: false,
+            subgroup_clock: false,
             descriptor: Default::default(),
         }
     }

@@ -100,6 +100,46 @@ const OPENCL_C_VERSIONS: &[(&str, (u32, u32, u32))] = &[
     ("OpenCL C", (3, 0, 0)),
 ];
 
+/// cl_device_integer_dot_product_acceleration_properties_khr.
+fn dot_acceleration(a: ferrocl_runtime::vk::instance::DotAcceleration) -> Info {
+    let b = |v: bool| if v { CL_TRUE } else { CL_FALSE };
+    Info::raw(&[
+        b(a.signed),
+        b(a.unsigned),
+        b(a.mixed),
+        b(a.sat_signed),
+        b(a.sat_unsigned),
+        b(a.sat_mixed),
+    ])
+}
+
+/// An array of `const char *` to NUL-terminated copies of `names`, which
+/// live as long as the process (the query returns the pointers).
+fn string_array(names: &[&'static str]) -> Info {
+    static INTERNED: std::sync::Mutex<Vec<(&'static str, &'static std::ffi::CStr)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    let ptrs: Vec<*const std::ffi::c_char> = names
+        .iter()
+        .map(|&n| {
+            let c = match interned.iter().find(|(s, _)| *s == n) {
+                Some(&(_, c)) => c,
+                None => {
+                    let c: &'static std::ffi::CStr = Box::leak(
+                        std::ffi::CString::new(n)
+                            .unwrap_or_default()
+                            .into_boxed_c_str(),
+                    );
+                    interned.push((n, c));
+                    c
+                }
+            };
+            c.as_ptr()
+        })
+        .collect();
+    Info::raw(&ptrs)
+}
+
 fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Result<Info, cl_int> {
     let lim = &d.phys.properties.limits;
     let fp64 = d.fp64();
@@ -130,7 +170,7 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
             Info::u32(d.fp16() as u32)
         }
         // Vulkan does not expose the clock; 0 says "unknown".
-        CL_DEVICE_MAX_CLOCK_FREQUENCY => Info::u32(0),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => Info::u32(d.max_clock_frequency()),
         CL_DEVICE_ADDRESS_BITS => Info::u32(64),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => Info::u64(d.max_mem_alloc_size()),
         CL_DEVICE_GLOBAL_MEM_SIZE => Info::u64(d.global_mem_size()),
@@ -242,6 +282,34 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_LUID_VALID_KHR => Info::bool(false),
         CL_DEVICE_LUID_KHR => Info::raw(&[0u8; CL_LUID_SIZE_KHR]),
         CL_DEVICE_NODE_MASK_KHR => Info::u32(0),
+        // cl_khr_integer_dot_product: both input forms on every device
+        // (Vulkan's instructions or the compiler's exact emulation).
+        CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => Info::u64(
+            CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR
+                | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR,
+        ),
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR => {
+            dot_acceleration(d.dot_acceleration(false))
+        }
+        p if p == CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR => {
+            dot_acceleration(d.dot_acceleration(true))
+        }
+        // cl_khr_kernel_clock, where the device reports it.
+        CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => match d.kernel_clock_capabilities() {
+            0 => return Err(CL_INVALID_VALUE),
+            c => Info::u64(c),
+        },
+        // cl_khr_spirv_queries: what clCreateProgramWithIL takes
+        // (ferrocl_compiler's il_support, which its intake checks).
+        CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR => {
+            string_array(&ferrocl_compiler::SPIRV_EXT_INST_SETS)
+        }
+        CL_DEVICE_SPIRV_EXTENSIONS_KHR => {
+            string_array(&ferrocl_compiler::spirv_extensions(&d.compiler_caps()))
+        }
+        CL_DEVICE_SPIRV_CAPABILITIES_KHR => Info::raw(&ferrocl_compiler::spirv_capability_values(
+            &d.compiler_caps(),
+        )),
         CL_DEVICE_PCI_BUS_INFO_KHR => match &d.phys.pci_bus {
             Some(p) => Info::raw(&[p.pci_domain, p.pci_bus, p.pci_device, p.pci_function]),
             None => return Err(CL_INVALID_VALUE),

@@ -12,5 +12,6 @@ pub mod platform;
 pub mod program;
 pub mod queue;
 pub mod sampler;
+pub mod suggested_local;
 pub mod timer;
 pub mod unsupported;

@@ -337,7 +337,56 @@ impl Device {
         // forward progress of cl_khr_subgroups; the compiler decides which
         // (from supportedOperations) so its macros match this list.
         e.extend(self.compiler_caps().subgroup_extensions());
+        // OpenCL 3.1's core extensions that every device has: bit-field
+        // instructions on every width (`passes::lower::bit_field`), integer
+        // dot products (Vulkan's or exact emulation,
+        // `passes::lower::dot_product`), expect/assume hints, the suggested
+        // local size query and the SPIR-V queries.
+        e.extend([
+            ("cl_khr_extended_bit_ops", (1, 0, 0)),
+            ("cl_khr_integer_dot_product", (2, 0, 0)),
+            ("cl_khr_expect_assume", (1, 0, 0)),
+            ("cl_khr_suggested_local_work_size", (1, 0, 0)),
+            ("cl_khr_spirv_queries", (1, 0, 0)),
+        ]);
+        let (device, sub_group) = self.compiler_caps().kernel_clock_scopes();
+        if device || sub_group {
+            e.push(("cl_khr_kernel_clock", (1, 0, 0)));
+        }
         e
+    }
+
+    /// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz (`clock_frequency`), read
+    /// once; 0 where the system does not say (an NVIDIA GPU).
+    pub fn max_clock_frequency(&self) -> u32 {
+        static CACHE: std::sync::Mutex<Vec<([u8; 16], u32)>> = std::sync::Mutex::new(Vec::new());
+        let uuid = self.phys.device_uuid;
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, mhz)) = cache.iter().find(|(u, _)| *u == uuid) {
+            return mhz;
+        }
+        let pci = self
+            .phys
+            .pci_bus
+            .as_ref()
+            .map(|p| [p.pci_domain, p.pci_bus, p.pci_device, p.pci_function]);
+        let mhz = super::clock_frequency::max_clock_mhz(self.phys.is_cpu(), pci).unwrap_or(0);
+        cache.push((uuid, mhz));
+        mhz
+    }
+
+    /// CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR: the scopes of
+    /// `DeviceCaps::kernel_clock_scopes` (Vulkan has no work-group clock).
+    pub fn kernel_clock_capabilities(&self) -> u64 {
+        let (device, sub_group) = self.compiler_caps().kernel_clock_scopes();
+        let mut c = 0;
+        if device {
+            c |= CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR;
+        }
+        if sub_group {
+            c |= CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR;
+        }
+        c
     }
 
     /// CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: every order; work-item and
@@ -411,6 +460,20 @@ impl Device {
         }
         if self.subgroup_mode().is_some() {
             f.push(("__opencl_c_subgroups", (3, 0, 0)));
+        }
+        f.extend([
+            ("__opencl_c_integer_dot_product_input_4x8bit", (3, 0, 0)),
+            (
+                "__opencl_c_integer_dot_product_input_4x8bit_packed",
+                (3, 0, 0),
+            ),
+        ]);
+        let (device, sub_group) = self.compiler_caps().kernel_clock_scopes();
+        if device {
+            f.push(("__opencl_c_kernel_clock_scope_device", (3, 0, 0)));
+        }
+        if sub_group {
+            f.push(("__opencl_c_kernel_clock_scope_sub_group", (3, 0, 0)));
         }
         if self.image_support() {
             f.push(("__opencl_c_images", (3, 0, 0)));
@@ -638,7 +701,35 @@ impl Device {
             rmw_ordering: self.rmw_ordering(),
             vulkan_memory_model: self.vulkan_memory_model(),
             loop_limiter: self.loop_limiter(),
+            integer_dot_product: self.native_integer_dot_product(),
+            device_clock: self.phys.features.shader_device_clock,
+            subgroup_clock: self.phys.features.shader_subgroup_clock,
             descriptor: Default::default(),
+        }
+    }
+
+    /// Integer dot products go to Vulkan as OpSDot/OpUDot/OpSUDot
+    /// (`DeviceCaps::integer_dot_product`): the device has
+    /// shaderIntegerDotProduct. `FERROCL_INTEGER_DOT_PRODUCT=0` makes the
+    /// compiler compute them itself (its exact emulation, which devices
+    /// without the feature get).
+    pub fn native_integer_dot_product(&self) -> bool {
+        std::env::var("FERROCL_INTEGER_DOT_PRODUCT").as_deref() != Ok("0")
+            && self.phys.features.shader_integer_dot_product
+    }
+
+    /// CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR /
+    /// _4x8BIT_PACKED_KHR: what Vulkan reports accelerated, where the
+    /// instructions go to Vulkan (`native_integer_dot_product`); the
+    /// emulation is never accelerated.
+    pub fn dot_acceleration(&self, packed: bool) -> crate::vk::instance::DotAcceleration {
+        if !self.native_integer_dot_product() {
+            return Default::default();
+        }
+        if packed {
+            self.phys.dot_acceleration_4x8bit_packed
+        } else {
+            self.phys.dot_acceleration_8bit
         }
     }
 

@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
-use super::launch::{self, ArgData, GroupRules, KernelAbi, LaunchAddresses, NdRange};
+use super::launch::{self, ArgData, DeviceLimits, GroupRules, KernelAbi, LaunchAddresses, NdRange};
 use super::memory::{ImageStorage, Mem};
 use super::object::{tag, Base, ClObject};
 use super::prewarm::{self, device_limits};
@@ -362,6 +362,40 @@ fn upload(dev: &Device, bytes: &[u8]) -> CLResult<Arc<crate::vk::buffer::Staging
     Ok(b)
 }
 
+/// The work-group rules and device limits a launch of `kernel` on `dev`
+/// picks or checks its local size by (`launch::local_size`).
+fn group_rules(kernel: &Kernel, dk: &DeviceKernel, dev: &Device) -> (GroupRules, DeviceLimits) {
+    let rules = GroupRules {
+        required: dk.info.reqd_work_group_size,
+        non_uniform: dk.non_uniform,
+        max_size: kernel.work_group_size(dev),
+    };
+    (rules, device_limits(dev))
+}
+
+/// clGetKernelSuggestedLocalWorkSizeKHR once the ICD layer has checked the
+/// arguments' shapes: the local size a launch on `queue` with a NULL
+/// local size would use (`launch::local_size`, so `choose_local_size` or
+/// `reqd_work_group_size`). CL_INVALID_PROGRAM_EXECUTABLE without a build
+/// for the queue's device, CL_INVALID_KERNEL_ARGS while an argument is not
+/// set, as clEnqueueNDRangeKernel.
+pub fn suggested_local_size(
+    queue: &Queue,
+    kernel: &Kernel,
+    work_dim: u32,
+    global: [usize; 3],
+) -> CLResult<[usize; 3]> {
+    let dev = &queue.device;
+    let dk = kernel
+        .for_device(dev)
+        .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+    if kernel.args.lock().iter().any(Option::is_none) {
+        return Err(CL_INVALID_KERNEL_ARGS);
+    }
+    let (rules, limits) = group_rules(kernel, dk, dev);
+    launch::local_size(work_dim as usize, &global, None, &rules, &limits)
+}
+
 /// clEnqueueNDRangeKernel once the ICD layer has checked the arguments'
 /// shapes: `global`, `offset` and `local` have 3 entries (1 past work_dim).
 pub fn enqueue_ndrange(
@@ -388,12 +422,7 @@ pub fn enqueue_ndrange(
         .ok_or(CL_INVALID_KERNEL_ARGS)?;
 
     // Work-group size.
-    let rules = GroupRules {
-        required: info.reqd_work_group_size,
-        non_uniform: dk.non_uniform,
-        max_size: kernel.work_group_size(dev),
-    };
-    let limits = device_limits(dev);
+    let (rules, limits) = group_rules(kernel, &dk, dev);
     let local = launch::local_size(work_dim as usize, &global, local, &rules, &limits)?;
     let local_bytes = kernel.local_mem_size();
     if local_bytes > dev.local_mem_size() {

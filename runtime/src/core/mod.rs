@@ -4,7 +4,8 @@
 //! Layers, bottom to top; a module uses only modules of its own layer or
 //! of layers below it (no import circle):
 //!
-//! 1. foundation, pure or object-free: `error`, `exit`, `object`, `hostcopy`,
+//! 1. foundation, pure or object-free: `error`, `exit`, `object`,
+//!    `hostcopy`, `clock_frequency` (the device's clock from the system),
 //!    `printf`, `image_format`, `image_geometry` (region geometry) and
 //!    `launch` (launch planning);
 //! 2. platform and devices: `platform`, `device`, `context`,
@@ -23,6 +24,7 @@
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
 
+pub mod clock_frequency;
 pub mod context;
 pub mod device;
 pub mod error;

@@ -183,10 +183,34 @@ impl Device {
         if conditional {
             ext_names.push(c"VK_EXT_conditional_rendering".as_ptr());
         }
+        // Integer dot products (core in 1.3, else the extension) and
+        // shader clocks, for the compiler's `DeviceCaps`.
+        let dot = f.shader_integer_dot_product;
+        let mut dot_features = vk::PhysicalDeviceShaderIntegerDotProductFeatures::default()
+            .shader_integer_dot_product(true);
+        if dot
+            && (phys.properties.api_version < vk::API_VERSION_1_3
+                || phys.instance.api_version < vk::API_VERSION_1_3)
+        {
+            ext_names.push(c"VK_KHR_shader_integer_dot_product".as_ptr());
+        }
+        let clock = f.shader_device_clock || f.shader_subgroup_clock;
+        let mut clock_features = vk::PhysicalDeviceShaderClockFeaturesKHR::default()
+            .shader_device_clock(f.shader_device_clock)
+            .shader_subgroup_clock(f.shader_subgroup_clock);
+        if clock {
+            ext_names.push(c"VK_KHR_shader_clock".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
             .push_next(&mut f12);
+        if dot {
+            features2 = features2.push_next(&mut dot_features);
+        }
+        if clock {
+            features2 = features2.push_next(&mut clock_features);
+        }
         if size_control {
             features2 = features2.push_next(&mut sg);
         }

@@ -64,6 +64,10 @@ pub struct PhysicalDevice {
     pub shader_fp_denorm_preserve: ferrocl_compiler::FloatWidths,
     /// shaderSignedZeroInfNanPreserveFloat16/32/64.
     pub shader_fp_inf_nan_preserve: ferrocl_compiler::FloatWidths,
+    /// Accelerated integer dot products of 4x8-bit vectors and of packed
+    /// 4x8-bit values (all false without shaderIntegerDotProduct).
+    pub dot_acceleration_8bit: DotAcceleration,
+    pub dot_acceleration_4x8bit_packed: DotAcceleration,
     /// Format properties queried so far (see [`PhysicalDevice::format_features`]).
     formats: parking_lot::Mutex<std::collections::HashMap<vk::Format, FormatFeatures>>,
 }
@@ -137,6 +141,27 @@ pub struct Features {
     /// conditionalRendering (VK_EXT_conditional_rendering): dispatches
     /// skipped by a word in memory (`loop_status`).
     pub conditional_rendering: bool,
+    /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
+    /// OpSDot/OpUDot/OpSUDot in shaders.
+    pub shader_integer_dot_product: bool,
+    /// shaderDeviceClock (VK_KHR_shader_clock).
+    pub shader_device_clock: bool,
+    /// shaderSubgroupClock (VK_KHR_shader_clock).
+    pub shader_subgroup_clock: bool,
+}
+
+/// Which integer dot products of 8-bit inputs the device says are
+/// accelerated (VkPhysicalDeviceShaderIntegerDotProductProperties), for one
+/// input form: 4-component vectors or packed 32-bit values. The fields are
+/// cl_device_integer_dot_product_acceleration_properties_khr's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DotAcceleration {
+    pub signed: bool,
+    pub unsigned: bool,
+    pub mixed: bool,
+    pub sat_signed: bool,
+    pub sat_unsigned: bool,
+    pub sat_mixed: bool,
 }
 
 /// Device extensions that change what ferrocl does (wgpu-hal style: one
@@ -161,6 +186,10 @@ pub struct Extensions {
     pub ext_calibrated_timestamps: bool,
     /// VK_EXT_conditional_rendering (`Features::conditional_rendering`).
     pub ext_conditional_rendering: bool,
+    /// VK_KHR_shader_integer_dot_product (core in Vulkan 1.3).
+    pub khr_shader_integer_dot_product: bool,
+    /// VK_KHR_shader_clock: OpReadClockKHR (cl_khr_kernel_clock).
+    pub khr_shader_clock: bool,
 }
 
 /// What one format supports (VkFormatProperties3 bits where the device
@@ -282,7 +311,14 @@ impl PhysicalDevice {
             ext_subgroup_size_control: has(c"VK_EXT_subgroup_size_control"),
             ext_calibrated_timestamps: has(c"VK_EXT_calibrated_timestamps"),
             ext_conditional_rendering: has(c"VK_EXT_conditional_rendering"),
+            khr_shader_integer_dot_product: has(c"VK_KHR_shader_integer_dot_product"),
+            khr_shader_clock: has(c"VK_KHR_shader_clock"),
         };
+        // Integer dot products: core in 1.3 (when the instance is 1.3
+        // too), else the extension.
+        let dot_product = (properties.api_version >= vk::API_VERSION_1_3
+            && instance.api_version >= vk::API_VERSION_1_3)
+            || ext.khr_shader_integer_dot_product;
         // Subgroup size control: core in 1.3 (when the instance is 1.3 too),
         // else the extension.
         let size_control = (properties.api_version >= vk::API_VERSION_1_3
@@ -298,6 +334,7 @@ impl PhysicalDevice {
         let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
         let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
         let mut host_mem = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
+        let mut dot_props = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut driver)
             .push_next(&mut idp)
@@ -316,6 +353,9 @@ impl PhysicalDevice {
         if ext.ext_external_memory_host {
             props2 = props2.push_next(&mut host_mem);
         }
+        if dot_product {
+            props2 = props2.push_next(&mut dot_props);
+        }
         // SAFETY: the chain only holds structs alive for this call.
         unsafe { inst.get_physical_device_properties2(raw, &mut props2) };
 
@@ -323,6 +363,8 @@ impl PhysicalDevice {
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut sg_features = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
         let mut cr_features = vk::PhysicalDeviceConditionalRenderingFeaturesEXT::default();
+        let mut dot_features = vk::PhysicalDeviceShaderIntegerDotProductFeatures::default();
+        let mut clock_features = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
@@ -331,6 +373,12 @@ impl PhysicalDevice {
         }
         if ext.ext_conditional_rendering {
             f2 = f2.push_next(&mut cr_features);
+        }
+        if dot_product {
+            f2 = f2.push_next(&mut dot_features);
+        }
+        if ext.khr_shader_clock {
+            f2 = f2.push_next(&mut clock_features);
         }
         // SAFETY: as above.
         unsafe { inst.get_physical_device_features2(raw, &mut f2) };
@@ -363,6 +411,40 @@ impl PhysicalDevice {
             shader_storage_image_extended_formats: f.shader_storage_image_extended_formats != 0,
             conditional_rendering: ext.ext_conditional_rendering
                 && cr_features.conditional_rendering != 0,
+            shader_integer_dot_product: dot_product && dot_features.shader_integer_dot_product != 0,
+            shader_device_clock: ext.khr_shader_clock && clock_features.shader_device_clock != 0,
+            shader_subgroup_clock: ext.khr_shader_clock
+                && clock_features.shader_subgroup_clock != 0,
+        };
+        let accelerated = |on: u32| features.shader_integer_dot_product && on != 0;
+        let p = &dot_props;
+        let dot_acceleration_8bit = DotAcceleration {
+            signed: accelerated(p.integer_dot_product8_bit_signed_accelerated),
+            unsigned: accelerated(p.integer_dot_product8_bit_unsigned_accelerated),
+            mixed: accelerated(p.integer_dot_product8_bit_mixed_signedness_accelerated),
+            sat_signed: accelerated(
+                p.integer_dot_product_accumulating_saturating8_bit_signed_accelerated,
+            ),
+            sat_unsigned: accelerated(
+                p.integer_dot_product_accumulating_saturating8_bit_unsigned_accelerated,
+            ),
+            sat_mixed: accelerated(
+                p.integer_dot_product_accumulating_saturating8_bit_mixed_signedness_accelerated,
+            ),
+        };
+        let dot_acceleration_4x8bit_packed = DotAcceleration {
+            signed: accelerated(p.integer_dot_product4x8_bit_packed_signed_accelerated),
+            unsigned: accelerated(p.integer_dot_product4x8_bit_packed_unsigned_accelerated),
+            mixed: accelerated(p.integer_dot_product4x8_bit_packed_mixed_signedness_accelerated),
+            sat_signed: accelerated(
+                p.integer_dot_product_accumulating_saturating4x8_bit_packed_signed_accelerated,
+            ),
+            sat_unsigned: accelerated(
+                p.integer_dot_product_accumulating_saturating4x8_bit_packed_unsigned_accelerated,
+            ),
+            sat_mixed: accelerated(
+                p.integer_dot_product_accumulating_saturating4x8_bit_packed_mixed_signedness_accelerated,
+            ),
         };
         let missing: Vec<&str> = [
             ("shaderInt64", features.shader_int64),
@@ -451,6 +533,8 @@ impl PhysicalDevice {
                 fc.shader_signed_zero_inf_nan_preserve_float32,
                 fc.shader_signed_zero_inf_nan_preserve_float64,
             ),
+            dot_acceleration_8bit,
+            dot_acceleration_4x8bit_packed,
             formats: Default::default(),
         })
     }

@@ -132,6 +132,9 @@ impl<'a> Reader<'a> {
             rmw_ordering: self.bool()?,
             vulkan_memory_model: self.bool()?,
             loop_limiter: self.bool()?,
+            integer_dot_product: self.bool()?,
+            device_clock: self.bool()?,
+            subgroup_clock: self.bool()?,
             descriptor: self.descriptor_options()?,
         })
     }

@@ -30,6 +30,9 @@ fn caps() -> DeviceCaps {
         rmw_ordering: false,
         vulkan_memory_model: false,
         loop_limiter: false,
+        integer_dot_product: false,
+        device_clock: false,
+        subgroup_clock: false,
         descriptor: Default::default(),
     }
 }

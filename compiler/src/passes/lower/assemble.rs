@@ -98,6 +98,7 @@ impl Lower<'_> {
             caps.push(Capability::Int64Atomics);
         }
         caps.extend(&self.subgroups.caps);
+        caps.extend(&self.extras.caps);
         caps.extend(&bindings.caps);
         // Float controls (SPIR-V 1.4 core): the execution modes below, for
         // 32-bit floats and for 16/64 where the module has those types.
@@ -130,6 +131,19 @@ impl Lower<'_> {
         m.capabilities = caps
             .iter()
             .map(|&c| Instruction::new(Op::Capability, None, None, vec![Operand::Capability(c)]))
+            .collect();
+        m.extensions = self
+            .extras
+            .extensions
+            .iter()
+            .map(|e| {
+                Instruction::new(
+                    Op::Extension,
+                    None,
+                    None,
+                    vec![Operand::LiteralString(e.to_string())],
+                )
+            })
             .collect();
         if let Some(g) = self.out.glsl_import() {
             m.ext_inst_imports.push(Instruction::new(

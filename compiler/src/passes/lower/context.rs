@@ -93,6 +93,30 @@ pub(crate) struct Lower<'a> {
     pub(super) subgroups: Subgroups,
     /// Descriptor addressing (`descriptor`).
     pub(super) desc: Desc,
+    /// Capabilities and SPIR-V extensions of the instructions that need
+    /// them (`dot_product`, `clock`).
+    pub(super) extras: Extras,
+}
+
+/// Capabilities and extensions the lowered kernel declares for what it
+/// uses beyond the defaults (`assemble`).
+#[derive(Default)]
+pub(crate) struct Extras {
+    pub caps: Vec<Capability>,
+    pub extensions: Vec<&'static str>,
+}
+
+impl Extras {
+    pub fn require(&mut self, caps: &[Capability], extension: &'static str) {
+        for c in caps {
+            if !self.caps.contains(c) {
+                self.caps.push(*c);
+            }
+        }
+        if !self.extensions.contains(&extension) {
+            self.extensions.push(extension);
+        }
+    }
 }
 
 pub(super) fn rep_width(sc: StorageClass) -> u32 {
@@ -286,6 +310,7 @@ impl<'a> Lower<'a> {
             work: Default::default(),
             subgroups: Default::default(),
             desc: Default::default(),
+            extras: Default::default(),
         }
     }
 

@@ -18,11 +18,14 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, Capability, Op, Word};
 
+use super::bit_field::is_bit_field_op;
 use super::context::{memory_align, ClBuiltin, Res};
+use super::dot_product::is_dot_op;
 use super::emit::{ids, Block};
 use super::ext_inst::ClExtInst;
 use super::kernel::KernelLowering;
 use crate::analyses::address_space::Space;
+use crate::analyses::builtin_imports::BuiltinImport;
 use crate::analyses::type_table::Ty;
 
 impl<'a> KernelLowering<'a> {
@@ -136,6 +139,12 @@ impl<'a> KernelLowering<'a> {
         let op = inst.class.opcode;
         if self.is_image_inst(inst) {
             return self.images().lower_image_inst(b, inst);
+        }
+        if is_bit_field_op(op) {
+            return self.lower_bit_field_inst(b, inst);
+        }
+        if is_dot_op(op) {
+            return self.lower_dot_inst(b, inst);
         }
         if self.involves_wide(inst) && self.split_wide_vector(b, inst)? {
             return Ok(());
@@ -330,6 +339,16 @@ impl<'a> KernelLowering<'a> {
                 let r = self.popcount(b, rt, x);
                 self.alias.insert(inst.result_id.unwrap_or(0), r);
             }
+            Op::FunctionCall if self.ix.builtin_import(id_op(0)).is_some() => {
+                self.lower_builtin_call(b, inst)?
+            }
+            Op::ReadClockKHR => self.lower_read_clock(b, inst)?,
+            // cl_khr_expect_assume: hints, which Vulkan has no use for.
+            Op::ExpectKHR => {
+                let v = self.v(id_op(0));
+                self.alias.insert(inst.result_id.unwrap_or(0), v);
+            }
+            Op::AssumeTrueKHR => {}
             Op::FunctionCall => {
                 // Image and sampler arguments are not passed (`image`).
                 let mut call = inst.clone();
@@ -374,8 +393,38 @@ impl<'a> KernelLowering<'a> {
     }
 }
 
-/// Whether the instruction needs a Kernel-only capability (so it must have
-/// been lowered).
+impl KernelLowering<'_> {
+    /// A call of an imported builtin (`analyses::builtin_imports`): the
+    /// instruction it stands for.
+    fn lower_builtin_call(&mut self, b: &mut Block, inst: &Instruction) -> Res<()> {
+        let callee = inst.operands[0].unwrap_id_ref();
+        let Some(builtin) = self.ix.builtin_import(callee) else {
+            return Err("not a builtin call".into());
+        };
+        let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
+        let mut args: Vec<Word> = inst.operands[1..]
+            .iter()
+            .filter_map(|o| o.id_ref_any())
+            .map(|x| self.v(x))
+            .collect();
+        let r = match builtin {
+            BuiltinImport::PackedDot { op, swap } => {
+                if args.len() < 2 {
+                    return Err("packed dot product with too few operands".into());
+                }
+                if swap {
+                    args.swap(0, 1);
+                }
+                let u32t = self.out.t_u32();
+                self.dot_product(b, op, rt, u32t, &args, true)?
+            }
+            BuiltinImport::Clock { scope, .. } => self.read_clock(b, scope, rt)?,
+        };
+        self.alias.insert(inst.result_id.unwrap_or(0), r);
+        Ok(())
+    }
+}
+
 /// The Kernel-only float classification instructions (`float_class`).
 pub(super) fn is_float_class(op: Op) -> bool {
     matches!(
@@ -389,6 +438,8 @@ pub(super) fn is_float_class(op: Op) -> bool {
     )
 }
 
+/// Whether the instruction needs a Kernel-only capability (so it must have
+/// been lowered).
 pub(super) fn op_needs_kernel(inst: &Instruction) -> bool {
     inst.class.capabilities.iter().any(|c| {
         matches!(

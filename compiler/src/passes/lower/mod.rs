@@ -56,6 +56,10 @@
 //! * Conversions keep OpenCL's rounding modes and saturation (`convert`,
 //!   `narrow`); 8/16-wide vectors are arrays of 4-wide parts (`wide`);
 //!   sub-group functions are GroupNonUniform instructions (`subgroup`).
+//! * Bit-field instructions on every integer width (`bit_field`), integer
+//!   dot products (`dot_product`) and kernel clocks (`clock`);
+//!   OpExpectKHR is its value and OpAssumeTrueKHR is dropped
+//!   (cl_khr_expect_assume: hints only).
 //!
 //! # Structure
 //!
@@ -90,9 +94,12 @@
 mod args;
 mod assemble;
 mod atomic;
+mod bit_field;
+mod clock;
 mod context;
 mod convert;
 mod descriptor;
+mod dot_product;
 mod emit;
 mod ext_inst;
 mod function;
