@@ -10,13 +10,17 @@
 //!   (`/sys/bus/pci/devices/DDDD:BB:DD.F/drm/card*/`): Intel's
 //!   `gt_max_freq_mhz`, or AMD's highest `pp_dpm_sclk` level
 //!   (`/sys/bus/pci/devices/.../pp_dpm_sclk`).
+//! * An NVIDIA GPU (its driver publishes no clock in sysfs): NVML, the
+//!   library every NVIDIA driver installs (`libnvidia-ml.so.1`, loaded at
+//!   the first query, unloaded after it): the maximum SM clock of the
+//!   device at that PCI address (`nvmlDeviceGetMaxClockInfo`, what
+//!   `nvidia-smi -q -d CLOCK` shows as Max Clocks / SM).
 //!
-//! Layer: foundation (files of the operating system, no objects).
+//! Layer: foundation (files and libraries of the operating system, no
+//! objects).
 //!
-//! Gaps: NVIDIA's driver publishes no clock in sysfs, and NVML is not
-//! used, so an NVIDIA GPU gets `None` (reported as 0); measuring the
-//! shader clock (OpReadClockKHR ticks over a host-timed kernel) is the
-//! planned way there.
+//! Gaps: a device none of these describe (no cpufreq or cpuinfo, no PCI
+//! information, an NVIDIA GPU without NVML) gets `None`, reported as 0.
 
 use std::path::Path;
 
@@ -27,6 +31,9 @@ pub fn max_clock_mhz(cpu: bool, pci: Option<[u32; 4]>) -> Option<u32> {
         return cpu_max_mhz();
     }
     let [domain, bus, dev, func] = pci?;
+    if let Some(mhz) = nvml_max_sm_clock(&format!("{domain:04x}:{bus:02x}:{dev:02x}.{func:x}")) {
+        return Some(mhz);
+    }
     let dir = format!("/sys/bus/pci/devices/{domain:04x}:{bus:02x}:{dev:02x}.{func:x}");
     let dir = Path::new(&dir);
     if let Some(mhz) = read(&dir.join("pp_dpm_sclk")).and_then(|t| highest_dpm_level(&t)) {
@@ -37,6 +44,43 @@ pub fn max_clock_mhz(cpu: bool, pci: Option<[u32; 4]>) -> Option<u32> {
         .flatten()
         .filter_map(|c| read(&c.path().join("gt_max_freq_mhz")))
         .find_map(|t| t.trim().parse().ok())
+}
+
+/// NVML's `nvmlDevice_t`.
+type NvmlDevice = *mut std::ffi::c_void;
+/// `NVML_CLOCK_SM` of `nvmlClockType_t`.
+const NVML_CLOCK_SM: u32 = 1;
+
+/// The maximum SM clock (MHz) NVML gives for the GPU at PCI address
+/// `bus_id` ("dddd:bb:dd.f"), if NVML is installed and knows it.
+fn nvml_max_sm_clock(bus_id: &str) -> Option<u32> {
+    type Init = unsafe extern "C" fn() -> i32;
+    type ByBusId = unsafe extern "C" fn(*const std::ffi::c_char, *mut NvmlDevice) -> i32;
+    type MaxClock = unsafe extern "C" fn(NvmlDevice, u32, *mut u32) -> i32;
+    let id = std::ffi::CString::new(bus_id).ok()?;
+    // SAFETY: loading NVML runs its initializers only; the symbols have
+    // the C signatures of nvml.h (every NVML since 2013), each returning
+    // nvmlReturn_t (0 = NVML_SUCCESS); the library stays loaded while the
+    // functions are called and nvmlShutdown balances nvmlInit_v2.
+    unsafe {
+        let lib = libloading::Library::new("libnvidia-ml.so.1").ok()?;
+        let init: libloading::Symbol<Init> = lib.get(b"nvmlInit_v2\0").ok()?;
+        let shutdown: libloading::Symbol<Init> = lib.get(b"nvmlShutdown\0").ok()?;
+        let by_bus: libloading::Symbol<ByBusId> =
+            lib.get(b"nvmlDeviceGetHandleByPciBusId_v2\0").ok()?;
+        let max_clock: libloading::Symbol<MaxClock> =
+            lib.get(b"nvmlDeviceGetMaxClockInfo\0").ok()?;
+        if init() != 0 {
+            return None;
+        }
+        let mut dev: NvmlDevice = std::ptr::null_mut();
+        let mut mhz = 0u32;
+        let ok = by_bus(id.as_ptr(), &mut dev) == 0
+            && max_clock(dev, NVML_CLOCK_SM, &mut mhz) == 0
+            && mhz > 0;
+        shutdown();
+        ok.then_some(mhz)
+    }
 }
 
 fn read(p: &Path) -> Option<String> {

@@ -357,7 +357,7 @@ impl Device {
     }
 
     /// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz (`clock_frequency`), read
-    /// once; 0 where the system does not say (an NVIDIA GPU).
+    /// once; 0 where the system does not say.
     pub fn max_clock_frequency(&self) -> u32 {
         static CACHE: std::sync::Mutex<Vec<([u8; 16], u32)>> = std::sync::Mutex::new(Vec::new());
         let uuid = self.phys.device_uuid;
