@@ -234,6 +234,8 @@ mod tests {
             rmw_ordering: false,
             vulkan_memory_model: false,
             loop_limiter: false,
+            max_num_sub_groups: 0,
+            float_atomics: 0,
             khr_subgroups: true,
             subgroup_ops: 0x7f,
             descriptor: Default::default(),

@@ -165,6 +165,8 @@ fn main() -> ExitCode {
         rmw_ordering,
         vulkan_memory_model,
         loop_limiter,
+        max_num_sub_groups: 32,
+        float_atomics: 0,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

@@ -694,8 +694,13 @@ pub fn make_il_reducible(
 }
 
 fn run_llvm_spirv(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
+    // The float atomics of cl_ext_float_atomics (`atomic_fetch_add` ... on
+    // atomic_float/atomic_double) become OpAtomicFAddEXT / FMinEXT / FMaxEXT
+    // (`passes::lower::atomic::float`); without these extensions llvm-spirv
+    // rejects them.
     let args = [
-        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers",
+        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,\
+         +SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max",
         "input.bc",
         "-o",
         "input.spv",

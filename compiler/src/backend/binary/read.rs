@@ -132,6 +132,8 @@ impl<'a> Reader<'a> {
             rmw_ordering: self.bool()?,
             vulkan_memory_model: self.bool()?,
             loop_limiter: self.bool()?,
+            max_num_sub_groups: self.u32()?,
+            float_atomics: self.u32()?,
             descriptor: self.descriptor_options()?,
         })
     }

@@ -30,6 +30,8 @@ fn caps() -> DeviceCaps {
         rmw_ordering: false,
         vulkan_memory_model: false,
         loop_limiter: false,
+        max_num_sub_groups: 0,
+        float_atomics: 0,
         descriptor: Default::default(),
     }
 }

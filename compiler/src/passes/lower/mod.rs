@@ -96,6 +96,7 @@ mod descriptor;
 mod emit;
 mod ext_inst;
 mod function;
+mod helper_fn;
 mod image;
 mod kernel;
 mod local64;
@@ -107,6 +108,7 @@ mod values;
 mod variables;
 mod vmm;
 mod wide;
+mod work_group;
 mod workitem;
 
 use std::collections::HashMap;
