@@ -237,6 +237,8 @@ mod tests {
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,
+            max_num_sub_groups: 0,
+            float_atomics: 0,
             khr_subgroups: true,
             subgroup_ops: 0x7f,
             descriptor: Default::default(),

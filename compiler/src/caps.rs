@@ -110,6 +110,16 @@ pub struct DeviceCaps {
     /// shaderSubgroupClock (VK_KHR_shader_clock): OpReadClockKHR at
     /// Subgroup scope, `clock_read_sub_group` (needs sub-groups too).
     pub subgroup_clock: bool,
+    /// CL_DEVICE_MAX_NUM_SUB_GROUPS: sub-groups of the largest work-group a
+    /// sub-group kernel may have (0 without sub-groups). The work-group
+    /// collective functions keep one partial result per sub-group in
+    /// `__local` memory (`passes::lower::work_group`).
+    pub max_num_sub_groups: u32,
+    /// The floating-point atomics Vulkan has natively on `__global` memory
+    /// (`FLOAT_ATOMIC_*` bits: VK_EXT_shader_atomic_float and _float2
+    /// buffer features); the others are compare-exchange loops
+    /// (`passes::lower::atomic::float`).
+    pub float_atomics: u32,
     /// Options of the descriptor address format (binding of POD arguments,
     /// sampler map); ignored with physical addressing.
     pub descriptor: DescriptorOptions,
@@ -158,6 +168,41 @@ impl DeviceCaps {
     /// their OpenCL C 3.0 feature macros under this one condition.
     pub fn device_scope_atomics(&self) -> bool {
         self.vulkan_memory_model || self.rmw_ordering
+    }
+
+    /// The OpenCL C 3.0 work-group collective functions
+    /// (`__opencl_c_work_group_collective_functions`): lowered to sub-group
+    /// reductions and scans combined through `__local` memory
+    /// (`passes::lower::work_group`), so they need sub-groups with Vulkan's
+    /// arithmetic operations.
+    pub fn work_group_collectives(&self) -> bool {
+        self.has_subgroup_ops(SUBGROUP_BASIC | SUBGROUP_ARITHMETIC) && self.max_num_sub_groups > 0
+    }
+
+    /// cl_ext_float_atomics capabilities (`CL_DEVICE_*_FP_ATOMIC_*_EXT`
+    /// bits) of floats of `width` bits: every operation on `__global` and
+    /// `__local` memory for float, and for double where the device has
+    /// doubles and 64-bit atomics (the compare-exchange loops need them);
+    /// none for half (llvm-spirv-15 cannot translate half atomics, and
+    /// 16-bit atomics are not lowered).
+    pub fn fp_atomic_caps(&self, width: u32) -> u64 {
+        let all = FP_ATOMIC_GLOBAL_ALL | FP_ATOMIC_LOCAL_ALL;
+        match width {
+            32 => all,
+            64 if self.fp64 && self.int64_atomics => all,
+            _ => 0,
+        }
+    }
+
+    /// The cl_ext_float_atomics feature macros this device defines (and
+    /// reports in CL_DEVICE_OPENCL_C_FEATURES): those of `FP_ATOMIC_MACROS`
+    /// whose capability `fp_atomic_caps` has.
+    pub fn fp_atomic_macros(&self) -> Vec<&'static str> {
+        FP_ATOMIC_MACROS
+            .iter()
+            .filter(|&&(w, bit, _)| self.fp_atomic_caps(w) & bit != 0)
+            .map(|&(_, _, m)| m)
+            .collect()
     }
 
     /// Sub-groups are supported (`subgroup_size` > 0): the sub-group
@@ -217,6 +262,104 @@ impl DeviceCaps {
         e
     }
 }
+
+/// `DeviceCaps::float_atomics`: OpAtomicFAddEXT on 32-bit floats in
+/// storage buffers / physical storage buffers (shaderBufferFloat32AtomicAdd).
+pub const FLOAT_ATOMIC_ADD32: u32 = 0x1;
+/// shaderBufferFloat64AtomicAdd.
+pub const FLOAT_ATOMIC_ADD64: u32 = 0x2;
+/// OpAtomicFMinEXT / OpAtomicFMaxEXT on 32-bit floats
+/// (shaderBufferFloat32AtomicMinMax, VK_EXT_shader_atomic_float2).
+pub const FLOAT_ATOMIC_MIN_MAX32: u32 = 0x4;
+/// shaderBufferFloat64AtomicMinMax.
+pub const FLOAT_ATOMIC_MIN_MAX64: u32 = 0x8;
+
+/// cl_ext_float_atomics: `cl_device_fp_atomic_capabilities_ext` bits.
+pub const FP_ATOMIC_GLOBAL_LOAD_STORE: u64 = 1 << 0;
+pub const FP_ATOMIC_GLOBAL_ADD: u64 = 1 << 1;
+pub const FP_ATOMIC_GLOBAL_MIN_MAX: u64 = 1 << 2;
+pub const FP_ATOMIC_LOCAL_LOAD_STORE: u64 = 1 << 16;
+pub const FP_ATOMIC_LOCAL_ADD: u64 = 1 << 17;
+pub const FP_ATOMIC_LOCAL_MIN_MAX: u64 = 1 << 18;
+const FP_ATOMIC_GLOBAL_ALL: u64 =
+    FP_ATOMIC_GLOBAL_LOAD_STORE | FP_ATOMIC_GLOBAL_ADD | FP_ATOMIC_GLOBAL_MIN_MAX;
+const FP_ATOMIC_LOCAL_ALL: u64 =
+    FP_ATOMIC_LOCAL_LOAD_STORE | FP_ATOMIC_LOCAL_ADD | FP_ATOMIC_LOCAL_MIN_MAX;
+
+/// The cl_ext_float_atomics feature macros clang-15's SPIR target defines
+/// (whatever the device), each with its float width and capability bit.
+pub const FP_ATOMIC_MACROS: [(u32, u64, &str); 14] = [
+    (
+        16,
+        FP_ATOMIC_GLOBAL_LOAD_STORE,
+        "__opencl_c_ext_fp16_global_atomic_load_store",
+    ),
+    (
+        16,
+        FP_ATOMIC_LOCAL_LOAD_STORE,
+        "__opencl_c_ext_fp16_local_atomic_load_store",
+    ),
+    (
+        16,
+        FP_ATOMIC_GLOBAL_ADD,
+        "__opencl_c_ext_fp16_global_atomic_add",
+    ),
+    (
+        16,
+        FP_ATOMIC_LOCAL_ADD,
+        "__opencl_c_ext_fp16_local_atomic_add",
+    ),
+    (
+        16,
+        FP_ATOMIC_GLOBAL_MIN_MAX,
+        "__opencl_c_ext_fp16_global_atomic_min_max",
+    ),
+    (
+        16,
+        FP_ATOMIC_LOCAL_MIN_MAX,
+        "__opencl_c_ext_fp16_local_atomic_min_max",
+    ),
+    (
+        32,
+        FP_ATOMIC_GLOBAL_ADD,
+        "__opencl_c_ext_fp32_global_atomic_add",
+    ),
+    (
+        32,
+        FP_ATOMIC_LOCAL_ADD,
+        "__opencl_c_ext_fp32_local_atomic_add",
+    ),
+    (
+        32,
+        FP_ATOMIC_GLOBAL_MIN_MAX,
+        "__opencl_c_ext_fp32_global_atomic_min_max",
+    ),
+    (
+        32,
+        FP_ATOMIC_LOCAL_MIN_MAX,
+        "__opencl_c_ext_fp32_local_atomic_min_max",
+    ),
+    (
+        64,
+        FP_ATOMIC_GLOBAL_ADD,
+        "__opencl_c_ext_fp64_global_atomic_add",
+    ),
+    (
+        64,
+        FP_ATOMIC_LOCAL_ADD,
+        "__opencl_c_ext_fp64_local_atomic_add",
+    ),
+    (
+        64,
+        FP_ATOMIC_GLOBAL_MIN_MAX,
+        "__opencl_c_ext_fp64_global_atomic_min_max",
+    ),
+    (
+        64,
+        FP_ATOMIC_LOCAL_MIN_MAX,
+        "__opencl_c_ext_fp64_local_atomic_min_max",
+    ),
+];
 
 /// `VkSubgroupFeatureFlagBits`, as in `DeviceCaps::subgroup_ops`.
 pub const SUBGROUP_BASIC: u32 = 0x1;

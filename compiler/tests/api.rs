@@ -276,8 +276,15 @@ fn feature_macros_match_the_reported_features() {
     // only what devices report may stay defined.
     let src = "kernel void k(global int *o) {\n\
                #if defined(__opencl_c_images) || defined(__opencl_c_read_write_images) \\\n\
-                 || defined(__opencl_c_work_group_collective_functions) || defined(__opencl_c_generic_address_space)\n\
+                 || defined(__opencl_c_generic_address_space) \\\n\
+                 || defined(__opencl_c_ext_fp16_global_atomic_add) \\\n\
+                 || defined(__opencl_c_ext_fp16_local_atomic_load_store)\n\
                #error unsupported feature macro defined\n\
+               #endif\n\
+               #if !defined(__opencl_c_work_group_collective_functions) \\\n\
+                 || !defined(__opencl_c_ext_fp32_global_atomic_min_max) \\\n\
+                 || !defined(__opencl_c_ext_fp64_local_atomic_add)\n\
+               #error supported feature macro missing\n\
                #endif\n\
                #if !defined(__opencl_c_program_scope_global_variables) || !defined(__opencl_c_fp64) \\\n\
                  || !defined(__opencl_c_int64) || !defined(__opencl_c_atomic_order_acq_rel) \\\n\
@@ -287,6 +294,20 @@ fn feature_macros_match_the_reported_features() {
                #endif\n\
                o[0] = 1; }";
     build_source(src, "-cl-std=CL3.0", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
+    // Without sub-group arithmetic no work-group collectives; without
+    // 64-bit atomics no double atomics.
+    let src = "kernel void k(global int *o) {\n\
+               #if defined(__opencl_c_work_group_collective_functions) \\\n\
+                 || defined(__opencl_c_ext_fp64_global_atomic_add)\n\
+               #error unsupported feature macro defined\n\
+               #endif\n\
+               o[0] = 1; }";
+    let lesser = DeviceCaps {
+        subgroup_ops: 0,
+        int64_atomics: false,
+        ..caps()
+    };
+    build_source(src, "-cl-std=CL3.0", &lesser).unwrap_or_else(|e| panic!("{}", e.log));
 }
 
 #[test]

@@ -46,6 +46,8 @@ fn caps() -> DeviceCaps {
     DeviceCaps {
         images: true,
         loop_limiter: true,
+        max_num_sub_groups: 0,
+        float_atomics: 0,
         ..common::test_caps()
     }
 }

@@ -50,6 +50,12 @@ pub fn spirv_of(source: &str) -> Vec<u8> {
 /// [`spirv_of`] for SPIR-V `max_version` at most (`--spirv-max-version`,
 /// e.g. "1.0"), or llvm-spirv's default.
 pub fn spirv_of_version(source: &str, max_version: Option<&str>) -> Vec<u8> {
+    spirv_of_with(source, max_version, &[])
+}
+
+/// [`spirv_of_version`] with extra clang arguments (`-cl-std=CL3.0`,
+/// `-D...`).
+pub fn spirv_of_with(source: &str, max_version: Option<&str>, clang_args: &[&str]) -> Vec<u8> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -71,21 +77,20 @@ pub fn spirv_of_version(source: &str, max_version: Option<&str>) -> Vec<u8> {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    run(
-        "clang-15",
-        &[
-            "-cc1",
-            "-triple",
-            "spir64",
-            "-no-opaque-pointers",
-            "-finclude-default-header",
-            "-O2",
-            "-emit-llvm-bc",
-            "-o",
-            "k.bc",
-            "k.cl",
-        ],
-    );
+    let mut clang = vec![
+        "-cc1",
+        "-triple",
+        "spir64",
+        "-no-opaque-pointers",
+        "-finclude-default-header",
+        "-O2",
+        "-emit-llvm-bc",
+        "-o",
+        "k.bc",
+        "k.cl",
+    ];
+    clang.extend_from_slice(clang_args);
+    run("clang-15", &clang);
     let max = max_version.map(|v| format!("--spirv-max-version={v}"));
     let mut args: Vec<&str> = max.iter().map(String::as_str).collect();
     args.extend(["k.bc", "-o", "k.spv"]);

@@ -168,6 +168,8 @@ fn main() -> ExitCode {
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,
+        max_num_sub_groups: 32,
+        float_atomics: 0,
         descriptor: desc,
     };
     let quoted: Vec<String> = options

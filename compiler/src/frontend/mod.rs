@@ -702,9 +702,14 @@ pub fn make_il_reducible(
 /// lowering implements: integer dot products, bit-field instructions,
 /// expect/assume hints.
 fn run_llvm_spirv(scratch: &ScratchDir) -> Result<Vec<u8>, BuildError> {
+    // The float atomics of cl_ext_float_atomics (`atomic_fetch_add` ... on
+    // atomic_float/atomic_double) become OpAtomicFAddEXT / FMinEXT / FMaxEXT
+    // (`passes::lower::atomic::float`); without these extensions llvm-spirv
+    // rejects them.
     let args = [
         "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,+SPV_KHR_integer_dot_product,\
-         +SPV_KHR_bit_instructions,+SPV_KHR_expect_assume",
+         +SPV_KHR_bit_instructions,+SPV_KHR_expect_assume,\
+         +SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max",
         "input.bc",
         "-o",
         "input.spv",

@@ -191,8 +191,8 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
 ///
 /// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
 /// does not implement yet (generic address space, pipes, device enqueue,
-/// work-group collectives, the optional sub-group extensions), sub-groups
-/// and fp64/fp16 when `caps` lacks them.
+/// the optional sub-group extensions), and work-group collectives,
+/// sub-groups, fp64/fp16 and float atomics when `caps` lacks them.
 pub fn parse_build_options(
     options: &str,
     caps: &DeviceCaps,
@@ -301,16 +301,33 @@ pub fn parse_build_options(
         if !caps.images || !caps.read_write_images {
             out.undef_macros.push("__opencl_c_read_write_images");
         }
-        out.undef_macros.extend([
-            "__opencl_c_work_group_collective_functions",
-            "__opencl_c_ext_image_unorm_int_2_101010",
-        ]);
+        out.undef_macros
+            .extend(["__opencl_c_ext_image_unorm_int_2_101010"]);
         ext.extend([
             "-__opencl_c_generic_address_space",
             "-__opencl_c_pipes",
             "-__opencl_c_device_enqueue",
-            "-__opencl_c_work_group_collective_functions",
         ]);
+        // Work-group collectives (`passes::lower::work_group`) where the
+        // device has the sub-group operations they are built from.
+        if !caps.work_group_collectives() {
+            out.undef_macros
+                .push("__opencl_c_work_group_collective_functions");
+            ext.push("-__opencl_c_work_group_collective_functions");
+        }
+    }
+    // cl_ext_float_atomics (OpenCL C 2.0 and later, where clang's SPIR
+    // target defines every feature macro and declares the functions by
+    // them): the macros of what the device lacks are undefined, which also
+    // hides their functions (`DeviceCaps::fp_atomic_macros`).
+    if std == "CL2.0" || std == "CL3.0" {
+        let on = caps.fp_atomic_macros();
+        out.undef_macros.extend(
+            crate::caps::FP_ATOMIC_MACROS
+                .iter()
+                .map(|&(_, _, m)| m)
+                .filter(|m| !on.contains(m)),
+        );
     }
     // Sub-groups (cl_khr_subgroups, __opencl_c_subgroups) where the device
     // has them; of the optional sub-group extensions clang's SPIR target
@@ -403,6 +420,8 @@ mod tests {
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,
+            max_num_sub_groups: 0,
+            float_atomics: 0,
             descriptor: Default::default(),
         }
     }

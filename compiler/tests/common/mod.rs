@@ -7,7 +7,7 @@ use ferrocl_compiler::{Addressing, DeviceCaps, Kernel};
 
 /// The test device: physical addressing, 128 bytes of push constants (as
 /// lavapipe), fp64 and 64-bit atomics, 32-wide sub-groups with
-/// cl_khr_subgroups, images with read_write images, fused `fma`. Each test
+/// cl_khr_subgroups (32 of them in a work-group), images with read_write images, fused `fma`. Each test
 /// file adjusts what it is about (`DeviceCaps { .., ..test_caps() }`).
 pub fn test_caps() -> DeviceCaps {
     DeviceCaps {
@@ -31,6 +31,8 @@ pub fn test_caps() -> DeviceCaps {
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,
+        max_num_sub_groups: 32,
+        float_atomics: 0,
         khr_subgroups: true,
         subgroup_ops: 0x7f,
         descriptor: Default::default(),

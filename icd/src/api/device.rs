@@ -13,6 +13,12 @@ use super::platform::{check_platform, name_versions, platform};
 use crate::entry::code;
 use crate::info::{write, Info};
 
+/// cl_ext_float_atomics' queries (opencl-sys 0.6 lacks them; values from
+/// the Khronos registry's cl_ext.h).
+const CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4231;
+const CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4232;
+const CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4233;
+
 pub unsafe extern "C" fn clGetDeviceIDs(
     p: cl_platform_id,
     device_type: cl_device_type,
@@ -271,7 +277,11 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::u64(d.atomic_fence_capabilities()),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::usize(d.subgroup_size() as usize),
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(false),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(d.work_group_collectives()),
+        // cl_ext_float_atomics: `Device::fp_atomic_capabilities`.
+        CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT => Info::u64(d.fp_atomic_capabilities(16)),
+        CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT => Info::u64(d.fp_atomic_capabilities(32)),
+        CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT => Info::u64(d.fp_atomic_capabilities(64)),
         CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(false),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => Info::u64(0),
         CL_DEVICE_PIPE_SUPPORT => Info::bool(false),

@@ -353,6 +353,10 @@ impl Device {
         if device || sub_group {
             e.push(("cl_khr_kernel_clock", (1, 0, 0)));
         }
+        // Floating-point atomics: natively where Vulkan has them, else
+        // compare-exchange loops (the compiler's `lower::atomic::float`);
+        // which types and operations: `fp_atomic_capabilities`.
+        e.push(("cl_ext_float_atomics", (1, 0, 0)));
         e
     }
 
@@ -387,6 +391,18 @@ impl Device {
             c |= CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR;
         }
         c
+    }
+
+    /// CL_DEVICE_{HALF,SINGLE,DOUBLE}_FP_ATOMIC_CAPABILITIES_EXT of floats
+    /// of `width` bits (`DeviceCaps::fp_atomic_caps`).
+    pub fn fp_atomic_capabilities(&self, width: u32) -> u64 {
+        self.compiler_caps().fp_atomic_caps(width)
+    }
+
+    /// CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+    /// (`DeviceCaps::work_group_collectives`).
+    pub fn work_group_collectives(&self) -> bool {
+        self.compiler_caps().work_group_collectives()
     }
 
     /// CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES: every order; work-item and
@@ -474,6 +490,14 @@ impl Device {
         }
         if sub_group {
             f.push(("__opencl_c_kernel_clock_scope_sub_group", (3, 0, 0)));
+        }
+        let caps = self.compiler_caps();
+        if caps.work_group_collectives() {
+            f.push(("__opencl_c_work_group_collective_functions", (3, 0, 0)));
+        }
+        // cl_ext_float_atomics' feature macros (`extensions`).
+        for m in caps.fp_atomic_macros() {
+            f.push((m, (1, 0, 0)));
         }
         if self.image_support() {
             f.push(("__opencl_c_images", (3, 0, 0)));
@@ -704,6 +728,8 @@ impl Device {
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
+            max_num_sub_groups: self.max_num_sub_groups(),
+            float_atomics: self.native_float_atomics(),
             descriptor: Default::default(),
         }
     }
@@ -731,6 +757,42 @@ impl Device {
         } else {
             self.phys.dot_acceleration_8bit
         }
+    }
+    /// `DeviceCaps::float_atomics`: the floating-point atomics on
+    /// `__global` memory Vulkan has natively (VK_EXT_shader_atomic_float's
+    /// shaderBufferFloat32/64AtomicAdd, _float2's
+    /// shaderBufferFloat32/64AtomicMinMax, enabled on the VkDevice where
+    /// present); the others are compare-exchange loops. The capabilities
+    /// reported do not depend on it (`DeviceCaps::fp_atomic_caps`).
+    /// `FERROCL_NATIVE_FLOAT_ATOMICS=0` uses the loops everywhere.
+    pub fn native_float_atomics(&self) -> u32 {
+        use ferrocl_compiler::{
+            FLOAT_ATOMIC_ADD32, FLOAT_ATOMIC_ADD64, FLOAT_ATOMIC_MIN_MAX32, FLOAT_ATOMIC_MIN_MAX64,
+        };
+        if std::env::var("FERROCL_NATIVE_FLOAT_ATOMICS").as_deref() == Ok("0") {
+            return 0;
+        }
+        let f = &self.phys.features;
+        let int64 = f.shader_buffer_int64_atomics;
+        [
+            (f.shader_buffer_float32_atomic_add, FLOAT_ATOMIC_ADD32),
+            (
+                f.shader_buffer_float64_atomic_add && int64,
+                FLOAT_ATOMIC_ADD64,
+            ),
+            (
+                f.shader_buffer_float32_atomic_min_max,
+                FLOAT_ATOMIC_MIN_MAX32,
+            ),
+            (
+                f.shader_buffer_float64_atomic_min_max && int64,
+                FLOAT_ATOMIC_MIN_MAX64,
+            ),
+        ]
+        .iter()
+        .filter(|(have, _)| *have)
+        .map(|(_, bit)| bit)
+        .sum()
     }
 
     /// Whether kernels with non-relaxed atomics or fences use the Vulkan

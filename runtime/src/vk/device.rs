@@ -201,6 +201,26 @@ impl Device {
         if clock {
             ext_names.push(c"VK_KHR_shader_clock".as_ptr());
         }
+        // Native float atomics on buffers (`core::device::native_float_atomics`).
+        let float_add = f.shader_buffer_float32_atomic_add || f.shader_buffer_float64_atomic_add;
+        let mut af = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
+            .shader_buffer_float32_atomics(f.shader_buffer_float32_atomic_add)
+            .shader_buffer_float32_atomic_add(f.shader_buffer_float32_atomic_add)
+            .shader_buffer_float64_atomics(f.shader_buffer_float64_atomic_add)
+            .shader_buffer_float64_atomic_add(f.shader_buffer_float64_atomic_add);
+        let float_min_max =
+            f.shader_buffer_float32_atomic_min_max || f.shader_buffer_float64_atomic_min_max;
+        // VK_EXT_shader_atomic_float2 requires VK_EXT_shader_atomic_float.
+        let float_add = float_add || float_min_max;
+        if float_add {
+            ext_names.push(c"VK_EXT_shader_atomic_float".as_ptr());
+        }
+        let mut af2 = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default()
+            .shader_buffer_float32_atomic_min_max(f.shader_buffer_float32_atomic_min_max)
+            .shader_buffer_float64_atomic_min_max(f.shader_buffer_float64_atomic_min_max);
+        if float_min_max {
+            ext_names.push(c"VK_EXT_shader_atomic_float2".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
@@ -210,6 +230,12 @@ impl Device {
         }
         if clock {
             features2 = features2.push_next(&mut clock_features);
+        }
+        if float_add {
+            features2 = features2.push_next(&mut af);
+        }
+        if float_min_max {
+            features2 = features2.push_next(&mut af2);
         }
         if size_control {
             features2 = features2.push_next(&mut sg);

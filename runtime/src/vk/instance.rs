@@ -138,6 +138,14 @@ pub struct Features {
     /// [`PhysicalDevice::format_features`]).
     pub shader_storage_image_read_without_format: bool,
     pub shader_storage_image_extended_formats: bool,
+    /// shaderBufferFloat32AtomicAdd (VK_EXT_shader_atomic_float).
+    pub shader_buffer_float32_atomic_add: bool,
+    /// shaderBufferFloat64AtomicAdd (VK_EXT_shader_atomic_float).
+    pub shader_buffer_float64_atomic_add: bool,
+    /// shaderBufferFloat32AtomicMinMax (VK_EXT_shader_atomic_float2).
+    pub shader_buffer_float32_atomic_min_max: bool,
+    /// shaderBufferFloat64AtomicMinMax (VK_EXT_shader_atomic_float2).
+    pub shader_buffer_float64_atomic_min_max: bool,
     /// conditionalRendering (VK_EXT_conditional_rendering): dispatches
     /// skipped by a word in memory (`loop_status`).
     pub conditional_rendering: bool,
@@ -190,6 +198,11 @@ pub struct Extensions {
     pub khr_shader_integer_dot_product: bool,
     /// VK_KHR_shader_clock: OpReadClockKHR (cl_khr_kernel_clock).
     pub khr_shader_clock: bool,
+    /// VK_EXT_shader_atomic_float: native float atomic add
+    /// (`Features::shader_buffer_float32_atomic_add`).
+    pub ext_shader_atomic_float: bool,
+    /// VK_EXT_shader_atomic_float2: native float atomic min/max.
+    pub ext_shader_atomic_float2: bool,
 }
 
 /// What one format supports (VkFormatProperties3 bits where the device
@@ -313,6 +326,8 @@ impl PhysicalDevice {
             ext_conditional_rendering: has(c"VK_EXT_conditional_rendering"),
             khr_shader_integer_dot_product: has(c"VK_KHR_shader_integer_dot_product"),
             khr_shader_clock: has(c"VK_KHR_shader_clock"),
+            ext_shader_atomic_float: has(c"VK_EXT_shader_atomic_float"),
+            ext_shader_atomic_float2: has(c"VK_EXT_shader_atomic_float2"),
         };
         // Integer dot products: core in 1.3 (when the instance is 1.3
         // too), else the extension.
@@ -365,9 +380,17 @@ impl PhysicalDevice {
         let mut cr_features = vk::PhysicalDeviceConditionalRenderingFeaturesEXT::default();
         let mut dot_features = vk::PhysicalDeviceShaderIntegerDotProductFeatures::default();
         let mut clock_features = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
+        let mut af_features = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+        let mut af2_features = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
+        if ext.ext_shader_atomic_float {
+            f2 = f2.push_next(&mut af_features);
+        }
+        if ext.ext_shader_atomic_float2 {
+            f2 = f2.push_next(&mut af2_features);
+        }
         if size_control {
             f2 = f2.push_next(&mut sg_features);
         }
@@ -411,6 +434,14 @@ impl PhysicalDevice {
             shader_storage_image_extended_formats: f.shader_storage_image_extended_formats != 0,
             conditional_rendering: ext.ext_conditional_rendering
                 && cr_features.conditional_rendering != 0,
+            shader_buffer_float32_atomic_add: ext.ext_shader_atomic_float
+                && af_features.shader_buffer_float32_atomic_add != 0,
+            shader_buffer_float64_atomic_add: ext.ext_shader_atomic_float
+                && af_features.shader_buffer_float64_atomic_add != 0,
+            shader_buffer_float32_atomic_min_max: ext.ext_shader_atomic_float2
+                && af2_features.shader_buffer_float32_atomic_min_max != 0,
+            shader_buffer_float64_atomic_min_max: ext.ext_shader_atomic_float2
+                && af2_features.shader_buffer_float64_atomic_min_max != 0,
             shader_integer_dot_product: dot_product && dot_features.shader_integer_dot_product != 0,
             shader_device_clock: ext.khr_shader_clock && clock_features.shader_device_clock != 0,
             shader_subgroup_clock: ext.khr_shader_clock

@@ -135,6 +135,8 @@ impl<'a> Reader<'a> {
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,
+            max_num_sub_groups: self.u32()?,
+            float_atomics: self.u32()?,
             descriptor: self.descriptor_options()?,
         })
     }

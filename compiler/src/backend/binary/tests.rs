@@ -33,6 +33,8 @@ fn caps() -> DeviceCaps {
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,
+        max_num_sub_groups: 0,
+        float_atomics: 0,
         descriptor: Default::default(),
     }
 }

@@ -68,6 +68,8 @@ impl Writer {
         self.u8(c.integer_dot_product as u8);
         self.u8(c.device_clock as u8);
         self.u8(c.subgroup_clock as u8);
+        self.u32(c.max_num_sub_groups);
+        self.u32(c.float_atomics);
         self.u8(c.descriptor.pod_ubo as u8);
         self.u8(c.descriptor.cluster_pod_args as u8);
         self.u32(c.descriptor.sampler_map.len() as u32);

@@ -97,6 +97,7 @@ impl Lower<'_> {
         if atomics.uses_int64 {
             caps.push(Capability::Int64Atomics);
         }
+        caps.extend(&atomics.float_caps);
         caps.extend(&self.subgroups.caps);
         caps.extend(&self.extras.caps);
         caps.extend(&bindings.caps);
@@ -145,6 +146,28 @@ impl Lower<'_> {
                 )
             })
             .collect();
+        // Native float atomics (`atomic::float`).
+        for (ext, on) in [
+            (
+                "SPV_EXT_shader_atomic_float_add",
+                caps.contains(&Capability::AtomicFloat32AddEXT)
+                    || caps.contains(&Capability::AtomicFloat64AddEXT),
+            ),
+            (
+                "SPV_EXT_shader_atomic_float_min_max",
+                caps.contains(&Capability::AtomicFloat32MinMaxEXT)
+                    || caps.contains(&Capability::AtomicFloat64MinMaxEXT),
+            ),
+        ] {
+            if on {
+                m.extensions.push(Instruction::new(
+                    Op::Extension,
+                    None,
+                    None,
+                    vec![Operand::LiteralString(ext.into())],
+                ));
+            }
+        }
         if let Some(g) = self.out.glsl_import() {
             m.ext_inst_imports.push(Instruction::new(
                 Op::ExtInstImport,

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rspirv::dr::{Instruction, Operand};
+use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Op, StorageClass, Word};
 
 use super::emit::{Block, Out};
@@ -96,6 +96,25 @@ pub(crate) struct Lower<'a> {
     /// Capabilities and SPIR-V extensions of the instructions that need
     /// them (`dot_product`, `clock`).
     pub(super) extras: Extras,
+    /// Helper functions with loops (`helper_fn`), and the work-group
+    /// collectives' scratch (`work_group`).
+    pub(super) helpers: Helpers,
+}
+
+/// The helper functions the lowering adds to the kernel's module (the
+/// instruction walk keeps one output block per input block, so code with
+/// a loop is a function of its own): work-group folds (`work_group`),
+/// floating-point compare-exchange loops (`atomic::float`).
+#[derive(Default)]
+pub(crate) struct Helpers {
+    /// Function ids by what they compute (a key naming the operation,
+    /// type and memory).
+    pub fns: HashMap<String, Word>,
+    /// Their definitions (added to the module by `kernel`).
+    pub functions: Vec<dr::Function>,
+    /// Byte offset of the work-group collectives' scratch words in the
+    /// `__local` array, once reserved (`work_group`).
+    pub wg_scratch: Option<u32>,
 }
 
 /// Capabilities and extensions the lowered kernel declares for what it
@@ -311,6 +330,7 @@ impl<'a> Lower<'a> {
             subgroups: Default::default(),
             desc: Default::default(),
             extras: Default::default(),
+            helpers: Default::default(),
         }
     }
 

@@ -152,6 +152,9 @@ impl<'a> KernelLowering<'a> {
         if self.is_subgroup_inst(inst) {
             return self.lower_subgroup_inst(b, inst);
         }
+        if self.is_work_group_inst(inst) {
+            return self.lower_work_group_inst(b, inst);
+        }
         let id_op = |k: usize| {
             inst.operands
                 .get(k)

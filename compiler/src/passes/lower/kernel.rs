@@ -180,6 +180,7 @@ impl<'a> KernelLowering<'a> {
             .cx
             .build_entry(main, entry_fn, &mut functions, &self.images, locks)?;
         functions.append(&mut self.local64.functions);
+        functions.append(&mut self.cx.helpers.functions);
         let mut interface = self.cx.finish_globals(self.atomics.fence_word);
         let bindings = self.images().finish_images();
         interface.extend(&bindings.interface);

@@ -68,7 +68,8 @@
 //!   10000 iterations) loses operations on lavapipe. Unrolling several
 //!   lock attempts per iteration did not lower the count there.
 //! * Floating-point (`atomic_double`): exchange, load, store and
-//!   compare-exchange through bit casts, as on `__global` memory.
+//!   compare-exchange through bit casts, as on `__global` memory; add, min
+//!   and max (cl_ext_float_atomics) computed as `atomic::float` does.
 //!
 //! Gaps: lavapipe's loop limit can drop operations of kernels doing about
 //! 8000 of them per work-item (above).
@@ -332,6 +333,17 @@ impl LowerAtomics<'_, '_> {
             Op64::And => self.emit(b, Op::BitwiseAnd, u64t, ids(&[old, a])),
             Op64::Or => self.emit(b, Op::BitwiseOr, u64t, ids(&[old, a])),
             Op64::Xor => self.emit(b, Op::BitwiseXor, u64t, ids(&[old, a])),
+            Op64::FAdd | Op64::FMin | Op64::FMax => {
+                let f64t = self.out.t_float(64);
+                let of = self.emit(b, Op::Bitcast, f64t, ids(&[old]));
+                let af = self.emit(b, Op::Bitcast, f64t, ids(&[a]));
+                let rop = match op {
+                    Op64::FAdd => Op::AtomicFAddEXT,
+                    Op64::FMin => Op::AtomicFMinEXT,
+                    _ => Op::AtomicFMaxEXT,
+                };
+                self.float_rmw_value(b, rop, f64t, u64t, of, af)
+            }
         })
     }
 }

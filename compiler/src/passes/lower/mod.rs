@@ -103,6 +103,7 @@ mod dot_product;
 mod emit;
 mod ext_inst;
 mod function;
+mod helper_fn;
 mod image;
 mod kernel;
 mod local64;
@@ -114,6 +115,7 @@ mod values;
 mod variables;
 mod vmm;
 mod wide;
+mod work_group;
 mod workitem;
 
 use std::collections::HashMap;

@@ -84,7 +84,8 @@ impl Lower<'_> {
     }
 
     /// Whether the functions of `order` use sub-groups: a sub-group
-    /// instruction or barrier, or a sub-group builtin variable.
+    /// instruction or barrier, a sub-group builtin variable, or a
+    /// work-group collective (made of sub-group operations, `work_group`).
     pub(crate) fn uses_subgroups(&self, order: &[Word]) -> bool {
         let subgroup_builtin = |id: Word| {
             self.ix.decorations.get(&id).is_some_and(|ds| {
@@ -115,6 +116,7 @@ impl Lower<'_> {
                 .flat_map(|b| &b.instructions)
                 .any(|inst| {
                     self.is_subgroup_inst(inst)
+                        || self.is_work_group_inst(inst)
                         || (inst.class.opcode == Op::ControlBarrier
                             && inst
                                 .operands

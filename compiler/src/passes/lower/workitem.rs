@@ -338,7 +338,7 @@ impl Lower<'_> {
     }
 
     /// The u32 value of component `d` of a builtin.
-    fn builtin_u32(&mut self, b: &mut Block, cb: ClBuiltin, d: u32) -> Word {
+    pub(crate) fn builtin_u32(&mut self, b: &mut Block, cb: ClBuiltin, d: u32) -> Word {
         let u32t = self.out.t_u32();
         match cb {
             ClBuiltin::GlobalId => {

@@ -92,10 +92,12 @@
 //! This file holds the vocabulary (`Order`, `Op64`) and the state of the
 //! kernel's atomics (`Atomics`, `Local64`, both owned by `LowerAtomics`,
 //! the concern's view of the lowering); `ops` lowers atomics, fences and
-//! barriers, `lower::local64` emulates 64-bit atomics on `__local` memory.
+//! barriers, `float` the float add/min/max of cl_ext_float_atomics,
+//! `lower::local64` emulates 64-bit atomics on `__local` memory.
 //!
 //! Gaps: seq_cst is acq_rel ("What seq_cst loses" above).
 
+mod float;
 mod ops;
 
 use std::collections::HashMap;
@@ -204,6 +206,10 @@ pub(crate) enum Op64 {
     And,
     Or,
     Xor,
+    /// Float add, min and max of doubles (`float`).
+    FAdd,
+    FMin,
+    FMax,
 }
 
 impl Op64 {
@@ -225,6 +231,9 @@ impl Op64 {
             Op::AtomicAnd => Op64::And,
             Op::AtomicOr => Op64::Or,
             Op::AtomicXor => Op64::Xor,
+            Op::AtomicFAddEXT => Op64::FAdd,
+            Op::AtomicFMinEXT => Op64::FMin,
+            Op::AtomicFMaxEXT => Op64::FMax,
             _ => return None,
         })
     }
@@ -262,6 +271,8 @@ pub(crate) struct Atomics {
     pub fence_word: Option<Word>,
     /// The kernel has a non-relaxed atomic or fence (`vmm`).
     pub ordered: bool,
+    /// Capabilities of native float atomics (`float`).
+    pub float_caps: Vec<rspirv::spirv::Capability>,
 }
 
 /// The helpers of one kernel and its lock table.

@@ -2,7 +2,8 @@
 //! mapping of `super`'s module docs.
 //!
 //! Gaps: atomics on private or `__constant` memory, floating-point atomics
-//! other than load, store, exchange and compare-exchange, atomic
+//! other than load, store, exchange, compare-exchange and add/min/max
+//! (`float`), atomic
 //! instructions outside the OpenCL 1.x/2.0 set, widths other than 32/64
 //! bits, and 64-bit atomics on a device without them are reported.
 
@@ -17,7 +18,7 @@ use crate::passes::lower::emit::{ids, Block};
 
 impl LowerAtomics<'_, '_> {
     /// The order of the semantics operand `id` (a constant).
-    fn order_operand(&mut self, id: Word) -> Res<Order> {
+    pub(super) fn order_operand(&mut self, id: Word) -> Res<Order> {
         let s = self
             .const_u32(id)
             .ok_or("atomic memory order must be a compile-time constant")?;
@@ -67,6 +68,12 @@ impl LowerAtomics<'_, '_> {
             // __local memory is one array of 32-bit words (module docs of
             // `lower`): emulated under a work-group lock (`local64`).
             return self.lower_local64_atomic(b, inst, &ids_, float, pointee);
+        }
+        if super::float::is_float_rmw(op) {
+            if !float {
+                return Err(format!("Op{op:?} on an integer"));
+            }
+            return self.lower_float_rmw(b, inst, &ids_, space, width);
         }
         if width == 64 {
             self.atomics.uses_int64 = true;
@@ -205,7 +212,13 @@ impl LowerAtomics<'_, '_> {
         if float
             && !matches!(
                 op64,
-                Op64::Load | Op64::Store | Op64::Exchange | Op64::CompareExchange
+                Op64::Load
+                    | Op64::Store
+                    | Op64::Exchange
+                    | Op64::CompareExchange
+                    | Op64::FAdd
+                    | Op64::FMin
+                    | Op64::FMax
             )
         {
             return Err(format!("floating-point Op{op:?} is not supported"));
