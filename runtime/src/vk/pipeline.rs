@@ -294,7 +294,17 @@ impl KernelPipelines {
         }
         map.insert(spec.to_vec(), Slot::Creating);
         drop(map);
-        self.create_into_slot(spec)
+        let t = std::time::Instant::now();
+        let r = self.create_into_slot(spec);
+        if log_enabled() {
+            eprintln!(
+                "ferrocl: kernel '{}': pipeline {:?} created at its launch in {:.2} ms",
+                self.entry.to_string_lossy(),
+                &spec[..spec.len().min(3)],
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        r
     }
 
     /// Creates the pipeline of `spec` unless it exists or is being
@@ -498,4 +508,10 @@ pub mod test_failures {
             _ => false,
         }
     }
+}
+
+/// `FERROCL_LOG` is set (read once).
+fn log_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FERROCL_LOG").is_some())
 }
