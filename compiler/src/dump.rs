@@ -37,11 +37,12 @@
 //! | 15 | `structurize_cfgs` | all |
 //! | 16 | `copy_byval_params` | all |
 //! | 17 | `specialize_address_spaces` | all |
-//! | 18 | `specialize_image_calls` | `DeviceCaps::images` |
-//! | 19 | `<kernel>-lower_kernel` | per kernel |
-//! | 20 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 21 | `<kernel>-guard_int64_division` | per kernel |
-//! | 22 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 18 | `dispatch_generic_accesses` | all |
+//! | 19 | `specialize_image_calls` | `DeviceCaps::images` |
+//! | 20 | `<kernel>-lower_kernel` | per kernel |
+//! | 21 | `<kernel>-srem_via_sdiv` | per kernel |
+//! | 22 | `<kernel>-guard_int64_division` | per kernel |
+//! | 23 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -74,11 +75,12 @@ pub enum Pass {
     StructurizeCfgs = 15,
     CopyByvalParams = 16,
     SpecializeAddressSpaces = 17,
-    SpecializeImageCalls = 18,
-    LowerKernel = 19,
-    SremViaSdiv = 20,
-    GuardInt64Division = 21,
-    GuardLoopLimit = 22,
+    DispatchGenericAccesses = 18,
+    SpecializeImageCalls = 19,
+    LowerKernel = 20,
+    SremViaSdiv = 21,
+    GuardInt64Division = 22,
+    GuardLoopLimit = 23,
 }
 
 impl Pass {
@@ -103,6 +105,7 @@ impl Pass {
             Pass::StructurizeCfgs => "structurize_cfgs",
             Pass::CopyByvalParams => "copy_byval_params",
             Pass::SpecializeAddressSpaces => "specialize_address_spaces",
+            Pass::DispatchGenericAccesses => "dispatch_generic_accesses",
             Pass::SpecializeImageCalls => "specialize_image_calls",
             Pass::LowerKernel => "lower_kernel",
             Pass::SremViaSdiv => "srem_via_sdiv",
@@ -189,7 +192,7 @@ mod tests {
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "22-k-guard_loop_limit.spv"
+            "23-k-guard_loop_limit.spv"
         );
     }
 }

@@ -21,8 +21,8 @@ use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
-    async_copy, copy_byval_params, global_vars, guard_int64_division, image_args, loop_limit,
-    lower, specialize, srem_via_sdiv, structurize,
+    async_copy, copy_byval_params, dispatch_generic, global_vars, guard_int64_division, image_args,
+    loop_limit, lower, specialize, srem_via_sdiv, structurize,
 };
 use crate::program::Program;
 use crate::timing;
@@ -245,6 +245,10 @@ pub(crate) fn build_module(
         specialize::specialize_address_spaces(&mut module)
     });
     dump::module(Pass::SpecializeAddressSpaces, None, &module);
+    timing::pass(Pass::DispatchGenericAccesses, None, || {
+        dispatch_generic::dispatch_generic_accesses(&mut module)
+    });
+    dump::module(Pass::DispatchGenericAccesses, None, &module);
     if caps.images {
         timing::pass(Pass::SpecializeImageCalls, None, || {
             image_args::specialize_image_calls(&mut module)

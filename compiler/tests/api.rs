@@ -276,12 +276,12 @@ fn feature_macros_match_the_reported_features() {
     // only what devices report may stay defined.
     let src = "kernel void k(global int *o) {\n\
                #if defined(__opencl_c_images) || defined(__opencl_c_read_write_images) \\\n\
-                 || defined(__opencl_c_generic_address_space) \\\n\
                  || defined(__opencl_c_ext_fp16_global_atomic_add) \\\n\
                  || defined(__opencl_c_ext_fp16_local_atomic_load_store)\n\
                #error unsupported feature macro defined\n\
                #endif\n\
                #if !defined(__opencl_c_work_group_collective_functions) \\\n\
+                 || !defined(__opencl_c_generic_address_space) \\\n\
                  || !defined(__opencl_c_ext_fp32_global_atomic_min_max) \\\n\
                  || !defined(__opencl_c_ext_fp64_local_atomic_add)\n\
                #error supported feature macro missing\n\

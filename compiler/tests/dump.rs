@@ -35,11 +35,12 @@ const MODULE_PASSES: &[&str] = &[
     "15-structurize_cfgs.spv",
     "16-copy_byval_params.spv",
     "17-specialize_address_spaces.spv",
-    "18-specialize_image_calls.spv",
-    "19-sample-lower_kernel.spv",
-    "20-sample-srem_via_sdiv.spv",
-    "21-sample-guard_int64_division.spv",
-    "22-sample-guard_loop_limit.spv",
+    "18-dispatch_generic_accesses.spv",
+    "19-specialize_image_calls.spv",
+    "20-sample-lower_kernel.spv",
+    "21-sample-srem_via_sdiv.spv",
+    "22-sample-guard_int64_division.spv",
+    "23-sample-guard_loop_limit.spv",
 ];
 
 fn caps() -> DeviceCaps {

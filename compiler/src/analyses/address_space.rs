@@ -15,17 +15,24 @@
 //! program's buffer, `passes::global_vars`; kernel parameters by their
 //! storage class), and from the operands for Generic/UniformConstant ones
 //! (casts, access chains, phis, selects, call arguments, returned values).
-//! A pointer loaded from memory or made from an integer is `Global`. Values
-//! reached by two spaces are `Mixed`. Iterates to a fixed point (at most
-//! 32 rounds).
+//! A pointer loaded from memory or made from an integer is `Global`, or
+//! `Mixed` if it is generic (its tag says where it points). Values reached
+//! by two spaces are `Mixed`. Iterates to a fixed point (at most 32
+//! rounds).
 //!
 //! `infer_program_spaces` joins the result over every kernel of a module
 //! (for `passes::specialize`); `infer_kernel_spaces` is one kernel's (for
 //! the lowering).
 //!
-//! Gaps: a `Mixed` pointer (a phi of a global and a local pointer, a
-//! pointer stored in memory and loaded back) cannot be lowered; the
-//! specialization clones functions to remove mixed parameters, the rest is
+//! A `Mixed` generic pointer (a phi of a global and a local pointer, a
+//! pointer stored in memory and loaded back) is a tagged value at run
+//! time: `passes::specialize` first clones functions to remove mixed
+//! parameters, `passes::dispatch_generic` turns the accesses through the
+//! rest into branches on the tag, and `passes::lower::generic` lowers the
+//! casts and tag tests.
+//!
+//! Gaps: a `Mixed` pointer that is not generic (a `__constant` pointer
+//! that may address a kernel argument or a program-scope table) is
 //! reported by the lowering.
 
 use std::collections::HashMap;
@@ -47,7 +54,8 @@ pub enum Space {
     Private,
     /// A byte offset into the program-scope constant data.
     Const,
-    /// Different spaces reach this value: not lowerable statically.
+    /// Different spaces reach this value, or a generic pointer from
+    /// memory: known at run time only (a generic pointer's tag).
     Mixed,
 }
 
@@ -58,6 +66,18 @@ pub(crate) fn space_of_class(sc: StorageClass) -> Option<Space> {
         StorageClass::Workgroup => Some(Space::Local),
         StorageClass::Function | StorageClass::Private => Some(Space::Private),
         _ => None,
+    }
+}
+
+/// The space of a pointer of storage class `sc` loaded from memory or
+/// made from an integer: a generic one carries its space in its tag
+/// (`passes::lower::generic`), known only at run time; any other is a
+/// global address.
+fn from_memory(sc: StorageClass) -> Space {
+    if sc == StorageClass::Generic {
+        Space::Mixed
+    } else {
+        Space::Global
     }
 }
 
@@ -189,7 +209,7 @@ fn infer_spaces(
                         let o = from(0).unwrap_or(0);
                         match ix.tys.get(ix.ty_of(o)) {
                             Ty::Pointer(..) => spaces.get(&o).copied(),
-                            _ => Some(Space::Global),
+                            _ => Some(from_memory(sc)),
                         }
                     }
                     Op::Phi => {
@@ -218,9 +238,8 @@ fn infer_spaces(
                         s
                     }
                     Op::Undef | Op::ConstantNull => None,
-                    // Loaded from memory or made from an integer: a
-                    // global address.
-                    _ => Some(Space::Global),
+                    // Loaded from memory or made from an integer.
+                    _ => Some(from_memory(sc)),
                 };
                 set(spaces, id, s);
             }

@@ -190,7 +190,7 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
 /// Anything else is CL_INVALID_BUILD_OPTIONS.
 ///
 /// Also adds what the device implies: `-cl-ext=` switches off what ferrocl
-/// does not implement yet (generic address space, pipes, device enqueue,
+/// does not implement yet (pipes, device enqueue,
 /// the optional sub-group extensions), and work-group collectives,
 /// sub-groups, fp64/fp16 and float atomics when `caps` lacks them.
 pub fn parse_build_options(
@@ -303,11 +303,10 @@ pub fn parse_build_options(
         }
         out.undef_macros
             .extend(["__opencl_c_ext_image_unorm_int_2_101010"]);
-        ext.extend([
-            "-__opencl_c_generic_address_space",
-            "-__opencl_c_pipes",
-            "-__opencl_c_device_enqueue",
-        ]);
+        // The generic address space is supported everywhere
+        // (`passes::lower::generic`, `passes::dispatch_generic`): clang-15
+        // enables it, with its macro, for OpenCL C 3.0 on SPIR.
+        ext.extend(["-__opencl_c_pipes", "-__opencl_c_device_enqueue"]);
         // Work-group collectives (`passes::lower::work_group`) where the
         // device has the sub-group operations they are built from.
         if !caps.work_group_collectives() {

@@ -9,9 +9,9 @@
 //! Repeats until no function has mixed parameters (clones may in turn
 //! call shared functions), at most 16 rounds.
 //!
-//! Gaps: a pointer whose space is mixed inside one function (a phi of a
-//! global and a local pointer, a pointer loaded from memory) is still
-//! reported by the lowering; that needs tagged pointers.
+//! A pointer whose space is mixed inside one function (a phi of a global
+//! and a local pointer, a generic pointer loaded from memory) stays
+//! `Mixed`: `dispatch_generic` handles its accesses at run time.
 
 use std::collections::HashMap;
 

@@ -282,7 +282,7 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT => Info::u64(d.fp_atomic_capabilities(16)),
         CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT => Info::u64(d.fp_atomic_capabilities(32)),
         CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT => Info::u64(d.fp_atomic_capabilities(64)),
-        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(false),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(true),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => Info::u64(0),
         CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         // Not conformant (yet): the spec's value for "none passed".

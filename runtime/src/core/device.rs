@@ -445,6 +445,8 @@ impl Device {
         let mut f = vec![
             ("__opencl_c_int64", (3, 0, 0)),
             ("__opencl_c_program_scope_global_variables", (3, 0, 0)),
+            // Tagged generic pointers (the compiler's `passes::lower::generic`).
+            ("__opencl_c_generic_address_space", (3, 0, 0)),
         ];
         // The atomic features are those of the memory capabilities
         // (OpenCL 3.0 API, "OpenCL C features").

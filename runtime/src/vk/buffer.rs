@@ -163,6 +163,12 @@ impl Buffer {
                 .raw
                 .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
         };
+        if !below_generic_tags(address, vk_size) {
+            let _ = device.allocator.lock().free(alloc);
+            // SAFETY: raw is unused.
+            unsafe { device.raw.destroy_buffer(raw, None) };
+            return Err(opencl_sys::CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        }
         let mapped = alloc.mapped_ptr().map(|p| p.cast::<u8>());
         Ok(Buffer {
             device: device.clone(),
@@ -268,6 +274,10 @@ impl Buffer {
                 .raw
                 .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(raw))
         };
+        if !below_generic_tags(address, size) {
+            // Dropping the guard frees the memory and the buffer.
+            return None;
+        }
         let memory = guard.memory;
         std::mem::forget(guard);
         Some(Buffer {
@@ -465,4 +475,15 @@ impl Device {
         *current = Some((b.clone(), size));
         Ok((b, 0))
     }
+}
+
+/// Generic pointers keep a tag in their top two bits
+/// (`ferrocl_compiler`'s `passes::lower::generic`), where a global address
+/// must have zeros: true where `[address, address + size)` stays below
+/// 2^62. Every device ferrocl runs on keeps its buffer device addresses far
+/// below that (48- or 49-bit GPU virtual addresses, CPU user-space
+/// pointers on lavapipe), so this only guards against a driver that
+/// breaks the assumption.
+fn below_generic_tags(address: u64, size: u64) -> bool {
+    address.checked_add(size).is_some_and(|end| end <= 1 << 62)
 }

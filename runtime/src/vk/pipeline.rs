@@ -479,6 +479,12 @@ impl Drop for KernelPipelines {
     }
 }
 
+/// `FERROCL_LOG` is set (read once).
+fn log_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FERROCL_LOG").is_some())
+}
+
 /// Failures injected into pipeline creation by unit tests.
 #[cfg(test)]
 pub mod test_failures {
@@ -508,10 +514,4 @@ pub mod test_failures {
             _ => false,
         }
     }
-}
-
-/// `FERROCL_LOG` is set (read once).
-fn log_enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("FERROCL_LOG").is_some())
 }

@@ -242,12 +242,13 @@ impl<'a> KernelLowering<'a> {
                 let v = self.access_chain(b, base, &idx, chain)?;
                 self.alias.insert(inst.result_id.unwrap_or(0), v);
             }
+            Op::PtrCastToGeneric => self.lower_to_generic(b, inst)?,
+            Op::GenericCastToPtr => self.lower_from_generic(b, inst, false)?,
+            Op::GenericCastToPtrExplicit => self.lower_from_generic(b, inst, true)?,
+            Op::GenericPtrMemSemantics => self.lower_generic_semantics(b, inst)?,
             Op::Bitcast
             | Op::ConvertPtrToU
             | Op::ConvertUToPtr
-            | Op::PtrCastToGeneric
-            | Op::GenericCastToPtr
-            | Op::GenericCastToPtrExplicit
             | Op::CopyObject
             | Op::CopyLogical => {
                 let src = id_op(0);

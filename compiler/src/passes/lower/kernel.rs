@@ -2,7 +2,7 @@
 //!
 //! 1. `scan_images` (`image`): the image and sampler arguments and how
 //!    each image is used;
-//! 2. `lower_constants`, `classify_globals`, `assign_frames`
+//! 2. `lower_constants`, `reserve_null_offsets`, `classify_globals`, `assign_frames`
 //!    (`variables`): the input's constants, where each variable lives;
 //! 3. `prepare_descriptors` (`descriptor`): buffer slots and bindings with
 //!    descriptor addressing;
@@ -161,6 +161,7 @@ impl<'a> KernelLowering<'a> {
         }
         self.images().scan_images(entry_fn, order)?;
         self.lower_constants();
+        self.reserve_null_offsets(order);
         self.classify_globals(order)?;
         self.assign_frames(order)?;
         self.prepare_descriptors(order, entry_fn)?;

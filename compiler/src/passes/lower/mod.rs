@@ -13,6 +13,9 @@
 //!   graph (`analyses::address_space`): from the storage class for most
 //!   types, from the operands for Generic/UniformConstant ones (casts,
 //!   access chains, phis, selects, call arguments, returned values).
+//!   Generic pointers carry a tag in their top bits (`generic`); where
+//!   the space is known only at run time, accesses branch on it
+//!   (`passes::dispatch_generic`).
 //! * Access chains become integer arithmetic with OpenCL C sizes and struct
 //!   offsets (`analyses::type_table`); pointer casts vanish.
 //! * Global memory: a load/store is `OpConvertUToPtr` to a
@@ -88,8 +91,7 @@
 //!
 //! Sub-groups: `subgroup`. Pipes and device enqueue are reported as
 //! unsupported (images and samplers: see `image`); 8/16-wide vectors,
-//! structs passed by value, dynamic-size memcpy and generic pointers whose
-//! address space cannot be inferred statically too.
+//! structs passed by value and dynamic-size memcpy too.
 
 mod args;
 mod assemble;
@@ -103,6 +105,7 @@ mod dot_product;
 mod emit;
 mod ext_inst;
 mod function;
+mod generic;
 mod helper_fn;
 mod image;
 mod kernel;

@@ -10,6 +10,8 @@
 //!   in the program's global-variable buffer (`__global`, large
 //!   `__constant` tables; `define_global_addresses` at the top of each
 //!   function that uses one).
+//! * `reserve_null_offsets`: offset 0 of the `__local` and private arrays
+//!   stays free where pointers into them become generic (`generic`).
 //! * `assign_frames`: every Function-storage variable gets a static offset
 //!   in the private frame array (OpenCL forbids recursion, so one frame
 //!   per function suffices).
@@ -218,6 +220,35 @@ impl Lower<'_> {
         self.out
             .globals
             .push(Instruction::new(Op::Constant, Some(t), Some(id), vec![lit]));
+    }
+
+    /// Keeps offset 0 of the `__local` and private arrays free where the
+    /// kernel converts a pointer into them to generic, so that NULL (0)
+    /// is no object's address there and survives the conversion to
+    /// generic and back (`generic`): `to_local(p) != NULL` must hold for
+    /// every `__local` object.
+    pub(crate) fn reserve_null_offsets(&mut self, order: &[Word]) {
+        for &f in order {
+            for inst in self.ix.funcs[&f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+            {
+                if inst.class.opcode != Op::PtrCastToGeneric {
+                    continue;
+                }
+                let src = inst.operands[0].unwrap_id_ref();
+                match self.tys.get(self.ix.ty_of(src)) {
+                    Ty::Pointer(StorageClass::Workgroup, _) => {
+                        self.mem.static_local_size = self.mem.static_local_size.max(4)
+                    }
+                    Ty::Pointer(StorageClass::Function | StorageClass::Private, _) => {
+                        self.mem.private_size = self.mem.private_size.max(4)
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// Gives every Function-storage variable of the kernel's functions a
