@@ -50,7 +50,9 @@ fn run() -> Result<(), String> {
         }
     }
     if files.is_empty() {
-        return Err("usage: ferrocl-pipeline-time [--device N] [--local 64,256] kernel.spv...".into());
+        return Err(
+            "usage: ferrocl-pipeline-time [--device N] [--local 64,256] kernel.spv...".into(),
+        );
     }
     // SAFETY: plain Vulkan setup and teardown on one thread; every handle
     // is destroyed before its parent.
@@ -58,7 +60,10 @@ fn run() -> Result<(), String> {
         let entry = ash::Entry::load().map_err(|e| format!("no Vulkan loader: {e}"))?;
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
         let instance = entry
-            .create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None)
+            .create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
             .map_err(|e| format!("vkCreateInstance: {e}"))?;
         let physical = instance
             .enumerate_physical_devices()

@@ -12,16 +12,23 @@
 //!
 //! [`watch`] registers a handler that runs before the driver's teardown
 //! (it is registered after the driver was loaded: after the Vulkan
-//! instance and each device are created); from then on [`exiting`] is
-//! true and clRelease* keeps the objects it would free
-//! (`super::object::release`): the process is ending, the memory goes
-//! with it.
+//! instance and each device are created, and again after the first
+//! pipeline is made, when a driver may load its shader compiler); the
+//! first time it runs, [`exiting`] becomes true and the hooks of
+//! [`on_exit`] run (the background pipeline worker stops there and waits
+//! for the compile in progress, `super::prewarm`); from then on
+//! clRelease* keeps the objects it would free (`super::object::release`):
+//! the process is ending, the memory goes with it.
 //!
 //! Layer: foundation, below every OpenCL object type.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Mutex;
 
 static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// What runs once when the process begins to exit ([`on_exit`]).
+static HOOKS: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
 
 /// Handlers registered so far ([`watch`] stops at [`MAX_WATCHES`]).
 static WATCHES: AtomicU32 = AtomicU32::new(0);
@@ -41,7 +48,33 @@ extern "C" {
 }
 
 extern "C" fn at_exit() {
-    EXITING.store(true, Ordering::Release);
+    // Registered several times: the first call (the latest registration,
+    // before the teardown of whatever the driver loaded last) does it.
+    if EXITING.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let hooks = HOOKS.lock().map(|h| h.clone()).unwrap_or_default();
+    for h in hooks {
+        h();
+    }
+}
+
+/// Runs `hook` once when the process begins to exit, before the Vulkan
+/// driver's teardown. `hook` must not call Vulkan.
+pub fn on_exit(hook: fn()) {
+    if let Ok(mut h) = HOOKS.lock() {
+        if !h.contains(&hook) {
+            h.push(hook);
+        }
+    }
+}
+
+/// [`watch`] the first time `done` is found unset (e.g. once after the
+/// first pipeline is made).
+pub fn watch_once(done: &AtomicBool) {
+    if !done.load(Ordering::Acquire) && !done.swap(true, Ordering::AcqRel) {
+        watch();
+    }
 }
 
 /// Registers the exit handler again: call right after loading more of the

@@ -524,6 +524,7 @@ pub fn enqueue_ndrange(
     );
     let pipelines = dk.pipelines.clone();
     let mut command = DispatchCommand::new(&pipelines, plans)?;
+    super::exit::watch_once(&super::prewarm::PIPELINE_MADE);
     // The argument set: taken and written last, once nothing can fail.
     let arg_set = if pipelines.has_arg_set() {
         Some(ArgSet::write(&pipelines, &descriptors)?)

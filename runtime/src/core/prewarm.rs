@@ -42,7 +42,8 @@
 //! runs costs nothing; one released while its pipeline is being created
 //! is freed by the worker when that creation ends. When its queue runs
 //! dry the worker writes each device's pipeline cache to disk
-//! (`vk::device::save_all_pipeline_caches`). At process exit (`atexit`)
+//! (`vk::device::save_all_pipeline_caches`). At process exit (a
+//! `super::exit` hook)
 //! queued jobs are dropped and the one running is waited for, so that no
 //! pipeline is being compiled inside the driver while the process tears
 //! the driver down; nothing calls Vulkan there.
@@ -277,7 +278,11 @@ impl KernelSlot {
                         return;
                     }
                     let t = Instant::now();
-                    match kp.prefetch(&spec) {
+                    let made = kp.prefetch(&spec);
+                    if matches!(made, Ok(true)) {
+                        super::exit::watch_once(&PIPELINE_MADE);
+                    }
+                    match made {
                         Ok(true) => log(|| {
                             format!(
                                 "kernel '{name}': pipeline {:?} made ahead in {:.2} ms",
@@ -458,12 +463,13 @@ pub fn wait_idle() {
     }
 }
 
-extern "C" {
-    fn atexit(f: extern "C" fn()) -> i32;
-}
+/// Set once a pipeline was made: the exit handler is registered again
+/// then (`super::exit::watch_once`), after the driver loaded its compiler.
+pub(super) static PIPELINE_MADE: AtomicBool = AtomicBool::new(false);
 
-/// At process exit: drop the queued jobs, wait for the running one.
-extern "C" fn at_exit() {
+/// At process exit (a `super::exit` hook, which runs before the driver's
+/// teardown): drop the queued jobs, wait for the running one.
+fn at_exit() {
     CLOSING.store(true, Ordering::Release);
     let w = worker();
     let dropped: Vec<Job> = {
@@ -500,8 +506,7 @@ impl Worker {
                 return false;
             }
             st.started = true;
-            // SAFETY: registers a plain function; it runs once, at exit.
-            unsafe { atexit(at_exit) };
+            super::exit::on_exit(at_exit);
         }
         if front {
             for j in jobs.into_iter().rev() {
