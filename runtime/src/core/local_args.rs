@@ -47,7 +47,7 @@ use ferrocl_compiler::{local_args_base, LOCAL_ARGS_SPEC_ID, LOCAL_ARG_MIN_ALIGN}
 use super::device::Device;
 use super::error::CLResult;
 use super::prewarm;
-use crate::vk::pipeline::{KernelPipelines, Variant};
+use crate::vk::pipeline::{describe, KernelPipelines, Variant};
 
 /// Exact pipelines' regions are multiples of this many bytes (module doc).
 pub const BUCKET: u32 = 1024;
@@ -111,10 +111,10 @@ pub fn pipeline(
         if prewarm::make_later(kp, exact.to_vec()) {
             prewarm::log(|| {
                 format!(
-                    "kernel '{}': launch with the generic pipeline ({generic} bytes of __local \
-                     arguments' region); the exact one ({:?}) queued",
+                    "kernel '{}': launch with the generic pipeline {}; the exact one {} queued",
                     kp.entry.to_string_lossy(),
-                    exact
+                    describe(&generic_spec),
+                    describe(exact)
                 )
             });
         } else {

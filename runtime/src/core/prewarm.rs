@@ -74,7 +74,7 @@ use super::launch::{self, DeviceLimits, GroupRules};
 use super::local_args;
 use crate::vk::dispatch::{arg_descriptor_type, descriptor_type};
 use crate::vk::instance::SubgroupMode;
-use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
+use crate::vk::pipeline::{describe, DescriptorLayout, KernelPipelines};
 
 /// At most this many pipelines are queued at a build (clCreateKernel
 /// queues its kernel's beyond that).
@@ -231,10 +231,10 @@ impl KernelSlot {
     }
 
     /// The specializations of the likely launches (`launch::
-    /// likely_local_sizes`, whole work-groups); for a kernel with
-    /// `__local` pointer arguments, their generic pipelines
+    /// likely_local_sizes`, whole work-groups), most likely first; for a
+    /// kernel with `__local` pointer arguments, their generic pipelines
     /// (`local_args::generic_region`), with the likely explicit local
-    /// sizes too (`launch::likely_explicit_local_sizes`).
+    /// sizes (`launch::likely_explicit_local_sizes`) first.
     pub fn predicted_specs(&self, subgroups: Option<SubgroupMode>) -> Vec<Vec<(u32, u32)>> {
         let k = self.info();
         let rules = GroupRules {
@@ -250,11 +250,15 @@ impl KernelSlot {
             .iter()
             .any(|a| matches!(a.kind, ArgKind::LocalPointer { .. }));
         let region = if local_args {
-            for l in launch::likely_explicit_local_sizes(dims, &rules, &limits) {
-                if !sizes.contains(&l) {
-                    sizes.push(l);
+            // An application sizes `__local` arguments by the work-group
+            // size it passes: the explicit sizes first.
+            let mut explicit = launch::likely_explicit_local_sizes(dims, &rules, &limits);
+            for l in sizes {
+                if !explicit.contains(&l) {
+                    explicit.push(l);
                 }
             }
+            sizes = explicit;
             let generic = local_args::generic_region(&self.device, k.static_local_size);
             local_args::region_spec(generic).to_vec()
         } else {
@@ -320,14 +324,19 @@ fn make(kp: &KernelPipelines, name: &str, spec: &[(u32, u32)], when: &str) {
     match kp.prefetch(spec) {
         Ok(true) => log(|| {
             format!(
-                "kernel '{name}': pipeline {:?} made {when} in {:.2} ms",
-                &spec[..3],
+                "kernel '{name}': pipeline {} made {when} in {:.2} ms",
+                describe(spec),
                 t.elapsed().as_secs_f64() * 1e3
             )
         }),
         Ok(false) => {}
         // The launch that needs it creates it and reports the error.
-        Err(e) => log(|| format!("kernel '{name}': pipeline {spec:?} not made {when}: error {e}")),
+        Err(e) => log(|| {
+            format!(
+                "kernel '{name}': pipeline {} not made {when}: error {e}",
+                describe(spec)
+            )
+        }),
     }
 }
 

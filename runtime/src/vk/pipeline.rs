@@ -324,9 +324,9 @@ impl KernelPipelines {
         }
         if log_enabled() {
             eprintln!(
-                "ferrocl: kernel '{}': pipeline {:?} created at its launch in {:.2} ms",
+                "ferrocl: kernel '{}': pipeline {} created at its launch in {:.2} ms",
                 self.entry.to_string_lossy(),
-                &spec[..spec.len().min(3)],
+                describe(spec),
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
@@ -565,6 +565,17 @@ impl Drop for KernelPipelines {
             }
             self.device.raw.destroy_shader_module(self.module, None);
         }
+    }
+}
+
+/// A specialization for `FERROCL_LOG`: its work-group size, and the
+/// region of the `__local` arguments where it has one.
+pub fn describe(spec: &[(u32, u32)]) -> String {
+    let get = |i: u32| spec.iter().find(|(id, _)| *id == i).map(|(_, v)| *v);
+    let size = [0, 1, 2].map(|i| get(i).unwrap_or(1));
+    match get(ferrocl_compiler::LOCAL_ARGS_SPEC_ID) {
+        Some(r) => format!("{size:?} (__local arguments' region {r} bytes)"),
+        None => format!("{size:?}"),
     }
 }
 
