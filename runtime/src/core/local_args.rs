@@ -21,6 +21,9 @@
 //!   itself, as every launch did before (`FERROCL_PREWARM=0` always ends
 //!   there: nothing is made ahead).
 //!
+//! An exact pipeline is queued once per kernel and specialization: if its
+//! creation in the background fails, launches keep the generic one.
+//!
 //! The result never depends on which one ran: the kernel reads its
 //! arguments' offsets from push constants either way, and the part of the
 //! array past the launch's region is never touched.
