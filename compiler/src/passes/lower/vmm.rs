@@ -58,7 +58,10 @@ fn sem_operands(op: Op) -> Option<(usize, &'static [usize])> {
         | Op::AtomicOr
         | Op::AtomicXor
         | Op::AtomicFlagTestAndSet
-        | Op::AtomicFlagClear => (1, &[2]),
+        | Op::AtomicFlagClear
+        | Op::AtomicFAddEXT
+        | Op::AtomicFMinEXT
+        | Op::AtomicFMaxEXT => (1, &[2]),
         Op::MemoryBarrier => (0, &[1]),
         Op::ControlBarrier => (1, &[2]),
         _ => return None,
