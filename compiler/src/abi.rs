@@ -98,9 +98,30 @@
 //! dispatch (what `get_local_size` returns); SpecId 3,4,5 = the enqueued
 //! local size (`get_enqueued_local_size`, equal to 0,1,2 except for the
 //! trailing partial groups of a non-uniform NDRange, which the runtime runs
-//! as separate dispatches). Each `__local` pointer argument has its own
-//! SpecId (`ArgKind::LocalPointer::spec_id`) whose value is the argument's
-//! size in bytes as given to clSetKernelArg.
+//! as separate dispatches). SpecId [`LOCAL_ARGS_SPEC_ID`] (kernels with
+//! `__local` pointer arguments) = the bytes of the `__local` argument
+//! region (below).
+//!
+//! ## `__local` memory
+//!
+//! A kernel's `__local` memory is one Workgroup array of `u32` words: its
+//! own `__local` variables (and the lowering's scratch: work-group
+//! collectives, 64-bit atomic locks) first, `Kernel::static_local_size`
+//! bytes; then, from [`local_args_base`] (that size rounded up to 16), the
+//! region of the `__local` pointer arguments. Each argument's part of it
+//! starts at a multiple of `ArgKind::LocalPointer::align` (16, or the
+//! pointee's alignment if larger) and is its clSetKernelArg size rounded
+//! up to 16 bytes, in argument order ([`layout_local_args`]). The kernel
+//! reads where its part starts (a `__local` pointer value: a byte offset
+//! in the array) from the implicit field `ImplicitField::LocalArgOffset`,
+//! written per launch; only the array's length is a specialization
+//! constant: SpecId [`LOCAL_ARGS_SPEC_ID`] = the region's size in bytes (a
+//! multiple of 16, at least the launch's [`LocalArgsLayout::size`]), so
+//! the array has `(local_args_base + value) / 4` words. A pipeline made
+//! with a larger value than a launch needs serves that launch too: the
+//! runtime makes one with the device's largest region ahead of the first
+//! launch (the *generic* pipeline) and, in the background, one sized for
+//! the launch's arguments (runtime/src/core/local_args.rs).
 //!
 //! ## Loop status (drivers with a loop limiter)
 //!
@@ -136,6 +157,53 @@ pub enum Addressing {
 pub const LOOP_STATUS_SET: u32 = 2;
 /// Binding of the loop-status word in [`LOOP_STATUS_SET`].
 pub const LOOP_STATUS_BINDING: u32 = 0;
+
+/// SpecId of the size in bytes of the `__local` pointer arguments' region
+/// of the Workgroup array (module doc, "`__local` memory").
+pub const LOCAL_ARGS_SPEC_ID: u32 = 6;
+
+/// Alignment of every `__local` pointer argument's part of the region,
+/// and of the region's start.
+pub const LOCAL_ARG_MIN_ALIGN: u32 = 16;
+
+/// Byte offset of the `__local` pointer arguments' region in the
+/// Workgroup array: after the kernel's own `__local` data, at a multiple
+/// of [`LOCAL_ARG_MIN_ALIGN`].
+pub fn local_args_base(static_local_size: u32) -> u32 {
+    static_local_size.next_multiple_of(LOCAL_ARG_MIN_ALIGN)
+}
+
+/// Where a launch's `__local` pointer arguments go in the Workgroup array.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LocalArgsLayout {
+    /// Byte offset of each argument's part, in argument order.
+    pub offsets: Vec<u32>,
+    /// Bytes of the region the parts take, from [`local_args_base`]: the
+    /// smallest value of SpecId [`LOCAL_ARGS_SPEC_ID`] that serves the
+    /// launch. `None` when it does not fit in 32 bits.
+    pub size: Option<u32>,
+}
+
+/// The layout of `__local` pointer arguments given as (alignment, size in
+/// bytes) in argument order, after `static_local_size` bytes of the
+/// kernel's own `__local` data: each part at the next multiple of its
+/// alignment (at least [`LOCAL_ARG_MIN_ALIGN`]), sized up to a multiple
+/// of 16 bytes.
+pub fn layout_local_args(static_local_size: u32, args: &[(u32, u64)]) -> LocalArgsLayout {
+    let base = u64::from(local_args_base(static_local_size));
+    let mut end = base;
+    let mut offsets = Vec::with_capacity(args.len());
+    for &(align, size) in args {
+        let align = u64::from(align.max(LOCAL_ARG_MIN_ALIGN));
+        let start = end.next_multiple_of(align);
+        offsets.push(u32::try_from(start).unwrap_or(u32::MAX));
+        end = start + size.next_multiple_of(u64::from(LOCAL_ARG_MIN_ALIGN));
+    }
+    LocalArgsLayout {
+        offsets,
+        size: u32::try_from(end - base).ok(),
+    }
+}
 
 /// Slot of the program's global-variable buffer in descriptor addressing
 /// (a pointer into it is `GLOBAL_VARIABLES_SLOT << 32 | offset`).
@@ -214,6 +282,10 @@ pub enum ImplicitField {
     /// to argument `n`: normalized coordinates, addressing and filter mode,
     /// which the shader needs to emulate OpenCL's addressing rules.
     SamplerValue(u16),
+    /// Where the part of `__local` pointer argument `n` starts in the
+    /// Workgroup array (its pointer value, a byte offset; module doc,
+    /// "`__local` memory").
+    LocalArgOffset(u16),
 }
 
 /// OpenCL C's `sampler_t` literal encoding (clang's opencl-c-base.h),
@@ -401,9 +473,12 @@ pub enum ArgKind {
     /// `global T*` or `constant T*`: a cl_mem (or NULL), written as a
     /// 64-bit device address at `KernelArg::offset`.
     Buffer,
-    /// `local T*`: clSetKernelArg gives a size and a NULL value; the size is
-    /// the value of this specialization constant.
-    LocalPointer { spec_id: u32 },
+    /// `local T*`: clSetKernelArg gives a size and a NULL value; the
+    /// argument's part of the Workgroup array starts at a multiple of
+    /// `align` (16, or `T`'s alignment if larger) and its offset reaches
+    /// the kernel in `ImplicitField::LocalArgOffset` (module doc,
+    /// "`__local` memory").
+    LocalPointer { align: u32 },
     /// Plain old data of `KernelArg::size` bytes, copied verbatim.
     Pod,
     /// `sampler_t`: a cl_sampler, bound as VK_DESCRIPTOR_TYPE_SAMPLER at

@@ -18,13 +18,19 @@
 //! `kernel,<k>,arg,<name>,argOrdinal,<i>,descriptorSet,<s>,binding,<b>,offset,<o>,argKind,<kind>`
 //! (kind `buffer`, `pod`, `pod_ubo`, `ro_image`, `wo_image`, `rw_image`,
 //! `sampler`), in binding order (then offset), and for a `__local` pointer
-//! argument `kernel,<k>,arg,<name>,argOrdinal,<i>,argKind,local,arrayElemSize,1,arrayNumElemSpecId,<id>`
-//! (the specialization constant is the argument's size in bytes).
+//! argument `kernel,<k>,arg,<name>,argOrdinal,<i>,argKind,local,alignment,<a>,offsetPushConstant,<o>,regionSizeSpecId,<id>`.
+//! This last line is ferrocl's, not clspv's (clspv sizes each `__local`
+//! argument by a specialization constant of its own): the argument's
+//! part of the kernel's one Workgroup array starts at a multiple of `<a>`
+//! bytes, the runtime writes where it starts (a u32 byte offset) at
+//! push-constant byte `<o>`, and specialization constant `<id>` is the
+//! size in bytes of all `__local` arguments' parts together
+//! (`abi`, "`__local` memory").
 
 use std::fmt::Write as _;
 
 use crate::abi::sampler_bits as sb;
-use crate::abi::{AccessQualifier, ArgKind, DescriptorKind};
+use crate::abi::{AccessQualifier, ArgKind, DescriptorKind, ImplicitField, LOCAL_ARGS_SPEC_ID};
 use crate::program::Program;
 
 /// One entry of a sampler map.
@@ -134,9 +140,14 @@ pub fn descriptor_map(program: &Program, sampler_map: &[SamplerMapEntry]) -> Str
                     },
                 ),
                 (ArgKind::Sampler { binding }, None) => (binding, 0, "sampler"),
-                (ArgKind::LocalPointer { spec_id }, None) => {
+                (ArgKind::LocalPointer { align }, None) => {
+                    let field = ImplicitField::LocalArgOffset(i as u16);
+                    let Some(&(_, offset)) = k.implicit.iter().find(|(f, _)| *f == field) else {
+                        continue;
+                    };
                     local.push(format!(
-                        "{head},argKind,local,arrayElemSize,1,arrayNumElemSpecId,{spec_id}"
+                        "{head},argKind,local,alignment,{align},offsetPushConstant,{offset},\
+                         regionSizeSpecId,{LOCAL_ARGS_SPEC_ID}"
                     ));
                     continue;
                 }

@@ -20,6 +20,7 @@ use super::device::Device;
 use super::error::CLResult;
 use super::event::Event;
 use super::launch::{self, ArgData, DeviceLimits, GroupRules, KernelAbi, LaunchAddresses, NdRange};
+use super::local_args;
 use super::memory::{ImageStorage, Mem};
 use super::object::{tag, Base, ClObject};
 use super::prewarm::{self, device_limits};
@@ -440,6 +441,19 @@ pub fn enqueue_ndrange(
     } = resolve_args(queue, &dk, &args)?;
     let abi = KernelAbi::of(info);
     let mut layout = launch::layout_args(&abi, &data)?;
+    // `__local` pointer arguments: the region of the Workgroup array they
+    // take, laid out with their alignments, must fit in the device's
+    // shared memory too.
+    let local_region = match layout.local_region {
+        Some(Some(r))
+            if u64::from(compiler::local_args_base(info.static_local_size)) + u64::from(r)
+                <= dev.local_mem_size() =>
+        {
+            Some(r)
+        }
+        Some(_) => return Err(CL_OUT_OF_RESOURCES),
+        None => None,
+    };
     // Descriptor addressing: the POD buffers (one slice of the device's
     // upload arena, the spilled image/sampler fields' included) and the
     // program's global variables.
@@ -515,15 +529,24 @@ pub fn enqueue_ndrange(
     };
     let mut push = layout.push;
     let region_offsets = launch::write_implicit(&abi, &range, &addresses, &data, &mut push)?;
+    // The exact pipeline's region, and the generic one's that stands in
+    // for it until it is made (`local_args`).
+    let generic = local_region.map(|_| local_args::generic_region(dev, info.static_local_size));
+    let region = local_region
+        .zip(generic)
+        .map(|(r, g)| local_args::region_spec(local_args::exact_region(r, g)));
     let plans = launch::plan_dispatches(
         &range,
         limits.max_group_count,
         &push,
         &region_offsets,
-        &layout.local_spec,
+        region.as_ref().map_or(&[], |r| &r[..]),
     );
     let pipelines = dk.pipelines.clone();
-    let mut command = DispatchCommand::new(&pipelines, plans)?;
+    let mut command = DispatchCommand::new(&pipelines, plans, |spec| match generic {
+        Some(g) => local_args::pipeline(&pipelines, spec, g),
+        None => pipelines.get(spec),
+    })?;
     super::exit::watch_once(&super::prewarm::PIPELINE_MADE);
     // The argument set: taken and written last, once nothing can fail.
     let arg_set = if pipelines.has_arg_set() {

@@ -25,6 +25,9 @@ pub struct KernelAbi<'a> {
     pub arg_buffer: Option<&'a compiler::ArgBuffer>,
     /// Implicit fields and their push-constant byte offsets.
     pub implicit: &'a [(ImplicitField, u32)],
+    /// Bytes of the kernel's own `__local` data, before the `__local`
+    /// pointer arguments' region.
+    pub static_local_size: u32,
 }
 
 impl<'a> KernelAbi<'a> {
@@ -34,6 +37,7 @@ impl<'a> KernelAbi<'a> {
             args: &k.args,
             arg_buffer: k.arg_buffer.as_ref(),
             implicit: &k.implicit,
+            static_local_size: k.static_local_size,
         }
     }
 }
@@ -266,9 +270,10 @@ pub struct ArgLayout {
     /// Descriptor addressing: the POD bindings' bytes, in binding order of
     /// first use (the spilled image/sampler fields' binding last).
     pub pods: Vec<PodBinding>,
-    /// The `__local` pointer arguments' specialization constants (SpecId,
-    /// size in bytes).
-    pub local_spec: Vec<(u32, u32)>,
+    /// A kernel with `__local` pointer arguments: the bytes of the
+    /// Workgroup array's region they need (`LocalArgsLayout::size`; `None`
+    /// beyond 32 bits); `None` inside for kernels without them.
+    pub local_region: Option<Option<u32>>,
 }
 
 impl ArgLayout {
@@ -341,11 +346,41 @@ fn put_spilled_fields(dst: &mut [u8], ab: &compiler::ArgBuffer, args: &[ArgData]
     Ok(())
 }
 
+/// Where the `__local` pointer arguments of a launch go in the kernel's
+/// Workgroup array (`ferrocl_compiler::layout_local_args`): per argument,
+/// its offset (`None` for other arguments), and the region's size.
+/// `None` for a kernel without `__local` pointer arguments.
+pub fn local_args_layout(
+    k: &KernelAbi,
+    args: &[ArgData],
+) -> Option<(Vec<Option<u32>>, Option<u32>)> {
+    let parts: Vec<(usize, u32, u64)> = k
+        .args
+        .iter()
+        .zip(args)
+        .enumerate()
+        .filter_map(|(i, (a, v))| match (a.kind, v) {
+            (ArgKind::LocalPointer { align }, ArgData::Local(n)) => Some((i, align, *n as u64)),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let sizes: Vec<(u32, u64)> = parts.iter().map(|&(_, a, n)| (a, n)).collect();
+    let layout = compiler::layout_local_args(k.static_local_size, &sizes);
+    let mut offsets = vec![None; args.len()];
+    for (&(i, _, _), &o) in parts.iter().zip(&layout.offsets) {
+        offsets[i] = Some(o);
+    }
+    Some((offsets, layout.size))
+}
+
 /// Lays out `args` (one per kernel argument, in order) per the kernel's
 /// ABI: buffer addresses and POD bytes in the argument block (push
-/// constants or argument buffer) or in POD bindings, `__local` sizes as
-/// specialization constants. CL_INVALID_KERNEL_ARGS when a value does not
-/// match its argument's kind.
+/// constants or argument buffer) or in POD bindings, and the size of the
+/// `__local` pointer arguments' region. CL_INVALID_KERNEL_ARGS when a
+/// value does not match its argument's kind.
 pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
     if args.len() != k.args.len() {
         return Err(CL_INVALID_KERNEL_ARGS);
@@ -358,7 +393,6 @@ pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
         .unwrap_or(push.len());
     let mut block = vec![0u8; block_size];
     let mut pods = Vec::new();
-    let mut local_spec = Vec::new();
     for (a, v) in k.args.iter().zip(args) {
         match (a.kind, v) {
             (ArgKind::Image { .. }, ArgData::Image { .. })
@@ -372,9 +406,7 @@ pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
                 Some(d) => add_pod(&mut pods, d, bytes),
                 None => put(&mut block, a.offset, bytes),
             },
-            (ArgKind::LocalPointer { spec_id }, ArgData::Local(n)) => {
-                local_spec.push((spec_id, *n as u32))
-            }
+            (ArgKind::LocalPointer { .. }, ArgData::Local(_)) => {}
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
     }
@@ -402,7 +434,7 @@ pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
         push,
         arg_buffer,
         pods,
-        local_spec,
+        local_region: local_args_layout(k, args).map(|(_, size)| size),
     })
 }
 
@@ -447,6 +479,7 @@ pub fn write_implicit(
     push: &mut [u8],
 ) -> CLResult<Vec<(usize, u32)>> {
     let num_groups = range.num_groups();
+    let local = local_args_layout(k, args).map(|(offsets, _)| offsets);
     let mut region_offsets = Vec::new();
     for (field, off) in k.implicit {
         let v = match *field {
@@ -471,6 +504,10 @@ pub fn write_implicit(
                     .filter(|k| matches!(args.get(base + k), Some(ArgData::Buffer(None))))
                     .fold(0u32, |m, k| m | 1 << k)
             }
+            ImplicitField::LocalArgOffset(n) => local
+                .as_ref()
+                .and_then(|o| o.get(n as usize).copied().flatten())
+                .ok_or(CL_INVALID_KERNEL_ARGS)?,
         };
         put(push, *off, &v.to_le_bytes());
     }
@@ -482,7 +519,8 @@ pub fn write_implicit(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DispatchPlan {
     /// (SpecId, value): this dispatch's work-group size (0–2), the
-    /// enqueued one (3–5), then the `__local` sizes.
+    /// enqueued one (3–5), then the size of the `__local` arguments'
+    /// region (`LOCAL_ARGS_SPEC_ID`) for kernels with such arguments.
     pub spec: Vec<(u32, u32)>,
     pub push: Vec<u8>,
     pub group_count: [u32; 3],
@@ -518,8 +556,8 @@ pub fn plan_dispatches(
 
 /// The specialization of a dispatch whose work-groups are `local` in a
 /// launch of enqueued local size `enqueued` (equal but in a partial
-/// trailing group): SpecId 0–2 and 3–5, then the `__local` argument
-/// sizes.
+/// trailing group): SpecId 0–2 and 3–5, then `local_spec` (the
+/// `__local` arguments' region, `LOCAL_ARGS_SPEC_ID`).
 pub fn dispatch_spec(
     local: [u32; 3],
     enqueued: [u32; 3],
@@ -588,6 +626,37 @@ pub fn likely_local_sizes(dims: usize, rules: &GroupRules, limits: &DeviceLimits
         }
     }
     sizes
+}
+
+/// The local sizes applications often pass explicitly, beyond
+/// [`likely_local_sizes`], to a kernel that sizes `__local` buffers by
+/// its work-group: 64 and 128 work-items in one dimension, 8×8 in two;
+/// those within `rules.max_size` and the device's limits. None for a
+/// kernel with `reqd_work_group_size`, nor in three dimensions.
+pub fn likely_explicit_local_sizes(
+    dims: usize,
+    rules: &GroupRules,
+    limits: &DeviceLimits,
+) -> Vec<[u32; 3]> {
+    if rules.required.is_some() {
+        return Vec::new();
+    }
+    let candidates: &[[u32; 3]] = match dims {
+        1 => &[[64, 1, 1], [128, 1, 1]],
+        2 => &[[8, 8, 1]],
+        _ => &[],
+    };
+    let max = rules.max_size.min(limits.max_work_group_size);
+    candidates
+        .iter()
+        .copied()
+        .filter(|l| {
+            (l[0] * l[1] * l[2]) as usize <= max
+                && l.iter()
+                    .zip(limits.max_work_item_sizes)
+                    .all(|(&n, m)| n as usize <= m)
+        })
+        .collect()
 }
 
 #[cfg(test)]

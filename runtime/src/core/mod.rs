@@ -10,7 +10,8 @@
 //!    `launch` (launch planning);
 //! 2. platform and devices: `platform`, `device`, `context`,
 //!    `image_support`, `sampler`; programs: `program`, `global_vars`,
-//!    `prewarm` (kernel pipelines made ahead of launches);
+//!    `prewarm` (kernel pipelines made ahead of launches), `local_args`
+//!    (which pipeline a launch with `__local` pointer arguments runs);
 //! 3. events and queues: `event` (knows its queue only as an
 //!    `event::EventQueue`), then `queue`;
 //! 4. memory objects: `memory` (with the small types the layers above
@@ -39,6 +40,7 @@ pub mod image_support;
 pub mod image_transfer;
 pub mod kernel;
 pub mod launch;
+pub mod local_args;
 pub mod memory;
 pub mod object;
 pub mod platform;

@@ -11,17 +11,22 @@
 //!   kernel's `KernelPipelines` (shader module, layouts and pipelines),
 //!   shared by every cl_kernel of that name (clCreateKernel no longer
 //!   makes a module of its own);
-//! - a successful build or link queues a job per kernel for a background
-//!   thread (one per process): make the kernel's `KernelPipelines`, then
-//!   the pipelines of the work-group sizes its launches are likely to use
+//! - a successful build or link queues jobs per kernel for a background
+//!   thread (one per process), one per pipeline: make the kernel's
+//!   `KernelPipelines` (the first job), then the pipelines of the work-group sizes its launches are likely to use
 //!   (`launch::likely_local_sizes`: `reqd_work_group_size`, what a NULL
-//!   local size picks, CL_KERNEL_WORK_GROUP_SIZE). Kernels with `__local`
-//!   pointer arguments get no job: their pipelines also depend on the
-//!   argument sizes, known at clSetKernelArg. At most
-//!   [`PIPELINES_PER_BUILD`] pipelines per build, the first kernels of the
-//!   program first, and nothing while [`MAX_QUEUED`] jobs wait;
-//!   clBuildProgram does not wait for any of it;
-//! - clCreateKernel moves the kernel's job to the front (queueing its
+//!   local size picks, CL_KERNEL_WORK_GROUP_SIZE; for kernels with
+//!   `__local` pointer arguments, which applications launch with a local
+//!   size of their choosing, also 64 and 128 work-items, or 8×8). The
+//!   pipelines of a kernel with `__local` pointer arguments also depend
+//!   on the arguments' sizes, known at clSetKernelArg: the ones made
+//!   ahead are its *generic* pipelines, whose Workgroup array has room
+//!   for any sizes the device allows, and a launch that runs with one
+//!   queues the pipeline of its own sizes here ([`make_later`];
+//!   `super::local_args`). At most [`PIPELINES_PER_BUILD`] pipelines per
+//!   build, the first kernels of the program first, and nothing while
+//!   [`MAX_QUEUED`] jobs wait; clBuildProgram does not wait for any of it;
+//! - clCreateKernel moves the kernel's jobs to the front (queueing its
 //!   pipelines if the build's budget left them out), and makes the
 //!   `KernelPipelines` itself unless the worker has made it or is making
 //!   it (then it waits for that one);
@@ -67,9 +72,10 @@ use parking_lot::{Condvar, Mutex};
 use super::device::Device;
 use super::error::CLResult;
 use super::launch::{self, DeviceLimits, GroupRules};
+use super::local_args;
 use crate::vk::dispatch::{arg_descriptor_type, descriptor_type};
 use crate::vk::instance::SubgroupMode;
-use crate::vk::pipeline::{DescriptorLayout, KernelPipelines};
+use crate::vk::pipeline::{describe, DescriptorLayout, KernelPipelines};
 
 /// At most this many pipelines are queued at a build (clCreateKernel
 /// queues its kernel's beyond that).
@@ -77,7 +83,7 @@ pub const PIPELINES_PER_BUILD: usize = 32;
 
 /// A build queues nothing while this many jobs wait (an application that
 /// builds programs faster than the worker gets through them; each job is
-/// a kernel's). clCreateKernel's jobs are always queued.
+/// one pipeline). clCreateKernel's jobs are always queued.
 pub const MAX_QUEUED: usize = 1024;
 
 /// Whether pipelines are made ahead of launches (`FERROCL_PREWARM=0`
@@ -87,7 +93,8 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("FERROCL_PREWARM").map_or(true, |v| v != "0"))
 }
 
-fn log(msg: impl FnOnce() -> String) {
+/// Writes a `FERROCL_LOG` line.
+pub fn log(msg: impl FnOnce() -> String) {
     if super::platform::log_enabled() {
         eprintln!("ferrocl: {}", msg());
     }
@@ -225,85 +232,137 @@ impl KernelSlot {
     }
 
     /// The specializations of the likely launches (`launch::
-    /// likely_local_sizes`, whole work-groups): none for a kernel with
-    /// `__local` pointer arguments, whose sizes are part of the
-    /// specialization.
+    /// likely_local_sizes`, whole work-groups), most likely first; for a
+    /// kernel with `__local` pointer arguments, their generic pipelines
+    /// (`local_args::generic_region`), with the likely explicit local
+    /// sizes (`launch::likely_explicit_local_sizes`) first.
     pub fn predicted_specs(&self, subgroups: Option<SubgroupMode>) -> Vec<Vec<(u32, u32)>> {
         let k = self.info();
-        if k.args
-            .iter()
-            .any(|a| matches!(a.kind, ArgKind::LocalPointer { .. }))
-        {
-            return Vec::new();
-        }
         let rules = GroupRules {
             required: k.reqd_work_group_size,
             non_uniform: false,
             max_size: work_group_size(k, &self.device, subgroups),
         };
         let limits = device_limits(&self.device);
-        launch::likely_local_sizes(launch::used_dims(&k.implicit), &rules, &limits)
+        let dims = launch::used_dims(&k.implicit);
+        let mut sizes = launch::likely_local_sizes(dims, &rules, &limits);
+        let local_args = k
+            .args
+            .iter()
+            .any(|a| matches!(a.kind, ArgKind::LocalPointer { .. }));
+        let region = if local_args {
+            // An application sizes `__local` arguments by the work-group
+            // size it passes: the explicit sizes first.
+            let mut explicit = launch::likely_explicit_local_sizes(dims, &rules, &limits);
+            for l in sizes {
+                if !explicit.contains(&l) {
+                    explicit.push(l);
+                }
+            }
+            sizes = explicit;
+            let generic = local_args::generic_region(&self.device, k.static_local_size);
+            local_args::region_spec(generic).to_vec()
+        } else {
+            Vec::new()
+        };
+        sizes
             .into_iter()
-            .map(|l| launch::dispatch_spec(l, l, &[]))
+            .map(|l| launch::dispatch_spec(l, l, &region))
             .collect()
     }
 
-    /// The background job: the pipelines object, then the predicted
-    /// pipelines.
-    fn job(self: &Arc<Self>) -> Job {
-        let weak = Arc::downgrade(self);
-        Job {
-            group: Arc::as_ptr(self) as usize,
-            run: Box::new(move || {
-                let Some(slot) = weak.upgrade() else { return };
-                let kp = match slot.pipelines() {
-                    Ok(kp) => kp,
-                    Err(e) => {
-                        log(|| {
-                            format!(
-                                "kernel '{}': module not made ahead: error {e}",
-                                slot.info().name
-                            )
-                        });
-                        return;
-                    }
-                };
-                let name = slot.info().name.clone();
-                let specs = slot.predicted_specs(kp.subgroup_mode());
-                // The slot (and through it the program's executable) need
-                // not outlive a released program while pipelines compile.
-                drop(slot);
-                for spec in specs {
-                    if closing() {
-                        return;
-                    }
-                    let t = Instant::now();
-                    let made = kp.prefetch(&spec);
-                    if matches!(made, Ok(true)) {
-                        super::exit::watch_once(&PIPELINE_MADE);
-                    }
-                    match made {
-                        Ok(true) => log(|| {
-                            format!(
-                                "kernel '{name}': pipeline {:?} made ahead in {:.2} ms",
-                                &spec[..3],
-                                t.elapsed().as_secs_f64() * 1e3
-                            )
-                        }),
-                        Ok(false) => {}
-                        // The launch that needs it creates it and reports
-                        // the error.
-                        Err(e) => log(|| {
-                            format!(
-                                "kernel '{name}': pipeline {:?} not made ahead: error {e}",
-                                &spec[..3]
-                            )
-                        }),
-                    }
+    /// The background jobs: one per predicted pipeline, the first of
+    /// which makes the pipelines object. One pipeline a job, so that
+    /// clCreateKernel's promotion of another kernel waits for one
+    /// pipeline of this one at most.
+    fn jobs(self: &Arc<Self>) -> Vec<Job> {
+        // Before the pipelines object exists the sub-group mode is not
+        // known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which the count
+        // does not depend on.
+        let n = self.predicted_specs(None).len();
+        (0..n)
+            .map(|i| {
+                let weak = Arc::downgrade(self);
+                Job {
+                    group: Arc::as_ptr(self) as usize,
+                    run: Box::new(move || {
+                        let Some(slot) = weak.upgrade() else { return };
+                        let kp = match slot.pipelines() {
+                            Ok(kp) => kp,
+                            Err(e) => {
+                                log(|| {
+                                    format!(
+                                        "kernel '{}': module not made ahead: error {e}",
+                                        slot.info().name
+                                    )
+                                });
+                                return;
+                            }
+                        };
+                        let name = slot.info().name.clone();
+                        let spec = slot.predicted_specs(kp.subgroup_mode()).into_iter().nth(i);
+                        // The slot (and through it the program's
+                        // executable) need not outlive a released program
+                        // while the pipeline compiles.
+                        drop(slot);
+                        if let Some(spec) = spec {
+                            make(&kp, &name, &spec, "ahead");
+                        }
+                    }),
                 }
-            }),
-        }
+            })
+            .collect()
     }
+}
+
+/// Creates `kp`'s pipeline of `spec` unless it exists or is being made,
+/// logging it (`when`: "ahead", ...).
+fn make(kp: &KernelPipelines, name: &str, spec: &[(u32, u32)], when: &str) {
+    if closing() {
+        return;
+    }
+    let t = Instant::now();
+    let made = kp.prefetch(spec);
+    if matches!(made, Ok(true)) {
+        super::exit::watch_once(&PIPELINE_MADE);
+    }
+    match made {
+        Ok(true) => log(|| {
+            format!(
+                "kernel '{name}': pipeline {} made {when} in {:.2} ms",
+                describe(spec),
+                t.elapsed().as_secs_f64() * 1e3
+            )
+        }),
+        Ok(false) => {}
+        // The launch that needs it creates it and reports the error.
+        Err(e) => log(|| {
+            format!(
+                "kernel '{name}': pipeline {} not made {when}: error {e}",
+                describe(spec)
+            )
+        }),
+    }
+}
+
+/// Queues the creation of `kp`'s pipeline of `spec` at the front of the
+/// background queue (a launch ran with a stand-in: `super::local_args`):
+/// whether it was queued (not with `FERROCL_PREWARM=0`, nor at exit).
+pub fn make_later(kp: &Arc<KernelPipelines>, spec: Vec<(u32, u32)>) -> bool {
+    if !enabled() {
+        return false;
+    }
+    let weak = Arc::downgrade(kp);
+    let job = Job {
+        group: Arc::as_ptr(kp) as usize,
+        run: Box::new(move || {
+            // A kernel released meanwhile needs nothing more.
+            let Some(kp) = weak.upgrade() else { return };
+            let name = kp.entry.to_string_lossy().into_owned();
+            make(&kp, &name, &spec, "after a launch");
+        }),
+    };
+    worker().submit(vec![job], true)
 }
 
 /// A program's [`KernelSlot`]s: per device and kernel name, of the
@@ -346,16 +405,13 @@ impl ProgramPipelines {
         let mut budget = PIPELINES_PER_BUILD;
         let mut queued = Vec::new();
         for s in &slots {
-            // Before the pipelines object exists the sub-group mode is
-            // not known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which
-            // the count does not depend on.
             let n = s.predicted_specs(None).len();
             if n > 0 && n <= budget {
                 budget -= n;
                 queued.push(s);
             }
         }
-        let jobs = queued.iter().map(|s| s.job()).collect();
+        let jobs = queued.iter().flat_map(|s| s.jobs()).collect();
         if worker().submit(jobs, false) {
             for s in queued {
                 s.predicted_queued.store(true, Ordering::Release);
@@ -400,8 +456,8 @@ impl ProgramPipelines {
         if enabled() {
             if slot.predicted_queued.swap(true, Ordering::AcqRel) {
                 worker().promote(Arc::as_ptr(&slot) as usize);
-            } else if !slot.predicted_specs(None).is_empty() {
-                let _ = worker().submit(vec![slot.job()], true);
+            } else {
+                let _ = worker().submit(slot.jobs(), true);
             }
         }
         Some(slot)

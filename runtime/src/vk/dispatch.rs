@@ -201,17 +201,19 @@ pub struct DispatchCommand {
 }
 
 impl DispatchCommand {
-    /// The launch of `plans` with `pipelines`, looked up (made ahead of
-    /// the launch, or waited for while being made) or created now, on the
+    /// The launch of `plans` with `pipelines`, each plan's pipeline given
+    /// by `pipeline` for its specialization (looked up: made ahead of the
+    /// launch, or waited for while being made; or created now), on the
     /// application's thread, so errors reach the caller and the submitter
     /// does not stall on compilation. It binds no set until [`Self::bind`].
     pub fn new(
         pipelines: &Arc<KernelPipelines>,
         plans: Vec<DispatchPlan>,
+        mut pipeline: impl FnMut(&[(u32, u32)]) -> CLResult<vk::Pipeline>,
     ) -> CLResult<DispatchCommand> {
         let dispatches = plans
             .into_iter()
-            .map(|p| Ok((pipelines.get(&p.spec)?, p.push, p.group_count)))
+            .map(|p| Ok((pipeline(&p.spec)?, p.push, p.group_count)))
             .collect::<CLResult<Vec<_>>>()?;
         Ok(DispatchCommand {
             pipelines: pipelines.clone(),

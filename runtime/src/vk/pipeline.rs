@@ -22,12 +22,15 @@
 //! first: the background worker that makes the likely ones ahead of the
 //! first launch (`crate::core::prewarm`, through [`KernelPipelines::prefetch`])
 //! or a launch ([`KernelPipelines::get`]); a launch that finds its
-//! pipeline being created waits for that creation.
+//! pipeline being created waits for that creation. A launch of a kernel
+//! with `__local` pointer arguments may run with either of two pipelines
+//! ([`KernelPipelines::get_either`]): the one sized for its arguments, or
+//! the generic one sized for the device's largest (`crate::core::local_args`).
 //!
 //! Layer: Vulkan execution (`crate::vk`), below the object model (each
 //! program holds one per kernel and device, shared by its cl_kernels).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -50,6 +53,15 @@ pub struct DescriptorLayout {
     /// The device's loop-status words, for a kernel with
     /// `Kernel::loop_status` (set `LOOP_STATUS_SET`).
     pub loop_status: Option<Arc<super::loop_status::LoopStatus>>,
+}
+
+/// Which of a launch's two pipelines ran ([`KernelPipelines::get_either`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The pipeline of the launch's own specialization.
+    Exact,
+    /// The stand-in that serves it until that one is made.
+    Generic,
 }
 
 /// One specialization's pipeline, or its creation under way on another
@@ -75,6 +87,14 @@ pub struct KernelPipelines {
     created: Condvar,
     /// How many pipelines this object has created (tests, FERROCL_LOG).
     creations: AtomicU32,
+    /// How many of them a launch created ([`Self::get`]; tests).
+    launch_creations: AtomicU32,
+    /// Dispatches that ran with their exact and with the generic pipeline
+    /// ([`Self::get_either`]; tests).
+    variants: [AtomicU32; 2],
+    /// Specializations queued for creation in the background after a
+    /// launch needed them ([`Self::request`]).
+    requested: Mutex<HashSet<Vec<(u32, u32)>>>,
     /// How pipelines are created when the kernel uses sub-groups.
     subgroups: Option<SubgroupMode>,
     /// `reqd_work_group_size` (else the local size is SpecId 0, 1, 2).
@@ -119,6 +139,9 @@ impl KernelPipelines {
             pipelines: Mutex::new(HashMap::new()),
             created: Condvar::new(),
             creations: AtomicU32::new(0),
+            launch_creations: AtomicU32::new(0),
+            variants: [AtomicU32::new(0), AtomicU32::new(0)],
+            requested: Mutex::new(HashSet::new()),
             subgroups: if uses_subgroups(spirv) {
                 device.phys.subgroup_mode()
             } else {
@@ -296,15 +319,75 @@ impl KernelPipelines {
         drop(map);
         let t = std::time::Instant::now();
         let r = self.create_into_slot(spec);
+        if r.is_ok() {
+            self.launch_creations.fetch_add(1, Ordering::AcqRel);
+        }
         if log_enabled() {
             eprintln!(
-                "ferrocl: kernel '{}': pipeline {:?} created at its launch in {:.2} ms",
+                "ferrocl: kernel '{}': pipeline {} created at its launch in {:.2} ms",
                 self.entry.to_string_lossy(),
-                &spec[..spec.len().min(3)],
+                describe(spec),
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
         r
+    }
+
+    /// The pipeline of a launch that runs with `exact`'s pipeline or, in
+    /// its stead, `generic`'s (a kernel with `__local` pointer arguments:
+    /// the one with the device's largest region serves every launch): the
+    /// exact one when it is made; else the generic one when it is made or
+    /// being made (waiting for that creation); else the exact one, created
+    /// now unless another thread is creating it (then waited for). Which
+    /// one it is comes with it: after `Generic`, the caller has the exact
+    /// one made in the background.
+    pub fn get_either(
+        &self,
+        exact: &[(u32, u32)],
+        generic: &[(u32, u32)],
+    ) -> CLResult<(vk::Pipeline, Variant)> {
+        let map = self.pipelines.lock();
+        let variant = match (map.get(exact), map.get(generic)) {
+            (Some(Slot::Ready(p)), _) => return Ok((*p, self.ran(Variant::Exact))),
+            (_, Some(Slot::Ready(p))) => return Ok((*p, self.ran(Variant::Generic))),
+            (_, Some(Slot::Creating)) => Variant::Generic,
+            _ => Variant::Exact,
+        };
+        drop(map);
+        let spec = match variant {
+            Variant::Exact => exact,
+            Variant::Generic => generic,
+        };
+        Ok((self.get(spec)?, self.ran(variant)))
+    }
+
+    fn ran(&self, v: Variant) -> Variant {
+        self.variants[v as usize].fetch_add(1, Ordering::AcqRel);
+        v
+    }
+
+    /// How many dispatches of [`Self::get_either`] got their exact and
+    /// their generic pipeline so far (tests).
+    pub fn variant_counts(&self) -> (u32, u32) {
+        (
+            self.variants[Variant::Exact as usize].load(Ordering::Acquire),
+            self.variants[Variant::Generic as usize].load(Ordering::Acquire),
+        )
+    }
+
+    /// Whether `spec` should be queued for creation in the background:
+    /// true the first time it is asked for (and again after
+    /// [`Self::unrequest`]), unless it is made or being made.
+    pub fn request(&self, spec: &[(u32, u32)]) -> bool {
+        if self.pipelines.lock().contains_key(spec) {
+            return false;
+        }
+        self.requested.lock().insert(spec.to_vec())
+    }
+
+    /// Forgets a [`Self::request`] whose creation could not be queued.
+    pub fn unrequest(&self, spec: &[(u32, u32)]) {
+        self.requested.lock().remove(spec);
     }
 
     /// Creates the pipeline of `spec` unless it exists or is being
@@ -328,6 +411,12 @@ impl KernelPipelines {
     /// How many pipelines this object has created so far.
     pub fn creations(&self) -> u32 {
         self.creations.load(Ordering::Acquire)
+    }
+
+    /// How many of them were created by a launch, on its thread
+    /// ([`Self::get`] finding neither the pipeline nor its creation).
+    pub fn launch_creations(&self) -> u32 {
+        self.launch_creations.load(Ordering::Acquire)
     }
 
     /// Creates the pipeline of `spec`, whose slot this thread marked
@@ -476,6 +565,17 @@ impl Drop for KernelPipelines {
             }
             self.device.raw.destroy_shader_module(self.module, None);
         }
+    }
+}
+
+/// A specialization for `FERROCL_LOG`: its work-group size, and the
+/// region of the `__local` arguments where it has one.
+pub fn describe(spec: &[(u32, u32)]) -> String {
+    let get = |i: u32| spec.iter().find(|(id, _)| *id == i).map(|(_, v)| *v);
+    let size = [0, 1, 2].map(|i| get(i).unwrap_or(1));
+    match get(ferrocl_compiler::LOCAL_ARGS_SPEC_ID) {
+        Some(r) => format!("{size:?} (__local arguments' region {r} bytes)"),
+        None => format!("{size:?}"),
     }
 }
 

@@ -106,6 +106,22 @@ kernel void offset(global float* a, float s) {
 }
 "#;
 
+/// A kernel with a `__local` pointer argument, launched with an explicit
+/// local size: the first launch of a freshly built program (ferrocl makes
+/// a pipeline with room for any `__local` sizes ahead of it).
+const LOCAL_FIRST_LAUNCH_SOURCE: &str = r#"
+kernel void group_sum(global const float* a, global float* sums, local float* t) {
+    size_t l = get_local_id(0);
+    t[l] = a[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t s = get_local_size(0) / 2; s > 0; s /= 2) {
+        if (l < s) t[l] += t[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) sums[get_group_id(0)] = t[0];
+}
+"#;
+
 /// A larger program: `n` kernels, each with some arithmetic, a loop and
 /// local memory, for build-time rows.
 fn large_source(n: usize) -> String {
@@ -334,6 +350,30 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         &mut rows,
         Row {
             name: "clCreateKernel + first launch, 100 ms after build",
+            unit: "ms",
+            higher_better: false,
+            value: t.elapsed().as_secs_f64() * 1e3,
+        },
+    );
+    // The same for a kernel with a `__local` argument, launched with an
+    // explicit local size (64) as such kernels are: its `__local` size is
+    // known only at clSetKernelArg.
+    let unique = format!("// {:?}\n{LOCAL_FIRST_LAUNCH_SOURCE}", Instant::now());
+    let fresh = ctx.build(&unique);
+    let sums = ctx.buffer::<f32>((1 << 16) / 64);
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    let k = fresh.kernel("group_sum");
+    k.arg(0, &first)
+        .arg(1, &sums)
+        .arg(2, &ferrocl_tests::Local(64 * 4));
+    q.try_enqueue(&k, None, &[1 << 16], Some(&[64]))
+        .expect("clEnqueueNDRangeKernel");
+    finish(&q);
+    push(
+        &mut rows,
+        Row {
+            name: "clCreateKernel + __local-arg launch, 100 ms after build",
             unit: "ms",
             higher_better: false,
             value: t.elapsed().as_secs_f64() * 1e3,

@@ -100,6 +100,7 @@ impl<'a> Reader<'a> {
                 10 => ImplicitField::NullBufferArgs(
                     u8::try_from(n).map_err(|_| bad("NULL mask word"))?,
                 ),
+                11 => ImplicitField::LocalArgOffset(n),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -260,9 +261,7 @@ impl<'a> Reader<'a> {
             type_qualifier: self.u64()?,
             kind: match self.u8()? {
                 0 => ArgKind::Buffer,
-                1 => ArgKind::LocalPointer {
-                    spec_id: self.u32()?,
-                },
+                1 => ArgKind::LocalPointer { align: self.u32()? },
                 2 => ArgKind::Pod,
                 3 => ArgKind::Sampler {
                     binding: self.u32()?,

@@ -62,7 +62,7 @@ fn kernel() -> Kernel {
                 address_qualifier: AddressQualifier::Local,
                 access_qualifier: AccessQualifier::None,
                 type_qualifier: 0,
-                kind: ArgKind::LocalPointer { spec_id: 6 },
+                kind: ArgKind::LocalPointer { align: 128 },
                 offset: 0,
                 size: 0,
                 descriptor: None,
@@ -107,6 +107,7 @@ fn kernel() -> Kernel {
             (ImplicitField::GlobalVariables(1), 16),
             (ImplicitField::ImageChannelOrder(2), 20),
             (ImplicitField::SamplerValue(300), 24),
+            (ImplicitField::LocalArgOffset(3), 28),
         ],
         reqd_work_group_size: Some([4, 2, 1]),
         work_group_size_hint: None,
@@ -172,7 +173,7 @@ fn round_trip_descriptor() {
     k.printf_binding = Some(9);
     k.loop_status = true;
     c.loop_limiter = true;
-    k.implicit.push((ImplicitField::NullBufferArgs(3), 28));
+    k.implicit.push((ImplicitField::NullBufferArgs(3), 32));
     k.args[0].descriptor = Some(ArgDescriptor {
         set: 1,
         binding: 0,

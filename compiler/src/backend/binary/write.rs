@@ -91,6 +91,7 @@ impl Writer {
                 ImplicitField::ImageChannelDataType(n) => (8, n),
                 ImplicitField::SamplerValue(n) => (9, n),
                 ImplicitField::NullBufferArgs(w) => (10, w.into()),
+                ImplicitField::LocalArgOffset(n) => (11, n),
             };
             self.u8(tag);
             self.u16(dim);
@@ -190,9 +191,9 @@ impl Writer {
         self.u64(a.type_qualifier);
         match a.kind {
             ArgKind::Buffer => self.u8(0),
-            ArgKind::LocalPointer { spec_id } => {
+            ArgKind::LocalPointer { align } => {
                 self.u8(1);
-                self.u32(spec_id);
+                self.u32(align);
             }
             ArgKind::Pod => self.u8(2),
             ArgKind::Sampler { binding } => {

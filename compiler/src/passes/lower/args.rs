@@ -1,6 +1,8 @@
 //! The Vulkan entry point: kernel arguments from push constants (or from
-//! the argument buffer), `__local` argument regions, and the module's
-//! memory arrays and push-constant block.
+//! the argument buffer), `__local` pointer arguments (their offsets are
+//! implicit fields, the Workgroup array's length a specialization
+//! constant: `abi`, "`__local` memory"), and the module's memory arrays
+//! and push-constant block.
 //!
 //! Argument block layout: arguments in order, each at the next multiple of
 //! its OpenCL C alignment (pointers 8 bytes, vec3 like vec4, structs with C
@@ -28,7 +30,8 @@ use super::context::{rep_width, Lower, Res};
 use super::emit::{ids, Block};
 use super::image::Images;
 use crate::abi::{
-    AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind, ImplicitField,
+    local_args_base, AccessQualifier, ArgBuffer, ArgDescriptor, ArgKind, DescriptorKind,
+    ImplicitField, LOCAL_ARGS_SPEC_ID, LOCAL_ARG_MIN_ALIGN,
 };
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::Ty;
@@ -57,10 +60,6 @@ pub struct ArgInfo {
     pub arg_buffer: Option<ArgBuffer>,
     pub implicit: Vec<(ImplicitField, u32)>,
 }
-
-/// First SpecId of `__local` pointer arguments: argument `i` uses
-/// `LOCAL_ARG_SPEC_ID_BASE + i`.
-pub const LOCAL_ARG_SPEC_ID_BASE: u32 = 8;
 
 /// Where argument words come from.
 enum WordSource {
@@ -343,9 +342,9 @@ impl Lower<'_> {
                         None,
                     )
                 }
-                Ty::Pointer(StorageClass::Workgroup, _) => (
+                Ty::Pointer(StorageClass::Workgroup, pointee) => (
                     ArgKind::LocalPointer {
-                        spec_id: LOCAL_ARG_SPEC_ID_BASE + i as u32,
+                        align: (self.tys.align_of(pointee) as u32).max(LOCAL_ARG_MIN_ALIGN),
                     },
                     0,
                     1,
@@ -441,7 +440,13 @@ impl Lower<'_> {
             });
         }
         let args_size = cur.next_multiple_of(4) as u32;
-        let n_impl = self.pc.implicit.len() as u32;
+        // The entry reads each `__local` argument's offset (an implicit
+        // field, added below).
+        let n_local = layouts
+            .iter()
+            .filter(|l| matches!(l.kind, ArgKind::LocalPointer { .. }))
+            .count() as u32;
+        let n_impl = self.pc.implicit.len() as u32 + n_local;
         let max_pc = self.caps.max_push_constant_size;
         let n_spilled = self.pc.spilled.len() as u32;
         let use_buffer = (n_spilled > 0 || args_size + 4 * n_impl > max_pc) && !self.desc.enabled;
@@ -454,11 +459,6 @@ impl Lower<'_> {
         } else {
             WordSource::PushConstants
         };
-        // __local arguments: regions after the kernel's own __local data,
-        // each aligned to 16 bytes or its pointee's alignment if larger,
-        // sized in multiples of 16 bytes.
-        let static_end = self.mem.static_local_size.next_multiple_of(16) as u32;
-        let mut base = self.out.c_u32(static_end);
         let mut call_args = Vec::new();
         for (i, (layout, &(_, pty))) in layouts.iter().zip(&params).enumerate() {
             let src = match layout.descriptor {
@@ -479,26 +479,11 @@ impl Lower<'_> {
             };
             let v = match layout.kind {
                 ArgKind::Buffer if self.desc.enabled => self.desc_buffer_arg(&mut b, i),
-                ArgKind::LocalPointer { spec_id } => {
+                // Its part of the Workgroup array: where the runtime laid
+                // it out for this launch (`abi::layout_local_args`).
+                ArgKind::LocalPointer { .. } => {
                     self.mem.uses_local = true;
-                    let size = self.spec_u32(spec_id, 16);
-                    let c15 = self.out.c_u32(15);
-                    let m16 = self.out.c_u32(!15);
-                    let r = self.spec_op(Op::IAdd, size, c15);
-                    let r = self.spec_op(Op::BitwiseAnd, r, m16);
-                    let align = match self.tys.get(pty).clone() {
-                        Ty::Pointer(_, pointee) => self.tys.align_of(pointee) as u32,
-                        _ => 16,
-                    };
-                    if align > 16 && align.is_power_of_two() {
-                        let below = self.out.c_u32(align - 1);
-                        let mask = self.out.c_u32(!(align - 1));
-                        let up = self.spec_op(Op::IAdd, base, below);
-                        base = self.spec_op(Op::BitwiseAnd, up, mask);
-                    }
-                    let this = base;
-                    base = self.spec_op(Op::IAdd, base, r);
-                    this
+                    self.implicit_field(&mut b, ImplicitField::LocalArgOffset(i as u16))
                 }
                 ArgKind::Pod => {
                     if let Ty::Pointer(_, pointee) = self.tys.get(pty).clone() {
@@ -521,11 +506,16 @@ impl Lower<'_> {
             };
             call_args.push(v);
         }
-        if layouts
-            .iter()
-            .any(|l| matches!(l.kind, ArgKind::LocalPointer { .. }))
-        {
-            self.mem.local_end = Some(base);
+        if n_local > 0 {
+            // The array's length in words: the kernel's own data, then the
+            // argument region, whose size is a specialization constant.
+            let region = self.spec_u32(LOCAL_ARGS_SPEC_ID, LOCAL_ARG_MIN_ALIGN);
+            let two = self.out.c_u32(2);
+            let region_words = self.spec_op(Op::ShiftRightLogical, region, two);
+            let base_words = self
+                .out
+                .c_u32(local_args_base(self.mem.static_local_size as u32) / 4);
+            self.mem.local_end = Some(self.spec_op(Op::IAdd, base_words, region_words));
         }
         self.local64_init_locks(&mut b, locks)?;
         let void = self.out.t_void();
@@ -682,10 +672,7 @@ impl Lower<'_> {
                 None => self
                     .out
                     .c_u32((self.mem.static_local_size.div_ceil(4)).max(1) as u32),
-                Some(end) => {
-                    let two = self.out.c_u32(2);
-                    self.spec_op(Op::ShiftRightLogical, end, two)
-                }
+                Some(words) => words,
             };
             let var = self.mem.local_var;
             self.word_array_var(StorageClass::Workgroup, len, var);

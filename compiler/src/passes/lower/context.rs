@@ -176,8 +176,9 @@ pub(crate) struct MemoryArrays {
     pub const_data: Vec<u8>,
     /// Offsets of the program-scope `__constant` variables in `const_data`.
     pub const_offsets: HashMap<Word, u64>,
-    /// Where the `__local` argument regions end (bytes, a spec-constant
-    /// expression); None without `__local` arguments.
+    /// The Workgroup array's length in words when the kernel has `__local`
+    /// pointer arguments (a spec-constant expression: `abi`, "`__local`
+    /// memory"); None without them.
     pub local_end: Option<Word>,
 }
 

@@ -56,6 +56,7 @@ fn abi<'a>(
         args,
         arg_buffer,
         implicit,
+        static_local_size: 0,
     }
 }
 
@@ -245,7 +246,7 @@ fn physical_argument_block_in_push_constants() {
         arg(ArgKind::Buffer, 0, 8, None),
         arg(ArgKind::Pod, 8, 4, None),
         arg(ArgKind::Buffer, 16, 8, None),
-        arg(ArgKind::LocalPointer { spec_id: 6 }, 0, 0, None),
+        arg(ArgKind::LocalPointer { align: 16 }, 0, 0, None),
         // A char3-sized POD at an odd offset keeps its exact bytes.
         arg(ArgKind::Pod, 24, 3, None),
     ];
@@ -264,7 +265,7 @@ fn physical_argument_block_in_push_constants() {
     assert_eq!(word(&l.push, 8), 7);
     assert_eq!(&l.push[16..24], &[0; 8], "NULL is address 0");
     assert_eq!(&l.push[24..28], &[1, 2, 3, 0]);
-    assert_eq!(l.local_spec, [(6, 4096)]);
+    assert_eq!(l.local_region, Some(Some(4096)));
     assert!(l.arg_buffer.is_none() && l.pods.is_empty());
 }
 
@@ -583,4 +584,67 @@ fn likely_local_sizes_follow_the_launch_rules() {
         let plans = plan_dispatches(&range, LIMITS.max_group_count, &[], &[], &[]);
         assert!(plans.iter().all(|p| p.spec == dispatch_spec(l, l, &[])));
     }
+}
+
+#[test]
+fn local_pointer_arguments_are_laid_out_after_the_static_data() {
+    // A char, a float4 and a double16 pointee (alignments 16, 16, 128)
+    // between other arguments, after 20 bytes of the kernel's own data.
+    let args = [
+        arg(ArgKind::LocalPointer { align: 16 }, 0, 0, None),
+        arg(ArgKind::Pod, 0, 4, None),
+        arg(ArgKind::LocalPointer { align: 16 }, 0, 0, None),
+        arg(ArgKind::LocalPointer { align: 128 }, 0, 0, None),
+    ];
+    let implicit = [
+        (ImplicitField::LocalArgOffset(3), 4),
+        (ImplicitField::LocalArgOffset(0), 8),
+        (ImplicitField::LocalArgOffset(2), 12),
+    ];
+    let mut k = abi(16, &args, None, &implicit);
+    k.static_local_size = 20;
+    let values = [
+        ArgData::Local(3),
+        ArgData::Pod(&[9, 0, 0, 0]),
+        ArgData::Local(48),
+        ArgData::Local(128),
+    ];
+    let l = layout_args(&k, &values).unwrap();
+    // From 32 (20 rounded up to 16): 32..48 (3 → 16 bytes), 48..96,
+    // then 128..256: the region is 256 - 32 bytes.
+    assert_eq!(l.local_region, Some(Some(224)));
+    let mut push = l.push.clone();
+    let r = range(1, [0; 3], [64, 1, 1], [64, 1, 1]);
+    write_implicit(&k, &r, &LaunchAddresses::default(), &values, &mut push).unwrap();
+    assert_eq!(word(&push, 0), 9);
+    assert_eq!(
+        [word(&push, 4), word(&push, 8), word(&push, 12)],
+        [128, 32, 48]
+    );
+    // No `__local` arguments: no region.
+    let pod = [arg(ArgKind::Pod, 0, 4, None)];
+    let l = layout_args(&abi(4, &pod, None, &[]), &[ArgData::Pod(&[1, 2, 3, 4])]).unwrap();
+    assert_eq!(l.local_region, None);
+    // A size past 32 bits has no region.
+    let one = [arg(ArgKind::LocalPointer { align: 16 }, 0, 0, None)];
+    let l = layout_args(&abi(0, &one, None, &[]), &[ArgData::Local(1 << 32)]).unwrap();
+    assert_eq!(l.local_region, Some(None));
+}
+
+#[test]
+fn likely_explicit_sizes_respect_the_limits() {
+    let r = rules(None, false);
+    assert_eq!(
+        likely_explicit_local_sizes(1, &r, &LIMITS),
+        [[64, 1, 1], [128, 1, 1]]
+    );
+    assert_eq!(likely_explicit_local_sizes(2, &r, &LIMITS), [[8, 8, 1]]);
+    assert!(likely_explicit_local_sizes(3, &r, &LIMITS).is_empty());
+    let small = GroupRules { max_size: 100, ..r };
+    assert_eq!(
+        likely_explicit_local_sizes(1, &small, &LIMITS),
+        [[64, 1, 1]]
+    );
+    let reqd = rules(Some([32, 1, 1]), false);
+    assert!(likely_explicit_local_sizes(1, &reqd, &LIMITS).is_empty());
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::*;
 use crate::core::context::Context;
 use crate::core::kernel::Kernel;
+use crate::core::local_args;
 use crate::core::platform::Platform;
 use crate::core::program::{Program, Source};
 use crate::vk::pipeline::test_failures;
@@ -190,25 +191,40 @@ fn a_failed_creation_ahead_surfaces_at_the_launch() {
 }
 
 #[test]
-fn local_pointer_arguments_are_not_made_ahead() {
+fn local_pointer_arguments_get_generic_pipelines_ahead() {
     let Some(d) = prewarm_device() else { return };
     let p = build(
         &d,
         "kernel void pw_local(global float* a, local float* t) {
+             __local int own[5];
+             own[get_local_id(0) % 5] = 1;
              t[get_local_id(0)] = a[get_global_id(0)];
              barrier(CLK_LOCAL_MEM_FENCE);
-             a[get_global_id(0)] = t[0];
+             a[get_global_id(0)] = t[0] + own[0];
          }",
         "",
     );
     wait_idle();
-    // Their sizes are part of the specialization: nothing to predict.
-    let slot = p.pipelines.find(&d, "pw_local").expect("a slot per kernel");
-    assert!(slot.predicted_specs(None).is_empty());
-    assert!(slot.pipelines_if_made().is_none());
-    let k = Kernel::new(&p, "pw_local").expect("clCreateKernel");
-    wait_idle();
-    assert_eq!(k.per_device[0].pipelines.creations(), 0);
+    let (slot, kp) = made(&p, &d, "pw_local");
+    let specs = slot.predicted_specs(kp.subgroup_mode());
+    // The likely sizes, then the explicit ones applications pick for
+    // such kernels; each with the largest region the device leaves
+    // after the kernel's 20 bytes (rounded up to 16).
+    let generic = local_args::generic_region(&d, 20);
+    assert_eq!(
+        generic,
+        (d.local_mem_size() as u32 - 32 - local_args::BESIDE_ARRAY) / 16 * 16
+    );
+    let locals: Vec<[u32; 3]> = specs.iter().map(|s| [s[0].1, s[1].1, s[2].1]).collect();
+    assert!(locals.contains(&[64, 1, 1]) && locals.contains(&[128, 1, 1]));
+    for s in &specs {
+        assert_eq!(
+            s.last(),
+            Some(&(ferrocl_compiler::LOCAL_ARGS_SPEC_ID, generic))
+        );
+        assert!(kp.is_ready(s), "pipeline {s:?} made ahead");
+    }
+    assert_eq!(kp.creations() as usize, specs.len());
 }
 
 #[test]
@@ -360,6 +376,216 @@ mod launches {
                 });
             }
         });
+        wait_idle();
+    }
+
+    /// `__local` pointer arguments of odd sizes and alignments (char,
+    /// float4, double16 pointees) after the kernel's own 12 bytes of
+    /// `__local` data: any overlap of the parts changes the sums.
+    pub(crate) const ODD_LOCALS: &str = "
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        kernel void odd_locals(global const int* seed, global long* out,
+                               local char* c, int nc, local float4* f, int nf,
+                               local double16* d, int nd) {
+            __local int own[3];
+            int lid = get_local_id(0), n = get_local_size(0);
+            int g = seed[get_group_id(0)];
+            if (lid < 3) own[lid] = g + lid;
+            for (int i = lid; i < nc; i += n) c[i] = (char)((g + 7 * i) & 127);
+            for (int i = lid; i < nf; i += n) f[i] = (float4)(i, i + 1, i + 2, i + 3) + (float)g;
+            for (int i = lid; i < nd; i += n)
+                d[i] = (double16)(0.5 * i + g) + (double16)(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0,
+                    7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            long s = own[lid % 3];
+            for (int i = n - 1 - lid; i < nc; i += n) s += c[i];
+            for (int i = n - 1 - lid; i < nf; i += n)
+                s += (long)(f[i].x + 2.0f * f[i].y + 3.0f * f[i].z + 4.0f * f[i].w);
+            for (int i = n - 1 - lid; i < nd; i += n) {
+                double16 v = d[i];
+                s += (long)(2.0 * (v.s0 + v.s7 + v.sf));
+            }
+            out[get_global_id(0)] = s;
+        }";
+
+    /// What `odd_locals` writes for work-item `gid` in groups of `n`.
+    pub(crate) fn odd_locals_reference(
+        seeds: &[i32],
+        n: usize,
+        gid: usize,
+        (nc, nf, nd): (usize, usize, usize),
+    ) -> i64 {
+        let (lid, g) = (gid % n, i64::from(seeds[gid / n]));
+        let mine = |len: usize| (n - 1 - lid..len).step_by(n).map(|i| i as i64);
+        let mut s = g + (lid % 3) as i64;
+        s += mine(nc).map(|i| (g + 7 * i) & 127).sum::<i64>();
+        s += mine(nf).map(|i| 10 * (i + g) + 20).sum::<i64>();
+        s += mine(nd).map(|i| 3 * i + 6 * g + 44).sum::<i64>();
+        s
+    }
+
+    fn set_odd_locals(k: &Kernel, seed: &Arc<Mem>, out: &Arc<Mem>, sizes: (usize, usize, usize)) {
+        let (nc, nf, nd) = sizes;
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(seed))));
+        k.set_arg(1, ArgValue::Buffer(Some(Arc::downgrade(out))));
+        k.set_arg(2, ArgValue::Local(nc));
+        k.set_arg(3, ArgValue::Pod((nc as i32).to_le_bytes().to_vec()));
+        k.set_arg(4, ArgValue::Local(nf * 16));
+        k.set_arg(5, ArgValue::Pod((nf as i32).to_le_bytes().to_vec()));
+        k.set_arg(6, ArgValue::Local(nd * 128));
+        k.set_arg(7, ArgValue::Pod((nd as i32).to_le_bytes().to_vec()));
+    }
+
+    fn read_longs(q: &Arc<Queue>, m: &Arc<Mem>, n: usize) -> Vec<i64> {
+        let mut bytes = vec![0u8; n * 8];
+        let e = enqueue_read(q, m, 0, n * 8, bytes.as_mut_ptr(), Vec::new()).expect("read");
+        assert_eq!(e.wait(), CL_COMPLETE);
+        bytes
+            .chunks(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect()
+    }
+
+    #[test]
+    fn local_argument_launches_run_generic_then_exact_pipelines() {
+        let Some(d) = prewarm_device() else { return };
+        if !d.fp64() {
+            eprintln!("no fp64: test skipped");
+            return;
+        }
+        let p = build(&d, ODD_LOCALS, "");
+        // The application's own set-up time: the generic pipelines are
+        // made meanwhile.
+        wait_idle();
+        let k = Kernel::new(&p, "odd_locals").expect("clCreateKernel");
+        wait_idle();
+        let kp = k.per_device[0].pipelines.clone();
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let (n, groups) = (64usize, 2usize);
+        let seeds = [5, 11];
+        let seed = int_buffer(&p, &seeds);
+        let out = int_buffer(&p, &vec![0; 2 * n * groups]);
+        let mut launches = 0;
+        for nc in [1, 3, 17, 1001] {
+            for nf in [1, 5, 64] {
+                for nd in [1, 3, 40] {
+                    set_odd_locals(&k, &seed, &out, (nc, nf, nd));
+                    for _ in 0..2 {
+                        launch(&q, &k, n * groups, Some(n)).expect("launch");
+                        launches += 1;
+                        let got = read_longs(&q, &out, n * groups);
+                        for (gid, v) in got.iter().enumerate() {
+                            let want = odd_locals_reference(&seeds, n, gid, (nc, nf, nd));
+                            assert_eq!(*v, want, "sizes ({nc}, {nf}, {nd}), work-item {gid}");
+                        }
+                    }
+                }
+            }
+        }
+        // No launch created a pipeline: the generic one ran until the
+        // exact one of its region was made in the background.
+        assert_eq!(kp.launch_creations(), 0);
+        let (exact, generic) = kp.variant_counts();
+        assert_eq!(exact + generic, launches);
+        assert!(
+            generic >= 1,
+            "the first launch ran with the generic pipeline"
+        );
+        // Once the worker is done, every region has its exact pipeline.
+        wait_idle();
+        launch(&q, &k, n * groups, Some(n)).expect("launch");
+        assert_eq!(kp.variant_counts(), (exact + 1, generic));
+        let got = read_longs(&q, &out, n * groups);
+        for (gid, v) in got.iter().enumerate() {
+            assert_eq!(*v, odd_locals_reference(&seeds, n, gid, (1001, 64, 40)));
+        }
+        assert_eq!(kp.launch_creations(), 0);
+    }
+
+    #[test]
+    fn the_first_local_argument_launch_creates_no_pipeline() {
+        let Some(d) = prewarm_device() else { return };
+        let p = build(
+            &d,
+            "kernel void pw_first_local(global int* a, local int* t) {
+                 t[get_local_id(0)] = a[get_global_id(0)];
+                 barrier(CLK_LOCAL_MEM_FENCE);
+                 a[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)] * 2;
+             }",
+            "",
+        );
+        wait_idle();
+        let k = Kernel::new(&p, "pw_first_local").expect("clCreateKernel");
+        let kp = k.per_device[0].pipelines.clone();
+        let made_ahead = kp.creations();
+        assert!(made_ahead > 0);
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let input: Vec<i32> = (0..1024).collect();
+        let buf = int_buffer(&p, &input);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        // A NULL local size: its local size is chosen at the launch; the
+        // argument is as large as the largest group allowed.
+        k.set_arg(1, ArgValue::Local(4 * k.work_group_size(&d)));
+        launch(&q, &k, 1024, None).expect("launch");
+        assert_eq!(
+            kp.launch_creations(),
+            0,
+            "no pipeline created at the launch"
+        );
+        assert_eq!(kp.variant_counts(), (0, 1));
+        // The group size it chose, from the reversal.
+        let got = read_ints(&q, &buf, 1024);
+        let group = got[0] as usize / 2 + 1;
+        assert!(group.is_power_of_two() && group <= k.work_group_size(&d));
+        let want: Vec<i32> = input
+            .chunks(group)
+            .flat_map(|c| c.iter().rev().map(|v| v * 2))
+            .collect();
+        assert_eq!(got, want);
+        // An explicit local size applications often pick: made ahead too.
+        k.set_arg(1, ArgValue::Local(4 * 64));
+        launch(&q, &k, 1024, Some(64)).expect("launch");
+        assert_eq!(
+            kp.launch_creations(),
+            0,
+            "no pipeline created at the launch"
+        );
+        assert_eq!(kp.variant_counts().0 + kp.variant_counts().1, 2);
+        wait_idle();
+    }
+
+    #[test]
+    fn local_arguments_past_the_device_fail_the_launch() {
+        let Some(d) = device() else { return };
+        let p = build(
+            &d,
+            "kernel void pw_big_local(global int* a, local char* c, local long16* l) {
+                 c[0] = 1;
+                 l[get_local_id(0)] = (long16)(a[0]);
+                 barrier(CLK_LOCAL_MEM_FENCE);
+                 a[get_global_id(0)] = c[0] + (int)l[0].s3;
+             }",
+            "",
+        );
+        let k = Kernel::new(&p, "pw_big_local").expect("clCreateKernel");
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let buf = int_buffer(&p, &[3; 16]);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        let max = d.local_mem_size() as usize;
+        // CL_KERNEL_LOCAL_MEM_SIZE is within the device's, but the long16
+        // part starts at 128 (after 16 bytes of chars): it does not fit.
+        k.set_arg(1, ArgValue::Local(4));
+        k.set_arg(2, ArgValue::Local(max - 4));
+        assert!(k.local_mem_size() <= max as u64);
+        assert_eq!(launch(&q, &k, 16, Some(16)), Err(CL_OUT_OF_RESOURCES));
+        // More than the device has at all.
+        k.set_arg(2, ArgValue::Local(max));
+        assert_eq!(launch(&q, &k, 16, Some(16)), Err(CL_OUT_OF_RESOURCES));
+        // What fits exactly runs (with a pipeline of its own: larger than
+        // the generic region).
+        k.set_arg(2, ArgValue::Local(max - 128));
+        launch(&q, &k, 16, Some(16)).expect("launch");
+        assert!(read_ints(&q, &buf, 16).iter().all(|&v| v == 4));
         wait_idle();
     }
 
