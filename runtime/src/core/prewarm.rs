@@ -24,8 +24,11 @@
 //!   for any sizes the device allows, and a launch that runs with one
 //!   queues the pipeline of its own sizes here ([`make_later`];
 //!   `super::local_args`). At most [`PIPELINES_PER_BUILD`] pipelines per
-//!   build, the first kernels of the program first, and nothing while
-//!   [`MAX_QUEUED`] jobs wait; clBuildProgram does not wait for any of it;
+//!   build, the first kernels of the program first, queued ahead of older
+//!   builds' jobs (the program built last is the likeliest to launch
+//!   next: a program of 64 kernels built at start-up must not hold up
+//!   one built later), at most [`MAX_QUEUED`] jobs in all (the oldest
+//!   dropped); clBuildProgram does not wait for any of it;
 //! - clCreateKernel moves the kernel's jobs to the front (queueing its
 //!   pipelines if the build's budget left them out), and makes the
 //!   `KernelPipelines` itself unless the worker has made it or is making
@@ -81,9 +84,9 @@ use crate::vk::pipeline::{describe, DescriptorLayout, KernelPipelines};
 /// queues its kernel's beyond that).
 pub const PIPELINES_PER_BUILD: usize = 32;
 
-/// A build queues nothing while this many jobs wait (an application that
-/// builds programs faster than the worker gets through them; each job is
-/// one pipeline). clCreateKernel's jobs are always queued.
+/// At most this many jobs wait (an application that builds programs
+/// faster than the worker gets through them; each job is one pipeline):
+/// the oldest are dropped.
 pub const MAX_QUEUED: usize = 1024;
 
 /// Whether pipelines are made ahead of launches (`FERROCL_PREWARM=0`
@@ -411,8 +414,11 @@ impl ProgramPipelines {
                 queued.push(s);
             }
         }
+        // Ahead of older builds' jobs: the program built last is the one
+        // most likely launched next (a program built once at start-up
+        // with many kernels must not delay one built later).
         let jobs = queued.iter().flat_map(|s| s.jobs()).collect();
-        if worker().submit(jobs, false) {
+        if worker().submit(jobs, true) {
             for s in queued {
                 s.predicted_queued.store(true, Ordering::Release);
             }
@@ -568,6 +574,9 @@ impl Worker {
             for j in jobs.into_iter().rev() {
                 st.jobs.push_front(j);
             }
+            // The oldest go (they hold weak references only: nothing is
+            // freed; their kernels' pipelines are made at launch).
+            st.jobs.truncate(MAX_QUEUED);
         } else if st.jobs.len() + jobs.len() <= MAX_QUEUED {
             st.jobs.extend(jobs);
         } else {

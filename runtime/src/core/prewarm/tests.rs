@@ -635,3 +635,40 @@ mod launches {
         wait_idle();
     }
 }
+
+#[test]
+fn a_later_build_is_made_ahead_first() {
+    let Some(d) = prewarm_device() else { return };
+    let vkdev = d.vk().expect("device");
+    // The worker blocks at its first pipeline while this is held, so the
+    // queue keeps the order the builds gave it.
+    let hold = vkdev.pipeline_lock.lock();
+    let many: String = (0..6)
+        .map(|i| format!("kernel void pw_old{i}(global int* a) {{ a[get_global_id(0)] = {i}; }}\n"))
+        .collect();
+    let old = build(&d, &many, "");
+    let new = build(
+        &d,
+        "kernel void pw_new(global int* a) { a[get_global_id(0)] = 7; }",
+        "",
+    );
+    let group =
+        |p: &Program, name: &str| Arc::as_ptr(&p.pipelines.find(&d, name).unwrap()) as usize;
+    let new_group = group(&new, "pw_new");
+    let old_groups: Vec<usize> = (0..6).map(|i| group(&old, &format!("pw_old{i}"))).collect();
+    let order: Vec<usize> = worker().state.lock().jobs.iter().map(|j| j.group).collect();
+    drop(hold);
+    let first_old = order.iter().position(|g| old_groups.contains(g));
+    let last_new = order.iter().rposition(|g| *g == new_group);
+    assert!(
+        last_new.is_some(),
+        "the later build's jobs are queued: {order:?}"
+    );
+    if let Some(first_old) = first_old {
+        assert!(
+            last_new.unwrap() < first_old,
+            "the later build's jobs come first: {order:?}"
+        );
+    }
+    wait_idle();
+}
