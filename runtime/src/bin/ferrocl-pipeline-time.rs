@@ -114,6 +114,7 @@ fn run() -> Result<(), String> {
                 None,
             )
             .map_err(|e| format!("vkCreateDevice: {e}"))?;
+        eprintln!("device created");
         let push = props.limits.max_push_constants_size.min(256);
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
@@ -154,6 +155,7 @@ fn run() -> Result<(), String> {
                 let info = vk::ComputePipelineCreateInfo::default()
                     .stage(stage)
                     .layout(layout);
+                eprintln!("{file} local={local}: compiling");
                 let t = Instant::now();
                 let made =
                     device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None);
