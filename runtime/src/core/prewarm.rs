@@ -217,6 +217,11 @@ impl KernelSlot {
             return Ok(p.clone());
         }
         let k = self.info();
+        let key = shared::Key::new(&self.device, k);
+        if let Some(p) = shared::find(&key) {
+            *slot = Some(p.clone());
+            return Ok(p);
+        }
         let p = Arc::new(KernelPipelines::new(
             &self.device.vk()?,
             &k.spirv,
@@ -225,6 +230,7 @@ impl KernelSlot {
             &descriptor_layout(&self.device, k)?,
             k.reqd_work_group_size,
         )?);
+        shared::insert(key, &p);
         *slot = Some(p.clone());
         Ok(p)
     }
@@ -627,6 +633,60 @@ impl Worker {
             st.running = false;
             self.idle.notify_all();
         }
+    }
+}
+
+/// Pipelines objects shared by identical kernels of different programs
+/// (the same source built again, in another context or by another
+/// instance of a library): each pipeline is compiled once per device,
+/// not once per program.
+mod shared {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Weak};
+
+    use parking_lot::Mutex;
+
+    use super::{Device, KernelPipelines};
+
+    /// A kernel's identity on a device: its whole Vulkan module, entry
+    /// point and launch interface (what `KernelPipelines::new` takes).
+    #[derive(PartialEq, Eq, Hash)]
+    pub struct Key {
+        device: usize,
+        spirv: Vec<u32>,
+        entry: String,
+        push_constant_size: u32,
+        reqd: Option<[u32; 3]>,
+    }
+
+    impl Key {
+        pub fn new(d: &Device, k: &ferrocl_compiler::Kernel) -> Key {
+            Key {
+                device: d as *const Device as usize,
+                spirv: k.spirv.clone(),
+                entry: k.entry_point.clone(),
+                push_constant_size: k.push_constant_size,
+                reqd: k.reqd_work_group_size,
+            }
+        }
+    }
+
+    fn table() -> &'static Mutex<HashMap<Key, Weak<KernelPipelines>>> {
+        static T: std::sync::OnceLock<Mutex<HashMap<Key, Weak<KernelPipelines>>>> =
+            std::sync::OnceLock::new();
+        T.get_or_init(Default::default)
+    }
+
+    /// The live pipelines object of an identical kernel, if any.
+    pub fn find(key: &Key) -> Option<Arc<KernelPipelines>> {
+        table().lock().get(key).and_then(Weak::upgrade)
+    }
+
+    /// Records `p` for `key` (entries of freed objects go on the way).
+    pub fn insert(key: Key, p: &Arc<KernelPipelines>) {
+        let mut t = table().lock();
+        t.retain(|_, w| w.strong_count() > 0);
+        t.insert(key, Arc::downgrade(p));
     }
 }
 

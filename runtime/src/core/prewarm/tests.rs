@@ -672,3 +672,29 @@ fn a_later_build_is_made_ahead_first() {
     }
     wait_idle();
 }
+
+#[test]
+fn identical_kernels_of_two_programs_share_their_pipelines() {
+    let Some(d) = prewarm_device() else { return };
+    let src = "kernel void pw_twice(global int* a) { a[get_global_id(0)] = 11; }";
+    let first = build(&d, src, "");
+    let second = build(&d, src, "");
+    let k1 = Kernel::new(&first, "pw_twice").expect("clCreateKernel");
+    let k2 = Kernel::new(&second, "pw_twice").expect("clCreateKernel");
+    wait_idle();
+    assert!(
+        Arc::ptr_eq(&k1.per_device[0].pipelines, &k2.per_device[0].pipelines),
+        "one pipelines object for the same kernel built twice"
+    );
+    // Another kernel (other code) has its own.
+    let other = build(
+        &d,
+        "kernel void pw_twice(global int* a) { a[get_global_id(0)] = 12; }",
+        "",
+    );
+    let k3 = Kernel::new(&other, "pw_twice").expect("clCreateKernel");
+    assert!(!Arc::ptr_eq(
+        &k1.per_device[0].pipelines,
+        &k3.per_device[0].pipelines
+    ));
+}
