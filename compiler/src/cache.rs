@@ -95,7 +95,7 @@ impl Entry {
             return None;
         }
         let mut key = Vec::new();
-        key.extend_from_slice(env!("FERROCL_COMPILER_SOURCE_HASH").as_bytes());
+        key.extend_from_slice(crate::COMPILER_ID.as_bytes());
         key.push(0);
         tool_identity(&mut key);
         key.push(0);

@@ -61,6 +61,13 @@ mod tools;
 
 // The public API. Modules of this crate import from the concern modules
 // (`crate::abi`, `crate::caps`, ...), never from these re-exports.
+/// A fingerprint of this compiler's sources (`build.rs`): part of every
+/// on-disk compile cache key, and of CL_DRIVER_VERSION, so that the
+/// caches of program binaries applications keep by driver version
+/// (pyopencl's, hashcat's kernels/) never hand a binary of another
+/// compiler back to this one.
+pub const COMPILER_ID: &str = env!("FERROCL_COMPILER_SOURCE_HASH");
+
 pub use abi::*;
 pub use backend::binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
 pub use backend::descriptor_map;

@@ -78,6 +78,23 @@ fn device_strings() {
         .next()
         .is_some_and(|m| m.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     assert!(major_ok && minor_ok, "CL_DRIVER_VERSION is {driver:?}");
+    if !ferrocl_tests::testing_pocl() {
+        // ferrocl's compiler fingerprint follows its version
+        // ("0.1.0+0123abcd (Vulkan ...)"): applications key their caches
+        // of program binaries on this string (pyopencl, hashcat), so it
+        // must change whenever the compiler does.
+        let fingerprint = driver
+            .split(' ')
+            .next()
+            .and_then(|v| v.split_once('+'))
+            .map(|(_, f)| f.to_string());
+        assert!(
+            fingerprint
+                .as_deref()
+                .is_some_and(|f| f.len() == 8 && f.bytes().all(|b| b.is_ascii_hexdigit())),
+            "CL_DRIVER_VERSION {driver:?} has no compiler fingerprint"
+        );
+    }
     let profile = device_string(device, CL_DEVICE_PROFILE);
     assert!(
         profile == "FULL_PROFILE" || profile == "EMBEDDED_PROFILE",

@@ -173,9 +173,12 @@ impl Device {
 
     pub fn driver_version(&self) -> String {
         let v = self.phys.properties.driver_version;
+        // The compiler's fingerprint: applications key their caches of
+        // program binaries on this string (`ferrocl_compiler::COMPILER_ID`).
         format!(
-            "{} (Vulkan {}.{}.{}, {} {})",
+            "{}+{} (Vulkan {}.{}.{}, {} {})",
             env!("CARGO_PKG_VERSION"),
+            &ferrocl_compiler::COMPILER_ID[..8],
             vk::api_version_major(self.phys.properties.api_version),
             vk::api_version_minor(self.phys.properties.api_version),
             vk::api_version_patch(self.phys.properties.api_version),
