@@ -56,6 +56,14 @@ pub fn spirv_of_version(source: &str, max_version: Option<&str>) -> Vec<u8> {
 /// [`spirv_of_version`] with extra clang arguments (`-cl-std=CL3.0`,
 /// `-D...`).
 pub fn spirv_of_with(source: &str, max_version: Option<&str>, clang_args: &[&str]) -> Vec<u8> {
+    let max = max_version.map(|v| format!("--spirv-max-version={v}"));
+    let translator: Vec<&str> = max.iter().map(String::as_str).collect();
+    spirv_of_tools(source, clang_args, &translator)
+}
+
+/// [`spirv_of`] with extra clang arguments and extra llvm-spirv-15
+/// arguments (`--spirv-ext=+SPV_...`, `--spirv-max-version=...`).
+pub fn spirv_of_tools(source: &str, clang_args: &[&str], translator_args: &[&str]) -> Vec<u8> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -91,8 +99,7 @@ pub fn spirv_of_with(source: &str, max_version: Option<&str>, clang_args: &[&str
     ];
     clang.extend_from_slice(clang_args);
     run("clang-15", &clang);
-    let max = max_version.map(|v| format!("--spirv-max-version={v}"));
-    let mut args: Vec<&str> = max.iter().map(String::as_str).collect();
+    let mut args: Vec<&str> = translator_args.to_vec();
     args.extend(["k.bc", "-o", "k.spv"]);
     run("llvm-spirv-15", &args);
     let il = std::fs::read(dir.join("k.spv")).unwrap();

@@ -43,48 +43,8 @@ fn opencl_c_features() -> Vec<String> {
 /// OpenCL C source compiled to SPIR-V by clang-15 and llvm-spirv-15 with
 /// the SPIR-V extensions `exts` allowed (`+SPV_...` list).
 fn spirv_with(source: &str, exts: &str) -> Vec<u8> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "ferrocl-ext31-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("k.cl"), source).unwrap();
-    let run = |tool: &str, args: &[&str]| {
-        let out = std::process::Command::new(tool)
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap_or_else(|e| panic!("{tool}: {e}"));
-        assert!(
-            out.status.success(),
-            "{tool} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(
-        "clang-15",
-        &[
-            "-cc1",
-            "-triple",
-            "spir64",
-            "-no-opaque-pointers",
-            "-finclude-default-header",
-            "-cl-std=CL3.0",
-            "-O2",
-            "-emit-llvm-bc",
-            "-o",
-            "k.bc",
-            "k.cl",
-        ],
-    );
     let ext = format!("--spirv-ext={exts}");
-    run("llvm-spirv-15", &[&ext, "k.bc", "-o", "k.spv"]);
-    let il = std::fs::read(dir.join("k.spv")).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    il
+    ferrocl_tests::spirv_of_tools(source, &["-cl-std=CL3.0"], &[&ext])
 }
 
 // ---------------------------------------------------------------------
