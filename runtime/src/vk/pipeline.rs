@@ -122,6 +122,8 @@ impl KernelPipelines {
         reqd_work_group_size: Option<[u32; 3]>,
     ) -> CLResult<Self> {
         let entry = std::ffi::CString::new(entry).map_err(|_| opencl_sys::CL_INVALID_KERNEL)?;
+        let optimized = super::spirv_opt::optimize(spirv);
+        let spirv = optimized.as_deref().unwrap_or(spirv);
         let info = vk::ShaderModuleCreateInfo::default().code(spirv);
         let module = {
             let _one_at_a_time = device.pipeline_lock.lock();

@@ -2083,12 +2083,12 @@ impl Gen<'_> {
                         },
                     )
                 }
+                // Always `T* p`: in OpenCL C 3.0 with the generic address
+                // space, clang-15 makes `T p[len]` a `__private T*` while
+                // `T* p` and struct-pointer members are generic, and a
+                // generic pointer cannot be passed to it.
                 Param::Array(vt, len) => (
-                    if self.rng.chance(50) {
-                        format!("{}* {name}", vt.name())
-                    } else {
-                        format!("{} {name}[{len}]", vt.name())
-                    },
+                    format!("{}* {name}", vt.name()),
                     Var {
                         name: name.clone(),
                         ty: Ty::Arr(Box::new(Ty::V(*vt)), *len),
