@@ -758,20 +758,26 @@ fn main() -> ExitCode {
                 }
             }
             let t = Instant::now();
+            let out = a
+                .reduced
+                .clone()
+                .unwrap_or_else(|| path.with_extension("reduced.cl"));
             let reduced = reduce::reduce(
                 &text,
                 !kind.starts_with("build"),
                 |cand| {
                     checks += 1;
-                    interesting_in_child(&a, cand, &kind, &scratch)
+                    let keep = interesting_in_child(&a, cand, &kind, &scratch);
+                    // The reducer keeps every interesting candidate: the
+                    // file holds the smallest so far if the run is cut.
+                    if keep {
+                        let _ = std::fs::write(&out, cand);
+                    }
+                    keep
                 },
                 |msg| eprintln!("  {msg} ({:.0} s)", t.elapsed().as_secs_f64()),
             );
             let _ = std::fs::remove_file(&scratch);
-            let out = a
-                .reduced
-                .clone()
-                .unwrap_or_else(|| path.with_extension("reduced.cl"));
             std::fs::write(&out, &reduced).expect("write the reduced program");
             eprintln!(
                 "{} checks, {:.0} s: {} -> {} lines, {}",
