@@ -360,7 +360,16 @@ impl Device {
         // compare-exchange loops (the compiler's `lower::atomic::float`);
         // which types and operations: `fp_atomic_capabilities`.
         e.push(("cl_ext_float_atomics", (1, 0, 0)));
+        // Raw device addresses of buffers: every device has Vulkan buffer
+        // device addresses, and kernels built with physical addressing
+        // (the default) take them as pointers (`super::device_address`).
+        e.push(("cl_ext_buffer_device_address", (1, 0, 0)));
         e
+    }
+
+    /// CL_DEVICE_SVM_CAPABILITIES.
+    pub fn svm_capabilities(&self) -> cl_device_svm_capabilities {
+        0
     }
 
     /// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz (`clock_frequency`), read

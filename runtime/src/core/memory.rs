@@ -72,6 +72,12 @@ pub struct Mem {
     /// only; a sub-buffer uses its parent's, see [`Mem::mirror`]).
     host_mirror: Option<Arc<Buffer>>,
     pub properties: Vec<cl_mem_properties>,
+    /// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT (cl_ext_buffer_device_address):
+    /// the storage's device address on each device is fixed for the
+    /// object's lifetime and reported by CL_MEM_DEVICE_ADDRESS_EXT;
+    /// sub-buffers inherit it (their address is the parent's plus their
+    /// origin). The storage is registered in `super::device_address`.
+    pub device_address: bool,
     pub map_count: std::sync::atomic::AtomicU32,
     destructors: Mutex<Vec<(MemDestructor, usize)>>,
     /// Live clEnqueueMapBuffer mappings.
@@ -231,6 +237,17 @@ fn host_import_enabled() -> bool {
     !*OFF.get_or_init(|| std::env::var_os("FERROCL_NO_HOST_IMPORT").is_some_and(|v| v != "0"))
 }
 
+/// Whether a buffer's property list (name, value pairs, then 0) sets
+/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT to CL_TRUE.
+fn has_device_address_property(properties: &[cl_mem_properties]) -> bool {
+    properties
+        .chunks_exact(2)
+        .take_while(|p| p[0] != 0)
+        .any(|p| {
+            p[0] == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && p[1] == cl_mem_properties::from(CL_TRUE)
+        })
+}
+
 impl ClObject for Mem {
     const TAG: u32 = tag(b"MEMO");
     const INVALID: cl_int = CL_INVALID_MEM_OBJECT;
@@ -294,6 +311,7 @@ impl Mem {
             storage: Some(storage),
             image: None,
             host_mirror,
+            device_address: has_device_address_property(&properties),
             properties,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
@@ -332,6 +350,7 @@ impl Mem {
             image: Some(image),
             host_mirror: None,
             properties,
+            device_address: false,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
@@ -363,6 +382,7 @@ impl Mem {
             image: None,
             host_mirror: None,
             properties: Vec::new(),
+            device_address: parent.device_address,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
