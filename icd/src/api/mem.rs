@@ -10,6 +10,7 @@ use ferrocl_runtime::core::memory::{Mem, MemDestructor};
 use ferrocl_runtime::core::object::{
     get, get_arc, handle_of, into_handle, release, retain, ClObject,
 };
+use ferrocl_runtime::core::svm;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -119,6 +120,19 @@ fn create_buffer(
     } else {
         0
     };
+    // CL_MEM_USE_HOST_PTR over SVM memory: the buffer is that memory
+    // (CL_MEM_USES_SVM_POINTER), found as an allocation of this context
+    // that holds the whole range.
+    let over_svm = (flags & CL_MEM_USE_HOST_PTR != 0)
+        .then(|| svm::find(&ctx, host_ptr as u64))
+        .flatten()
+        .filter(|(m, off)| off + size <= m.size);
+    if let Some((svm_mem, off)) = over_svm {
+        // Its ranges are the allocation's, registered already.
+        return Ok(into_handle(Mem::new_over_svm(
+            &svm_mem, flags, off, size, props,
+        )));
+    }
     let mem = Mem::new_buffer(ctx, flags, size, keep_ptr, init, props)?;
     if mem.device_address {
         // Fixed addresses on every device from now on, and known to the
@@ -274,7 +288,12 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             } else {
                 0
             })),
-            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(false)),
+            // "CL_TRUE if memobj is a buffer object that was created with
+            // CL_MEM_USE_HOST_PTR or is a sub-buffer object of a buffer
+            // object that was created with CL_MEM_USE_HOST_PTR and the
+            // host_ptr specified when the buffer object was created is a
+            // SVM pointer; otherwise returns CL_FALSE."
+            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(mem.svm_backing.is_some())),
             CL_MEM_PROPERTIES => Ok(Info::raw(&mem.properties)),
             // cl_ext_buffer_device_address: the address on each device of
             // the context, in the context's order. "CL_INVALID_OPERATION

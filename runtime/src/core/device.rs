@@ -367,9 +367,16 @@ impl Device {
         e
     }
 
-    /// CL_DEVICE_SVM_CAPABILITIES.
+    /// CL_DEVICE_SVM_CAPABILITIES: coarse-grained buffer SVM where an
+    /// allocation can have its host mapping at its device address (a
+    /// probe allocation on first ask, `vk::Device::shared_memory_works`;
+    /// `super::svm` has the design). Fine-grained SVM is not reported.
     pub fn svm_capabilities(&self) -> cl_device_svm_capabilities {
-        0
+        if self.vk().is_ok_and(|v| v.shared_memory_works()) {
+            CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
+        } else {
+            0
+        }
     }
 
     /// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz (`clock_frequency`), read
@@ -423,7 +430,8 @@ impl Device {
     /// (`vulkan_memory_model`) or on lavapipe (`rmw_ordering`) (the
     /// compiler's `lower::atomic` and `lower::vmm` have the mapping). seq_cst is implemented as acq_rel, which is all Vulkan
     /// has (what that leaves out: `lower::atomic`). All-devices scope is
-    /// device scope: without SVM no memory is shared with the host or
+    /// device scope: with no SVM or coarse-grained SVM only (single-device
+    /// contexts, `super::svm`) no memory is shared with the host or
     /// another device while a kernel runs, so the work-items of this
     /// device are all that can observe an atomic (OpenCL 3.0 API §4.2
     /// leaves SCOPE_ALL_DEVICES to devices that can honour it; this one

@@ -100,12 +100,13 @@ pub fn unregister(mem: &Mem) -> bool {
     map.len() != before
 }
 
-/// Drops the entries of `key` that overlap `[start, end)`: their objects
-/// are gone (the driver handed the addresses out again).
+/// Drops the dead entries of `key` that overlap `[start, end)`: their
+/// objects are gone and the driver handed the addresses out again. (A
+/// live one stays: a buffer made over an SVM allocation shares its range.)
 fn drop_overlapping(map: &mut Ranges, key: usize, start: u64, end: u64) {
     let doomed: Vec<(usize, u64)> = map
         .range((key, 0)..(key, end))
-        .filter(|(_, e)| e.end > start)
+        .filter(|(_, e)| e.end > start && e.mem().is_none())
         .map(|(k, _)| *k)
         .collect();
     for k in doomed {
@@ -117,11 +118,13 @@ fn drop_overlapping(map: &mut Ranges, key: usize, start: u64, end: u64) {
 /// `address`, with the offset of `address` in it.
 fn find(key: usize, address: u64) -> Option<(Arc<Mem>, u64)> {
     let map = RANGES.lock();
-    let ((_, start), e) = map.range((key, 0)..=(key, address)).next_back()?;
-    (address < e.end)
-        .then(|| e.mem())
-        .flatten()
-        .map(|m| (m, address - start))
+    // The nearest starts first; a dead entry nested in a live one (not
+    // yet dropped) does not hide it.
+    map.range((key, 0)..=(key, address))
+        .rev()
+        .take(16)
+        .filter(|(_, e)| address < e.end)
+        .find_map(|(&(_, start), e)| e.mem().map(|m| (m, address - start)))
 }
 
 /// The registered object of `context` whose storage on context device

@@ -78,6 +78,13 @@ pub struct Mem {
     /// sub-buffers inherit it (their address is the parent's plus their
     /// origin). The storage is registered in `super::device_address`.
     pub device_address: bool,
+    /// An SVM allocation (`super::svm`): its storage is mapped on the host
+    /// at its device address. Never handed to the application as a cl_mem.
+    pub svm_allocation: bool,
+    /// A buffer created with CL_MEM_USE_HOST_PTR over SVM memory
+    /// (CL_MEM_USES_SVM_POINTER): the SVM allocation whose storage it
+    /// shares, at `offset`.
+    pub svm_backing: Option<Arc<Mem>>,
     pub map_count: std::sync::atomic::AtomicU32,
     destructors: Mutex<Vec<(MemDestructor, usize)>>,
     /// Live clEnqueueMapBuffer mappings.
@@ -312,6 +319,8 @@ impl Mem {
             image: None,
             host_mirror,
             device_address: has_device_address_property(&properties),
+            svm_allocation: false,
+            svm_backing: None,
             properties,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
@@ -351,6 +360,8 @@ impl Mem {
             host_mirror: None,
             properties,
             device_address: false,
+            svm_allocation: false,
+            svm_backing: None,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
@@ -383,11 +394,78 @@ impl Mem {
             host_mirror: None,
             properties: Vec::new(),
             device_address: parent.device_address,
+            svm_allocation: false,
+            svm_backing: parent.svm_backing.clone(),
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
             residency,
         }))
+    }
+
+    /// An SVM allocation of `size` bytes on the context's only device,
+    /// whose storage `storage` is mapped at its device address
+    /// (`super::svm`).
+    pub fn new_svm(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        storage: Arc<Buffer>,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context,
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: storage.address as usize,
+            parent: None,
+            offset: 0,
+            storage: Some(storage),
+            image: None,
+            host_mirror: None,
+            properties: Vec::new(),
+            device_address: false,
+            svm_allocation: true,
+            svm_backing: None,
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+            residency: None,
+        })
+    }
+
+    /// A CL_MEM_USE_HOST_PTR buffer over `size` bytes at `offset` of the SVM
+    /// allocation `svm`: it shares that storage, so kernels, transfers and
+    /// maps reach the SVM memory itself (CL_MEM_USES_SVM_POINTER).
+    pub fn new_over_svm(
+        svm: &Arc<Mem>,
+        flags: cl_mem_flags,
+        offset: usize,
+        size: usize,
+        properties: Vec<cl_mem_properties>,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context: svm.context.clone(),
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: svm.host_ptr + offset,
+            parent: None,
+            offset,
+            storage: svm.storage.clone(),
+            image: None,
+            host_mirror: None,
+            device_address: has_device_address_property(&properties),
+            properties,
+            svm_allocation: false,
+            svm_backing: Some(svm.clone()),
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+            residency: None,
+        })
     }
 
     /// The ALLOC_HOST_PTR mirror of this buffer's storage (a sub-buffer's
@@ -419,7 +497,7 @@ impl Mem {
     /// Whether this object's storage on context device `dev` is the
     /// application's USE_HOST_PTR memory itself (imported; device 0 only).
     pub fn in_place_on(&self, dev: usize) -> bool {
-        dev == 0 && self.storage.as_ref().is_some_and(|b| b.is_imported())
+        dev == 0 && self.storage.as_ref().is_some_and(|b| b.is_host_memory())
     }
 
     /// Whether two memory objects share buffer storage.

@@ -21,7 +21,7 @@
 //!    `resident`, which wraps a command's recording), then
 //!    `device_address` (which object a raw device address points into);
 //! 6. commands: `transfer` (buffers, maps), `image_transfer`, `kernel`
-//!    (NDRange launches).
+//!    (NDRange launches), `svm` (SVM allocations and their commands).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
@@ -52,4 +52,5 @@ pub mod program;
 pub mod queue;
 pub mod residency;
 pub mod sampler;
+pub mod svm;
 pub mod transfer;

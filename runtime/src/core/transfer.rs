@@ -139,10 +139,37 @@ pub unsafe fn enqueue_write_from(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
+    // SAFETY: caller contract.
+    unsafe {
+        enqueue_write_from_as(
+            queue,
+            mem,
+            offset,
+            ptr,
+            size,
+            CL_COMMAND_WRITE_BUFFER,
+            wait_list,
+        )
+    }
+}
+
+/// [`enqueue_write_from`] reported as `command_type` (SVM memcpy).
+///
+/// # Safety
+/// `ptr` must be readable for `size` bytes until the returned event completes.
+pub unsafe fn enqueue_write_from_as(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    ptr: *const u8,
+    size: usize,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
     if size <= stream_from() {
         // SAFETY: caller contract.
         let data = unsafe { std::slice::from_raw_parts(ptr, size) };
-        return enqueue_write(queue, mem, offset, data, wait_list);
+        return enqueue_write_as(queue, mem, offset, data, command_type, wait_list);
     }
     let ring = Ring::new(queue, BufferKind::Upload)?;
     let raw = mem.buffer_on(queue.device_index)?.raw;
@@ -189,7 +216,7 @@ pub unsafe fn enqueue_write_from(
             }
         })
         .collect();
-    Ok(queue.submit_parts(CL_COMMAND_WRITE_BUFFER, wait_list, parts))
+    Ok(queue.submit_parts(command_type, wait_list, parts))
 }
 
 /// [`enqueue_read_as`] for large reads: streamed through a few staging
@@ -484,9 +511,33 @@ pub fn enqueue_copy(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
+    enqueue_copy_as(
+        queue,
+        src,
+        dst,
+        src_offset,
+        dst_offset,
+        size,
+        CL_COMMAND_COPY_BUFFER,
+        wait_list,
+    )
+}
+
+/// [`enqueue_copy`] reported as `command_type` (SVM memcpy).
+#[allow(clippy::too_many_arguments)]
+pub fn enqueue_copy_as(
+    queue: &Arc<Queue>,
+    src: &Arc<Mem>,
+    dst: &Arc<Mem>,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
     Ok(enqueue_device_copy(
         queue,
-        CL_COMMAND_COPY_BUFFER,
+        command_type,
         side_of(queue, src, src_offset)?,
         side_of(queue, dst, dst_offset)?,
         size,

@@ -17,6 +17,7 @@ pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;
+pub mod shared_memory;
 
 use ash::vk;
 use opencl_sys::*;
