@@ -95,7 +95,7 @@ fn create_buffer(
         || ctx
             .devices
             .iter()
-            .all(|d| size as u64 > d.max_mem_alloc_size())
+            .all(|d| !d.accepts_alloc_size(size as u64))
     {
         return Err(CL_INVALID_BUFFER_SIZE);
     }

@@ -164,8 +164,15 @@ pub fn enqueue_fill(
     let (m, off) = find(&queue.context, ptr)
         .filter(|(m, off)| off + size <= m.size)
         .ok_or(CL_INVALID_VALUE)?;
-    let data: Vec<u8> = pattern.iter().copied().cycle().take(size).collect();
-    transfer::enqueue_write_as(queue, &m, off, &data, CL_COMMAND_SVM_MEMFILL, wait_list)
+    transfer::enqueue_fill_as(
+        queue,
+        &m,
+        pattern,
+        off,
+        size,
+        CL_COMMAND_SVM_MEMFILL,
+        wait_list,
+    )
 }
 
 /// clEnqueueSVMMap / clEnqueueSVMUnmap / clEnqueueSVMMigrateMem: the

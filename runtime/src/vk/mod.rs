@@ -6,6 +6,7 @@
 //! image format table, launch plans). Inside, `device` is a hub that
 //! `buffer`, `clock`, `descriptors` and `image` refer to and back.
 
+pub mod allocation_probe;
 pub mod buffer;
 pub mod clock;
 pub mod descriptors;
