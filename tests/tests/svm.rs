@@ -309,21 +309,16 @@ fn linked_list_built_by_host_walked_by_kernel() {
     a.unmap();
     b.unmap();
     let k = cl.kernel(
-        // `next` is a ulong holding the pointer: a struct with a pointer
-        // to its own type (OpTypeForwardPointer) does not get through the
-        // structurizer yet (spirt: "OpTypeForwardPointer: result ID
-        // mismatch", a compiler bug of its own). The values are the same
-        // pointers either way.
-        "typedef struct node { int value; int pad; ulong next; } node;
+        "typedef struct node { int value; int pad; global struct node *next; } node;
          kernel void walk(global node *head, global long *out) {
              long sum = 0; int count = 0;
              global node *prev = 0;
              global node *n = head;
              while (n) {
-                 global node *next = (global node *)n->next;
+                 global node *next = n->next;
                  sum += n->value;
                  n->value *= 3;
-                 n->next = (ulong)prev;
+                 n->next = prev;
                  prev = n;
                  n = next;
                  count++;
