@@ -49,6 +49,10 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clGetKernelSuggestedLocalWorkSizeKHR" => {
             api::suggested_local::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
+        // cl_ext_buffer_device_address.
+        "clSetKernelArgDevicePointerEXT" => {
+            api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
+        }
         _ => std::ptr::null_mut(),
     }
 }

@@ -131,7 +131,7 @@ fn capabilities_match_the_feature_macros() {
     assert_eq!(fence & min_fence, min_fence, "fence {fence:#x}");
     if !testing_pocl() {
         // ferrocl: every order and scope (all devices = this device
-        // without SVM), for atomics and fences alike.
+        // without fine-grained SVM), for atomics and fences alike.
         let all = CL_DEVICE_ATOMIC_ORDER_RELAXED
             | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
             | CL_DEVICE_ATOMIC_ORDER_SEQ_CST

@@ -486,3 +486,55 @@ fn loops_with_unroll_hints() {
     want.extend((0..n).map(|i| i * 3 + 1));
     assert_same("dst", &cl.queue.read(&dst), &want);
 }
+
+/// A struct with a pointer to its own type (a list node): one kernel links
+/// the nodes of a buffer in a shuffled order, another walks the list from
+/// its head, summing and doubling the values. The order and sums are the
+/// host's computation of the same walk.
+#[test]
+fn self_referential_struct_linked_list() {
+    let cl = Cl::new();
+    const N: usize = 97;
+    const STRIDE: usize = 38; // coprime with N: visits every node once
+    let program = cl.build(
+        "typedef struct node { int value; global struct node *next; } node;
+         kernel void link(global node *nodes, int n, int stride) {
+             int i = get_global_id(0);
+             int at = (i * stride) % n;
+             int next = ((i + 1) * stride) % n;
+             nodes[at].value = i * 7 - 100;
+             nodes[at].next = i + 1 < n ? &nodes[next] : 0;
+         }
+         kernel void walk(global node *nodes, global int *out) {
+             int sum = 0, count = 0;
+             for (global node *p = nodes; p; p = p->next) {
+                 sum += p->value;
+                 p->value *= 2;
+                 count++;
+             }
+             out[0] = sum;
+             out[1] = count;
+         }",
+    );
+    // 16 bytes a node: int, padding, 64-bit pointer.
+    let nodes = cl.buffer::<i32>(N * 4);
+    let out = cl.buffer::<i32>(2);
+    let link = program.kernel("link");
+    link.arg(0, &nodes)
+        .arg(1, &(N as i32))
+        .arg(2, &(STRIDE as i32));
+    cl.queue.run(&link, &[N], None);
+    let walk = program.kernel("walk");
+    walk.arg(0, &nodes).arg(1, &out);
+    cl.queue.run(&walk, &[1], Some(&[1]));
+    let values: Vec<i32> = (0..N as i32).map(|i| i * 7 - 100).collect();
+    assert_eq!(
+        cl.queue.read(&out),
+        vec![values.iter().sum::<i32>(), N as i32]
+    );
+    let words = cl.queue.read(&nodes);
+    for (i, v) in values.iter().enumerate() {
+        let at = (i * STRIDE) % N;
+        assert_eq!(words[at * 4], v * 2, "node {at} (list position {i})");
+    }
+}

@@ -952,3 +952,83 @@ fn aligned_use_host_ptr_buffers_migrate() {
     // SAFETY: allocated above with this layout; the buffer is released.
     unsafe { std::alloc::dealloc(base.cast(), layout) };
 }
+
+/// cl_ext_buffer_device_address in a two-device context: one address per
+/// device (CTS private_address_multi_device), each device's kernel writes
+/// through its own address given with clSetKernelArgDevicePointerEXT, and
+/// the write migrates to the other device like any kernel write.
+#[test]
+fn device_addresses_per_device() {
+    let t = two();
+    let props = [
+        CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT,
+        CL_TRUE as cl_mem_properties,
+        0,
+    ];
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid context, 0-terminated properties.
+    let raw = unsafe {
+        clCreateBufferWithProperties(
+            t.context.raw(),
+            props.as_ptr(),
+            CL_MEM_READ_WRITE,
+            64,
+            ptr::null_mut(),
+            &mut status,
+        )
+    };
+    check(
+        status,
+        "clCreateBufferWithProperties(DEVICE_PRIVATE_ADDRESS)",
+    );
+    let buf = Buffer::<u64>::from_raw(raw, 8);
+    let addresses: Vec<u64> = query(ferrocl_tests::info::mem_info(
+        buf.raw(),
+        CL_MEM_DEVICE_ADDRESS_EXT,
+    ))
+    .unwrap();
+    assert_eq!(addresses.len(), 2, "one address per device");
+    assert!(addresses.iter().all(|&a| a != 0));
+    // SAFETY: a NUL-terminated name, a valid platform.
+    let f = unsafe {
+        clGetExtensionFunctionAddressForPlatform(
+            platform(),
+            c"clSetKernelArgDevicePointerEXT".as_ptr(),
+        )
+    };
+    assert!(!f.is_null());
+    type SetPtr = unsafe extern "system" fn(cl_kernel, cl_uint, cl_ulong) -> cl_int;
+    // SAFETY: the extension's signature.
+    let set_ptr = unsafe { std::mem::transmute::<*mut std::ffi::c_void, SetPtr>(f) };
+    let program = t
+        .context
+        .build_for_all("kernel void put(global ulong *p, ulong v) { *p = v; }");
+    let k = program.kernel("put");
+    for (i, q) in [&t.q0, &t.q1].into_iter().enumerate() {
+        // SAFETY: valid kernel; argument 0 is a global pointer.
+        check(
+            unsafe { set_ptr(k.raw(), 0, addresses[i] + 8 * (i as u64 + 1)) },
+            "clSetKernelArgDevicePointerEXT",
+        );
+        let v = 0xAABB_CCDD_0000_0000u64 + i as u64;
+        k.arg(1, &v);
+        launch(q, &k, 1, &[]).wait();
+    }
+    // Device 0 wrote word 1 on its storage, device 1 word 2 on its own,
+    // after device 0's contents migrated to it: both are on device 1 now.
+    let got = t.q1.read(&buf);
+    assert_eq!(got[1..3], [0xAABB_CCDD_0000_0000, 0xAABB_CCDD_0000_0001]);
+    let got = t.q0.read(&buf);
+    assert_eq!(got[1..3], [0xAABB_CCDD_0000_0000, 0xAABB_CCDD_0000_0001]);
+}
+
+/// SVM needs one pointer that is the device address on every device of
+/// the context: with two VkDevices it cannot be had, and clSVMAlloc
+/// returns NULL (runtime/src/core/svm.rs).
+#[test]
+fn svm_alloc_in_a_two_device_context_fails() {
+    let t = two();
+    // SAFETY: valid context.
+    let p = unsafe { clSVMAlloc(t.context.raw(), CL_MEM_READ_WRITE, 4096, 0) };
+    assert!(p.is_null());
+}

@@ -251,7 +251,7 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         // Program-scope global variables are not offered yet.
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => Info::usize(d.max_global_variable_size()),
         CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::usize(d.max_global_variable_size()),
-        CL_DEVICE_SVM_CAPABILITIES => Info::u64(0),
+        CL_DEVICE_SVM_CAPABILITIES => Info::u64(d.svm_capabilities()),
         CL_DEVICE_MAX_PIPE_ARGS
         | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
         | CL_DEVICE_PIPE_MAX_PACKET_SIZE => Info::u32(0),

@@ -237,38 +237,177 @@ pub unsafe extern "C" fn clSetKernelArg(
 
 pub unsafe extern "C" fn clSetKernelArgSVMPointer(
     k: cl_kernel,
-    _i: cl_uint,
-    _v: *const c_void,
+    index: cl_uint,
+    value: *const c_void,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Kernel>(k) }?;
+        let kern = unsafe { get::<Kernel>(k) }?;
         // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
-        Err(CL_INVALID_OPERATION)
+        if !kern
+            .program
+            .context
+            .devices
+            .iter()
+            .any(|d| d.svm_capabilities() != 0)
+        {
+            return Err(CL_INVALID_OPERATION);
+        }
+        // SVM pointers are device addresses (`ferrocl_runtime::core::svm`):
+        // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid
+        // value" is left to the kernel, as any pointer may be passed.
+        set_address_arg(kern, index, value as u64, true).map_err(|e| match e {
+            CL_INVALID_ARG_INDEX if (index as usize) < kern.info().args.len() => {
+                CL_INVALID_ARG_VALUE
+            }
+            e => e,
+        })
     })
 }
 
 pub unsafe extern "C" fn clSetKernelExecInfo(
     k: cl_kernel,
     param: cl_kernel_exec_info,
-    _size: usize,
-    _value: *const c_void,
+    size: usize,
+    value: *const c_void,
 ) -> cl_int {
     code(|| {
         // SAFETY: handle from the application.
-        unsafe { get::<Kernel>(k) }?;
+        let kern = unsafe { get::<Kernel>(k) }?;
+        let svm = kern
+            .program
+            .context
+            .devices
+            .iter()
+            .any(|d| d.svm_capabilities() != 0);
         match param {
-            // Both parameters are about SVM. With no SVM device the SVM rule
-            // comes before any check of the value (OpenCL 3.0's optional
-            // SVM: CTS consistency_svm passes NULL/0): "CL_INVALID_OPERATION
-            // if no devices in the context associated with kernel support
-            // SVM" (CL_DEVICE_SVM_CAPABILITIES is 0).
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
-                Err(CL_INVALID_OPERATION)
+            // "CL_INVALID_OPERATION if param_name is
+            // CL_KERNEL_EXEC_INFO_SVM_PTRS [...] and no devices in the
+            // context associated with kernel support SVM" (checked before
+            // the value: OpenCL 3.0's optional SVM, CTS consistency_svm
+            // passes NULL/0).
+            CL_KERNEL_EXEC_INFO_SVM_PTRS => {
+                if !svm {
+                    return Err(CL_INVALID_OPERATION);
+                }
+                // SAFETY: `size` bytes of pointers per the application.
+                let ptrs =
+                    unsafe { address_list(size, value, std::mem::size_of::<*const c_void>()) }?;
+                kern.indirect.lock().svm_ptrs = ptrs;
+                Ok(())
+            }
+            // "CL_INVALID_OPERATION if param_name is
+            // CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM and param_value is
+            // CL_TRUE but no devices in context associated with kernel
+            // support fine-grain system SVM allocations." No device does.
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                if !svm {
+                    return Err(CL_INVALID_OPERATION);
+                }
+                if value.is_null() || size != std::mem::size_of::<cl_bool>() {
+                    return Err(CL_INVALID_VALUE);
+                }
+                // SAFETY: a cl_bool per the size check.
+                match unsafe { *(value as *const cl_bool) } {
+                    CL_FALSE => Ok(()),
+                    _ => Err(CL_INVALID_OPERATION),
+                }
+            }
+            // cl_ext_buffer_device_address: "CL_INVALID_OPERATION if
+            // param_name is CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT and no
+            // device in the context associated with kernel support device
+            // pointers": every device does, but only kernels built with
+            // physical addressing take raw device pointers.
+            CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
+                if !kern.takes_device_addresses() {
+                    return Err(CL_INVALID_OPERATION);
+                }
+                // SAFETY: `size` bytes of addresses per the application.
+                let ptrs = unsafe {
+                    address_list(
+                        size,
+                        value,
+                        std::mem::size_of::<cl_mem_device_address_ext>(),
+                    )
+                }?;
+                kern.indirect.lock().device_ptrs = ptrs;
+                Ok(())
             }
             // "CL_INVALID_VALUE if param_name is not valid [...]"
             _ => Err(CL_INVALID_VALUE),
         }
+    })
+}
+
+/// The pointers of a clSetKernelExecInfo list: `size` bytes at `value`,
+/// `width` bytes each. "CL_INVALID_VALUE if [...] param_value is NULL or
+/// if the size specified by param_value_size is not valid."
+///
+/// # Safety
+/// `value` is NULL or points at `size` readable bytes.
+unsafe fn address_list(size: usize, value: *const c_void, width: usize) -> CLResult<Vec<u64>> {
+    if value.is_null() || size == 0 || !size.is_multiple_of(width) {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: `size` bytes per the caller; read unaligned, byte by byte.
+    let bytes = unsafe { std::slice::from_raw_parts(value as *const u8, size) };
+    Ok(bytes
+        .chunks_exact(width)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w[..width].copy_from_slice(c);
+            u64::from_ne_bytes(w)
+        })
+        .collect())
+}
+
+/// clSetKernelArgDevicePointerEXT and clSetKernelArgSVMPointer: a raw
+/// address for argument `index`, which must be a pointer to global (or,
+/// for SVM, constant) memory of a kernel built with physical addressing.
+fn set_address_arg(
+    kern: &Kernel,
+    index: cl_uint,
+    address: u64,
+    constant_too: bool,
+) -> CLResult<()> {
+    let info = kern.info();
+    // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index",
+    // also for an argument that is not a pointer to global memory (CTS
+    // negative_private_address).
+    let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+    let space_ok = match arg.address_qualifier {
+        AddressQualifier::Global => true,
+        AddressQualifier::Constant => constant_too,
+        _ => false,
+    };
+    if !matches!(arg.kind, ArgKind::Buffer) || !space_ok {
+        return Err(CL_INVALID_ARG_INDEX);
+    }
+    // A kernel built with descriptor addressing (FERROCL_ADDRESSING=
+    // descriptor, -ferrocl-addressing=descriptor, -pod-ubo, ...) sees a
+    // pointer as a binding slot and an offset, never a device address:
+    // "CL_INVALID_OPERATION if no devices in the context associated with
+    // kernel support the device pointer" for this kernel.
+    if !kern.takes_device_addresses() {
+        return Err(CL_INVALID_OPERATION);
+    }
+    kern.set_arg(index as usize, ArgValue::Address(address));
+    Ok(())
+}
+
+/// cl_ext_buffer_device_address, reached through
+/// clGetExtensionFunctionAddress(ForPlatform).
+pub unsafe extern "C" fn clSetKernelArgDevicePointerEXT(
+    k: cl_kernel,
+    index: cl_uint,
+    value: cl_mem_device_address_ext,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        // Any value is valid: "it's legal to pass invalid pointers as the
+        // value [...] as long as they are not dereferenced" (NULL included).
+        set_address_arg(kern, index, value, false)
     })
 }
 

@@ -5,10 +5,12 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
+use ferrocl_runtime::core::device_address;
 use ferrocl_runtime::core::memory::{Mem, MemDestructor};
 use ferrocl_runtime::core::object::{
     get, get_arc, handle_of, into_handle, release, retain, ClObject,
 };
+use ferrocl_runtime::core::svm;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -41,6 +43,43 @@ pub fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
     Ok(())
 }
 
+/// The property list of clCreateBufferWithProperties as given (pairs,
+/// then the terminating 0; empty for NULL). The one property is
+/// cl_ext_buffer_device_address's CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, a
+/// cl_bool (every ferrocl device has buffer device addresses).
+///
+/// # Safety
+/// `props` is NULL or a 0-terminated list of pairs.
+unsafe fn buffer_properties(props: *const cl_mem_properties) -> CLResult<Vec<cl_mem_properties>> {
+    let mut list = Vec::new();
+    if props.is_null() {
+        return Ok(list);
+    }
+    let mut i = 0;
+    loop {
+        // SAFETY: within the 0-terminated list.
+        let name = unsafe { *props.add(i) };
+        if name == 0 {
+            break;
+        }
+        // SAFETY: a name is followed by its value.
+        let value = unsafe { *props.add(i + 1) };
+        // "CL_INVALID_PROPERTY if a property name in properties is not a
+        // supported property name, if the value specified for a supported
+        // property name is not valid, or if the same property name is
+        // specified more than once."
+        let valid_value =
+            value == CL_TRUE as cl_mem_properties || value == CL_FALSE as cl_mem_properties;
+        if name != CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT || !valid_value || list.contains(&name) {
+            return Err(CL_INVALID_PROPERTY);
+        }
+        list.extend([name, value]);
+        i += 2;
+    }
+    list.push(0);
+    Ok(list)
+}
+
 fn create_buffer(
     c: cl_context,
     props: Vec<cl_mem_properties>,
@@ -56,7 +95,7 @@ fn create_buffer(
         || ctx
             .devices
             .iter()
-            .all(|d| size as u64 > d.max_mem_alloc_size())
+            .all(|d| !d.accepts_alloc_size(size as u64))
     {
         return Err(CL_INVALID_BUFFER_SIZE);
     }
@@ -81,9 +120,26 @@ fn create_buffer(
     } else {
         0
     };
-    Ok(into_handle(Mem::new_buffer(
-        ctx, flags, size, keep_ptr, init, props,
-    )?))
+    // CL_MEM_USE_HOST_PTR over SVM memory: the buffer is that memory
+    // (CL_MEM_USES_SVM_POINTER), found as an allocation of this context
+    // that holds the whole range.
+    let over_svm = (flags & CL_MEM_USE_HOST_PTR != 0)
+        .then(|| svm::find(&ctx, host_ptr as u64))
+        .flatten()
+        .filter(|(m, off)| off + size <= m.size);
+    if let Some((svm_mem, off)) = over_svm {
+        // Its ranges are the allocation's, registered already.
+        return Ok(into_handle(Mem::new_over_svm(
+            &svm_mem, flags, off, size, props,
+        )));
+    }
+    let mem = Mem::new_buffer(ctx, flags, size, keep_ptr, init, props)?;
+    if mem.device_address {
+        // Fixed addresses on every device from now on, and known to the
+        // launches that get them as raw pointers.
+        device_address::register(&mem, false)?;
+    }
+    Ok(into_handle(mem))
 }
 
 pub unsafe extern "C" fn clCreateBuffer(
@@ -107,17 +163,8 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     object(errcode_ret, || {
-        let mut list = Vec::new();
-        if !props.is_null() {
-            // SAFETY: 0-terminated list from the application.
-            let first = unsafe { *props };
-            // "CL_INVALID_PROPERTY if a property name in properties is not a
-            // supported property name": OpenCL 3.0 core defines none for buffers.
-            if first != 0 {
-                return Err(CL_INVALID_PROPERTY);
-            }
-            list.push(0);
-        }
+        // SAFETY: a 0-terminated list from the application, or NULL.
+        let list = unsafe { buffer_properties(props) }?;
         create_buffer(c, list, flags, size, host_ptr)
     })
 }
@@ -241,8 +288,27 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             } else {
                 0
             })),
-            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(false)),
+            // "CL_TRUE if memobj is a buffer object that was created with
+            // CL_MEM_USE_HOST_PTR or is a sub-buffer object of a buffer
+            // object that was created with CL_MEM_USE_HOST_PTR and the
+            // host_ptr specified when the buffer object was created is a
+            // SVM pointer; otherwise returns CL_FALSE."
+            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(mem.svm_backing.is_some())),
             CL_MEM_PROPERTIES => Ok(Info::raw(&mem.properties)),
+            // cl_ext_buffer_device_address: the address on each device of
+            // the context, in the context's order. "CL_INVALID_OPERATION
+            // [...] if memobj was not created with
+            // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT" (sub-buffers of such a
+            // buffer were: their address is the parent's plus the origin).
+            CL_MEM_DEVICE_ADDRESS_EXT => {
+                if !mem.device_address {
+                    return Err(CL_INVALID_OPERATION);
+                }
+                let addresses = (0..mem.context.devices.len())
+                    .map(|d| mem.device_address_on(d))
+                    .collect::<CLResult<Vec<u64>>>()?;
+                Ok(Info::raw(&addresses))
+            }
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.

@@ -13,5 +13,6 @@ pub mod program;
 pub mod queue;
 pub mod sampler;
 pub mod suggested_local;
+pub mod svm;
 pub mod timer;
 pub mod unsupported;

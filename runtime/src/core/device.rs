@@ -39,6 +39,8 @@ pub struct Device {
     loop_status: OnceLock<CLResult<Arc<LoopStatus>>>,
     /// `loop_limiter`, decided once.
     loop_limiter: OnceLock<bool>,
+    /// CL_DEVICE_MAX_MEM_ALLOC_SIZE, decided once (`max_mem_alloc_size`).
+    large_alloc: OnceLock<u64>,
 }
 
 impl ClObject for Device {
@@ -67,6 +69,7 @@ impl Device {
             null_buffer: OnceLock::new(),
             loop_status: OnceLock::new(),
             loop_limiter: OnceLock::new(),
+            large_alloc: OnceLock::new(),
         }
     }
 
@@ -216,22 +219,57 @@ impl Device {
         self.phys.device_local_heap_size()
     }
 
-    pub fn max_mem_alloc_size(&self) -> u64 {
+    /// The largest single allocation Vulkan promises, as CL reports it:
+    /// maxMemoryAllocationSize within the share of memory below.
+    fn promised_alloc_size(&self) -> u64 {
         let min_required = (1u64 << 30).min(self.global_mem_size() / 4).max(32 << 20);
-        // On a GPU, a quarter of global memory, as the GPU vendors' own
-        // drivers report it (and what applications size their buffers by),
-        // within what Vulkan allows in one allocation. A CPU device's
-        // memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY), and its
-        // Vulkan heap can be small (lavapipe: a nominal 2 GiB): a quarter of
-        // it is 512 MiB there, and applications halve a unified device's
-        // sizes (hashcat then keeps 256 MiB spare in one allocation, so it
-        // found no room at all). It gets what Vulkan allows.
-        let share = if self.phys.is_cpu() { 1 } else { 4 };
         let vk_max = self
             .phys
             .max_memory_allocation_size
-            .min(self.global_mem_size() / share);
+            .min(self.global_mem_size() / self.alloc_share());
         vk_max.max(min_required.min(self.global_mem_size()))
+    }
+
+    /// On a GPU, a quarter of global memory, as the GPU vendors' own
+    /// drivers report it (and what applications size their buffers by).
+    /// A CPU device's memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY),
+    /// and its Vulkan heap can be small (lavapipe: a nominal 2 GiB): a
+    /// quarter of it is 512 MiB there, and applications halve a unified
+    /// device's sizes (hashcat then keeps 256 MiB spare in one allocation,
+    /// so it found no room at all). It gets all of it.
+    fn alloc_share(&self) -> u64 {
+        if self.phys.is_cpu() {
+            1
+        } else {
+            4
+        }
+    }
+
+    /// CL_DEVICE_MAX_MEM_ALLOC_SIZE: that share of global memory, within
+    /// maxBufferSize (Vulkan 1.3 / VK_KHR_maintenance4). Beyond Vulkan's
+    /// maxMemoryAllocationSize (4 GiB on NVIDIA) only where the driver
+    /// accepts it: one allocation of that size is tried, once, on the
+    /// first ask (`vk::Device::can_allocate_buffer`); otherwise what Vulkan
+    /// promises ([`Device::promised_alloc_size`]).
+    pub fn max_mem_alloc_size(&self) -> u64 {
+        *self.large_alloc.get_or_init(|| {
+            let promised = self.promised_alloc_size();
+            let share = self.global_mem_size() / self.alloc_share();
+            let want = self.phys.max_buffer_size.map_or(promised, |m| share.min(m));
+            let accepted = want > promised && self.vk().is_ok_and(|v| v.can_allocate_buffer(want));
+            if accepted {
+                want
+            } else {
+                promised
+            }
+        })
+    }
+
+    /// Whether one buffer of `size` bytes is within
+    /// CL_DEVICE_MAX_MEM_ALLOC_SIZE, without the allocation probe of
+    /// [`Device::max_mem_alloc_size`] for sizes Vulkan promises anyway.
+    pub fn accepts_alloc_size(&self, size: u64) -> bool {
+        size <= self.promised_alloc_size() || size <= self.max_mem_alloc_size()
     }
 
     pub fn local_mem_size(&self) -> u64 {
@@ -360,7 +398,23 @@ impl Device {
         // compare-exchange loops (the compiler's `lower::atomic::float`);
         // which types and operations: `fp_atomic_capabilities`.
         e.push(("cl_ext_float_atomics", (1, 0, 0)));
+        // Raw device addresses of buffers: every device has Vulkan buffer
+        // device addresses, and kernels built with physical addressing
+        // (the default) take them as pointers (`super::device_address`).
+        e.push(("cl_ext_buffer_device_address", (1, 0, 0)));
         e
+    }
+
+    /// CL_DEVICE_SVM_CAPABILITIES: coarse-grained buffer SVM where an
+    /// allocation can have its host mapping at its device address (a
+    /// probe allocation on first ask, `vk::Device::shared_memory_works`;
+    /// `super::svm` has the design). Fine-grained SVM is not reported.
+    pub fn svm_capabilities(&self) -> cl_device_svm_capabilities {
+        if self.vk().is_ok_and(|v| v.shared_memory_works()) {
+            CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
+        } else {
+            0
+        }
     }
 
     /// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz (`clock_frequency`), read
@@ -414,7 +468,8 @@ impl Device {
     /// (`vulkan_memory_model`) or on lavapipe (`rmw_ordering`) (the
     /// compiler's `lower::atomic` and `lower::vmm` have the mapping). seq_cst is implemented as acq_rel, which is all Vulkan
     /// has (what that leaves out: `lower::atomic`). All-devices scope is
-    /// device scope: without SVM no memory is shared with the host or
+    /// device scope: with no SVM or coarse-grained SVM only (single-device
+    /// contexts, `super::svm`) no memory is shared with the host or
     /// another device while a kernel runs, so the work-items of this
     /// device are all that can observe an atomic (OpenCL 3.0 API §4.2
     /// leaves SCOPE_ALL_DEVICES to devices that can honour it; this one

@@ -46,6 +46,11 @@ pub enum ArgValue {
     /// An image (of the argument's type), not kept alive (as buffers).
     Image(Weak<Mem>),
     Sampler(Arc<Sampler>),
+    /// A raw device address for a global pointer argument
+    /// (clSetKernelArgDevicePointerEXT, clSetKernelArgSVMPointer; 0 is
+    /// NULL), passed to the kernel as it is. The launch keeps the
+    /// registered object it points into alive (`super::device_address`).
+    Address(u64),
 }
 
 pub struct DeviceKernel {
@@ -65,6 +70,18 @@ pub struct Kernel {
     pub name: String,
     pub per_device: Vec<Arc<DeviceKernel>>,
     pub args: Mutex<Vec<Option<ArgValue>>>,
+    /// Addresses the kernel reaches other than through its arguments
+    /// (CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, CL_KERNEL_EXEC_INFO_SVM_PTRS):
+    /// a launch keeps their objects alive and, in a multi-device context,
+    /// current on its device.
+    pub indirect: Mutex<IndirectPointers>,
+}
+
+/// The two lists of clSetKernelExecInfo; each call replaces its list.
+#[derive(Clone, Default)]
+pub struct IndirectPointers {
+    pub device_ptrs: Vec<u64>,
+    pub svm_ptrs: Vec<u64>,
 }
 
 impl ClObject for Kernel {
@@ -109,6 +126,7 @@ impl Kernel {
             name: name.to_string(),
             per_device,
             args: Mutex::new(vec![None; nargs]),
+            indirect: Mutex::new(IndirectPointers::default()),
         }))
     }
 
@@ -123,6 +141,7 @@ impl Kernel {
             name: self.name.clone(),
             per_device: self.per_device.clone(),
             args: Mutex::new(self.args.lock().clone()),
+            indirect: Mutex::new(self.indirect.lock().clone()),
         })
     }
 
@@ -133,6 +152,15 @@ impl Kernel {
 
     pub fn for_device(&self, d: &Device) -> Option<&Arc<DeviceKernel>> {
         self.per_device.iter().find(|k| std::ptr::eq(&*k.device, d))
+    }
+
+    /// Whether every build of this kernel takes raw device addresses for
+    /// its global pointers (physical addressing): descriptor-addressed
+    /// kernels see a pointer as `slot << 32 | offset` and cannot.
+    pub fn takes_device_addresses(&self) -> bool {
+        self.per_device
+            .iter()
+            .all(|k| k.info.addressing == compiler::Addressing::Physical)
     }
 
     /// clSetKernelArg after the ICD layer resolved a cl_mem value.
@@ -345,6 +373,21 @@ fn resolve_args<'a>(
                 }
                 data
             }
+            (ArgKind::Buffer, ArgValue::Address(address)) => {
+                // Only physical addressing takes raw addresses (the ICD
+                // refuses them for other kernels; this is a second build
+                // of the program made since).
+                if a.descriptor.is_some() {
+                    return Err(CL_INVALID_KERNEL_ARGS);
+                }
+                if let Some((m, _)) = super::device_address::lookup(&queue.context, di, *address) {
+                    if multi {
+                        r.writes.push(m.flags & CL_MEM_READ_ONLY == 0);
+                    }
+                    r.keep.push(m);
+                }
+                ArgData::Buffer((*address != 0).then_some(*address))
+            }
             (ArgKind::Pod, ArgValue::Pod(bytes)) => ArgData::Pod(bytes),
             (ArgKind::LocalPointer { .. }, ArgValue::Local(n)) => ArgData::Local(*n),
             _ => return Err(CL_INVALID_KERNEL_ARGS),
@@ -352,6 +395,24 @@ fn resolve_args<'a>(
         r.data.push(data);
     }
     Ok(r)
+}
+
+/// The registered objects behind a kernel's indirect pointers
+/// (clSetKernelExecInfo), added to what a launch keeps alive (and, in a
+/// multi-device context, makes current for writing: the kernel may write
+/// through them). An address in no registered object adds nothing.
+fn resolve_indirect(queue: &Queue, indirect: &IndirectPointers, r: &mut ResolvedArgs<'_>) {
+    let multi = queue.context.devices.len() > 1;
+    for &address in indirect.device_ptrs.iter().chain(&indirect.svm_ptrs) {
+        if let Some((m, _)) =
+            super::device_address::lookup(&queue.context, queue.device_index, address)
+        {
+            if multi {
+                r.writes.push(m.flags & CL_MEM_READ_ONLY == 0);
+            }
+            r.keep.push(m);
+        }
+    }
 }
 
 /// A mapped host-visible buffer of `bytes.len()` bytes holding `bytes`.
@@ -432,13 +493,16 @@ pub fn enqueue_ndrange(
 
     // The arguments on this device, and their bytes: push constants, the
     // argument block, POD bindings.
+    let indirect = kernel.indirect.lock().clone();
+    let mut resolved = resolve_args(queue, &dk, &args)?;
+    resolve_indirect(queue, &indirect, &mut resolved);
     let ResolvedArgs {
         data,
         mut descriptors,
         keep,
         writes,
         samplers,
-    } = resolve_args(queue, &dk, &args)?;
+    } = resolved;
     let abi = KernelAbi::of(info);
     let mut layout = launch::layout_args(&abi, &data)?;
     // `__local` pointer arguments: the region of the Workgroup array they

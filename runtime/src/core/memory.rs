@@ -72,6 +72,19 @@ pub struct Mem {
     /// only; a sub-buffer uses its parent's, see [`Mem::mirror`]).
     host_mirror: Option<Arc<Buffer>>,
     pub properties: Vec<cl_mem_properties>,
+    /// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT (cl_ext_buffer_device_address):
+    /// the storage's device address on each device is fixed for the
+    /// object's lifetime and reported by CL_MEM_DEVICE_ADDRESS_EXT;
+    /// sub-buffers inherit it (their address is the parent's plus their
+    /// origin). The storage is registered in `super::device_address`.
+    pub device_address: bool,
+    /// An SVM allocation (`super::svm`): its storage is mapped on the host
+    /// at its device address. Never handed to the application as a cl_mem.
+    pub svm_allocation: bool,
+    /// A buffer created with CL_MEM_USE_HOST_PTR over SVM memory
+    /// (CL_MEM_USES_SVM_POINTER): the SVM allocation whose storage it
+    /// shares, at `offset`.
+    pub svm_backing: Option<Arc<Mem>>,
     pub map_count: std::sync::atomic::AtomicU32,
     destructors: Mutex<Vec<(MemDestructor, usize)>>,
     /// Live clEnqueueMapBuffer mappings.
@@ -231,6 +244,17 @@ fn host_import_enabled() -> bool {
     !*OFF.get_or_init(|| std::env::var_os("FERROCL_NO_HOST_IMPORT").is_some_and(|v| v != "0"))
 }
 
+/// Whether a buffer's property list (name, value pairs, then 0) sets
+/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT to CL_TRUE.
+fn has_device_address_property(properties: &[cl_mem_properties]) -> bool {
+    properties
+        .chunks_exact(2)
+        .take_while(|p| p[0] != 0)
+        .any(|p| {
+            p[0] == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && p[1] == cl_mem_properties::from(CL_TRUE)
+        })
+}
+
 impl ClObject for Mem {
     const TAG: u32 = tag(b"MEMO");
     const INVALID: cl_int = CL_INVALID_MEM_OBJECT;
@@ -294,6 +318,9 @@ impl Mem {
             storage: Some(storage),
             image: None,
             host_mirror,
+            device_address: has_device_address_property(&properties),
+            svm_allocation: false,
+            svm_backing: None,
             properties,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
@@ -332,6 +359,9 @@ impl Mem {
             image: Some(image),
             host_mirror: None,
             properties,
+            device_address: false,
+            svm_allocation: false,
+            svm_backing: None,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
@@ -363,11 +393,79 @@ impl Mem {
             image: None,
             host_mirror: None,
             properties: Vec::new(),
+            device_address: parent.device_address,
+            svm_allocation: false,
+            svm_backing: parent.svm_backing.clone(),
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),
             maps: Mutex::new(Vec::new()),
             residency,
         }))
+    }
+
+    /// An SVM allocation of `size` bytes on the context's only device,
+    /// whose storage `storage` is mapped at its device address
+    /// (`super::svm`).
+    pub fn new_svm(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        storage: Arc<Buffer>,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context,
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: storage.address as usize,
+            parent: None,
+            offset: 0,
+            storage: Some(storage),
+            image: None,
+            host_mirror: None,
+            properties: Vec::new(),
+            device_address: false,
+            svm_allocation: true,
+            svm_backing: None,
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+            residency: None,
+        })
+    }
+
+    /// A CL_MEM_USE_HOST_PTR buffer over `size` bytes at `offset` of the SVM
+    /// allocation `svm`: it shares that storage, so kernels, transfers and
+    /// maps reach the SVM memory itself (CL_MEM_USES_SVM_POINTER).
+    pub fn new_over_svm(
+        svm: &Arc<Mem>,
+        flags: cl_mem_flags,
+        offset: usize,
+        size: usize,
+        properties: Vec<cl_mem_properties>,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context: svm.context.clone(),
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: svm.host_ptr + offset,
+            parent: None,
+            offset,
+            storage: svm.storage.clone(),
+            image: None,
+            host_mirror: None,
+            device_address: has_device_address_property(&properties),
+            properties,
+            svm_allocation: false,
+            svm_backing: Some(svm.clone()),
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+            residency: None,
+        })
     }
 
     /// The ALLOC_HOST_PTR mirror of this buffer's storage (a sub-buffer's
@@ -399,7 +497,7 @@ impl Mem {
     /// Whether this object's storage on context device `dev` is the
     /// application's USE_HOST_PTR memory itself (imported; device 0 only).
     pub fn in_place_on(&self, dev: usize) -> bool {
-        dev == 0 && self.storage.as_ref().is_some_and(|b| b.is_imported())
+        dev == 0 && self.storage.as_ref().is_some_and(|b| b.is_host_memory())
     }
 
     /// Whether two memory objects share buffer storage.

@@ -18,9 +18,10 @@
 //!    share: `ImagePart`, `MapMemory`, the per-device `Residency` record),
 //!    then `image` (creation);
 //! 5. residency: `residency` (per-device replicas, migration, and
-//!    `resident`, which wraps a command's recording);
+//!    `resident`, which wraps a command's recording), then
+//!    `device_address` (which object a raw device address points into);
 //! 6. commands: `transfer` (buffers, maps), `image_transfer`, `kernel`
-//!    (NDRange launches).
+//!    (NDRange launches), `svm` (SVM allocations and their commands).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
@@ -28,6 +29,7 @@
 pub mod clock_frequency;
 pub mod context;
 pub mod device;
+pub mod device_address;
 pub mod error;
 pub mod event;
 pub mod exit;
@@ -50,4 +52,5 @@ pub mod program;
 pub mod queue;
 pub mod residency;
 pub mod sampler;
+pub mod svm;
 pub mod transfer;

@@ -139,10 +139,37 @@ pub unsafe fn enqueue_write_from(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
+    // SAFETY: caller contract.
+    unsafe {
+        enqueue_write_from_as(
+            queue,
+            mem,
+            offset,
+            ptr,
+            size,
+            CL_COMMAND_WRITE_BUFFER,
+            wait_list,
+        )
+    }
+}
+
+/// [`enqueue_write_from`] reported as `command_type` (SVM memcpy).
+///
+/// # Safety
+/// `ptr` must be readable for `size` bytes until the returned event completes.
+pub unsafe fn enqueue_write_from_as(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    offset: usize,
+    ptr: *const u8,
+    size: usize,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
     if size <= stream_from() {
         // SAFETY: caller contract.
         let data = unsafe { std::slice::from_raw_parts(ptr, size) };
-        return enqueue_write(queue, mem, offset, data, wait_list);
+        return enqueue_write_as(queue, mem, offset, data, command_type, wait_list);
     }
     let ring = Ring::new(queue, BufferKind::Upload)?;
     let raw = mem.buffer_on(queue.device_index)?.raw;
@@ -189,7 +216,7 @@ pub unsafe fn enqueue_write_from(
             }
         })
         .collect();
-    Ok(queue.submit_parts(CL_COMMAND_WRITE_BUFFER, wait_list, parts))
+    Ok(queue.submit_parts(command_type, wait_list, parts))
 }
 
 /// [`enqueue_read_as`] for large reads: streamed through a few staging
@@ -484,9 +511,33 @@ pub fn enqueue_copy(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
+    enqueue_copy_as(
+        queue,
+        src,
+        dst,
+        src_offset,
+        dst_offset,
+        size,
+        CL_COMMAND_COPY_BUFFER,
+        wait_list,
+    )
+}
+
+/// [`enqueue_copy`] reported as `command_type` (SVM memcpy).
+#[allow(clippy::too_many_arguments)]
+pub fn enqueue_copy_as(
+    queue: &Arc<Queue>,
+    src: &Arc<Mem>,
+    dst: &Arc<Mem>,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
     Ok(enqueue_device_copy(
         queue,
-        CL_COMMAND_COPY_BUFFER,
+        command_type,
         side_of(queue, src, src_offset)?,
         side_of(queue, dst, dst_offset)?,
         size,
@@ -496,8 +547,10 @@ pub fn enqueue_copy(
     ))
 }
 
-/// clEnqueueFillBuffer: the pattern is expanded on the host into staging
-/// memory for the whole region, then copied (any pattern size, any offset).
+/// clEnqueueFillBuffer: the pattern is expanded on the host into one
+/// staging chunk of at most [`FILL_CHUNK`] bytes (any pattern size, any
+/// offset), which the device copies over the region chunk by chunk: a fill
+/// of a buffer of many GiB takes 4 MiB of staging, not its size.
 pub fn enqueue_fill(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
@@ -506,8 +559,57 @@ pub fn enqueue_fill(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let data: Vec<u8> = pattern.iter().copied().cycle().take(size).collect();
-    enqueue_write_as(queue, mem, offset, &data, CL_COMMAND_FILL_BUFFER, wait_list)
+    enqueue_fill_as(
+        queue,
+        mem,
+        pattern,
+        offset,
+        size,
+        CL_COMMAND_FILL_BUFFER,
+        wait_list,
+    )
+}
+
+/// Bytes of the staging chunk a fill repeats: a multiple of every pattern
+/// size OpenCL allows (powers of two up to 128).
+const FILL_CHUNK: usize = 4 << 20;
+
+/// [`enqueue_fill`] reported as `command_type` (SVM fill). `size` is a
+/// multiple of `pattern.len()`.
+pub fn enqueue_fill_as(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    pattern: &[u8],
+    offset: usize,
+    size: usize,
+    command_type: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    let chunk = size.min(FILL_CHUNK);
+    let data: Vec<u8> = pattern.iter().copied().cycle().take(chunk).collect();
+    if chunk == size {
+        return enqueue_write_as(queue, mem, offset, &data, command_type, wait_list);
+    }
+    let vkdev = queue.device.vk()?;
+    let raw = mem.buffer_on(queue.device_index)?.raw;
+    let staging = Arc::new(vkdev.staging(chunk as u64, BufferKind::Upload)?);
+    let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+    // SAFETY: mapped, at least `chunk` bytes, not in use yet.
+    unsafe { super::hostcopy::copy(data.as_ptr(), p, chunk) };
+    let dst = mem.clone();
+    let s2 = staging.clone();
+    let record = Box::new(move |r: &crate::vk::queue::Recorder| {
+        let base = dst.offset + offset;
+        for o in (0..size).step_by(chunk) {
+            let n = chunk.min(size - o);
+            r.copy_buffer(s2.raw, 0, raw, (base + o) as u64, n as u64);
+        }
+        Ok(())
+    });
+    let record = resident(queue, &[(mem, true)], record);
+    let m2 = mem.clone();
+    let hold = Box::new(move || drop((staging, m2)));
+    Ok(queue.submit(command_type, wait_list, Some(record), Some(hold)))
 }
 
 /// clEnqueueMigrateMemObjects: once the wait list is satisfied, each of

@@ -36,9 +36,12 @@ pub struct Buffer {
     pub address: u64,
     /// Host pointer when the memory is mapped.
     mapped: Option<std::ptr::NonNull<u8>>,
-    /// Imported application memory ([`Buffer::import_host`]): ours to
-    /// free when the buffer goes (`allocation` is then `None`).
-    imported: Option<vk::DeviceMemory>,
+    /// Memory of this buffer alone, ours to free when the buffer goes
+    /// (`allocation` is then `None`): imported application memory
+    /// ([`Buffer::import_host`]) or shared memory mapped at its device
+    /// address (`super::shared_memory`). Either way the host reaches the
+    /// bytes in place, at the device address's host twin.
+    own_memory: Option<vk::DeviceMemory>,
 }
 
 /// The usage of every cl_mem buffer's storage: storage buffer, copies,
@@ -177,7 +180,7 @@ impl Buffer {
             size,
             address,
             mapped,
-            imported: None,
+            own_memory: None,
         })
     }
 
@@ -287,14 +290,36 @@ impl Buffer {
             size,
             address,
             mapped: None,
-            imported: Some(memory),
+            own_memory: Some(memory),
         })
     }
 
-    /// Whether this buffer's memory is imported application memory
-    /// ([`Buffer::import_host`]).
-    pub fn is_imported(&self) -> bool {
-        self.imported.is_some()
+    /// Whether the host reaches this buffer's memory in place: imported
+    /// application memory ([`Buffer::import_host`]) or shared memory
+    /// mapped at its device address (`super::shared_memory`).
+    pub fn is_host_memory(&self) -> bool {
+        self.own_memory.is_some()
+    }
+
+    /// A buffer bound to dedicated memory of its own (`raw`, `memory`),
+    /// mapped at `mapped`.
+    pub(super) fn with_own_memory(
+        device: &Arc<Device>,
+        raw: vk::Buffer,
+        memory: vk::DeviceMemory,
+        size: u64,
+        address: u64,
+        mapped: *mut u8,
+    ) -> Buffer {
+        Buffer {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(None),
+            size,
+            address,
+            mapped: std::ptr::NonNull::new(mapped),
+            own_memory: Some(memory),
+        }
     }
 
     /// The host pointer of a mapped (Upload/Readback) buffer.
@@ -311,9 +336,9 @@ impl Drop for Buffer {
         if let Some(a) = self.allocation.lock().take() {
             let _ = self.device.allocator.lock().free(a);
         }
-        if let Some(m) = self.imported.take() {
-            // SAFETY: imported by `import_host` for this buffer alone, which
-            // is destroyed; the device no longer uses it (as above).
+        if let Some(m) = self.own_memory.take() {
+            // SAFETY: allocated for this buffer alone, which is destroyed;
+            // the device no longer uses it (as above). Freeing unmaps it.
             unsafe { self.device.raw.free_memory(m, None) };
         }
     }

@@ -59,6 +59,14 @@ pub struct Device {
     /// VK_EXT_conditional_rendering, enabled where the device has it:
     /// launches after a cut loop are skipped (`loop_status`).
     pub conditional_rendering: Option<ash::ext::conditional_rendering::Device>,
+    /// VK_EXT_map_memory_placed, enabled where the device has the
+    /// memoryMapPlaced feature: SVM memory mapped at its device address
+    /// (`shared_memory`).
+    pub placed: Option<super::shared_memory::Placed>,
+    /// Whether a shared-memory allocation (`shared_memory`) succeeded
+    /// here: decided by a small probe allocation on first ask
+    /// ([`Device::shared_memory_works`]).
+    pub(super) shared_probe: std::sync::OnceLock<bool>,
 }
 
 /// What importing application memory as device memory needs.
@@ -221,6 +229,14 @@ impl Device {
         if float_min_max {
             ext_names.push(c"VK_EXT_shader_atomic_float2".as_ptr());
         }
+        // Host mappings at the device address (SVM, `shared_memory`).
+        let placed = f.memory_map_placed;
+        let mut placed_features =
+            vk::PhysicalDeviceMapMemoryPlacedFeaturesEXT::default().memory_map_placed(true);
+        if placed {
+            ext_names.push(c"VK_KHR_map_memory2".as_ptr());
+            ext_names.push(c"VK_EXT_map_memory_placed".as_ptr());
+        }
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base)
             .push_next(&mut f11)
@@ -242,6 +258,9 @@ impl Device {
         }
         if conditional {
             features2 = features2.push_next(&mut cr);
+        }
+        if placed {
+            features2 = features2.push_next(&mut placed_features);
         }
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
@@ -286,7 +305,13 @@ impl Device {
             calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &raw));
         let conditional_rendering =
             conditional.then(|| ash::ext::conditional_rendering::Device::new(inst, &raw));
+        let placed = placed.then(|| super::shared_memory::Placed {
+            fns: ash::khr::map_memory2::Device::new(inst, &raw),
+            alignment: phys.min_placed_memory_map_alignment,
+        });
         let device = Arc::new(Device {
+            placed,
+            shared_probe: std::sync::OnceLock::new(),
             conditional_rendering,
             host_import,
             calibrated,

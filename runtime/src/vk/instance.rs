@@ -55,6 +55,11 @@ pub struct PhysicalDevice {
     /// VK_EXT_pci_bus_info.
     pub pci_bus: Option<vk::PhysicalDevicePCIBusInfoPropertiesEXT<'static>>,
     pub max_memory_allocation_size: u64,
+    /// VkPhysicalDeviceMaintenance4Properties::maxBufferSize (`None`
+    /// without Vulkan 1.3 / VK_KHR_maintenance4).
+    pub max_buffer_size: Option<u64>,
+    /// VK_EXT_map_memory_placed's minPlacedMemoryMapAlignment (0 without).
+    pub min_placed_memory_map_alignment: u64,
     /// VK_EXT_external_memory_host's minImportedHostPointerAlignment: host
     /// pointers and sizes imported as device memory are multiples of it
     /// (0 without the extension).
@@ -156,6 +161,8 @@ pub struct Features {
     pub shader_device_clock: bool,
     /// shaderSubgroupClock (VK_KHR_shader_clock).
     pub shader_subgroup_clock: bool,
+    /// memoryMapPlaced (VK_EXT_map_memory_placed, with VK_KHR_map_memory2).
+    pub memory_map_placed: bool,
 }
 
 /// Which integer dot products of 8-bit inputs the device says are
@@ -198,6 +205,13 @@ pub struct Extensions {
     pub khr_shader_integer_dot_product: bool,
     /// VK_KHR_shader_clock: OpReadClockKHR (cl_khr_kernel_clock).
     pub khr_shader_clock: bool,
+    /// VK_KHR_maintenance4 (core in Vulkan 1.3): maxBufferSize.
+    pub khr_maintenance4: bool,
+    /// VK_KHR_map_memory2 (needed by VK_EXT_map_memory_placed).
+    pub khr_map_memory2: bool,
+    /// VK_EXT_map_memory_placed: host mappings at a chosen address (SVM,
+    /// `shared_memory`).
+    pub ext_map_memory_placed: bool,
     /// VK_EXT_shader_atomic_float: native float atomic add
     /// (`Features::shader_buffer_float32_atomic_add`).
     pub ext_shader_atomic_float: bool,
@@ -326,6 +340,9 @@ impl PhysicalDevice {
             ext_conditional_rendering: has(c"VK_EXT_conditional_rendering"),
             khr_shader_integer_dot_product: has(c"VK_KHR_shader_integer_dot_product"),
             khr_shader_clock: has(c"VK_KHR_shader_clock"),
+            khr_maintenance4: has(c"VK_KHR_maintenance4"),
+            khr_map_memory2: has(c"VK_KHR_map_memory2"),
+            ext_map_memory_placed: has(c"VK_EXT_map_memory_placed"),
             ext_shader_atomic_float: has(c"VK_EXT_shader_atomic_float"),
             ext_shader_atomic_float2: has(c"VK_EXT_shader_atomic_float2"),
         };
@@ -350,6 +367,12 @@ impl PhysicalDevice {
         let mut pci = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
         let mut host_mem = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
         let mut dot_props = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
+        let mut maint4 = vk::PhysicalDeviceMaintenance4Properties::default();
+        let mut placed_props = vk::PhysicalDeviceMapMemoryPlacedPropertiesEXT::default();
+        // maxBufferSize: Vulkan 1.3 (with a 1.3 instance) or VK_KHR_maintenance4.
+        let maintenance4 = (properties.api_version >= vk::API_VERSION_1_3
+            && instance.api_version >= vk::API_VERSION_1_3)
+            || ext.khr_maintenance4;
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut driver)
             .push_next(&mut idp)
@@ -371,6 +394,12 @@ impl PhysicalDevice {
         if dot_product {
             props2 = props2.push_next(&mut dot_props);
         }
+        if maintenance4 {
+            props2 = props2.push_next(&mut maint4);
+        }
+        if ext.khr_map_memory2 && ext.ext_map_memory_placed {
+            props2 = props2.push_next(&mut placed_props);
+        }
         // SAFETY: the chain only holds structs alive for this call.
         unsafe { inst.get_physical_device_properties2(raw, &mut props2) };
 
@@ -382,6 +411,8 @@ impl PhysicalDevice {
         let mut clock_features = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
         let mut af_features = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
         let mut af2_features = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
+        let mut placed_features = vk::PhysicalDeviceMapMemoryPlacedFeaturesEXT::default();
+        let placed = ext.khr_map_memory2 && ext.ext_map_memory_placed;
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
@@ -402,6 +433,9 @@ impl PhysicalDevice {
         }
         if ext.khr_shader_clock {
             f2 = f2.push_next(&mut clock_features);
+        }
+        if placed {
+            f2 = f2.push_next(&mut placed_features);
         }
         // SAFETY: as above.
         unsafe { inst.get_physical_device_features2(raw, &mut f2) };
@@ -446,6 +480,7 @@ impl PhysicalDevice {
             shader_device_clock: ext.khr_shader_clock && clock_features.shader_device_clock != 0,
             shader_subgroup_clock: ext.khr_shader_clock
                 && clock_features.shader_subgroup_clock != 0,
+            memory_map_placed: placed && placed_features.memory_map_placed != 0,
         };
         let accelerated = |on: u32| features.shader_integer_dot_product && on != 0;
         let p = &dot_props;
@@ -548,6 +583,8 @@ impl PhysicalDevice {
                     ..pci
                 }),
             max_memory_allocation_size: maint3.max_memory_allocation_size,
+            max_buffer_size: maintenance4.then_some(maint4.max_buffer_size),
+            min_placed_memory_map_alignment: placed_props.min_placed_memory_map_alignment,
             min_imported_host_pointer_alignment: if ext.ext_external_memory_host {
                 host_mem.min_imported_host_pointer_alignment
             } else {

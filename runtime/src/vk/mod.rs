@@ -6,6 +6,7 @@
 //! image format table, launch plans). Inside, `device` is a hub that
 //! `buffer`, `clock`, `descriptors` and `image` refer to and back.
 
+pub mod allocation_probe;
 pub mod buffer;
 pub mod clock;
 pub mod descriptors;
@@ -17,6 +18,7 @@ pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;
+pub mod shared_memory;
 pub mod spirv_opt;
 
 use ash::vk;
