@@ -12,7 +12,7 @@ use crate::api::{
     context::*, device::*, enqueue::*, event::*, image::*, kernel::*, mem::*, platform::*,
     program::*,
 };
-use crate::api::{queue::*, sampler::*, timer::*, unsupported::*};
+use crate::api::{queue::*, sampler::*, suggested_local::*, timer::*, unsupported::*};
 
 // SAFETY: an all-None table (every field is an Option<fn>).
 const NONE: cl_icd_dispatch = unsafe { std::mem::zeroed() };
@@ -153,4 +153,6 @@ table! {
     clCreateBufferWithProperties => clCreateBufferWithProperties,
     clCreateImageWithProperties => clCreateImageWithProperties,
     clSetContextDestructorCallback => clSetContextDestructorCallback,
+    // OpenCL 3.1's core form of cl_khr_suggested_local_work_size's function.
+    clGetKernelSuggestedLocalWorkSize => clGetKernelSuggestedLocalWorkSizeKHR,
 }
