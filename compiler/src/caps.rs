@@ -205,6 +205,30 @@ impl DeviceCaps {
             .collect()
     }
 
+    /// The sub-group extensions OpenCL C 3.1 made core.
+    pub const SUBGROUP_EXTENSIONS_3_1: [&'static str; 4] = [
+        "cl_khr_subgroup_extended_types",
+        "cl_khr_subgroup_shuffle",
+        "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_rotate",
+    ];
+
+    /// OpenCL C 3.1 is supported: OpenCL C 3.0 plus what 3.1 made core.
+    /// Sub-groups (CL_DEVICE_MAX_NUM_SUB_GROUPS > 0) with
+    /// [`Self::SUBGROUP_EXTENSIONS_3_1`], which need Vulkan's operations
+    /// (`subgroup_extensions`), decide; the rest holds on every device:
+    /// extended bit operations (`passes::lower::bit_field`), integer dot
+    /// products (`passes::lower::dot_product`), printf's `z` and `t`
+    /// (formatted on the host). The front end takes `-cl-std=CL3.1` and
+    /// the runtime reports OpenCL 3.1 only where this holds.
+    pub fn opencl_c_3_1(&self) -> bool {
+        let have = self.subgroup_extensions();
+        self.max_num_sub_groups > 0
+            && Self::SUBGROUP_EXTENSIONS_3_1
+                .iter()
+                .all(|n| have.iter().any(|(m, _)| m == n))
+    }
+
     /// Sub-groups are supported (`subgroup_size` > 0): the sub-group
     /// functions are declared and lowered (`passes::lower::subgroup`).
     pub fn subgroups(&self) -> bool {

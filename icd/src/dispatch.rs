@@ -12,7 +12,11 @@ use crate::api::{
     context::*, device::*, enqueue::*, event::*, image::*, kernel::*, mem::*, platform::*,
     program::*,
 };
+<<<<<<< HEAD
 use crate::api::{queue::*, sampler::*, svm::*, timer::*, unsupported::*};
+=======
+use crate::api::{queue::*, sampler::*, suggested_local::*, timer::*, unsupported::*};
+>>>>>>> cl31
 
 // SAFETY: an all-None table (every field is an Option<fn>).
 const NONE: cl_icd_dispatch = unsafe { std::mem::zeroed() };
@@ -153,4 +157,6 @@ table! {
     clCreateBufferWithProperties => clCreateBufferWithProperties,
     clCreateImageWithProperties => clCreateImageWithProperties,
     clSetContextDestructorCallback => clSetContextDestructorCallback,
+    // OpenCL 3.1's core form of cl_khr_suggested_local_work_size's function.
+    clGetKernelSuggestedLocalWorkSize => clGetKernelSuggestedLocalWorkSizeKHR,
 }

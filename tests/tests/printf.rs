@@ -56,10 +56,24 @@ kernel void show(global const float4 *v, global int *ret) {
 }
 "#;
 
+/// OpenCL C 3.1's `z` (size_t) and `t` (ptrdiff_t) length modifiers, with
+/// values that need all 64 bits and negative differences.
+const SIZE_MODIFIERS: &str = r#"
+kernel void sizes(global int *ret) {
+    size_t i = get_global_id(0);
+    size_t big = (size_t)0x123456789UL * (i + 1);
+    ptrdiff_t d = (ptrdiff_t)i - (ptrdiff_t)5000000000L;
+    ret[i] = printf("z %zu %zd %zx %#zX %zo %6zu|%-5zu| t %td %ti %tx %tu %+td\n",
+                    big, big, big, big, i, i, i, d, (ptrdiff_t)i - 2, d, d, d);
+}
+"#;
+
 #[test]
 fn printf() {
     printf_output_matches_the_c_library();
     printf_returns_minus_one_when_the_buffer_is_full();
+    printf_size_modifiers(false);
+    printf_size_modifiers(true);
 }
 
 fn printf_output_matches_the_c_library() {
@@ -126,4 +140,49 @@ fn printf_returns_minus_one_when_the_buffer_is_full() {
         .collect();
     seen.sort();
     assert_eq!(seen, printed);
+}
+
+/// `SIZE_MODIFIERS` built from source with -cl-std=CL3.0 or, with `il`,
+/// from SPIR-V made by clang-15 and llvm-spirv-15.
+fn printf_size_modifiers(il: bool) {
+    let cl = Cl::new();
+    let n = 3;
+    let program = if il {
+        cl.context.try_build_spirv(
+            &ferrocl_tests::spirv_of_with(SIZE_MODIFIERS, None, &["-cl-std=CL3.0"]),
+            "",
+        )
+    } else {
+        cl.context.try_build(SIZE_MODIFIERS, "-cl-std=CL3.0")
+    }
+    .unwrap_or_else(|e| panic!("{e}"));
+    let kernel = program.kernel("sizes");
+    let ret = cl.buffer_from(&vec![7i32; n]);
+    kernel.arg(0, &ret);
+    let out = capture_stdout(|| {
+        cl.queue.run(&kernel, &[n], None);
+        cl.queue.finish();
+    });
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    let mut want: Vec<String> = (0..n)
+        .map(|i| {
+            let big = 0x1_2345_6789u64 * (i as u64 + 1);
+            let d = i as i64 - 5_000_000_000;
+            format!(
+                "z {big} {} {big:x} 0X{big:X} {i:o} {i:6}|{i:<5}| t {d} {} {:x} {} {d:+}",
+                big as i64,
+                i as i64 - 2,
+                d as u64,
+                d as u64,
+            )
+        })
+        .collect();
+    want.sort();
+    assert_eq!(
+        lines,
+        want.iter().map(String::as_str).collect::<Vec<_>>(),
+        "il: {il}"
+    );
+    assert_same("printf results", &cl.queue.read(&ret), &vec![0; n]);
 }

@@ -49,6 +49,10 @@ pub fn spirv_extensions(caps: &DeviceCaps) -> Vec<&'static str> {
         // `passes::lower::clock`.
         e.push("SPV_KHR_shader_clock");
     }
+    if caps.has_subgroup_ops(SUBGROUP_SHUFFLE) {
+        // OpGroupNonUniformRotateKHR as a shuffle (`passes::lower::subgroup`).
+        e.push("SPV_KHR_subgroup_rotate");
+    }
     e
 }
 
@@ -99,6 +103,7 @@ pub fn spirv_capabilities(caps: &DeviceCaps) -> Vec<Capability> {
             (SUBGROUP_VOTE, C::GroupNonUniformVote),
             (SUBGROUP_BALLOT, C::GroupNonUniformBallot),
             (SUBGROUP_SHUFFLE, C::GroupNonUniformShuffle),
+            (SUBGROUP_SHUFFLE, C::GroupNonUniformRotateKHR),
             (SUBGROUP_SHUFFLE_RELATIVE, C::GroupNonUniformShuffleRelative),
             (SUBGROUP_ARITHMETIC, C::GroupNonUniformArithmetic),
             (

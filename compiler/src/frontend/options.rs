@@ -200,6 +200,10 @@ pub fn parse_build_options(
     let words = split_options(options)?;
     let mut out = FrontendOptions::default();
     let mut std = "CL1.2".to_string();
+    // `-cl-std=CL3.1`: clang-15 knows OpenCL C up to 3.0, which 3.1 only
+    // adds to (what it made core the device reports as extensions, whose
+    // declarations clang has); the version macro is set in the prelude.
+    let mut opencl_c_3_1 = false;
     let mut it = words.into_iter();
     while let Some(w) = it.next() {
         let mut value_of = |flag: &str, w: &str| -> Result<String, BuildError> {
@@ -226,8 +230,17 @@ pub fn parse_build_options(
             }
             w if w.starts_with("-cl-std=") => {
                 let v = &w["-cl-std=".len()..];
+                opencl_c_3_1 = false;
                 std = match v {
                     "CL1.0" | "CL1.1" | "CL1.2" | "CL2.0" | "CL3.0" => v.to_string(),
+                    // "Calls to clBuildProgram or clCompileProgram with the
+                    // -cl-std=CL3.1 option will fail to compile the program
+                    // for any devices when CL_DEVICE_OPENCL_C_ALL_VERSIONS
+                    // does not include OpenCL C 3.1."
+                    "CL3.1" if caps.opencl_c_3_1() => {
+                        opencl_c_3_1 = true;
+                        "CL3.0".to_string()
+                    }
                     _ => {
                         return Err(BuildError::options(format!(
                             "unsupported -cl-std value '{v}'"
@@ -278,8 +291,10 @@ pub fn parse_build_options(
         out.clang_args.push("-U__IMAGE_SUPPORT__".into());
     }
     // Nor __OPENCL_VERSION__ (the SPIR spec leaves it to the vendor): the
-    // devices' CL_DEVICE_VERSION is 3.0.
-    out.clang_args.push("-D__OPENCL_VERSION__=300".into());
+    // device's CL_DEVICE_VERSION, 3.1 where it meets OpenCL C 3.1, else 3.0.
+    let version = if caps.opencl_c_3_1() { 310 } else { 300 };
+    out.clang_args
+        .push(format!("-D__OPENCL_VERSION__={version}"));
     let mut ext = Vec::new();
     if std == "CL3.0" {
         // OpenCL C 3.0 optional features the devices do not report
@@ -387,6 +402,15 @@ pub fn parse_build_options(
         "cl_arm_integer_dot_product_accumulate_saturate_int8",
     ]);
     out.prelude = super::prelude::prelude(caps);
+    // CL_VERSION_3_1 whatever the version, as clang defines every older
+    // CL_VERSION_* (`__OPENCL_C_VERSION__ >= CL_VERSION_3_1` must be false
+    // for OpenCL C 1.2); `__OPENCL_C_VERSION__` is 310 only after the
+    // default header, whose OpenCL C 3.0 feature macros test for 300.
+    out.prelude.push_str("#define CL_VERSION_3_1 310\n");
+    if opencl_c_3_1 {
+        out.prelude
+            .push_str("#undef __OPENCL_C_VERSION__\n#define __OPENCL_C_VERSION__ 310\n");
+    }
     out.clang_args.push(format!("-cl-ext={}", ext.join(",")));
     Ok(out)
 }
@@ -454,6 +478,32 @@ mod tests {
         assert!(parse_build_options("-ferrocl-addressing=flat", &c).is_err());
         assert!(crate::parse_link_options("-ferrocl-addressing=descriptor").is_ok());
         assert!(crate::parse_link_options("-ferrocl-addressing=flat").is_err());
+    }
+
+    #[test]
+    fn opencl_c_31_only_where_the_device_has_it() {
+        let mut c = caps();
+        let err = parse_build_options("-cl-std=CL3.1", &c).unwrap_err();
+        assert!(err.invalid_options);
+        // Sub-groups with the shuffle operations: the extensions OpenCL C
+        // 3.1 made core.
+        c.subgroup_size = 8;
+        c.max_num_sub_groups = 16;
+        c.subgroup_ops = crate::caps::SUBGROUP_BASIC
+            | crate::caps::SUBGROUP_SHUFFLE
+            | crate::caps::SUBGROUP_SHUFFLE_RELATIVE;
+        assert!(c.opencl_c_3_1());
+        let o = parse_build_options("-cl-std=CL3.1", &c).unwrap();
+        assert!(o.clang_args.iter().any(|a| a == "-cl-std=CL3.0"));
+        assert!(o.clang_args.iter().any(|a| a == "-D__OPENCL_VERSION__=310"));
+        assert!(o.prelude.contains("#define __OPENCL_C_VERSION__ 310\n"));
+        assert!(o.prelude.contains("#define CL_VERSION_3_1 310\n"));
+        // Other versions keep clang's __OPENCL_C_VERSION__.
+        let o = parse_build_options("-cl-std=CL3.0", &c).unwrap();
+        assert!(!o.prelude.contains("__OPENCL_C_VERSION__"));
+        assert!(o.prelude.contains("#define CL_VERSION_3_1 310\n"));
+        c.subgroup_ops = crate::caps::SUBGROUP_BASIC | crate::caps::SUBGROUP_SHUFFLE;
+        assert!(!c.opencl_c_3_1());
     }
 
     #[test]

@@ -4,9 +4,9 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use ferrocl_runtime::core::device::{cl_version, Device};
+use ferrocl_runtime::core::device::{cl_version, Device, IL_VERSIONS};
 use ferrocl_runtime::core::object::{get, handle_of};
-use ferrocl_runtime::core::platform::Platform;
+use ferrocl_runtime::core::platform::{version_string, Platform};
 use opencl_sys::*;
 
 use super::platform::{check_platform, name_versions, platform};
@@ -89,22 +89,6 @@ pub unsafe fn device_list(
     }
     Ok(out)
 }
-
-/// The SPIR-V versions clCreateProgramWithIL takes.
-const IL_VERSIONS: [(&str, (u32, u32, u32)); 5] = [
-    ("SPIR-V", (1, 0, 0)),
-    ("SPIR-V", (1, 1, 0)),
-    ("SPIR-V", (1, 2, 0)),
-    ("SPIR-V", (1, 3, 0)),
-    ("SPIR-V", (1, 4, 0)),
-];
-
-const OPENCL_C_VERSIONS: &[(&str, (u32, u32, u32))] = &[
-    ("OpenCL C", (1, 0, 0)),
-    ("OpenCL C", (1, 1, 0)),
-    ("OpenCL C", (1, 2, 0)),
-    ("OpenCL C", (3, 0, 0)),
-];
 
 /// cl_device_integer_dot_product_acceleration_properties_khr.
 fn dot_acceleration(a: ferrocl_runtime::vk::instance::DotAcceleration) -> Info {
@@ -207,11 +191,16 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_VENDOR => Info::str(d.vendor()),
         CL_DRIVER_VERSION => Info::str(&d.driver_version()),
         CL_DEVICE_PROFILE => Info::str("FULL_PROFILE"),
-        CL_DEVICE_VERSION => Info::str(concat!("OpenCL 3.0 ferrocl ", env!("CARGO_PKG_VERSION"))),
-        CL_DEVICE_NUMERIC_VERSION => Info::u32(cl_version(3, 0, 0)),
+        // 3.1 where the device meets every 3.1 requirement
+        // (`Device::opencl_3_1_missing`), else 3.0.
+        CL_DEVICE_VERSION => Info::str(&version_string(d.opencl_version())),
+        CL_DEVICE_NUMERIC_VERSION => {
+            let (a, b, c) = d.opencl_version();
+            Info::u32(cl_version(a, b, c))
+        }
         CL_DEVICE_OPENCL_C_VERSION => Info::str("OpenCL C 1.2 ferrocl"),
         CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR => Info::u32(cl_version(1, 2, 0)),
-        CL_DEVICE_OPENCL_C_ALL_VERSIONS => name_versions(OPENCL_C_VERSIONS),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => name_versions(&d.opencl_c_versions()),
         CL_DEVICE_OPENCL_C_FEATURES => name_versions(&d.opencl_c_features()),
         CL_DEVICE_EXTENSIONS => Info::str(&ext_str),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => name_versions(&exts),

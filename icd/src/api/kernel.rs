@@ -136,12 +136,17 @@ pub unsafe extern "C" fn clSetKernelArg(
             ArgKind::LocalPointer { .. } => {
                 // "CL_INVALID_ARG_VALUE if arg_value specified is not NULL for
                 // an argument declared with the local qualifier." and
-                // "CL_INVALID_ARG_SIZE if [...] the argument is declared with
-                // the local qualifier and arg_size is zero."
+                // "CL_INVALID_ARG_SIZE if [...] the kernel argument is a
+                // pointer to the local address space and arg_size is zero.
+                // This error condition does not apply if the platform
+                // associated with kernel is OpenCL 3.1 or newer." (3.1: "arg_size
+                // may be zero, indicating that no local memory is required
+                // for the kernel argument"; the pointer's value is then
+                // implementation-defined: the offset its part would have.)
                 if !value.is_null() {
                     return Err(CL_INVALID_ARG_VALUE);
                 }
-                if size == 0 {
+                if size == 0 && super::platform::platform().version() < (3, 1, 0) {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
                 ArgValue::Local(size)

@@ -76,12 +76,15 @@ pub unsafe extern "C" fn clGetPlatformInfo(
         unsafe { check_platform(p) }?;
         let info = match param {
             CL_PLATFORM_PROFILE => Ok(Info::str("FULL_PROFILE")),
-            CL_PLATFORM_VERSION => Ok(Info::str(PLATFORM_VERSION)),
+            CL_PLATFORM_VERSION => Ok(Info::str(&version_string(platform().version()))),
             CL_PLATFORM_NAME => Ok(Info::str(PLATFORM_NAME)),
             CL_PLATFORM_VENDOR => Ok(Info::str(PLATFORM_VENDOR)),
             CL_PLATFORM_EXTENSIONS => Ok(Info::str(&ext_string(PLATFORM_EXTENSIONS))),
             CL_PLATFORM_ICD_SUFFIX_KHR => Ok(Info::str(ICD_SUFFIX)),
-            CL_PLATFORM_NUMERIC_VERSION => Ok(Info::u32(cl_version(3, 0, 0))),
+            CL_PLATFORM_NUMERIC_VERSION => {
+                let (a, b, c) = platform().version();
+                Ok(Info::u32(cl_version(a, b, c)))
+            }
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => Ok(name_versions(PLATFORM_EXTENSIONS)),
             // The host timer counts nanoseconds (see api::timer).
             CL_PLATFORM_HOST_TIMER_RESOLUTION => Ok(Info::u64(1)),

@@ -1,5 +1,7 @@
 //! cl_khr_suggested_local_work_size: clGetKernelSuggestedLocalWorkSizeKHR,
-//! an extension function (`get_extension_function_address`): the local
+//! an extension function (`get_extension_function_address`), which is also
+//! OpenCL 3.1's core clGetKernelSuggestedLocalWorkSize (its slot of the
+//! dispatch table, `crate::dispatch`): the local
 //! size clEnqueueNDRangeKernel would pick for a NULL local size
 //! (`core::kernel::suggested_local_size`).
 

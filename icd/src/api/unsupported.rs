@@ -5,8 +5,6 @@
 
 use std::ffi::c_void;
 
-use ferrocl_runtime::core::kernel::Kernel;
-use ferrocl_runtime::core::object::get;
 use opencl_sys::*;
 
 use super::context::ctx_arc;
@@ -52,23 +50,6 @@ pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
         ctx_arc(c)?;
         // "CL_INVALID_OPERATION if device does not support a replaceable
         // default on-device queue."
-        Err(CL_INVALID_OPERATION)
-    })
-}
-
-pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
-    q: cl_command_queue,
-    k: cl_kernel,
-    _wd: cl_uint,
-    _o: *const usize,
-    _g: *const usize,
-    _l: *mut usize,
-) -> cl_int {
-    code(|| {
-        queue_arc(q)?;
-        // SAFETY: handle from the application.
-        unsafe { get::<Kernel>(k) }?;
-        // cl_khr_suggested_local_work_size is not reported.
         Err(CL_INVALID_OPERATION)
     })
 }

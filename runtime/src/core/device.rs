@@ -52,6 +52,22 @@ impl ClObject for Device {
 }
 
 /// A numeric version as cl_version (major 10 bits, minor 10, patch 12).
+/// The SPIR-V versions clCreateProgramWithIL takes (CL_DEVICE_IL_VERSION,
+/// CL_DEVICE_ILS_WITH_VERSION): OpenCL (Kernel) SPIR-V 1.0 to 1.4, as
+/// `program::is_supported_spirv` checks.
+pub const IL_VERSIONS: [(&str, (u32, u32, u32)); 5] = [
+    ("SPIR-V", (1, 0, 0)),
+    ("SPIR-V", (1, 1, 0)),
+    ("SPIR-V", (1, 2, 0)),
+    ("SPIR-V", (1, 3, 0)),
+    ("SPIR-V", (1, 4, 0)),
+];
+
+/// SPIR-V's Capability enumerants GroupNonUniformShuffle and
+/// GroupNonUniformShuffleRelative (CL_DEVICE_SPIRV_CAPABILITIES values).
+const SPIRV_GROUP_NON_UNIFORM_SHUFFLE: u32 = 65;
+const SPIRV_GROUP_NON_UNIFORM_SHUFFLE_RELATIVE: u32 = 66;
+
 pub const fn cl_version(major: u32, minor: u32, patch: u32) -> u32 {
     (major << 22) | (minor << 12) | patch
 }
@@ -415,6 +431,106 @@ impl Device {
         } else {
             0
         }
+    }
+
+    /// The OpenCL 3.1 requirements (API, OpenCL C and SPIR-V environment
+    /// specifications, "Summary of Changes from OpenCL 3.0 to OpenCL 3.1")
+    /// this device misses, by name; empty where it is a 3.1 device. Each is
+    /// checked against what the device reports, so the version cannot
+    /// claim more than the queries:
+    /// - OpenCL C 3.1 (`DeviceCaps::opencl_c_3_1`): sub-groups with the
+    ///   extended types, shuffles, relative shuffles and rotates;
+    /// - the extensions 3.1 promoted to core, reported;
+    /// - SPIR-V 1.0 to 1.4 (`IL_VERSIONS`; clCreateProgramWithIL checks the
+    ///   same range, `program::is_supported_spirv`), taking modules that
+    ///   declare SPV_KHR_bit_instructions, SPV_KHR_integer_dot_product and
+    ///   SPV_KHR_subgroup_rotate (`ferrocl_compiler::spirv_extensions`),
+    ///   with the sub-group shuffle capabilities of SPIR-V 1.3;
+    /// - the 4x8-bit packed dot product (CL_DEVICE_INTEGER_DOT_PRODUCT_
+    ///   CAPABILITIES), which ferrocl has on every device.
+    ///
+    /// What 3.1 asks of the platform rather than a device (zero-size
+    /// `__local` arguments, clGetKernelSuggestedLocalWorkSize, printf's
+    /// `z` and `t`) ferrocl does everywhere.
+    pub fn opencl_3_1_missing(&self) -> Vec<&'static str> {
+        let caps = self.compiler_caps();
+        let mut missing = Vec::new();
+        if self.max_num_sub_groups() == 0 {
+            missing.push("sub-groups");
+        }
+        if !caps.opencl_c_3_1() {
+            missing.push("OpenCL C 3.1");
+        }
+        let exts = self.extensions();
+        for name in [
+            "cl_khr_device_uuid",
+            "cl_khr_extended_bit_ops",
+            "cl_khr_integer_dot_product",
+            "cl_khr_spirv_queries",
+            "cl_khr_suggested_local_work_size",
+        ]
+        .into_iter()
+        .chain(DeviceCaps::SUBGROUP_EXTENSIONS_3_1)
+        {
+            if !exts.iter().any(|(n, _)| *n == name) {
+                missing.push(name);
+            }
+        }
+        if !(0..=4).all(|minor| IL_VERSIONS.contains(&("SPIR-V", (1, minor, 0)))) {
+            missing.push("SPIR-V 1.0 to 1.4");
+        }
+        let spirv_exts = ferrocl_compiler::spirv_extensions(&caps);
+        for name in [
+            "SPV_KHR_bit_instructions",
+            "SPV_KHR_integer_dot_product",
+            "SPV_KHR_subgroup_rotate",
+        ] {
+            if !spirv_exts.contains(&name) {
+                missing.push(name);
+            }
+        }
+        let spirv_caps = ferrocl_compiler::spirv_capability_values(&caps);
+        for (cap, name) in [
+            (
+                SPIRV_GROUP_NON_UNIFORM_SHUFFLE,
+                "SPIR-V GroupNonUniformShuffle",
+            ),
+            (
+                SPIRV_GROUP_NON_UNIFORM_SHUFFLE_RELATIVE,
+                "SPIR-V GroupNonUniformShuffleRelative",
+            ),
+        ] {
+            if !spirv_caps.contains(&cap) {
+                missing.push(name);
+            }
+        }
+        missing
+    }
+
+    /// CL_DEVICE_NUMERIC_VERSION: OpenCL 3.1 where every 3.1 requirement
+    /// holds (`opencl_3_1_missing`), else 3.0.
+    pub fn opencl_version(&self) -> (u32, u32, u32) {
+        if self.opencl_3_1_missing().is_empty() {
+            (3, 1, 0)
+        } else {
+            (3, 0, 0)
+        }
+    }
+
+    /// CL_DEVICE_OPENCL_C_ALL_VERSIONS: 1.0, 1.1, 1.2 and 3.0, and 3.1 on
+    /// a 3.1 device (`-cl-std=CL3.1` builds where `DeviceCaps::
+    /// opencl_c_3_1`, the same condition).
+    pub fn opencl_c_versions(&self) -> Vec<(&'static str, (u32, u32, u32))> {
+        let mut v = vec![
+            ("OpenCL C", (1, 0, 0)),
+            ("OpenCL C", (1, 1, 0)),
+            ("OpenCL C", (1, 2, 0)),
+            ("OpenCL C", (3, 0, 0)),
+        ];
+        if self.opencl_version() >= (3, 1, 0) {
+            v.push(("OpenCL C", (3, 1, 0)));
+        }
+        v
     }
 
     /// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz (`clock_frequency`), read

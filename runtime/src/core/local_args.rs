@@ -74,12 +74,16 @@ pub fn generic_region(dev: &Device, static_local_size: u32) -> u32 {
 /// The region of the exact pipeline of a launch whose arguments take
 /// `needed` bytes (a multiple of 16): rounded up to a [`BUCKET`], but not
 /// past `generic` (then the generic pipeline is the exact one); a launch
-/// that needs more than `generic` gets exactly what it needs.
+/// that needs more than `generic` gets exactly what it needs. A launch
+/// whose arguments need nothing (OpenCL 3.1's zero-size `__local`
+/// arguments) gets a bucket too: without `__local` data of its own the
+/// kernel's Workgroup array would have no word, which Vulkan does not
+/// allow (with such data, `generic` may be 0 and so is the region).
 pub fn exact_region(needed: u32, generic: u32) -> u32 {
     if needed > generic {
         needed
     } else {
-        needed.next_multiple_of(BUCKET).min(generic)
+        needed.max(1).next_multiple_of(BUCKET).min(generic)
     }
 }
 
@@ -145,6 +149,10 @@ mod tests {
         // A generic region of nothing (the kernel's own data fills the
         // device): every launch is its own.
         assert_eq!(exact_region(32, 0), 32);
+        // Zero-size arguments only (OpenCL 3.1): one bucket, or nothing
+        // where the kernel's own data leaves no generic region.
+        assert_eq!(exact_region(0, 49136), 1024);
+        assert_eq!(exact_region(0, 0), 0);
     }
 
     #[test]

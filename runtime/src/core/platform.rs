@@ -29,7 +29,15 @@ impl ClObject for Platform {
 
 pub const PLATFORM_NAME: &str = "ferrocl";
 pub const PLATFORM_VENDOR: &str = "ferrocl";
-pub const PLATFORM_VERSION: &str = concat!("OpenCL 3.0 ferrocl ", env!("CARGO_PKG_VERSION"));
+
+/// CL_PLATFORM_VERSION / CL_DEVICE_VERSION of OpenCL `version`:
+/// "OpenCL <major>.<minor> ferrocl <crate version>".
+pub fn version_string((major, minor, _): (u32, u32, u32)) -> String {
+    format!(
+        "OpenCL {major}.{minor} ferrocl {}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
 pub const ICD_SUFFIX: &str = "FRC";
 
 /// Extensions of the platform, with versions (cl_khr_extended_versioning).
@@ -64,6 +72,21 @@ pub fn device_replicas() -> usize {
 }
 
 impl Platform {
+    /// CL_PLATFORM_NUMERIC_VERSION: the newest version a device of the
+    /// platform meets (`Device::opencl_version`), 3.0 without devices. What
+    /// OpenCL 3.1 asks of the platform itself (zero-size `__local`
+    /// arguments, clGetKernelSuggestedLocalWorkSize) works whatever it is;
+    /// clSetKernelArg's zero-size check follows this version, as the spec
+    /// words it.
+    pub fn version(&self) -> (u32, u32, u32) {
+        self.devices
+            .iter()
+            .map(|d| d.opencl_version())
+            .max()
+            .unwrap_or((3, 0, 0))
+            .max((3, 0, 0))
+    }
+
     /// The platform singleton (devices probed on first call).
     pub fn get() -> &'static Arc<Platform> {
         PLATFORM.get_or_init(|| {

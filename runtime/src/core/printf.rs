@@ -6,7 +6,9 @@
 //! flags, width and precision the kernel gave, so the output is what the
 //! host's printf prints for the same values: integers are first cut to the
 //! width the length modifier names (`hh`, `h`, none = 32 bits, `l` = 64
-//! bits; for vectors the modifier names the element width), floating-point
+//! bits; for vectors the modifier names the element width; OpenCL C 3.1's
+//! `z` and `t` (`size_t`, `ptrdiff_t`) the width of the argument the
+//! kernel passed), floating-point
 //! values are passed as double. Vector conversions (`%v4hlf`) format each
 //! component and separate them with commas.
 //!
@@ -195,7 +197,10 @@ fn format_arg(spec: &Spec, arg: &PrintfArg, words: &[u32], strings: &[u8], out: 
             let bits = match (spec.vector, spec.length.as_str()) {
                 (_, "hh") => 8,
                 (_, "h") => 16,
-                (_, "l" | "ll" | "j" | "z" | "t") => 64,
+                (_, "l" | "ll" | "j") => 64,
+                // size_t / ptrdiff_t: as wide as the argument the kernel
+                // passed (64 bits: CL_DEVICE_ADDRESS_BITS).
+                (_, "z" | "t") => (arg.bytes as u32 * 8).clamp(8, 64),
                 (Some(_), _) => arg.bytes as u32 * 8,
                 _ => 32,
             };
@@ -383,6 +388,34 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "-42| 1.23|Z|-5000000000|hello|%|ff\n\
              1.500000,-2.000000,0.000000,100.000000 -1,7 0x10,0xabc,0 44 0x1.000p+0\n"
+        );
+    }
+
+    #[test]
+    fn size_modifiers_take_the_width_of_the_argument() {
+        let calls = vec![PrintfCall {
+            format: "%zu %zd %tx %td|%zu %td\n".into(),
+            args: vec![
+                arg(PrintfArgKind::Int, 8, 1),
+                arg(PrintfArgKind::Int, 8, 1),
+                arg(PrintfArgKind::Int, 8, 1),
+                arg(PrintfArgKind::Int, 8, 1),
+                arg(PrintfArgKind::Int, 4, 1),
+                arg(PrintfArgKind::Int, 4, 1),
+            ],
+        }];
+        let big = 0x1_2345_6789u64;
+        let neg = (-5_000_000_000i64) as u64;
+        let words = |v: u64| [v as u32, (v >> 32) as u32];
+        let mut rec = vec![0];
+        for v in [big, big, neg, neg] {
+            rec.extend(words(v));
+        }
+        rec.extend([u32::MAX, (-3i32) as u32]);
+        let out = format_buffer(&calls, &[], &buffer(&[rec]));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "4886718345 4886718345 fffffffed5fa0e00 -5000000000|4294967295 -3\n"
         );
     }
 

@@ -23,7 +23,9 @@
 //! `Subgroup*Mask` builtins, computed from the sub-group local id and size
 //! instead (`workitem`), so partial sub-groups have no bits past their end.
 //! `sub_group_rotate` / `sub_group_clustered_rotate` arrive as shuffles
-//! (`frontend::rotate` defines them in the program's LLVM IR).
+//! (`frontend::rotate` defines them in the program's LLVM IR); an IL
+//! module's OpGroupNonUniformRotateKHR (SPV_KHR_subgroup_rotate, core in
+//! OpenCL 3.1) becomes the same shuffle (`lower_rotate`).
 //!
 //! Vulkan's group instructions take scalars and vectors of up to 4
 //! components: on 8/16-wide vectors (broadcasts of
@@ -62,8 +64,8 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, Word};
 
-use super::context::Lower;
 use super::context::Res;
+use super::context::{ClBuiltin, Lower};
 use super::emit::ids;
 use super::emit::Block;
 use crate::analyses::type_table::Ty;
@@ -393,6 +395,9 @@ impl Lower<'_> {
                 }
             }
         };
+        if op == Op::GroupNonUniformRotateKHR {
+            return self.lower_rotate(b, inst);
+        }
         self.use_group_cap(cap);
         if op == Op::GroupNonUniformBroadcast {
             let id_orig = inst
@@ -429,6 +434,60 @@ impl Lower<'_> {
     }
 }
 
+impl Lower<'_> {
+    /// OpGroupNonUniformRotateKHR (SPV_KHR_subgroup_rotate; few Vulkan
+    /// drivers have it, lavapipe 22.3 does not): the shuffle the source
+    /// path's definitions make (`frontend::rotate`), from lane `(id +
+    /// delta) % get_max_sub_group_size()`, or with a ClusterSize `c` (a
+    /// power of two, as the extension requires) from `(id & -c) | ((id +
+    /// delta) & (c - 1))`, in `uint` arithmetic.
+    fn lower_rotate(&mut self, b: &mut Block, inst: &rspirv::dr::Instruction) -> Res<()> {
+        self.use_group_cap(Capability::GroupNonUniformShuffle);
+        let op_id = |k: usize| inst.operands.get(k).and_then(|o| o.id_ref_any());
+        let (Some(x), Some(delta)) = (op_id(1), op_id(2)) else {
+            return Err("OpGroupNonUniformRotateKHR without a value and a delta".into());
+        };
+        let u32t = self.out.t_u32();
+        let as_u32 = |cx: &mut Self, b: &mut Block, v: Word| -> Res<Word> {
+            let t = cx.lower_ty(cx.ty_of(v))?;
+            let lv = cx.v(v);
+            Ok(if cx.int_width(t) == Some(32) {
+                lv
+            } else {
+                cx.emit(b, Op::UConvert, u32t, ids(&[lv]))
+            })
+        };
+        let delta = as_u32(self, b, delta)?;
+        let id = self.builtin_u32(b, ClBuiltin::SubgroupLocalId, 0);
+        let sum = self.emit(b, Op::IAdd, u32t, ids(&[id, delta]));
+        let lane = match op_id(3) {
+            None => {
+                let max = self.builtin_u32(b, ClBuiltin::SubgroupMaxSize, 0);
+                self.emit(b, Op::UMod, u32t, ids(&[sum, max]))
+            }
+            Some(c) => {
+                let c = as_u32(self, b, c)?;
+                let one = self.out.c_u32(1);
+                let mask = self.emit(b, Op::ISub, u32t, ids(&[c, one]));
+                let neg = self.emit(b, Op::SNegate, u32t, ids(&[c]));
+                let hi = self.emit(b, Op::BitwiseAnd, u32t, ids(&[id, neg]));
+                let lo = self.emit(b, Op::BitwiseAnd, u32t, ids(&[sum, mask]));
+                self.emit(b, Op::BitwiseOr, u32t, ids(&[hi, lo]))
+            }
+        };
+        let rt = self.lower_ty(inst.result_type.unwrap_or(0))?;
+        let scope = self.out.c_u32(Scope::Subgroup as u32);
+        let xv = self.v(x);
+        b.push(
+            Op::GroupNonUniformShuffle,
+            Some(rt),
+            inst.result_id,
+            ids(&[scope, xv, lane]),
+        );
+        Ok(())
+    }
+}
+
 /// The Vulkan sub-group operations (`SUBGROUP_*`) an `OpGroupNonUniform*`
 /// instruction needs; `None` for other instructions.
 fn non_uniform_op(op: Op) -> Option<u32> {
@@ -449,7 +508,9 @@ fn non_uniform_op(op: Op) -> Option<u32> {
         | Op::GroupNonUniformBallotBitCount
         | Op::GroupNonUniformBallotFindLSB
         | Op::GroupNonUniformBallotFindMSB => SUBGROUP_BALLOT,
-        Op::GroupNonUniformShuffle | Op::GroupNonUniformShuffleXor => SUBGROUP_SHUFFLE,
+        Op::GroupNonUniformShuffle
+        | Op::GroupNonUniformShuffleXor
+        | Op::GroupNonUniformRotateKHR => SUBGROUP_SHUFFLE,
         Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => SUBGROUP_SHUFFLE_RELATIVE,
         Op::GroupNonUniformIAdd
         | Op::GroupNonUniformFAdd
