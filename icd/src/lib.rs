@@ -49,7 +49,8 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clGetKernelSuggestedLocalWorkSizeKHR" => {
             api::suggested_local::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
-        _ => std::ptr::null_mut(),
+        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch.
+        _ => api::command_buffer::extension_function(name),
     }
 }
 

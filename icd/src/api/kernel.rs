@@ -98,6 +98,25 @@ pub unsafe extern "C" fn clSetKernelArg(
     code(|| {
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
+        // SAFETY: arguments from the application.
+        let v = unsafe { arg_value(kern, index, size, value) }?;
+        kern.set_arg(index as usize, v);
+        Ok(())
+    })
+}
+
+/// clSetKernelArg's checks of one argument value of `kern`, and the value
+/// (also clUpdateMutableCommandsKHR's, whose argument updates return the
+/// errors of clSetKernelArg).
+///
+/// # Safety
+/// `value` must be NULL or point at `size` readable bytes.
+pub(crate) unsafe fn arg_value(
+    kern: &Kernel,
+    index: cl_uint,
+    size: usize,
+    value: *const c_void,
+) -> CLResult<ArgValue> {
         let info = kern.info();
         // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
         let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
@@ -230,9 +249,7 @@ pub unsafe extern "C" fn clSetKernelArg(
                 ArgValue::Image(std::sync::Arc::downgrade(&m))
             }
         };
-        kern.set_arg(index as usize, v);
-        Ok(())
-    })
+        Ok(v)
 }
 
 pub unsafe extern "C" fn clSetKernelArgSVMPointer(

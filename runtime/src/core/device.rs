@@ -360,6 +360,16 @@ impl Device {
         // compare-exchange loops (the compiler's `lower::atomic::float`);
         // which types and operations: `fp_atomic_capabilities`.
         e.push(("cl_ext_float_atomics", (1, 0, 0)));
+        // Commands recorded once into Vulkan command buffers and replayed,
+        // kernel commands updated by re-recording (`super::command_buffer`).
+        e.push((
+            "cl_khr_command_buffer",
+            super::command_buffer::EXTENSION_VERSION,
+        ));
+        e.push((
+            "cl_khr_command_buffer_mutable_dispatch",
+            super::command_buffer::MUTABLE_DISPATCH_VERSION,
+        ));
         e
     }
 

@@ -20,12 +20,16 @@
 //! 5. residency: `residency` (per-device replicas, migration, and
 //!    `resident`, which wraps a command's recording);
 //! 6. commands: `transfer` (buffers, maps), `image_transfer`, `kernel`
-//!    (NDRange launches).
+//!    (kernel objects and their arguments), then `prepared_launch` (an
+//!    NDRange launch planned and ready to record; clEnqueueNDRangeKernel),
+//!    then `command_buffer` (cl_khr_command_buffer: commands recorded once
+//!    into Vulkan command buffers and replayed).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
 
 pub mod clock_frequency;
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod error;
@@ -44,6 +48,7 @@ pub mod local_args;
 pub mod memory;
 pub mod object;
 pub mod platform;
+pub mod prepared_launch;
 pub mod prewarm;
 pub mod printf;
 pub mod program;

@@ -17,6 +17,7 @@ pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;
+pub mod recording;
 pub mod spirv_opt;
 
 use ash::vk;
