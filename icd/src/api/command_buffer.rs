@@ -10,7 +10,9 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use ferrocl_runtime::core::command_buffer::{CommandBuffer, SUPPORTED_QUEUE_PROPERTIES};
-use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain, ClObject};
+use ferrocl_runtime::core::object::{
+    get, get_arc, handle_of, into_handle, release, retain, ClObject,
+};
 use ferrocl_runtime::core::queue::Queue;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
@@ -90,7 +92,10 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
 /// `p` must be NULL or a 0-terminated property list.
 unsafe fn read_properties(
     p: *const cl_command_buffer_properties_khr,
-) -> CLResult<(Vec<cl_command_buffer_properties_khr>, cl_command_buffer_flags_khr)> {
+) -> CLResult<(
+    Vec<cl_command_buffer_properties_khr>,
+    cl_command_buffer_flags_khr,
+)> {
     let mut list = Vec::new();
     let mut seen = Vec::new();
     let mut flags = 0;

@@ -4,10 +4,10 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
+use ferrocl_runtime::core::command_buffer;
 use ferrocl_runtime::core::device::{cl_version, Device};
 use ferrocl_runtime::core::object::{get, handle_of};
 use ferrocl_runtime::core::platform::Platform;
-use ferrocl_runtime::core::command_buffer;
 use opencl_sys::*;
 
 use super::platform::{check_platform, name_versions, platform};

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use ferrocl_runtime::core::event::Event;
 use ferrocl_runtime::core::kernel::Kernel;
-use ferrocl_runtime::core::prepared_launch::enqueue_ndrange;
 use ferrocl_runtime::core::memory::{Mapping, Mem};
 use ferrocl_runtime::core::object::get_arc;
+use ferrocl_runtime::core::prepared_launch::enqueue_ndrange;
 use ferrocl_runtime::core::queue::Queue;
 use ferrocl_runtime::core::transfer;
 use ferrocl_runtime::CLResult;
@@ -629,7 +629,11 @@ pub(crate) fn rect_side(
 }
 
 /// Region and buffer-side checks shared by the rect commands.
-pub(crate) fn rect_in_buffer(mem: &Mem, side: &transfer::Rect, region: &[usize; 3]) -> CLResult<()> {
+pub(crate) fn rect_in_buffer(
+    mem: &Mem,
+    side: &transfer::Rect,
+    region: &[usize; 3],
+) -> CLResult<()> {
     // "CL_INVALID_VALUE if the region being read or written specified by
     // (buffer_origin, region, buffer_row_pitch, buffer_slice_pitch) is out of bounds."
     if side.end(region) > mem.size {

@@ -34,7 +34,11 @@ pub const CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR: cl_command_buffer_prop
 pub(crate) unsafe fn kernel_command_properties(
     cmdbuf: &CommandBuffer,
     p: *const cl_command_properties_khr,
-) -> CLResult<(Vec<cl_command_properties_khr>, cl_mutable_dispatch_fields_khr, bool)> {
+) -> CLResult<(
+    Vec<cl_command_properties_khr>,
+    cl_mutable_dispatch_fields_khr,
+    bool,
+)> {
     let mut list = Vec::new();
     let mut updatable = None;
     let mut asserts = None;
@@ -125,14 +129,19 @@ unsafe fn dispatch_update(
     // (arguments: "num_args or num_svm_args is non-zero"; exec info:
     // "num_exec_infos is non-zero").
     let denied = |field, given: bool| given && fields & field == 0;
-    if denied(CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR, !c.global_work_offset.is_null())
-        || denied(CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR, !c.global_work_size.is_null())
-        || denied(CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR, !c.local_work_size.is_null())
-        || denied(
-            CL_MUTABLE_DISPATCH_ARGUMENTS_KHR,
-            c.num_args != 0 || c.num_svm_args != 0,
-        )
-        || denied(CL_MUTABLE_DISPATCH_EXEC_INFO_KHR, c.num_exec_infos != 0)
+    if denied(
+        CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR,
+        !c.global_work_offset.is_null(),
+    ) || denied(
+        CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR,
+        !c.global_work_size.is_null(),
+    ) || denied(
+        CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR,
+        !c.local_work_size.is_null(),
+    ) || denied(
+        CL_MUTABLE_DISPATCH_ARGUMENTS_KHR,
+        c.num_args != 0 || c.num_svm_args != 0,
+    ) || denied(CL_MUTABLE_DISPATCH_EXEC_INFO_KHR, c.num_exec_infos != 0)
     {
         return Err(CL_INVALID_OPERATION);
     }

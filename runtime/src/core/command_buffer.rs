@@ -33,6 +33,12 @@
 //! the set of recordings is replaced as a whole, so pending enqueues keep
 //! executing the old one (simultaneous use).
 //!
+//! **Queue substitution.** An enqueue on another queue of the same
+//! device and properties executes the same recordings. Their kernels bind
+//! the recording queue's loop-status word (lavapipe's loop limiter,
+//! `crate::vk::loop_status`), so a loop cut during such an enqueue fails
+//! it and poisons the recording queue, not the substitute.
+//!
 //! Image commands reuse the image transfers' copies
 //! (`super::image_transfer::ReusableCopy`); a fill's texels are expanded
 //! into staging once, at recording.
@@ -476,9 +482,7 @@ impl CommandBuffer {
         for chunk in (0..size).step_by(pattern.len()) {
             // SAFETY: mapped host-visible memory of at least `size` bytes,
             // used by nothing yet; size is a multiple of the pattern size.
-            unsafe {
-                std::ptr::copy_nonoverlapping(pattern.as_ptr(), p.add(chunk), pattern.len())
-            };
+            unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), p.add(chunk), pattern.len()) };
         }
         let src = staging.raw;
         let record = Box::new(move |r: &Recorder| r.copy_buffer(src, 0, dst, at, size as u64));
@@ -520,11 +524,7 @@ impl CommandBuffer {
 
     /// clEnqueueCommandBufferKHR on `queue` (the recording queue or a
     /// compatible one, checked by the ICD layer).
-    pub fn enqueue(
-        &self,
-        queue: &Arc<Queue>,
-        wait_list: Vec<Arc<Event>>,
-    ) -> CLResult<Arc<Event>> {
+    pub fn enqueue(&self, queue: &Arc<Queue>, wait_list: Vec<Arc<Event>>) -> CLResult<Arc<Event>> {
         let replay = {
             let inner = self.inner.lock();
             // "CL_INVALID_OPERATION if command_buffer has not been finalized"
@@ -576,7 +576,11 @@ impl CommandBuffer {
         // its first update).
         let mut planned: Vec<(Arc<MutableCommand>, Dispatch)> = Vec::new();
         for u in updates {
-            let mut d = match planned.iter().rev().find(|(c, _)| Arc::ptr_eq(c, &u.command)) {
+            let mut d = match planned
+                .iter()
+                .rev()
+                .find(|(c, _)| Arc::ptr_eq(c, &u.command))
+            {
                 Some((_, d)) => d.clone(),
                 None => u.command.dispatch.lock().clone(),
             };

@@ -24,9 +24,7 @@ use super::program::Program;
 use super::queue::Queue;
 use super::sampler::Sampler;
 use crate::vk::buffer::{Buffer, BufferKind};
-use crate::vk::dispatch::{
-    arg_descriptor_type, descriptor_type, Descriptor,
-};
+use crate::vk::dispatch::{arg_descriptor_type, descriptor_type, Descriptor};
 use crate::vk::pipeline::KernelPipelines;
 
 #[derive(Clone)]
@@ -359,7 +357,11 @@ pub(super) fn upload(dev: &Device, bytes: &[u8]) -> CLResult<Arc<crate::vk::buff
 
 /// The work-group rules and device limits a launch of `kernel` on `dev`
 /// picks or checks its local size by (`launch::local_size`).
-pub(super) fn group_rules(kernel: &Kernel, dk: &DeviceKernel, dev: &Device) -> (GroupRules, DeviceLimits) {
+pub(super) fn group_rules(
+    kernel: &Kernel,
+    dk: &DeviceKernel,
+    dev: &Device,
+) -> (GroupRules, DeviceLimits) {
     let rules = GroupRules {
         required: dk.info.reqd_work_group_size,
         non_uniform: dk.non_uniform,

@@ -20,12 +20,14 @@ use opencl_sys::*;
 
 use super::error::CLResult;
 use super::event::Event;
-use super::kernel::{group_rules, loop_cut_log, resolve_args, upload, ArgValue, DeviceKernel, Kernel, ResolvedArgs};
+use super::kernel::{
+    group_rules, loop_cut_log, resolve_args, upload, ArgValue, DeviceKernel, Kernel, ResolvedArgs,
+};
 use super::launch::{self, KernelAbi, LaunchAddresses, NdRange};
 use super::local_args;
 use super::memory::Mem;
-use super::residency::resident;
 use super::queue::{Poison, Queue};
+use super::residency::resident;
 use super::sampler::Sampler;
 use crate::vk::buffer::{BufferKind, Staging};
 use crate::vk::dispatch::{upload_pods, ArgSet, Descriptor, DispatchCommand};

@@ -327,7 +327,11 @@ impl<'a> Recorder<'a> {
             return;
         }
         // SAFETY: the buffer is kept alive by the command until completion.
-        unsafe { self.device.raw.cmd_fill_buffer(self.cb, dst, offset, size, data) };
+        unsafe {
+            self.device
+                .raw
+                .cmd_fill_buffer(self.cb, dst, offset, size, data)
+        };
     }
 
     pub fn copy_buffer(

@@ -292,8 +292,8 @@ fn a_rebuild_replaces_the_slots() {
 mod launches {
     use super::*;
     use crate::core::kernel::ArgValue;
-    use crate::core::prepared_launch::enqueue_ndrange;
     use crate::core::memory::Mem;
+    use crate::core::prepared_launch::enqueue_ndrange;
     use crate::core::queue::Queue;
     use crate::core::transfer::enqueue_read;
 
