@@ -1566,3 +1566,107 @@ fn error_codes() {
     }
     cl.queue.finish();
 }
+
+// ---------------------------------------------------------------------
+// Completion checks per replay (lavapipe's loop limit)
+
+const LOOPS: &str = r#"
+kernel void single(global uint* out, uint n) {
+    uint s = get_global_id(0);
+    for (uint k = 0; k < n; k++)
+        s = s * 1664525u + 1013904223u + k;
+    out[get_global_id(0)] = s;
+}
+"#;
+
+fn single_ref(items: usize, n: u32) -> Vec<u32> {
+    (0..items as u32)
+        .map(|gid| {
+            (0..n).fold(gid, |s, k| {
+                s.wrapping_mul(1664525)
+                    .wrapping_add(1013904223)
+                    .wrapping_add(k)
+            })
+        })
+        .collect()
+}
+
+/// Each replay checks its kernels like a launch does: on lavapipe (which
+/// cuts a shader's loops after 65535 passes per 8 work-items) a replay
+/// whose loop may have been cut fails with CL_OUT_OF_RESOURCES and
+/// clFinish reports it once; after an update to a short loop the replays
+/// are exact again. On a device that does not cut loops every replay is
+/// exact.
+#[test]
+fn replays_check_cut_loops() {
+    if !supported() {
+        return;
+    }
+    let ext = Ext::load();
+    let cl = Cl::new();
+    let llvmpipe = ferrocl_tests::device_string(cl.device(), CL_DEVICE_NAME).contains("llvmpipe");
+    let limiter = std::env::var("FERROCL_LOOP_LIMITER").as_deref() != Ok("0");
+    if llvmpipe && !limiter {
+        return; // loops cut silently: nothing to expect
+    }
+    let items = 64usize;
+    let out = cl.buffer::<u32>(items);
+    let k = cl.kernel(LOOPS, "single");
+    let long = 70_000u32;
+    k.arg(0, &out).arg(1, &long);
+    let cb = ext.create(
+        &cl.queue,
+        &[
+            CL_COMMAND_BUFFER_FLAGS_KHR,
+            CL_COMMAND_BUFFER_MUTABLE_KHR,
+            0,
+        ],
+    );
+    let props = [
+        CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
+        CL_MUTABLE_DISPATCH_ARGUMENTS_KHR,
+        0,
+    ];
+    let mut cmd = ptr::null_mut();
+    cb.try_kernel(&props, &k, None, &[items], Some(&[32]), &[], Some(&mut cmd))
+        .expect("record");
+    assert_eq!(cb.finalize(), CL_SUCCESS);
+    let e = cb.try_enqueue(&[]).expect("enqueue");
+    // SAFETY: a live event.
+    let waited = unsafe { clWaitForEvents(1, &e) };
+    let status: cl_int = event_value(e, CL_EVENT_COMMAND_EXECUTION_STATUS);
+    // SAFETY: ours.
+    unsafe { clReleaseEvent(e) };
+    // SAFETY: valid queue.
+    let finish = || unsafe { clFinish(cl.queue.raw()) };
+    if llvmpipe {
+        expect_error(
+            waited,
+            CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+            "wait for the cut replay",
+        );
+        expect_error(status, CL_OUT_OF_RESOURCES, "status of the cut replay");
+        expect_error(
+            finish(),
+            CL_OUT_OF_RESOURCES,
+            "clFinish after the cut replay",
+        );
+        expect_error(finish(), CL_SUCCESS, "reported once");
+    } else {
+        assert_eq!(waited, CL_SUCCESS);
+        assert_eq!(cl.queue.read(&out), single_ref(items, long), "long loop");
+    }
+    let short = 1000u32;
+    let args = [cl_mutable_dispatch_arg_khr {
+        arg_index: 1,
+        arg_size: 4,
+        arg_value: (&short as *const u32).cast(),
+    }];
+    let mut c = config(cmd);
+    c.num_args = 1;
+    c.arg_list = args.as_ptr();
+    assert_eq!(update(&ext, &cb, &c), CL_SUCCESS);
+    cb.run();
+    expect_error(finish(), CL_SUCCESS, "clFinish after the short replay");
+    assert_eq!(cl.queue.read(&out), single_ref(items, short), "short loop");
+}

@@ -565,26 +565,42 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     // by one clEnqueueCommandBufferKHR, against the same 1000 enqueued one
     // by one, per kernel to completion (NaN where the platform has no
     // command buffers of the 0.9.5+ API).
-    let (plain, replay) = command_buffer_replay(platform, &q, &empty, s.reps)
-        .map_or((f64::NAN, f64::NAN), |(p, r)| (p, r));
+    let r = command_buffer_replay(platform, &q, &empty, s.reps).unwrap_or(Replay {
+        plain: f64::NAN,
+        replay: f64::NAN,
+        plain_host: f64::NAN,
+        replay_host: f64::NAN,
+    });
     for (name, unit, higher_better, value) in [
         (
             "1000 tiny kernels enqueued one by one, per kernel",
             "us",
             false,
-            plain,
+            r.plain,
         ),
         (
             "1000 tiny kernels replayed from a command buffer, per kernel",
             "us",
             false,
-            replay,
+            r.replay,
         ),
         (
             "command-buffer replay speed-up (plain / replay)",
             "x",
             true,
-            plain / replay,
+            r.plain / r.replay,
+        ),
+        (
+            "host time in 1000 enqueue calls, per kernel",
+            "us",
+            false,
+            r.plain_host,
+        ),
+        (
+            "host time in the replay's enqueue call, per kernel",
+            "us",
+            false,
+            r.replay_host,
         ),
     ] {
         push(
@@ -661,17 +677,30 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
 /// Kernels per command buffer in [`command_buffer_replay`].
 const REPLAY_KERNELS: usize = 1000;
 
+/// [`command_buffer_replay`]'s times per kernel, in microseconds.
+struct Replay {
+    /// Enqueued one by one, to completion.
+    plain: f64,
+    /// Replayed from a command buffer, to completion.
+    replay: f64,
+    /// The host's time in the clEnqueueNDRangeKernel calls alone.
+    plain_host: f64,
+    /// The host's time in the one clEnqueueCommandBufferKHR call.
+    replay_host: f64,
+}
+
 /// The best time per kernel of [`REPLAY_KERNELS`] launches of `k` (64
 /// work-items) enqueued one by one and then finished, and of the same
 /// launches recorded once into a command buffer and replayed by one
-/// clEnqueueCommandBufferKHR and finished, in microseconds. `None` when
-/// `platform` lacks cl_khr_command_buffer with the 0.9.5+ API.
+/// clEnqueueCommandBufferKHR and finished; and the host's time in the
+/// enqueue calls alone. `None` when `platform` lacks cl_khr_command_buffer
+/// with the 0.9.5+ API.
 fn command_buffer_replay(
     platform: cl_platform_id,
     q: &Queue,
     k: &ferrocl_tests::Kernel,
     reps: usize,
-) -> Option<(f64, f64)> {
+) -> Option<Replay> {
     let device = devices(platform)[0];
     let list: Vec<cl_name_version> =
         ferrocl_tests::info::query(device_info(device, CL_DEVICE_EXTENSIONS_WITH_VERSION)).ok()?;
@@ -745,14 +774,17 @@ fn command_buffer_replay(
         "  (recording and finalizing {REPLAY_KERNELS} kernels: {:.2} ms)",
         t.elapsed().as_secs_f64() * 1e3
     );
+    let mut plain_host = Duration::MAX;
     let plain = best(reps, || {
         let t = Instant::now();
         for _ in 0..REPLAY_KERNELS {
             enqueue(q, k, global);
         }
+        plain_host = plain_host.min(t.elapsed());
         finish(q);
         t.elapsed()
     });
+    let mut replay_host = Duration::MAX;
     let replay = best(reps, || {
         let t = Instant::now();
         // SAFETY: a finalized command buffer on its own queue.
@@ -767,13 +799,19 @@ fn command_buffer_replay(
             )
         };
         assert_eq!(s, CL_SUCCESS, "clEnqueueCommandBufferKHR");
+        replay_host = replay_host.min(t.elapsed());
         finish(q);
         t.elapsed()
     });
     // SAFETY: our reference.
     unsafe { release(cb) };
     let per = |d: Duration| d.as_secs_f64() * 1e6 / REPLAY_KERNELS as f64;
-    Some((per(plain), per(replay)))
+    Some(Replay {
+        plain: per(plain),
+        replay: per(replay),
+        plain_host: per(plain_host),
+        replay_host: per(replay_host),
+    })
 }
 
 const ADDRESSING_SOURCE: &str = r#"
