@@ -42,33 +42,42 @@ fn lookup(name: &str) -> *mut c_void {
 }
 
 macro_rules! ext_fn {
-    ($name:literal) => {{
+    ($name:literal, $t:ty) => {{
         let f = lookup($name);
         assert!(!f.is_null(), concat!("no ", $name, " for the platform"));
         // SAFETY: the extension's signature for this name.
-        unsafe { std::mem::transmute::<*mut c_void, _>(f) }
+        unsafe { std::mem::transmute::<*mut c_void, $t>(f) }
     }};
 }
 
 impl Ext {
     fn load() -> Ext {
         Ext {
-            create: ext_fn!("clCreateCommandBufferKHR"),
-            retain: ext_fn!("clRetainCommandBufferKHR"),
-            release: ext_fn!("clReleaseCommandBufferKHR"),
-            finalize: ext_fn!("clFinalizeCommandBufferKHR"),
-            enqueue: ext_fn!("clEnqueueCommandBufferKHR"),
-            info: ext_fn!("clGetCommandBufferInfoKHR"),
-            barrier: ext_fn!("clCommandBarrierWithWaitListKHR"),
-            copy: ext_fn!("clCommandCopyBufferKHR"),
-            copy_rect: ext_fn!("clCommandCopyBufferRectKHR"),
-            fill: ext_fn!("clCommandFillBufferKHR"),
-            ndrange: ext_fn!("clCommandNDRangeKernelKHR"),
-            copy_buffer_to_image: ext_fn!("clCommandCopyBufferToImageKHR"),
-            copy_image_to_buffer: ext_fn!("clCommandCopyImageToBufferKHR"),
-            fill_image: ext_fn!("clCommandFillImageKHR"),
-            update: ext_fn!("clUpdateMutableCommandsKHR"),
-            command_info: ext_fn!("clGetMutableCommandInfoKHR"),
+            create: ext_fn!("clCreateCommandBufferKHR", clCreateCommandBufferKHR_t),
+            retain: ext_fn!("clRetainCommandBufferKHR", clRetainCommandBufferKHR_t),
+            release: ext_fn!("clReleaseCommandBufferKHR", clReleaseCommandBufferKHR_t),
+            finalize: ext_fn!("clFinalizeCommandBufferKHR", clFinalizeCommandBufferKHR_t),
+            enqueue: ext_fn!("clEnqueueCommandBufferKHR", clEnqueueCommandBufferKHR_t),
+            info: ext_fn!("clGetCommandBufferInfoKHR", clGetCommandBufferInfoKHR_t),
+            barrier: ext_fn!(
+                "clCommandBarrierWithWaitListKHR",
+                clCommandBarrierWithWaitListKHR_t
+            ),
+            copy: ext_fn!("clCommandCopyBufferKHR", clCommandCopyBufferKHR_t),
+            copy_rect: ext_fn!("clCommandCopyBufferRectKHR", clCommandCopyBufferRectKHR_t),
+            fill: ext_fn!("clCommandFillBufferKHR", clCommandFillBufferKHR_t),
+            ndrange: ext_fn!("clCommandNDRangeKernelKHR", clCommandNDRangeKernelKHR_t),
+            copy_buffer_to_image: ext_fn!(
+                "clCommandCopyBufferToImageKHR",
+                clCommandCopyBufferToImageKHR_t
+            ),
+            copy_image_to_buffer: ext_fn!(
+                "clCommandCopyImageToBufferKHR",
+                clCommandCopyImageToBufferKHR_t
+            ),
+            fill_image: ext_fn!("clCommandFillImageKHR", clCommandFillImageKHR_t),
+            update: ext_fn!("clUpdateMutableCommandsKHR", clUpdateMutableCommandsKHR_t),
+            command_info: ext_fn!("clGetMutableCommandInfoKHR", clGetMutableCommandInfoKHR_t),
         }
     }
 
@@ -123,6 +132,7 @@ impl Drop for CommandBuffer<'_> {
 
 impl CommandBuffer<'_> {
     /// clCommandNDRangeKernelKHR over `global` (1 to 3 dimensions).
+    #[allow(clippy::too_many_arguments)]
     fn try_kernel(
         &self,
         props: &[cl_command_properties_khr],

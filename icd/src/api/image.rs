@@ -730,6 +730,13 @@ fn same_format(a: &Mem, b: &Mem) -> CLResult<bool> {
         && fa.image_channel_data_type == fb.image_channel_data_type)
 }
 
+/// An image copy's checked source, destination, their origins and the region.
+type CopyArgs = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3], [usize; 3]);
+/// An image↔buffer copy's checked source, destination, image origin and region.
+type ImageBufferArgs = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3]);
+/// An image fill's checked image, texel (in the image's format), origin and region.
+type FillArgs = (Arc<Mem>, Vec<u8>, [usize; 3], [usize; 3]);
+
 /// clEnqueueCopyImage's checks of its memory objects and regions on
 /// `queue`'s device (also clCommandCopyImageKHR's).
 ///
@@ -742,7 +749,7 @@ pub(crate) unsafe fn copy_image_args(
     src_origin: *const usize,
     dst_origin: *const usize,
     region: *const usize,
-) -> CLResult<(Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3], [usize; 3])> {
+) -> CLResult<CopyArgs> {
     let s = image_of(queue, src)?;
     let d = image_of(queue, dst)?;
     // "CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use
@@ -802,7 +809,7 @@ pub(crate) unsafe fn copy_image_to_buffer_args(
     src_origin: *const usize,
     region: *const usize,
     dst_offset: usize,
-) -> CLResult<(Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3])> {
+) -> CLResult<ImageBufferArgs> {
     let s = image_of(queue, src)?;
     let d = buffer_of(queue, dst)?;
     // "CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object
@@ -860,7 +867,7 @@ pub(crate) unsafe fn copy_buffer_to_image_args(
     src_offset: usize,
     dst_origin: *const usize,
     region: *const usize,
-) -> CLResult<(Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3])> {
+) -> CLResult<ImageBufferArgs> {
     let s = buffer_of(queue, src)?;
     let d = image_of(queue, dst)?;
     // "CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object
@@ -919,7 +926,7 @@ pub(crate) unsafe fn fill_image_args(
     color: *const c_void,
     origin: *const usize,
     region: *const usize,
-) -> CLResult<(Arc<Mem>, Vec<u8>, [usize; 3], [usize; 3])> {
+) -> CLResult<FillArgs> {
     let mem = image_of(queue, m)?;
     // "CL_INVALID_VALUE if fill_color is NULL."
     if color.is_null() {

@@ -472,7 +472,7 @@ impl CommandBuffer {
             ])),
             _ => None,
         };
-        if let Some(w) = word.filter(|_| at % 4 == 0 && size % 4 == 0) {
+        if let Some(w) = word.filter(|_| at.is_multiple_of(4) && size.is_multiple_of(4)) {
             let record = Box::new(move |r: &Recorder| r.fill_buffer(dst, at, size as u64, w));
             return self.transfer(waits, record, uses, None);
         }
