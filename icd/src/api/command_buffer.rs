@@ -162,8 +162,10 @@ pub unsafe extern "C" fn clFinalizeCommandBufferKHR(cb: cl_command_buffer_khr) -
     })
 }
 
-/// "A command-queue is compatible with another if it targets the same
-/// device and has the same properties" (queue substitution on enqueue).
+/// Whether `a` may execute what was recorded for `b` (queue substitution
+/// on enqueue): the same device, whose VkDevice the recordings belong to,
+/// and the same properties, which decided the barriers between commands
+/// (in-order or out-of-order) and the timestamps (profiling).
 fn compatible(a: &Queue, b: &Queue) -> bool {
     Arc::ptr_eq(&a.device, &b.device) && a.properties == b.properties
 }

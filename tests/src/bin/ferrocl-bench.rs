@@ -565,12 +565,7 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
     // by one clEnqueueCommandBufferKHR, against the same 1000 enqueued one
     // by one, per kernel to completion (NaN where the platform has no
     // command buffers of the 0.9.5+ API).
-    let r = command_buffer_replay(platform, &q, &empty, s.reps).unwrap_or(Replay {
-        plain: f64::NAN,
-        replay: f64::NAN,
-        plain_host: f64::NAN,
-        replay_host: f64::NAN,
-    });
+    let r = command_buffer_replay(platform, &q, &empty, s.reps);
     for (name, unit, higher_better, value) in [
         (
             "1000 tiny kernels enqueued one by one, per kernel",
@@ -677,7 +672,8 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
 /// Kernels per command buffer in [`command_buffer_replay`].
 const REPLAY_KERNELS: usize = 1000;
 
-/// [`command_buffer_replay`]'s times per kernel, in microseconds.
+/// [`command_buffer_replay`]'s times per kernel, in microseconds (NaN for
+/// the replay where the platform has no command buffers).
 struct Replay {
     /// Enqueued one by one, to completion.
     plain: f64,
@@ -693,14 +689,45 @@ struct Replay {
 /// work-items) enqueued one by one and then finished, and of the same
 /// launches recorded once into a command buffer and replayed by one
 /// clEnqueueCommandBufferKHR and finished; and the host's time in the
-/// enqueue calls alone. `None` when `platform` lacks cl_khr_command_buffer
-/// with the 0.9.5+ API.
+/// enqueue calls alone. The replay is NaN when `platform` lacks
+/// cl_khr_command_buffer with the 0.9.5+ API.
 fn command_buffer_replay(
     platform: cl_platform_id,
     q: &Queue,
     k: &ferrocl_tests::Kernel,
     reps: usize,
-) -> Option<Replay> {
+) -> Replay {
+    let global = 64usize;
+    let per = |d: Duration| d.as_secs_f64() * 1e6 / REPLAY_KERNELS as f64;
+    let mut plain_host = Duration::MAX;
+    let plain = best(reps, || {
+        let t = Instant::now();
+        for _ in 0..REPLAY_KERNELS {
+            enqueue(q, k, global);
+        }
+        plain_host = plain_host.min(t.elapsed());
+        finish(q);
+        t.elapsed()
+    });
+    let (replay, replay_host) =
+        replayed(platform, q, k, global, reps).unwrap_or((f64::NAN, f64::NAN));
+    Replay {
+        plain: per(plain),
+        replay,
+        plain_host: per(plain_host),
+        replay_host,
+    }
+}
+
+/// [`command_buffer_replay`]'s replay: per kernel to completion, and in
+/// the enqueue call, in microseconds.
+fn replayed(
+    platform: cl_platform_id,
+    q: &Queue,
+    k: &ferrocl_tests::Kernel,
+    global: usize,
+    reps: usize,
+) -> Option<(f64, f64)> {
     let device = devices(platform)[0];
     let list: Vec<cl_name_version> =
         ferrocl_tests::info::query(device_info(device, CL_DEVICE_EXTENSIONS_WITH_VERSION)).ok()?;
@@ -737,7 +764,6 @@ fn command_buffer_replay(
             )?)?,
         )
     };
-    let global = 64usize;
     let qraw = q.raw();
     let mut status = CL_SUCCESS;
     // SAFETY: one valid queue, no properties.
@@ -774,16 +800,6 @@ fn command_buffer_replay(
         "  (recording and finalizing {REPLAY_KERNELS} kernels: {:.2} ms)",
         t.elapsed().as_secs_f64() * 1e3
     );
-    let mut plain_host = Duration::MAX;
-    let plain = best(reps, || {
-        let t = Instant::now();
-        for _ in 0..REPLAY_KERNELS {
-            enqueue(q, k, global);
-        }
-        plain_host = plain_host.min(t.elapsed());
-        finish(q);
-        t.elapsed()
-    });
     let mut replay_host = Duration::MAX;
     let replay = best(reps, || {
         let t = Instant::now();
@@ -806,12 +822,7 @@ fn command_buffer_replay(
     // SAFETY: our reference.
     unsafe { release(cb) };
     let per = |d: Duration| d.as_secs_f64() * 1e6 / REPLAY_KERNELS as f64;
-    Some(Replay {
-        plain: per(plain),
-        replay: per(replay),
-        plain_host: per(plain_host),
-        replay_host: per(replay_host),
-    })
+    Some((per(replay), per(replay_host)))
 }
 
 const ADDRESSING_SOURCE: &str = r#"
