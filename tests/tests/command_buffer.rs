@@ -1680,3 +1680,72 @@ fn replays_check_cut_loops() {
     expect_error(finish(), CL_SUCCESS, "clFinish after the short replay");
     assert_eq!(cl.queue.read(&out), single_ref(items, short), "short loop");
 }
+
+/// An update while an enqueue is pending changes the later enqueues only:
+/// the pending one runs what was recorded when it was enqueued.
+#[test]
+fn update_while_pending_affects_later_enqueues_only() {
+    if !supported() {
+        return;
+    }
+    let ext = Ext::load();
+    let cl = Cl::new();
+    let program = cl.build(KERNELS);
+    let n = 128;
+    let first = cl.buffer_from(&vec![0i32; n]);
+    let second = cl.buffer_from(&vec![0i32; n]);
+    let mark = program.kernel("mark");
+    mark.arg(0, &first).arg(1, &11i32);
+    let cb = ext.create(
+        &cl.queue,
+        &[
+            CL_COMMAND_BUFFER_FLAGS_KHR,
+            CL_COMMAND_BUFFER_MUTABLE_KHR | CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR,
+            0,
+        ],
+    );
+    let mut cmd = ptr::null_mut();
+    cb.try_kernel(&[], &mark, None, &[n], None, &[], Some(&mut cmd))
+        .expect("record");
+    assert_eq!(cb.finalize(), CL_SUCCESS);
+    let mut status = 0;
+    // SAFETY: valid context.
+    let gate = unsafe { clCreateUserEvent(cl.context.raw(), &mut status) };
+    assert_eq!(status, CL_SUCCESS);
+    let pending = cb.try_enqueue(&[gate]).expect("enqueue behind the gate");
+    // Retarget the command: the other buffer, another value.
+    let raw = second.raw();
+    let v = 22i32;
+    let args = [
+        cl_mutable_dispatch_arg_khr {
+            arg_index: 0,
+            arg_size: size_of::<cl_mem>(),
+            arg_value: (&raw as *const cl_mem).cast(),
+        },
+        cl_mutable_dispatch_arg_khr {
+            arg_index: 1,
+            arg_size: 4,
+            arg_value: (&v as *const i32).cast(),
+        },
+    ];
+    let mut c = config(cmd);
+    c.num_args = 2;
+    c.arg_list = args.as_ptr();
+    assert_eq!(update(&ext, &cb, &c), CL_SUCCESS);
+    let later = cb.try_enqueue(&[]).expect("enqueue after the update");
+    // SAFETY: our user event.
+    assert_eq!(
+        unsafe { clSetUserEventStatus(gate, CL_COMPLETE) },
+        CL_SUCCESS
+    );
+    wait_release(later);
+    wait_release(pending);
+    // SAFETY: ours.
+    unsafe { clReleaseEvent(gate) };
+    assert_eq!(cl.queue.read(&first), vec![11; n], "the pending enqueue");
+    assert_eq!(
+        cl.queue.read(&second),
+        vec![22; n],
+        "the enqueue after the update"
+    );
+}
