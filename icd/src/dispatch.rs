@@ -12,11 +12,7 @@ use crate::api::{
     context::*, device::*, enqueue::*, event::*, image::*, kernel::*, mem::*, platform::*,
     program::*,
 };
-<<<<<<< HEAD
-use crate::api::{queue::*, sampler::*, svm::*, timer::*, unsupported::*};
-=======
-use crate::api::{queue::*, sampler::*, suggested_local::*, timer::*, unsupported::*};
->>>>>>> cl31
+use crate::api::{queue::*, sampler::*, suggested_local::*, svm::*, timer::*, unsupported::*};
 
 // SAFETY: an all-None table (every field is an Option<fn>).
 const NONE: cl_icd_dispatch = unsafe { std::mem::zeroed() };

@@ -53,7 +53,8 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clSetKernelArgDevicePointerEXT" => {
             api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
         }
-        _ => std::ptr::null_mut(),
+        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch.
+        _ => api::command_buffer::extension_function(name),
     }
 }
 

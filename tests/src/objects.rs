@@ -140,6 +140,19 @@ impl Context {
         Queue { raw }
     }
 
+    /// A queue on this context's device with `properties`
+    /// (CL_QUEUE_PROPERTIES bits: out-of-order, profiling).
+    pub fn queue_with(&self, properties: cl_command_queue_properties) -> Queue {
+        let props = [CL_QUEUE_PROPERTIES as cl_queue_properties, properties, 0];
+        let mut status = CL_SUCCESS;
+        // SAFETY: valid context and device, a 0-terminated property list.
+        let raw = unsafe {
+            clCreateCommandQueueWithProperties(self.raw, self.device, props.as_ptr(), &mut status)
+        };
+        check(status, "clCreateCommandQueueWithProperties");
+        Queue { raw }
+    }
+
     /// Builds `source` with `options` for this context's device. On failure
     /// returns the status with the build log.
     pub fn try_build(&self, source: &str, options: &str) -> Result<Program, BuildError> {

@@ -1032,3 +1032,100 @@ fn svm_alloc_in_a_two_device_context_fails() {
     let p = unsafe { clSVMAlloc(t.context.raw(), CL_MEM_READ_WRITE, 4096, 0) };
     assert!(p.is_null());
 }
+
+/// A command buffer recorded on device 1's queue: each replay makes its
+/// buffers current there first (contents written on device 0 between
+/// replays move over), and its writes move back to device 0 for reading.
+#[test]
+fn command_buffer_replays_move_contents_between_devices() {
+    // First: the replicas are set up before any OpenCL call.
+    let t = two();
+    let lookup = |name: &std::ffi::CStr| {
+        // SAFETY: a platform of the loader and a NUL-terminated name.
+        let f = unsafe { clGetExtensionFunctionAddressForPlatform(platform(), name.as_ptr()) };
+        assert!(!f.is_null(), "{name:?}");
+        f
+    };
+    // SAFETY: the extension's signatures for these names.
+    let (create, record, finalize, enqueue, release) = unsafe {
+        (
+            std::mem::transmute::<*mut std::ffi::c_void, clCreateCommandBufferKHR_t>(lookup(
+                c"clCreateCommandBufferKHR",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clCommandNDRangeKernelKHR_t>(lookup(
+                c"clCommandNDRangeKernelKHR",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clFinalizeCommandBufferKHR_t>(lookup(
+                c"clFinalizeCommandBufferKHR",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clEnqueueCommandBufferKHR_t>(lookup(
+                c"clEnqueueCommandBufferKHR",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clReleaseCommandBufferKHR_t>(lookup(
+                c"clReleaseCommandBufferKHR",
+            ))
+            .unwrap(),
+        )
+    };
+    let program = t.context.build_for_all(KERNELS);
+    let consume = program.kernel("consume");
+    let n = 2048;
+    let a: Buffer<u32> = t.context.buffer(n);
+    let b: Buffer<u32> = t.context.buffer(n);
+    consume.arg(0, &a).arg(1, &b);
+    let q1 = t.q1.raw();
+    let mut s = CL_SUCCESS;
+    // SAFETY: one valid queue, no properties.
+    let cb = unsafe { create(1, &q1, ptr::null(), &mut s) };
+    check(s, "clCreateCommandBufferKHR");
+    // SAFETY: valid command buffer and kernel, a 1-entry global size.
+    let s = unsafe {
+        record(
+            cb,
+            ptr::null_mut(),
+            ptr::null(),
+            consume.raw(),
+            1,
+            ptr::null(),
+            &n,
+            ptr::null(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        )
+    };
+    check(s, "clCommandNDRangeKernelKHR");
+    // SAFETY: valid command buffer.
+    check(unsafe { finalize(cb) }, "clFinalizeCommandBufferKHR");
+    for round in 0..3u32 {
+        let input = pattern(n, round);
+        t.q0.write(&a, 0, &input);
+        t.q0.finish();
+        // SAFETY: a finalized command buffer on its own queue.
+        let s = unsafe { enqueue(0, ptr::null_mut(), cb, 0, ptr::null(), ptr::null_mut()) };
+        check(s, "clEnqueueCommandBufferKHR");
+        t.q1.finish();
+        let a_ref: Vec<u32> = input.iter().map(|v| v.wrapping_add(5)).collect();
+        let b_ref: Vec<u32> = input
+            .iter()
+            .map(|v| v.wrapping_mul(2).wrapping_add(7))
+            .collect();
+        assert_same(
+            &format!("round {round}: a on device 0"),
+            &t.q0.read(&a),
+            &a_ref,
+        );
+        assert_same(
+            &format!("round {round}: b on device 0"),
+            &t.q0.read(&b),
+            &b_ref,
+        );
+    }
+    // SAFETY: our reference.
+    check(unsafe { release(cb) }, "clReleaseCommandBufferKHR");
+}

@@ -4,6 +4,7 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
+use ferrocl_runtime::core::command_buffer;
 use ferrocl_runtime::core::device::{cl_version, Device, IL_VERSIONS};
 use ferrocl_runtime::core::object::{get, handle_of};
 use ferrocl_runtime::core::platform::{version_string, Platform};
@@ -309,6 +310,15 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_SPIRV_CAPABILITIES_KHR => Info::raw(&ferrocl_compiler::spirv_capability_values(
             &d.compiler_caps(),
         )),
+        // cl_khr_command_buffer (`core::command_buffer`).
+        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => Info::u64(command_buffer::CAPABILITIES),
+        CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+            Info::u64(command_buffer::SUPPORTED_QUEUE_PROPERTIES)
+        }
+        CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => Info::u64(0),
+        CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => {
+            Info::u64(command_buffer::MUTABLE_DISPATCH_CAPABILITIES)
+        }
         CL_DEVICE_PCI_BUS_INFO_KHR => match &d.phys.pci_bus {
             Some(p) => Info::raw(&[p.pci_domain, p.pci_bus, p.pci_device, p.pci_function]),
             None => return Err(CL_INVALID_VALUE),

@@ -4,9 +4,10 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use ferrocl_runtime::core::event::Event;
-use ferrocl_runtime::core::kernel::{enqueue_ndrange, Kernel};
+use ferrocl_runtime::core::kernel::Kernel;
 use ferrocl_runtime::core::memory::{Mapping, Mem};
 use ferrocl_runtime::core::object::get_arc;
+use ferrocl_runtime::core::prepared_launch::enqueue_ndrange;
 use ferrocl_runtime::core::queue::Queue;
 use ferrocl_runtime::core::transfer;
 use ferrocl_runtime::CLResult;
@@ -66,7 +67,7 @@ unsafe fn mem_prologue(
 
 /// "CL_INVALID_VALUE if the region being read or written specified by
 /// (offset, size) is out of bounds or if ptr is a NULL value."
-fn check_region(mem: &Mem, offset: usize, size: usize) -> CLResult<()> {
+pub(crate) fn check_region(mem: &Mem, offset: usize, size: usize) -> CLResult<()> {
     match offset.checked_add(size) {
         Some(end) if end <= mem.size => Ok(()),
         _ => Err(CL_INVALID_VALUE),
@@ -606,7 +607,7 @@ pub(crate) unsafe fn read3(p: *const usize) -> CLResult<[usize; 3]> {
 /// "CL_INVALID_VALUE if [...] row_pitch is not 0 and is less than region[0]"
 /// and "[...] slice_pitch is not 0 and is less than region[1] x row_pitch
 /// or if slice_pitch is not 0 and is not a multiple of row_pitch."
-fn rect_side(
+pub(crate) fn rect_side(
     origin: [usize; 3],
     region: &[usize; 3],
     row: usize,
@@ -628,7 +629,11 @@ fn rect_side(
 }
 
 /// Region and buffer-side checks shared by the rect commands.
-fn rect_in_buffer(mem: &Mem, side: &transfer::Rect, region: &[usize; 3]) -> CLResult<()> {
+pub(crate) fn rect_in_buffer(
+    mem: &Mem,
+    side: &transfer::Rect,
+    region: &[usize; 3],
+) -> CLResult<()> {
     // "CL_INVALID_VALUE if the region being read or written specified by
     // (buffer_origin, region, buffer_row_pitch, buffer_slice_pitch) is out of bounds."
     if side.end(region) > mem.size {
@@ -637,7 +642,7 @@ fn rect_in_buffer(mem: &Mem, side: &transfer::Rect, region: &[usize; 3]) -> CLRe
     Ok(())
 }
 
-fn check_region3(region: &[usize; 3]) -> CLResult<()> {
+pub(crate) fn check_region3(region: &[usize; 3]) -> CLResult<()> {
     // "CL_INVALID_VALUE if any region array element is 0."
     if region.contains(&0) {
         return Err(CL_INVALID_VALUE);

@@ -730,6 +730,47 @@ fn same_format(a: &Mem, b: &Mem) -> CLResult<bool> {
         && fa.image_channel_data_type == fb.image_channel_data_type)
 }
 
+/// An image copy's checked source, destination, their origins and the region.
+type CopyArgs = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3], [usize; 3]);
+/// An image↔buffer copy's checked source, destination, image origin and region.
+type ImageBufferArgs = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3]);
+/// An image fill's checked image, texel (in the image's format), origin and region.
+type FillArgs = (Arc<Mem>, Vec<u8>, [usize; 3], [usize; 3]);
+
+/// clEnqueueCopyImage's checks of its memory objects and regions on
+/// `queue`'s device (also clCommandCopyImageKHR's).
+///
+/// # Safety
+/// The origins and region must be NULL or point at 3 entries.
+pub(crate) unsafe fn copy_image_args(
+    queue: &Queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+) -> CLResult<CopyArgs> {
+    let s = image_of(queue, src)?;
+    let d = image_of(queue, dst)?;
+    // "CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use
+    // the same image format."
+    if !same_format(&s, &d)? {
+        return Err(CL_IMAGE_FORMAT_MISMATCH);
+    }
+    // SAFETY: three entries each per the spec.
+    let (so, dor) = unsafe { (read3(src_origin)?, read3(dst_origin)?) };
+    // SAFETY: as above.
+    let r = unsafe { read3(region) }?;
+    check_region(&s.image()?.desc, &so, &r)?;
+    check_region(&d.image()?.desc, &dor, &r)?;
+    // "CL_MEM_COPY_OVERLAP if src_image and dst_image are the same
+    // image object and the source and destination regions overlap."
+    if Arc::ptr_eq(&s, &d) && regions_overlap(&so, &dor, &r) {
+        return Err(CL_MEM_COPY_OVERLAP);
+    }
+    Ok((s, d, so, dor, r))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clEnqueueCopyImage(
     q: cl_command_queue,
@@ -743,30 +784,48 @@ pub unsafe extern "C" fn clEnqueueCopyImage(
     event: *mut cl_event,
 ) -> cl_int {
     code(|| {
+        let queue = queue_arc(q)?;
         // SAFETY: pointers from the application.
-        let (queue, s, waits) = unsafe { prologue(q, src, n, list) }?;
-        let d = image_of(&queue, dst)?;
-        // "CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use
-        // the same image format."
-        if !same_format(&s, &d)? {
-            return Err(CL_IMAGE_FORMAT_MISMATCH);
-        }
-        // SAFETY: three entries each per the spec.
-        let (so, dor) = unsafe { (read3(src_origin)?, read3(dst_origin)?) };
+        let (s, d, so, dor, r) =
+            unsafe { copy_image_args(&queue, src, dst, src_origin, dst_origin, region) }?;
         // SAFETY: as above.
-        let r = unsafe { read3(region) }?;
-        check_region(&s.image()?.desc, &so, &r)?;
-        check_region(&d.image()?.desc, &dor, &r)?;
-        // "CL_MEM_COPY_OVERLAP if src_image and dst_image are the same
-        // image object and the source and destination regions overlap."
-        if Arc::ptr_eq(&s, &d) && regions_overlap(&so, &dor, &r) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
+        let waits = unsafe { waits_of(&queue, n, list) }?;
         let e = image_transfer::enqueue_copy_image(&queue, &s, &d, so, dor, r, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
     })
+}
+
+/// clEnqueueCopyImageToBuffer's checks on `queue`'s device (also
+/// clCommandCopyImageToBufferKHR's).
+///
+/// # Safety
+/// The origin and region must be NULL or point at 3 entries.
+pub(crate) unsafe fn copy_image_to_buffer_args(
+    queue: &Queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    region: *const usize,
+    dst_offset: usize,
+) -> CLResult<ImageBufferArgs> {
+    let s = image_of(queue, src)?;
+    let d = buffer_of(queue, dst)?;
+    // "CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object
+    // created from dst_buffer."
+    if s.parent.as_ref().is_some_and(|p| Arc::ptr_eq(p, &d)) {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    // SAFETY: caller contract.
+    let (o, r) = unsafe { origin_region(&s, src_origin, region) }?;
+    // "CL_INVALID_VALUE if the region specified by dst_offset and
+    // dst_offset + dst_cb refer to a region outside dst_buffer."
+    let bytes = r[0] * r[1] * r[2] * s.image()?.element_size();
+    if dst_offset.checked_add(bytes).is_none_or(|end| end > d.size) {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok((s, d, o, r))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -782,28 +841,49 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
     event: *mut cl_event,
 ) -> cl_int {
     code(|| {
+        let queue = queue_arc(q)?;
         // SAFETY: pointers from the application.
-        let (queue, s, waits) = unsafe { prologue(q, src, n, list) }?;
-        let d = buffer_of(&queue, dst)?;
-        // "CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object
-        // created from dst_buffer."
-        if s.parent.as_ref().is_some_and(|p| Arc::ptr_eq(p, &d)) {
-            return Err(CL_INVALID_MEM_OBJECT);
-        }
+        let (s, d, o, r) =
+            unsafe { copy_image_to_buffer_args(&queue, src, dst, src_origin, region, dst_offset) }?;
         // SAFETY: as above.
-        let (o, r) = unsafe { origin_region(&s, src_origin, region) }?;
-        // "CL_INVALID_VALUE if the region specified by dst_offset and
-        // dst_offset + dst_cb refer to a region outside dst_buffer."
-        let bytes = r[0] * r[1] * r[2] * s.image()?.element_size();
-        if dst_offset.checked_add(bytes).is_none_or(|end| end > d.size) {
-            return Err(CL_INVALID_VALUE);
-        }
+        let waits = unsafe { waits_of(&queue, n, list) }?;
         let e =
             image_transfer::enqueue_copy_image_to_buffer(&queue, &s, &d, o, r, dst_offset, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
     })
+}
+
+/// clEnqueueCopyBufferToImage's checks on `queue`'s device (also
+/// clCommandCopyBufferToImageKHR's).
+///
+/// # Safety
+/// The origin and region must be NULL or point at 3 entries.
+pub(crate) unsafe fn copy_buffer_to_image_args(
+    queue: &Queue,
+    src: cl_mem,
+    dst: cl_mem,
+    src_offset: usize,
+    dst_origin: *const usize,
+    region: *const usize,
+) -> CLResult<ImageBufferArgs> {
+    let s = buffer_of(queue, src)?;
+    let d = image_of(queue, dst)?;
+    // "CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object
+    // created from src_buffer."
+    if d.parent.as_ref().is_some_and(|p| Arc::ptr_eq(p, &s)) {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    // SAFETY: caller contract.
+    let (o, r) = unsafe { origin_region(&d, dst_origin, region) }?;
+    // "CL_INVALID_VALUE if the region specified by src_offset and
+    // src_offset + src_cb refer to a region outside src_buffer."
+    let bytes = r[0] * r[1] * r[2] * d.image()?.element_size();
+    if src_offset.checked_add(bytes).is_none_or(|end| end > s.size) {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok((s, d, o, r))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -820,29 +900,46 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
 ) -> cl_int {
     code(|| {
         let queue = queue_arc(q)?;
-        let s = buffer_of(&queue, src)?;
-        let d = image_of(&queue, dst)?;
         // SAFETY: pointers from the application.
-        let waits = unsafe { waits_of(&queue, n, list) }?;
-        // "CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object
-        // created from src_buffer."
-        if d.parent.as_ref().is_some_and(|p| Arc::ptr_eq(p, &s)) {
-            return Err(CL_INVALID_MEM_OBJECT);
-        }
+        let (s, d, o, r) =
+            unsafe { copy_buffer_to_image_args(&queue, src, dst, src_offset, dst_origin, region) }?;
         // SAFETY: as above.
-        let (o, r) = unsafe { origin_region(&d, dst_origin, region) }?;
-        // "CL_INVALID_VALUE if the region specified by src_offset and
-        // src_offset + src_cb refer to a region outside src_buffer."
-        let bytes = r[0] * r[1] * r[2] * d.image()?.element_size();
-        if src_offset.checked_add(bytes).is_none_or(|end| end > s.size) {
-            return Err(CL_INVALID_VALUE);
-        }
+        let waits = unsafe { waits_of(&queue, n, list) }?;
         let e =
             image_transfer::enqueue_copy_buffer_to_image(&queue, &s, &d, src_offset, o, r, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
     })
+}
+
+/// clEnqueueFillImage's checks on `queue`'s device (also
+/// clCommandFillImageKHR's): the image, its region, and the fill colour
+/// packed into one texel of its format.
+///
+/// # Safety
+/// `color` must be NULL or point at 16 bytes; origin and region NULL or
+/// at 3 entries.
+pub(crate) unsafe fn fill_image_args(
+    queue: &Queue,
+    m: cl_mem,
+    color: *const c_void,
+    origin: *const usize,
+    region: *const usize,
+) -> CLResult<FillArgs> {
+    let mem = image_of(queue, m)?;
+    // "CL_INVALID_VALUE if fill_color is NULL."
+    if color.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: caller contract.
+    let (o, r) = unsafe { origin_region(&mem, origin, region) }?;
+    // SAFETY: a four-component float, int or uint colour (16 bytes).
+    let c = unsafe { *(color as *const [u32; 4]) };
+    let f = mem.image()?.format;
+    let texel = image_format::pack_texel(f.image_channel_order, f.image_channel_data_type, c)
+        .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
+    Ok((mem, texel.to_vec(), o, r))
 }
 
 pub unsafe extern "C" fn clEnqueueFillImage(
@@ -856,19 +953,11 @@ pub unsafe extern "C" fn clEnqueueFillImage(
     event: *mut cl_event,
 ) -> cl_int {
     code(|| {
+        let queue = queue_arc(q)?;
         // SAFETY: pointers from the application.
-        let (queue, mem, waits) = unsafe { prologue(q, m, n, list) }?;
-        // "CL_INVALID_VALUE if fill_color is NULL."
-        if color.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let (mem, texel, o, r) = unsafe { fill_image_args(&queue, m, color, origin, region) }?;
         // SAFETY: as above.
-        let (o, r) = unsafe { origin_region(&mem, origin, region) }?;
-        // SAFETY: a four-component float, int or uint colour (16 bytes).
-        let c = unsafe { *(color as *const [u32; 4]) };
-        let f = mem.image()?.format;
-        let texel = image_format::pack_texel(f.image_channel_order, f.image_channel_data_type, c)
-            .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
+        let waits = unsafe { waits_of(&queue, n, list) }?;
         let e = image_transfer::enqueue_fill_image(&queue, &mem, &texel, o, r, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };

@@ -98,146 +98,160 @@ pub unsafe extern "C" fn clSetKernelArg(
     code(|| {
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
-        let info = kern.info();
-        // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
-        let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
-        let v = match arg.kind {
-            ArgKind::Buffer => {
-                // "CL_INVALID_ARG_SIZE if arg_size does not match the size of
-                // the data type for an argument that is not a memory object
-                // or if the argument is a memory object and arg_size !=
-                // sizeof(cl_mem) [...]"
-                if size != std::mem::size_of::<cl_mem>() {
-                    return Err(CL_INVALID_ARG_SIZE);
-                }
-                // "If the argument is a buffer object, the arg_value pointer
-                // can be NULL or point to a NULL value."
-                // SAFETY: value points at a cl_mem when non-null.
-                let h = if value.is_null() {
-                    std::ptr::null_mut()
-                } else {
-                    unsafe { *(value as *const cl_mem) }
-                };
-                if h.is_null() {
-                    ArgValue::Buffer(None)
-                } else {
-                    // SAFETY: handle from the application.
-                    let m = unsafe { get_arc::<Mem>(h) }.map_err(|_| CL_INVALID_MEM_OBJECT)?;
-                    // "[...] if arg_value points to a valid memory object,
-                    // but the memory object is not valid for the kernel
-                    // argument" (an image for a pointer).
-                    if !m.is_buffer() || !std::sync::Arc::ptr_eq(&m.context, &kern.program.context)
-                    {
-                        return Err(CL_INVALID_MEM_OBJECT);
-                    }
-                    ArgValue::Buffer(Some(std::sync::Arc::downgrade(&m)))
-                }
-            }
-            ArgKind::LocalPointer { .. } => {
-                // "CL_INVALID_ARG_VALUE if arg_value specified is not NULL for
-                // an argument declared with the local qualifier." and
-                // "CL_INVALID_ARG_SIZE if [...] the kernel argument is a
-                // pointer to the local address space and arg_size is zero.
-                // This error condition does not apply if the platform
-                // associated with kernel is OpenCL 3.1 or newer." (3.1: "arg_size
-                // may be zero, indicating that no local memory is required
-                // for the kernel argument"; the pointer's value is then
-                // implementation-defined: the offset its part would have.)
-                if !value.is_null() {
-                    return Err(CL_INVALID_ARG_VALUE);
-                }
-                if size == 0 && super::platform::platform().version() < (3, 1, 0) {
-                    return Err(CL_INVALID_ARG_SIZE);
-                }
-                ArgValue::Local(size)
-            }
-            ArgKind::Pod => {
-                if size != arg.size as usize {
-                    return Err(CL_INVALID_ARG_SIZE);
-                }
-                // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid
-                // value" (NULL for a by-value argument).
-                if value.is_null() {
-                    return Err(CL_INVALID_ARG_VALUE);
-                }
-                // SAFETY: size bytes per the application.
-                ArgValue::Pod(
-                    unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec(),
-                )
-            }
-            ArgKind::Sampler { .. } => {
-                // "CL_INVALID_SAMPLER if the kernel argument is a sampler,
-                // but arg_value does not point to a valid sampler object."
-                if value.is_null() {
-                    return Err(CL_INVALID_SAMPLER);
-                }
-                // "CL_INVALID_ARG_SIZE if arg_value points to a sampler
-                // object and arg_size is not equal to sizeof(cl_sampler)"
-                if size != std::mem::size_of::<cl_sampler>() {
-                    return Err(CL_INVALID_ARG_SIZE);
-                }
-                // SAFETY: value points at a cl_sampler.
-                let h = unsafe { *(value as *const cl_sampler) };
-                // SAFETY: handle from the application.
-                let smp = unsafe { get_arc::<Sampler>(h) }?;
-                // "CL_INVALID_CONTEXT if the context associated with kernel
-                // and an OpenCL object pointed to by arg_value are not the same"
-                if !std::sync::Arc::ptr_eq(&smp.context, &kern.program.context) {
-                    return Err(CL_INVALID_CONTEXT);
-                }
-                ArgValue::Sampler(smp)
-            }
-            ArgKind::Image { dim, .. } => {
-                // "CL_INVALID_MEM_OBJECT if arg_value is NULL and it must
-                // point to a valid memory object", "[...] points to NULL
-                // [...]", "[...] does not point to a valid memory object".
-                if value.is_null() {
-                    return Err(CL_INVALID_MEM_OBJECT);
-                }
-                if size != std::mem::size_of::<cl_mem>() {
-                    return Err(CL_INVALID_ARG_SIZE);
-                }
-                // SAFETY: value points at a cl_mem.
-                let h = unsafe { *(value as *const cl_mem) };
-                // SAFETY: handle from the application.
-                let m = unsafe { get_arc::<Mem>(h) }?;
-                if !std::sync::Arc::ptr_eq(&m.context, &kern.program.context) {
-                    return Err(CL_INVALID_CONTEXT);
-                }
-                // "[...] if arg_value points to a valid memory object, but
-                // the memory object is not valid for the kernel argument":
-                // an image of the argument's image type.
-                let want = match dim {
-                    ImageDim::D1 => CL_MEM_OBJECT_IMAGE1D,
-                    ImageDim::D1Buffer => CL_MEM_OBJECT_IMAGE1D_BUFFER,
-                    ImageDim::D1Array => CL_MEM_OBJECT_IMAGE1D_ARRAY,
-                    ImageDim::D2 => CL_MEM_OBJECT_IMAGE2D,
-                    ImageDim::D2Array => CL_MEM_OBJECT_IMAGE2D_ARRAY,
-                    ImageDim::D3 => CL_MEM_OBJECT_IMAGE3D,
-                };
-                if m.image.is_none() || m.mem_type != want {
-                    return Err(CL_INVALID_MEM_OBJECT);
-                }
-                // "CL_INVALID_ARG_VALUE if the argument is an image declared
-                // with the read_only qualifier and arg_value refers to an
-                // image object created with CL_MEM_WRITE_ONLY or if the
-                // image argument is declared with the write_only qualifier
-                // and arg_value refers to an image object created with
-                // CL_MEM_READ_ONLY."
-                let bad_access = match arg.access_qualifier {
-                    AccessQualifier::ReadOnly => m.flags & CL_MEM_WRITE_ONLY != 0,
-                    AccessQualifier::WriteOnly => m.flags & CL_MEM_READ_ONLY != 0,
-                    _ => false,
-                };
-                if bad_access {
-                    return Err(CL_INVALID_ARG_VALUE);
-                }
-                ArgValue::Image(std::sync::Arc::downgrade(&m))
-            }
-        };
+        // SAFETY: arguments from the application.
+        let v = unsafe { arg_value(kern, index, size, value) }?;
         kern.set_arg(index as usize, v);
         Ok(())
     })
+}
+
+/// clSetKernelArg's checks of one argument value of `kern`, and the value
+/// (also clUpdateMutableCommandsKHR's, whose argument updates return the
+/// errors of clSetKernelArg).
+///
+/// # Safety
+/// `value` must be NULL or point at `size` readable bytes.
+pub(crate) unsafe fn arg_value(
+    kern: &Kernel,
+    index: cl_uint,
+    size: usize,
+    value: *const c_void,
+) -> CLResult<ArgValue> {
+    let info = kern.info();
+    // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
+    let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+    let v = match arg.kind {
+        ArgKind::Buffer => {
+            // "CL_INVALID_ARG_SIZE if arg_size does not match the size of
+            // the data type for an argument that is not a memory object
+            // or if the argument is a memory object and arg_size !=
+            // sizeof(cl_mem) [...]"
+            if size != std::mem::size_of::<cl_mem>() {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            // "If the argument is a buffer object, the arg_value pointer
+            // can be NULL or point to a NULL value."
+            // SAFETY: value points at a cl_mem when non-null.
+            let h = if value.is_null() {
+                std::ptr::null_mut()
+            } else {
+                unsafe { *(value as *const cl_mem) }
+            };
+            if h.is_null() {
+                ArgValue::Buffer(None)
+            } else {
+                // SAFETY: handle from the application.
+                let m = unsafe { get_arc::<Mem>(h) }.map_err(|_| CL_INVALID_MEM_OBJECT)?;
+                // "[...] if arg_value points to a valid memory object,
+                // but the memory object is not valid for the kernel
+                // argument" (an image for a pointer).
+                if !m.is_buffer() || !std::sync::Arc::ptr_eq(&m.context, &kern.program.context) {
+                    return Err(CL_INVALID_MEM_OBJECT);
+                }
+                ArgValue::Buffer(Some(std::sync::Arc::downgrade(&m)))
+            }
+        }
+        ArgKind::LocalPointer { .. } => {
+            // "CL_INVALID_ARG_VALUE if arg_value specified is not NULL for
+            // an argument declared with the local qualifier." and
+            // "CL_INVALID_ARG_SIZE if [...] the kernel argument is a
+            // pointer to the local address space and arg_size is zero.
+            // This error condition does not apply if the platform
+            // associated with kernel is OpenCL 3.1 or newer." (3.1: "arg_size
+            // may be zero, indicating that no local memory is required
+            // for the kernel argument"; the pointer's value is then
+            // implementation-defined: the offset its part would have.)
+            if !value.is_null() {
+                return Err(CL_INVALID_ARG_VALUE);
+            }
+            if size == 0 && super::platform::platform().version() < (3, 1, 0) {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            ArgValue::Local(size)
+        }
+        ArgKind::Pod => {
+            if size != arg.size as usize {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid
+            // value" (NULL for a by-value argument).
+            if value.is_null() {
+                return Err(CL_INVALID_ARG_VALUE);
+            }
+            // SAFETY: size bytes per the application.
+            ArgValue::Pod(unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec())
+        }
+        ArgKind::Sampler { .. } => {
+            // "CL_INVALID_SAMPLER if the kernel argument is a sampler,
+            // but arg_value does not point to a valid sampler object."
+            if value.is_null() {
+                return Err(CL_INVALID_SAMPLER);
+            }
+            // "CL_INVALID_ARG_SIZE if arg_value points to a sampler
+            // object and arg_size is not equal to sizeof(cl_sampler)"
+            if size != std::mem::size_of::<cl_sampler>() {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            // SAFETY: value points at a cl_sampler.
+            let h = unsafe { *(value as *const cl_sampler) };
+            // SAFETY: handle from the application.
+            let smp = unsafe { get_arc::<Sampler>(h) }?;
+            // "CL_INVALID_CONTEXT if the context associated with kernel
+            // and an OpenCL object pointed to by arg_value are not the same"
+            if !std::sync::Arc::ptr_eq(&smp.context, &kern.program.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+            ArgValue::Sampler(smp)
+        }
+        ArgKind::Image { dim, .. } => {
+            // "CL_INVALID_MEM_OBJECT if arg_value is NULL and it must
+            // point to a valid memory object", "[...] points to NULL
+            // [...]", "[...] does not point to a valid memory object".
+            if value.is_null() {
+                return Err(CL_INVALID_MEM_OBJECT);
+            }
+            if size != std::mem::size_of::<cl_mem>() {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            // SAFETY: value points at a cl_mem.
+            let h = unsafe { *(value as *const cl_mem) };
+            // SAFETY: handle from the application.
+            let m = unsafe { get_arc::<Mem>(h) }?;
+            if !std::sync::Arc::ptr_eq(&m.context, &kern.program.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+            // "[...] if arg_value points to a valid memory object, but
+            // the memory object is not valid for the kernel argument":
+            // an image of the argument's image type.
+            let want = match dim {
+                ImageDim::D1 => CL_MEM_OBJECT_IMAGE1D,
+                ImageDim::D1Buffer => CL_MEM_OBJECT_IMAGE1D_BUFFER,
+                ImageDim::D1Array => CL_MEM_OBJECT_IMAGE1D_ARRAY,
+                ImageDim::D2 => CL_MEM_OBJECT_IMAGE2D,
+                ImageDim::D2Array => CL_MEM_OBJECT_IMAGE2D_ARRAY,
+                ImageDim::D3 => CL_MEM_OBJECT_IMAGE3D,
+            };
+            if m.image.is_none() || m.mem_type != want {
+                return Err(CL_INVALID_MEM_OBJECT);
+            }
+            // "CL_INVALID_ARG_VALUE if the argument is an image declared
+            // with the read_only qualifier and arg_value refers to an
+            // image object created with CL_MEM_WRITE_ONLY or if the
+            // image argument is declared with the write_only qualifier
+            // and arg_value refers to an image object created with
+            // CL_MEM_READ_ONLY."
+            let bad_access = match arg.access_qualifier {
+                AccessQualifier::ReadOnly => m.flags & CL_MEM_WRITE_ONLY != 0,
+                AccessQualifier::WriteOnly => m.flags & CL_MEM_READ_ONLY != 0,
+                _ => false,
+            };
+            if bad_access {
+                return Err(CL_INVALID_ARG_VALUE);
+            }
+            ArgValue::Image(std::sync::Arc::downgrade(&m))
+        }
+    };
+    Ok(v)
 }
 
 pub unsafe extern "C" fn clSetKernelArgSVMPointer(

@@ -1,6 +1,8 @@
 //! The entry points, one module per object type. Each checks its C
 //! arguments, converts handles and calls the runtime.
 
+pub mod command_buffer;
+pub mod command_buffer_commands;
 pub mod context;
 pub mod device;
 pub mod enqueue;
@@ -8,6 +10,7 @@ pub mod event;
 pub mod image;
 pub mod kernel;
 pub mod mem;
+pub mod mutable_dispatch;
 pub mod platform;
 pub mod program;
 pub mod queue;

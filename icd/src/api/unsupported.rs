@@ -8,7 +8,6 @@ use std::ffi::c_void;
 use opencl_sys::*;
 
 use super::context::ctx_arc;
-use super::queue::queue_arc;
 use crate::entry::{code, object};
 
 // ---- Pipes: CL_DEVICE_PIPE_SUPPORT is false.

@@ -418,6 +418,16 @@ impl Device {
         // device addresses, and kernels built with physical addressing
         // (the default) take them as pointers (`super::device_address`).
         e.push(("cl_ext_buffer_device_address", (1, 0, 0)));
+        // Commands recorded once into Vulkan command buffers and replayed,
+        // kernel commands updated by re-recording (`super::command_buffer`).
+        e.push((
+            "cl_khr_command_buffer",
+            super::command_buffer::EXTENSION_VERSION,
+        ));
+        e.push((
+            "cl_khr_command_buffer_mutable_dispatch",
+            super::command_buffer::MUTABLE_DISPATCH_VERSION,
+        ));
         e
     }
 

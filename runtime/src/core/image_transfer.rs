@@ -210,6 +210,122 @@ fn submit_copy(
     queue.submit(command_type, wait_list, Some(record), Some(done))
 }
 
+/// A device-side image copy or fill made once and recorded any number of
+/// times: a command buffer's image command (`super::command_buffer`). It
+/// holds the staging it copies from (a fill's texels) and its bounce
+/// buffer (a misaligned image-buffer copy), reused by every replay.
+pub struct ReusableCopy {
+    copy: Copy,
+    _texels: Option<Arc<Staging>>,
+}
+
+impl ReusableCopy {
+    pub fn record(&self, r: &Recorder) {
+        self.copy.record(r);
+    }
+}
+
+/// clEnqueueCopyImage's (and clCommandCopyImageKHR's) copy.
+pub fn copy_image(
+    queue: &Queue,
+    src: &Mem,
+    dst: &Mem,
+    src_origin: [usize; 3],
+    dst_origin: [usize; 3],
+    region: [usize; 3],
+) -> CLResult<ReusableCopy> {
+    let element = src.image()?.element_size();
+    let copy = Copy::new(
+        queue,
+        end_of(queue, src, src_origin)?,
+        end_of(queue, dst, dst_origin)?,
+        region,
+        element,
+    )?;
+    Ok(ReusableCopy {
+        copy,
+        _texels: None,
+    })
+}
+
+/// clEnqueueCopyImageToBuffer's (and clCommandCopyImageToBufferKHR's)
+/// copy: the region, tightly packed, at `offset`.
+pub fn copy_image_to_buffer(
+    queue: &Queue,
+    src: &Mem,
+    dst: &Mem,
+    origin: [usize; 3],
+    region: [usize; 3],
+    offset: usize,
+) -> CLResult<ReusableCopy> {
+    let element = src.image()?.element_size();
+    let to = End::Buffer {
+        raw: dst.buffer_on(queue.device_index)?.raw,
+        offset: (dst.offset + offset) as u64,
+    };
+    let copy = Copy::new(queue, end_of(queue, src, origin)?, to, region, element)?;
+    Ok(ReusableCopy {
+        copy,
+        _texels: None,
+    })
+}
+
+/// clEnqueueCopyBufferToImage's (and clCommandCopyBufferToImageKHR's)
+/// copy: tightly packed bytes at `offset`.
+pub fn copy_buffer_to_image(
+    queue: &Queue,
+    src: &Mem,
+    dst: &Mem,
+    offset: usize,
+    origin: [usize; 3],
+    region: [usize; 3],
+) -> CLResult<ReusableCopy> {
+    let element = dst.image()?.element_size();
+    let from = End::Buffer {
+        raw: src.buffer_on(queue.device_index)?.raw,
+        offset: (src.offset + offset) as u64,
+    };
+    let copy = Copy::new(queue, from, end_of(queue, dst, origin)?, region, element)?;
+    Ok(ReusableCopy {
+        copy,
+        _texels: None,
+    })
+}
+
+/// clCommandFillImageKHR's fill: `texel` (already in the image's format)
+/// repeated over the region in staging made now, copied on each replay.
+pub fn fill_image(
+    queue: &Queue,
+    mem: &Mem,
+    texel: &[u8],
+    origin: [usize; 3],
+    region: [usize; 3],
+) -> CLResult<ReusableCopy> {
+    let element = mem.image()?.element_size();
+    let size = tight_size(&region, element);
+    let staging = Arc::new(
+        queue
+            .device
+            .vk()?
+            .staging(size as u64, BufferKind::Upload)?,
+    );
+    let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+    // SAFETY: staging holds `size` bytes, ours alone until recorded.
+    let dst = unsafe { std::slice::from_raw_parts_mut(p, size) };
+    for chunk in dst.chunks_exact_mut(element) {
+        chunk.copy_from_slice(texel);
+    }
+    let src = End::Buffer {
+        raw: staging.raw,
+        offset: 0,
+    };
+    let copy = Copy::new(queue, src, end_of(queue, mem, origin)?, region, element)?;
+    Ok(ReusableCopy {
+        copy,
+        _texels: Some(staging),
+    })
+}
+
 /// A host pointer the application keeps valid until the command completes.
 #[derive(Clone, Copy)]
 struct HostPtr(usize);
@@ -363,14 +479,7 @@ pub fn enqueue_copy_image(
     region: [usize; 3],
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let element = src.image()?.element_size();
-    let copy = Copy::new(
-        queue,
-        end_of(queue, src, src_origin)?,
-        end_of(queue, dst, dst_origin)?,
-        region,
-        element,
-    )?;
+    let copy = copy_image(queue, src, dst, src_origin, dst_origin, region)?.copy;
     Ok(submit_copy(
         queue,
         CL_COMMAND_COPY_IMAGE,
@@ -392,12 +501,7 @@ pub fn enqueue_copy_image_to_buffer(
     offset: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let element = src.image()?.element_size();
-    let to = End::Buffer {
-        raw: dst.buffer_on(queue.device_index)?.raw,
-        offset: (dst.offset + offset) as u64,
-    };
-    let copy = Copy::new(queue, end_of(queue, src, origin)?, to, region, element)?;
+    let copy = copy_image_to_buffer(queue, src, dst, origin, region, offset)?.copy;
     Ok(submit_copy(
         queue,
         CL_COMMAND_COPY_IMAGE_TO_BUFFER,
@@ -419,12 +523,7 @@ pub fn enqueue_copy_buffer_to_image(
     region: [usize; 3],
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let element = dst.image()?.element_size();
-    let from = End::Buffer {
-        raw: src.buffer_on(queue.device_index)?.raw,
-        offset: (src.offset + offset) as u64,
-    };
-    let copy = Copy::new(queue, from, end_of(queue, dst, origin)?, region, element)?;
+    let copy = copy_buffer_to_image(queue, src, dst, offset, origin, region)?.copy;
     Ok(submit_copy(
         queue,
         CL_COMMAND_COPY_BUFFER_TO_IMAGE,

@@ -1,13 +1,11 @@
 //! cl_kernel: one compiled kernel per device, its argument values, and
 //! the object-model side of an NDRange launch: resolving the arguments'
 //! objects on the queue's device (descriptors, device addresses, what the
-//! launch keeps alive and may write), allocating the launch's buffers, and
-//! enqueueing it.
+//! launch keeps alive and may write) and small upload buffers. The launch
+//! itself is planned, recorded and enqueued by `super::prepared_launch`.
 //!
 //! Layer: kernel launches, on top of the object model (queues, memory
-//! objects and their residency, programs, samplers). The launch's plan
-//! (work-group size, dispatches, argument bytes) comes from the pure
-//! functions of `super::launch`; its recording from `crate::vk::dispatch`.
+//! objects, programs, samplers).
 
 use std::sync::{Arc, Weak};
 
@@ -18,22 +16,16 @@ use parking_lot::Mutex;
 
 use super::device::Device;
 use super::error::CLResult;
-use super::event::Event;
-use super::launch::{self, ArgData, DeviceLimits, GroupRules, KernelAbi, LaunchAddresses, NdRange};
-use super::local_args;
+use super::launch::{self, ArgData, DeviceLimits, GroupRules};
 use super::memory::{ImageStorage, Mem};
 use super::object::{tag, Base, ClObject};
 use super::prewarm::{self, device_limits};
 use super::program::Program;
 use super::queue::Queue;
-use super::residency::resident;
 use super::sampler::Sampler;
 use crate::vk::buffer::{Buffer, BufferKind};
-use crate::vk::dispatch::{
-    arg_descriptor_type, descriptor_type, upload_pods, ArgSet, Descriptor, DispatchCommand,
-};
+use crate::vk::dispatch::{arg_descriptor_type, descriptor_type, Descriptor};
 use crate::vk::pipeline::KernelPipelines;
-use crate::vk::queue::Recorder;
 
 #[derive(Clone)]
 pub enum ArgValue {
@@ -245,25 +237,25 @@ fn buffer_descriptor(
 }
 
 /// A launch's arguments resolved on its queue's device.
-struct ResolvedArgs<'a> {
+pub(super) struct ResolvedArgs<'a> {
     /// What the launch plan needs of each argument, in order.
-    data: Vec<ArgData<'a>>,
+    pub(super) data: Vec<ArgData<'a>>,
     /// The argument set's image, sampler and (descriptor addressing)
     /// buffer descriptors.
-    descriptors: Vec<Descriptor>,
+    pub(super) descriptors: Vec<Descriptor>,
     /// The memory objects the launch uses, kept alive until it completes.
-    keep: Vec<Arc<Mem>>,
+    pub(super) keep: Vec<Arc<Mem>>,
     /// In a multi-device context: which of `keep` the kernel may write
     /// (empty otherwise).
-    writes: Vec<bool>,
-    samplers: Vec<Arc<Sampler>>,
+    pub(super) writes: Vec<bool>,
+    pub(super) samplers: Vec<Arc<Sampler>>,
 }
 
 /// Resolves the argument values `args` of kernel `dk` on `queue`'s device:
 /// a memory object released since clSetKernelArg is no valid argument
 /// (CL_INVALID_KERNEL_ARGS), nor is a value of another kind than its
 /// argument's.
-fn resolve_args<'a>(
+pub(super) fn resolve_args<'a>(
     queue: &Queue,
     dk: &DeviceKernel,
     args: &'a [ArgValue],
@@ -401,7 +393,11 @@ fn resolve_args<'a>(
 /// (clSetKernelExecInfo), added to what a launch keeps alive (and, in a
 /// multi-device context, makes current for writing: the kernel may write
 /// through them). An address in no registered object adds nothing.
-fn resolve_indirect(queue: &Queue, indirect: &IndirectPointers, r: &mut ResolvedArgs<'_>) {
+pub(super) fn resolve_indirect(
+    queue: &Queue,
+    indirect: &IndirectPointers,
+    r: &mut ResolvedArgs<'_>,
+) {
     let multi = queue.context.devices.len() > 1;
     for &address in indirect.device_ptrs.iter().chain(&indirect.svm_ptrs) {
         if let Some((m, _)) =
@@ -416,7 +412,7 @@ fn resolve_indirect(queue: &Queue, indirect: &IndirectPointers, r: &mut Resolved
 }
 
 /// A mapped host-visible buffer of `bytes.len()` bytes holding `bytes`.
-fn upload(dev: &Device, bytes: &[u8]) -> CLResult<Arc<crate::vk::buffer::Staging>> {
+pub(super) fn upload(dev: &Device, bytes: &[u8]) -> CLResult<Arc<crate::vk::buffer::Staging>> {
     let b = Arc::new(dev.vk()?.staging(bytes.len() as u64, BufferKind::Upload)?);
     let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     // SAFETY: mapped host-visible buffer of bytes.len() bytes, not yet in use.
@@ -426,7 +422,11 @@ fn upload(dev: &Device, bytes: &[u8]) -> CLResult<Arc<crate::vk::buffer::Staging
 
 /// The work-group rules and device limits a launch of `kernel` on `dev`
 /// picks or checks its local size by (`launch::local_size`).
-fn group_rules(kernel: &Kernel, dk: &DeviceKernel, dev: &Device) -> (GroupRules, DeviceLimits) {
+pub(super) fn group_rules(
+    kernel: &Kernel,
+    dk: &DeviceKernel,
+    dev: &Device,
+) -> (GroupRules, DeviceLimits) {
     let rules = GroupRules {
         required: dk.info.reqd_work_group_size,
         non_uniform: dk.non_uniform,
@@ -458,239 +458,9 @@ pub fn suggested_local_size(
     launch::local_size(work_dim as usize, &global, None, &rules, &limits)
 }
 
-/// clEnqueueNDRangeKernel once the ICD layer has checked the arguments'
-/// shapes: `global`, `offset` and `local` have 3 entries (1 past work_dim).
-pub fn enqueue_ndrange(
-    queue: &Arc<Queue>,
-    kernel: &Arc<Kernel>,
-    work_dim: u32,
-    offset: [usize; 3],
-    global: [usize; 3],
-    local: Option<[usize; 3]>,
-    wait_list: Vec<Arc<Event>>,
-) -> CLResult<Arc<Event>> {
-    let dk = kernel
-        .for_device(&queue.device)
-        .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?
-        .clone();
-    let info = &dk.info;
-    let dev = &queue.device;
-    let args: Vec<ArgValue> = kernel
-        .args
-        .lock()
-        .iter()
-        .cloned()
-        .collect::<Option<Vec<_>>>()
-        .ok_or(CL_INVALID_KERNEL_ARGS)?;
-
-    // Work-group size.
-    let (rules, limits) = group_rules(kernel, &dk, dev);
-    let local = launch::local_size(work_dim as usize, &global, local, &rules, &limits)?;
-    let local_bytes = kernel.local_mem_size();
-    if local_bytes > dev.local_mem_size() {
-        return Err(CL_OUT_OF_RESOURCES);
-    }
-
-    // The arguments on this device, and their bytes: push constants, the
-    // argument block, POD bindings.
-    let indirect = kernel.indirect.lock().clone();
-    let mut resolved = resolve_args(queue, &dk, &args)?;
-    resolve_indirect(queue, &indirect, &mut resolved);
-    let ResolvedArgs {
-        data,
-        mut descriptors,
-        keep,
-        writes,
-        samplers,
-    } = resolved;
-    let abi = KernelAbi::of(info);
-    let mut layout = launch::layout_args(&abi, &data)?;
-    // `__local` pointer arguments: the region of the Workgroup array they
-    // take, laid out with their alignments, must fit in the device's
-    // shared memory too.
-    let local_region = match layout.local_region {
-        Some(Some(r))
-            if u64::from(compiler::local_args_base(info.static_local_size)) + u64::from(r)
-                <= dev.local_mem_size() =>
-        {
-            Some(r)
-        }
-        Some(_) => return Err(CL_OUT_OF_RESOURCES),
-        None => None,
-    };
-    // Descriptor addressing: the POD buffers (one slice of the device's
-    // upload arena, the spilled image/sampler fields' included) and the
-    // program's global variables.
-    let pod_buffer = if layout.pods.is_empty() {
-        None
-    } else {
-        Some(upload_pods(&dev.vk()?, &layout.pods, &mut descriptors)?)
-    };
-    if let Some(b) = info.global_variables_binding {
-        let g = dk
-            .global_vars
-            .as_ref()
-            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        descriptors.push(Descriptor::Buffer(
-            b,
-            vk::DescriptorType::STORAGE_BUFFER,
-            vk::DescriptorBufferInfo {
-                buffer: g.raw,
-                offset: 0,
-                range: g.size,
-            },
-        ));
-    }
-    // printf: a buffer for this launch's records, formatted at completion.
-    let printf_buffer = if info.printf.is_empty() {
-        None
-    } else {
-        let size = super::printf::buffer_size(&info.printf);
-        let b = Arc::new(dev.vk()?.staging(size, BufferKind::Readback)?);
-        let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-        let header = super::printf::header();
-        // SAFETY: mapped host-visible buffer of at least 8 bytes, not yet in use.
-        unsafe { std::ptr::copy_nonoverlapping(header.as_ptr(), p, header.len()) };
-        Some(b)
-    };
-    // Descriptor addressing: the printf buffer is a binding, whole range.
-    if let (Some(binding), Some(b)) = (info.printf_binding, &printf_buffer) {
-        descriptors.push(Descriptor::Buffer(
-            binding,
-            vk::DescriptorType::STORAGE_BUFFER,
-            vk::DescriptorBufferInfo {
-                buffer: b.raw,
-                offset: 0,
-                range: b.size,
-            },
-        ));
-    }
-    // Physical addressing, an argument block too large for push
-    // constants: a buffer, whose address the push constants carry.
-    let arg_buffer = match layout.arg_buffer.take() {
-        Some(block) => {
-            let b = upload(dev, &block)?;
-            layout.set_arg_buffer_address(&abi, b.address);
-            Some(b)
-        }
-        None => None,
-    };
-
-    // A zero-sized NDRange (OpenCL 2.1+) does no work but is a command.
-    let range = NdRange {
-        work_dim,
-        offset,
-        global,
-        local,
-    };
-    if range.is_empty() {
-        return Ok(queue.submit(CL_COMMAND_NDRANGE_KERNEL, wait_list, None, None));
-    }
-
-    let addresses = LaunchAddresses {
-        global_vars: dk.global_vars.as_ref().map_or(0, |b| b.address),
-        printf: printf_buffer.as_ref().map_or(0, |b| b.address),
-    };
-    let mut push = layout.push;
-    let region_offsets = launch::write_implicit(&abi, &range, &addresses, &data, &mut push)?;
-    // The exact pipeline's region, and the generic one's that stands in
-    // for it until it is made (`local_args`).
-    let generic = local_region.map(|_| local_args::generic_region(dev, info.static_local_size));
-    let region = local_region
-        .zip(generic)
-        .map(|(r, g)| local_args::region_spec(local_args::exact_region(r, g)));
-    let plans = launch::plan_dispatches(
-        &range,
-        limits.max_group_count,
-        &push,
-        &region_offsets,
-        region.as_ref().map_or(&[], |r| &r[..]),
-    );
-    let pipelines = dk.pipelines.clone();
-    let mut command = DispatchCommand::new(&pipelines, plans, |spec| match generic {
-        Some(g) => local_args::pipeline(&pipelines, spec, g),
-        None => pipelines.get(spec),
-    })?;
-    super::exit::watch_once(&super::prewarm::PIPELINE_MADE);
-    // The argument set: taken and written last, once nothing can fail.
-    let arg_set = if pipelines.has_arg_set() {
-        Some(ArgSet::write(&pipelines, &descriptors)?)
-    } else {
-        None
-    };
-    // On a driver that cuts long loops, the queue's loop-status word: a
-    // kernel with loops sets it when a loop may have lost passes
-    // (`Kernel::loop_status`), and a launch's dispatches run only while it
-    // is 0 (conditional rendering, where the device has it; `queue::Poison`).
-    let status_word = if dev.loop_limiter() || info.loop_status {
-        Some(queue.loop_status()?)
-    } else {
-        None
-    };
-    command.bind(
-        arg_set.as_ref().map(ArgSet::raw),
-        status_word
-            .as_ref()
-            .filter(|_| info.loop_status)
-            .map(|w| (w.set(), w.offset())),
-        status_word.as_ref().map(|w| (w.buffer(), w.offset())),
-    );
-    let poison = queue.poison.clone();
-    let uses: Vec<(&Arc<Mem>, bool)> = keep.iter().zip(writes).collect();
-    let record = Box::new(move |r: &Recorder| {
-        command.record(r);
-        Ok(())
-    });
-    let record = resident(queue, &uses, record);
-    drop(uses);
-    // Everything the device reads stays alive until the command completes.
-    // printf output reaches stdout before the event completes.
-    let hold = Box::new(move || {
-        // Set by this launch (the first to see it) or by an earlier one,
-        // whose failure this launch shares (it did nothing).
-        let failed = status_word.as_ref().is_some_and(|w| w.read() != 0);
-        let cause = failed && poison.set();
-        if cause {
-            loop_cut_log(&dk.info.name);
-        }
-        if let Some(b) = &printf_buffer {
-            if let Some(p) = b.mapped() {
-                // SAFETY: the launch is complete (host barrier at the end of
-                // its submission); the mapping is `b.size` bytes.
-                let data = unsafe { std::slice::from_raw_parts(p, b.size as usize) };
-                let text =
-                    super::printf::format_buffer(&dk.info.printf, &dk.info.printf_strings, data);
-                super::printf::print(&text);
-            }
-        }
-        drop((
-            keep,
-            samplers,
-            arg_set,
-            arg_buffer,
-            pod_buffer,
-            pipelines,
-            printf_buffer,
-            dk,
-            status_word,
-        ));
-        match (failed, cause) {
-            (true, true) => Err(CL_OUT_OF_RESOURCES),
-            (true, false) => Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
-            _ => Ok(()),
-        }
-    });
-    Ok(queue.submit_checked(
-        CL_COMMAND_NDRANGE_KERNEL,
-        wait_list,
-        Some(record),
-        Some(hold),
-    ))
-}
-
 /// The line a launch whose loop the driver may have cut writes to stderr
 /// (always: the launch fails, and the application may not look at why).
-fn loop_cut_log(kernel: &str) {
+pub(super) fn loop_cut_log(kernel: &str) {
     eprintln!(
         "ferrocl: kernel '{kernel}': the driver's loop limit (lavapipe: 65535 loop passes per \
          8 work-items, all loops together) may have cut a loop; the launch fails with \

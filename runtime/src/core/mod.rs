@@ -21,12 +21,17 @@
 //!    `resident`, which wraps a command's recording), then
 //!    `device_address` (which object a raw device address points into);
 //! 6. commands: `transfer` (buffers, maps), `image_transfer`, `kernel`
-//!    (NDRange launches), `svm` (SVM allocations and their commands).
+//!    (kernel objects and their arguments), then `prepared_launch` (an
+//!    NDRange launch planned and ready to record; clEnqueueNDRangeKernel),
+//!    then `command_buffer` (cl_khr_command_buffer: commands recorded once
+//!    into Vulkan command buffers and replayed), `svm` (SVM allocations and
+//!    their commands).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
 
 pub mod clock_frequency;
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod device_address;
@@ -46,6 +51,7 @@ pub mod local_args;
 pub mod memory;
 pub mod object;
 pub mod platform;
+pub mod prepared_launch;
 pub mod prewarm;
 pub mod printf;
 pub mod program;

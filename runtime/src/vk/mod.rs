@@ -18,6 +18,7 @@ pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod queue;
+pub mod recording;
 pub mod shared_memory;
 pub mod spirv_opt;
 

@@ -118,7 +118,32 @@ pub struct Recorder<'a> {
     held: std::cell::RefCell<Vec<Box<dyn Send>>>,
 }
 
-impl Recorder<'_> {
+impl<'a> Recorder<'a> {
+    /// A recorder for `cb`, recorded outside the queue engine (a command
+    /// buffer's replayable recording, `super::recording`).
+    pub(crate) fn new(device: &'a Device, cb: vk::CommandBuffer) -> Recorder<'a> {
+        Recorder {
+            device,
+            cb,
+            held: Default::default(),
+        }
+    }
+
+    /// What [`Recorder::hold`] was given.
+    pub(crate) fn take_held(&self) -> Vec<Box<dyn Send>> {
+        self.held.take()
+    }
+
+    /// Executes recorded secondary command buffers (`super::recording`).
+    pub fn execute(&self, cbs: &[vk::CommandBuffer]) {
+        if cbs.is_empty() {
+            return;
+        }
+        // SAFETY: cb is recording (a primary buffer); the secondaries are
+        // executable and kept alive by the command until completion.
+        unsafe { self.device.raw.cmd_execute_commands(self.cb, cbs) };
+    }
+
     /// Keeps `x` alive until the command being recorded has completed.
     pub fn hold(&self, x: Box<dyn Send>) {
         self.held.borrow_mut().push(x);
@@ -292,6 +317,20 @@ impl Recorder<'_> {
                 vk::ImageLayout::GENERAL,
                 regions,
             )
+        };
+    }
+
+    /// Fills `size` bytes (a multiple of 4) at `offset` (a multiple of 4)
+    /// of `dst` with the 32-bit word `data`.
+    pub fn fill_buffer(&self, dst: vk::Buffer, offset: u64, size: u64, data: u32) {
+        if size == 0 {
+            return;
+        }
+        // SAFETY: the buffer is kept alive by the command until completion.
+        unsafe {
+            self.device
+                .raw
+                .cmd_fill_buffer(self.cb, dst, offset, size, data)
         };
     }
 

@@ -561,6 +561,54 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         },
     );
 
+    // cl_khr_command_buffer: 1000 tiny kernels recorded once and replayed
+    // by one clEnqueueCommandBufferKHR, against the same 1000 enqueued one
+    // by one, per kernel to completion (NaN where the platform has no
+    // command buffers of the 0.9.5+ API).
+    let r = command_buffer_replay(platform, &q, &empty, s.reps);
+    for (name, unit, higher_better, value) in [
+        (
+            "1000 tiny kernels enqueued one by one, per kernel",
+            "us",
+            false,
+            r.plain,
+        ),
+        (
+            "1000 tiny kernels replayed from a command buffer, per kernel",
+            "us",
+            false,
+            r.replay,
+        ),
+        (
+            "command-buffer replay speed-up (plain / replay)",
+            "x",
+            true,
+            r.plain / r.replay,
+        ),
+        (
+            "host time in 1000 enqueue calls, per kernel",
+            "us",
+            false,
+            r.plain_host,
+        ),
+        (
+            "host time in the replay's enqueue call, per kernel",
+            "us",
+            false,
+            r.replay_host,
+        ),
+    ] {
+        push(
+            &mut rows,
+            Row {
+                name,
+                unit,
+                higher_better,
+                value,
+            },
+        );
+    }
+
     // Host transfers.
     let host = vec![1u8; s.transfer_bytes];
     let mut back: Vec<u8> = Vec::new();
@@ -619,6 +667,162 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
         );
     }
     (name, rows)
+}
+
+/// Kernels per command buffer in [`command_buffer_replay`].
+const REPLAY_KERNELS: usize = 1000;
+
+/// [`command_buffer_replay`]'s times per kernel, in microseconds (NaN for
+/// the replay where the platform has no command buffers).
+struct Replay {
+    /// Enqueued one by one, to completion.
+    plain: f64,
+    /// Replayed from a command buffer, to completion.
+    replay: f64,
+    /// The host's time in the clEnqueueNDRangeKernel calls alone.
+    plain_host: f64,
+    /// The host's time in the one clEnqueueCommandBufferKHR call.
+    replay_host: f64,
+}
+
+/// The best time per kernel of [`REPLAY_KERNELS`] launches of `k` (64
+/// work-items) enqueued one by one and then finished, and of the same
+/// launches recorded once into a command buffer and replayed by one
+/// clEnqueueCommandBufferKHR and finished; and the host's time in the
+/// enqueue calls alone. The replay is NaN when `platform` lacks
+/// cl_khr_command_buffer with the 0.9.5+ API.
+fn command_buffer_replay(
+    platform: cl_platform_id,
+    q: &Queue,
+    k: &ferrocl_tests::Kernel,
+    reps: usize,
+) -> Replay {
+    let global = 64usize;
+    let per = |d: Duration| d.as_secs_f64() * 1e6 / REPLAY_KERNELS as f64;
+    let mut plain_host = Duration::MAX;
+    let plain = best(reps, || {
+        let t = Instant::now();
+        for _ in 0..REPLAY_KERNELS {
+            enqueue(q, k, global);
+        }
+        plain_host = plain_host.min(t.elapsed());
+        finish(q);
+        t.elapsed()
+    });
+    let (replay, replay_host) =
+        replayed(platform, q, k, global, reps).unwrap_or((f64::NAN, f64::NAN));
+    Replay {
+        plain: per(plain),
+        replay,
+        plain_host: per(plain_host),
+        replay_host,
+    }
+}
+
+/// [`command_buffer_replay`]'s replay: per kernel to completion, and in
+/// the enqueue call, in microseconds.
+fn replayed(
+    platform: cl_platform_id,
+    q: &Queue,
+    k: &ferrocl_tests::Kernel,
+    global: usize,
+    reps: usize,
+) -> Option<(f64, f64)> {
+    let device = devices(platform)[0];
+    let list: Vec<cl_name_version> =
+        ferrocl_tests::info::query(device_info(device, CL_DEVICE_EXTENSIONS_WITH_VERSION)).ok()?;
+    let new_api = list.iter().any(|nv| {
+        // SAFETY: NUL-terminated within the fixed array.
+        let name = unsafe { std::ffi::CStr::from_ptr(nv.name.as_ptr().cast()) };
+        name.to_bytes() == b"cl_khr_command_buffer" && nv.version >= (9 << 12) | 5
+    });
+    if !new_api {
+        return None;
+    }
+    let lookup = |name: &std::ffi::CStr| {
+        // SAFETY: a platform of the loader and a NUL-terminated name.
+        let f = unsafe { clGetExtensionFunctionAddressForPlatform(platform, name.as_ptr()) };
+        (!f.is_null()).then_some(f)
+    };
+    // SAFETY: the extension's signatures for these names.
+    let (create, record, finalize, enqueue_cb, release) = unsafe {
+        (
+            std::mem::transmute::<*mut std::ffi::c_void, clCreateCommandBufferKHR_t>(lookup(
+                c"clCreateCommandBufferKHR",
+            )?)?,
+            std::mem::transmute::<*mut std::ffi::c_void, clCommandNDRangeKernelKHR_t>(lookup(
+                c"clCommandNDRangeKernelKHR",
+            )?)?,
+            std::mem::transmute::<*mut std::ffi::c_void, clFinalizeCommandBufferKHR_t>(lookup(
+                c"clFinalizeCommandBufferKHR",
+            )?)?,
+            std::mem::transmute::<*mut std::ffi::c_void, clEnqueueCommandBufferKHR_t>(lookup(
+                c"clEnqueueCommandBufferKHR",
+            )?)?,
+            std::mem::transmute::<*mut std::ffi::c_void, clReleaseCommandBufferKHR_t>(lookup(
+                c"clReleaseCommandBufferKHR",
+            )?)?,
+        )
+    };
+    let qraw = q.raw();
+    let mut status = CL_SUCCESS;
+    // SAFETY: one valid queue, no properties.
+    let cb = unsafe { create(1, &qraw, std::ptr::null(), &mut status) };
+    assert_eq!(status, CL_SUCCESS, "clCreateCommandBufferKHR");
+    let t = Instant::now();
+    for _ in 0..REPLAY_KERNELS {
+        // SAFETY: valid command buffer and kernel; a 1-entry global size.
+        let s = unsafe {
+            record(
+                cb,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                k.raw(),
+                1,
+                std::ptr::null(),
+                &global,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(s, CL_SUCCESS, "clCommandNDRangeKernelKHR");
+    }
+    // SAFETY: valid command buffer.
+    assert_eq!(
+        unsafe { finalize(cb) },
+        CL_SUCCESS,
+        "clFinalizeCommandBufferKHR"
+    );
+    eprintln!(
+        "  (recording and finalizing {REPLAY_KERNELS} kernels: {:.2} ms)",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let mut replay_host = Duration::MAX;
+    let replay = best(reps, || {
+        let t = Instant::now();
+        // SAFETY: a finalized command buffer on its own queue.
+        let s = unsafe {
+            enqueue_cb(
+                0,
+                std::ptr::null_mut(),
+                cb,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(s, CL_SUCCESS, "clEnqueueCommandBufferKHR");
+        replay_host = replay_host.min(t.elapsed());
+        finish(q);
+        t.elapsed()
+    });
+    // SAFETY: our reference.
+    unsafe { release(cb) };
+    let per = |d: Duration| d.as_secs_f64() * 1e6 / REPLAY_KERNELS as f64;
+    Some((per(replay), per(replay_host)))
 }
 
 const ADDRESSING_SOURCE: &str = r#"

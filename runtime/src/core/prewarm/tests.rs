@@ -291,8 +291,9 @@ fn a_rebuild_replaces_the_slots() {
 /// Launches through the object model: buffers, arguments, NDRanges.
 mod launches {
     use super::*;
-    use crate::core::kernel::{enqueue_ndrange, ArgValue};
+    use crate::core::kernel::ArgValue;
     use crate::core::memory::Mem;
+    use crate::core::prepared_launch::enqueue_ndrange;
     use crate::core::queue::Queue;
     use crate::core::transfer::enqueue_read;
 
