@@ -1,0 +1,248 @@
+//! 64-bit integer division and remainder (`/` and `%` on `long`, `ulong`
+//! and their vectors) over edge values beyond 32 bits, against Rust's own
+//! operators. Written for the NVIDIA GPU, where the differential fuzzer
+//! found kernels with `rem_ulong`/`div_ulong` helpers (the fuzzer's
+//! defined forms of `%` and `/`) wrong far more often than others:
+//! 64-bit division takes the 64-bit path (`guard_int64_division` keeps the
+//! 32-bit path for operands that fit) only for large operands, which the
+//! fuzzer feeds and most tests do not. The kernels also use the
+//! results as addresses and divide several dividends by one divisor (the
+//! shape in which NVIDIA's compiler merged loads before).
+
+use ferrocl_tests::Cl;
+
+const SOURCE: &str = r#"
+kernel void scalar(global const ulong *a, global const ulong *b, global ulong *out) {
+    size_t i = get_global_id(0);
+    ulong x = a[i], y = b[i];
+    long sx = (long)x, sy = (long)y;
+    out[6 * i + 0] = x / y;
+    out[6 * i + 1] = x % y;
+    out[6 * i + 2] = (ulong)(sx / sy);
+    out[6 * i + 3] = (ulong)(sx % sy);
+    // Two dividends, one divisor.
+    out[6 * i + 4] = (x + 1) % y;
+    out[6 * i + 5] = (x ^ 0x5555555555555555UL) / y;
+}
+
+/// The remainders (and quotients) as load addresses.
+kernel void addresses(global const ulong *a, global const ulong *b,
+                      global const ulong *table, global ulong *out) {
+    size_t i = get_global_id(0);
+    ulong d = b[i];
+    ulong r1 = a[i] % d, r2 = (a[i] + 1) % d, r3 = (a[i] + 2) % d;
+    ulong q1 = a[i] / d, q2 = (a[i] >> 1) / d;
+    out[5 * i + 0] = table[r1 & 63];
+    out[5 * i + 1] = table[r2 & 63];
+    out[5 * i + 2] = table[r3 & 63];
+    out[5 * i + 3] = table[q1 & 63];
+    out[5 * i + 4] = table[q2 & 63];
+}
+
+kernel void vectors(global const ulong *a, global const ulong *b, global ulong *out) {
+    size_t i = get_global_id(0);
+    ulong4 x = vload4(i, a), y = vload4(i, b);
+    long4 sx = as_long4(x), sy = as_long4(y);
+    vstore4(x / y, 4 * i + 0, out);
+    vstore4(x % y, 4 * i + 1, out);
+    vstore4(as_ulong4(sx / sy), 4 * i + 2, out);
+    vstore4(as_ulong4(sx % sy), 4 * i + 3, out);
+}
+"#;
+
+fn edges() -> Vec<u64> {
+    let mut v = vec![
+        1,
+        2,
+        3,
+        7,
+        0x7f,
+        0xff,
+        0x1234_5678_9abc_def0,
+        0xc97d_0edc_d324_2602,
+    ];
+    for p in [31, 32, 33, 47, 62, 63] {
+        let t = 1u64 << p;
+        v.extend([t - 1, t, t + 1, t.wrapping_neg(), t.wrapping_neg() - 1]);
+    }
+    v.extend([
+        u64::MAX,
+        u64::MAX - 1,
+        0xffff_ffff_0000_0000,
+        0x0000_0001_ffff_ffff,
+    ]);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Every (dividend, divisor) pair of edge values with a defined signed
+/// result too (no division by 0, no i64::MIN / -1), as many as a multiple
+/// of 4 (the vector kernel's width).
+fn pairs() -> (Vec<u64>, Vec<u64>) {
+    let e = edges();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &e {
+        for &y in &e {
+            if y != 0 && !(x as i64 == i64::MIN && y as i64 == -1) {
+                a.push(x);
+                b.push(y);
+            }
+        }
+    }
+    let n = a.len() / 4 * 4;
+    a.truncate(n);
+    b.truncate(n);
+    (a, b)
+}
+
+fn compare(kernel: &str, what: &[&str], a: &[u64], b: &[u64], got: &[u64], want: &[u64]) {
+    let n = what.len();
+    let bad: Vec<String> = (0..got.len())
+        .filter(|&k| got[k] != want[k])
+        .map(|k| {
+            let i = k / n;
+            format!(
+                "{kernel} {}({:#x}, {:#x}) = {:#x}, want {:#x}",
+                what[k % n],
+                a[i],
+                b[i],
+                got[k],
+                want[k]
+            )
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} results differ:\n{}",
+        bad.len(),
+        got.len(),
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn scalar_division_and_remainder_at_edge_values() {
+    let cl = Cl::new();
+    let (a, b) = pairs();
+    let program = cl.build(SOURCE);
+    let k = program.kernel("scalar");
+    let (ab, bb) = (cl.buffer_from(&a), cl.buffer_from(&b));
+    let out = cl.buffer::<u64>(6 * a.len());
+    k.arg(0, &ab).arg(1, &bb).arg(2, &out);
+    cl.queue.run(&k, &[a.len()], None);
+    let got = cl.queue.read(&out);
+    let want: Vec<u64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            let (sx, sy) = (x as i64, y as i64);
+            [
+                x / y,
+                x % y,
+                (sx / sy) as u64,
+                (sx % sy) as u64,
+                x.wrapping_add(1) % y,
+                (x ^ 0x5555_5555_5555_5555) / y,
+            ]
+        })
+        .collect();
+    let what = ["u/", "u%", "s/", "s%", "(x+1)%", "(x^k)/"];
+    compare("scalar", &what, &a, &b, &got, &want);
+}
+
+#[test]
+fn remainders_and_quotients_as_addresses() {
+    let cl = Cl::new();
+    let (a, b) = pairs();
+    let table: Vec<u64> = (0..64u64)
+        .map(|t| t.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let program = cl.build(SOURCE);
+    let k = program.kernel("addresses");
+    let (ab, bb, tb) = (
+        cl.buffer_from(&a),
+        cl.buffer_from(&b),
+        cl.buffer_from(&table),
+    );
+    let out = cl.buffer::<u64>(5 * a.len());
+    k.arg(0, &ab).arg(1, &bb).arg(2, &tb).arg(3, &out);
+    cl.queue.run(&k, &[a.len()], None);
+    let got = cl.queue.read(&out);
+    let t = |v: u64| table[(v & 63) as usize];
+    let want: Vec<u64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &d)| {
+            [
+                t(x % d),
+                t(x.wrapping_add(1) % d),
+                t(x.wrapping_add(2) % d),
+                t(x / d),
+                t((x >> 1) / d),
+            ]
+        })
+        .collect();
+    let what = [
+        "t[x%d]",
+        "t[(x+1)%d]",
+        "t[(x+2)%d]",
+        "t[x/d]",
+        "t[(x>>1)/d]",
+    ];
+    compare("addresses", &what, &a, &b, &got, &want);
+}
+
+#[test]
+fn vector_division_and_remainder_at_edge_values() {
+    let cl = Cl::new();
+    let (a, b) = pairs();
+    let program = cl.build(SOURCE);
+    let k = program.kernel("vectors");
+    let (ab, bb) = (cl.buffer_from(&a), cl.buffer_from(&b));
+    let out = cl.buffer::<u64>(4 * a.len());
+    k.arg(0, &ab).arg(1, &bb).arg(2, &out);
+    cl.queue.run(&k, &[a.len() / 4], None);
+    let got = cl.queue.read(&out);
+    // Per work-item: 4 lanes of u/, then u%, s/, s%.
+    let mut want = Vec::new();
+    let mut a4 = Vec::new();
+    let mut b4 = Vec::new();
+    for (xs, ys) in a.chunks(4).zip(b.chunks(4)) {
+        for op in 0..4 {
+            for l in 0..4 {
+                let (x, y) = (xs[l], ys[l]);
+                let (sx, sy) = (x as i64, y as i64);
+                want.push(match op {
+                    0 => x / y,
+                    1 => x % y,
+                    2 => (sx / sy) as u64,
+                    _ => (sx % sy) as u64,
+                });
+                a4.push(x);
+                b4.push(y);
+            }
+        }
+    }
+    // One result per (pair, op) position, each named by its op.
+    let what: Vec<&str> = (0..16).map(|k| ["u/", "u%", "s/", "s%"][k / 4]).collect();
+    let bad: Vec<usize> = (0..got.len()).filter(|&k| got[k] != want[k]).collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} results differ:\n{}",
+        bad.len(),
+        got.len(),
+        bad.iter()
+            .take(40)
+            .map(|&k| format!(
+                "vectors {}({:#x}, {:#x}) = {:#x}, want {:#x}",
+                what[k % 16],
+                a4[k],
+                b4[k],
+                got[k],
+                want[k]
+            ))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
