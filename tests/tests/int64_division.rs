@@ -39,6 +39,33 @@ kernel void addresses(global const ulong *a, global const ulong *b,
     out[5 * i + 4] = table[q2 & 63];
 }
 
+/// ferrocl-fuzz seed 7002, program 100034, reduced: wrong on the H200
+/// (other work-items' results too) while the 32-bit path of a 64-bit
+/// division whose operands do not fit divided by its truncated divisor, 0.
+typedef struct { ulong f0; ushort2 f1[8]; char2 f2; } S0;
+constant ulong ctab[16] = {0x0UL, 0xffffffffffffff67UL, 0x92UL, 0x3f404fdf678a4483UL,
+    0x8000000000000001UL, 0xffffffffffffff8fUL, 0xeb5fdcbc597ecec4UL, 0x8000000000000000UL,
+    0xffffffffffffffc4UL, 0xffffffffffffffffUL, 0x1UL, 0x127UL, 0xffffffffffffffffUL, 0x0UL,
+    0x8000000000000000UL, 0x1UL};
+ulong mix(ulong h, ulong v) { h = (h ^ v) * 0x100000001B3UL; return h ^ (h >> 32); }
+ulong div_ulong(ulong a, ulong b) { return (b == (ulong)0) ? a : (ulong)(a / b); }
+kernel void speculated(global const ulong *in, global ulong *out) {
+    const uint gid = get_global_id(0);
+    ulong h = 0xcbf29ce484222325UL;
+    S0 s4 = { 0, { 0, (((ushort2)0)).s11, 0, 0, 0, 0, 0, 0 }, 0 };
+    s4.f0 = (ulong)get_group_id(0);
+    int v9 = (int)div_ulong(s4.f0, abs_diff(s4.f0, 0x8000000000000001UL));
+    switch (in[0] & 7) {
+        case 2: {
+            if (sub_sat(s4.f0, ctab[((char)ctab[((ushort)in[0]) & 15]) & 15]) & in[0]) {
+                int v14 = (int)(long)in[gid & 63];
+                h = (ulong)v14;
+            }
+        }
+    }
+    out[gid] = mix(h, (ulong)v9);
+}
+
 kernel void vectors(global const ulong *a, global const ulong *b, global ulong *out) {
     size_t i = get_global_id(0);
     ulong4 x = vload4(i, a), y = vload4(i, b);
@@ -245,4 +272,61 @@ fn vector_division_and_remainder_at_edge_values() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn division_whose_operands_do_not_fit_in_32_bits_beside_a_switch() {
+    let cl = Cl::new();
+    let mut input = vec![0x43bf_5a48_027e_9afa_u64, 0x7fff_ffff_ffff_fffe, 0xd7, 0x6b];
+    input.extend((4..64u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+    let ctab: [u64; 16] = [
+        0x0,
+        0xffff_ffff_ffff_ff67,
+        0x92,
+        0x3f40_4fdf_678a_4483,
+        0x8000_0000_0000_0001,
+        0xffff_ffff_ffff_ff8f,
+        0xeb5f_dcbc_597e_cec4,
+        0x8000_0000_0000_0000,
+        0xffff_ffff_ffff_ffc4,
+        0xffff_ffff_ffff_ffff,
+        0x1,
+        0x127,
+        0xffff_ffff_ffff_ffff,
+        0x0,
+        0x8000_0000_0000_0000,
+        0x1,
+    ];
+    let mix = |h: u64, v: u64| {
+        let h = (h ^ v).wrapping_mul(0x100_0000_01b3);
+        h ^ (h >> 32)
+    };
+    let (global, local) = (128usize, 64usize);
+    let want: Vec<u64> = (0..global)
+        .map(|gid| {
+            let g = (gid / local) as u64;
+            let d = g.abs_diff(0x8000_0000_0000_0001);
+            let v9 = (if d == 0 { g } else { g / d }) as i32;
+            let mut h = 0xcbf2_9ce4_8422_2325_u64;
+            if input[0] & 7 == 2 {
+                let c = ctab[((ctab[(input[0] as u16 & 15) as usize] as i8) & 15) as usize];
+                if g.saturating_sub(c) & input[0] != 0 {
+                    h = input[gid & 63] as i32 as i64 as u64;
+                }
+            }
+            mix(h, v9 as i64 as u64)
+        })
+        .collect();
+    let program = cl.build(SOURCE);
+    let k = program.kernel("speculated");
+    let ib = cl.buffer_from(&input);
+    let out = cl.buffer::<u64>(global);
+    k.arg(0, &ib).arg(1, &out);
+    cl.queue.run(&k, &[global], Some(&[local]));
+    let got = cl.queue.read(&out);
+    let bad: Vec<String> = (0..global)
+        .filter(|&i| got[i] != want[i])
+        .map(|i| format!("work-item {i}: {:#x}, want {:#x}", got[i], want[i]))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

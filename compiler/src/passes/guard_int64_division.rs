@@ -14,7 +14,10 @@
 //! is "both values are in [0, 2^32)" for the unsigned operations and "both
 //! are in [-2^31, 2^31), and a is not -2^31" for the signed ones (so that
 //! the 32-bit operation cannot overflow). The 64-bit operation stays for the rare
-//! values outside that range.
+//! values outside that range. Both operations run (the result is an
+//! OpSelect), so where the operands do not fit the 32-bit divisor is 1:
+//! a truncated divisor of 0 (or -1 under -2^31) would be undefined
+//! behaviour in SPIR-V, which NVIDIA's compiler exploited.
 //!
 //! Vectors of 64-bit integers are rewritten lane by lane.
 
@@ -109,6 +112,7 @@ pub fn guard_int64_division(module: &mut Module) {
         Some(u32t),
         vec![Operand::LiteralBit32(0x8000_0000)],
     );
+    let one32 = ids.global(Op::Constant, Some(u32t), vec![Operand::LiteralBit32(1)]);
     // Rewrite from the back so earlier indices stay valid.
     for &(fi, bi, ii) in targets.iter().rev() {
         let inst = ids.module.functions[fi].blocks[bi].instructions[ii].clone();
@@ -129,6 +133,7 @@ pub fn guard_int64_division(module: &mut Module) {
             c32,
             c0,
             int_min,
+            one32,
         };
         if lanes == 0 {
             guarded(&mut ids, &mut seq, &consts, op, signed, a, b);
@@ -176,6 +181,8 @@ struct Consts {
     c0: Word,
     /// -2^31 as a 32-bit constant.
     int_min: Word,
+    /// 1 as a 32-bit constant.
+    one32: Word,
 }
 
 /// Appends to `seq` the guarded form of the 64-bit scalar `a OP b` (see
@@ -219,7 +226,16 @@ fn guarded(
         let hi = emit(ids, Op::ShiftRightLogical, k.u64t, vec![or, k.c32]);
         emit(ids, Op::IEqual, k.boolt, vec![hi, k.c0])
     };
-    // A zero divisor gives an undefined (not trapping) result in both paths.
+    // The 32-bit operation runs whatever `fits` says (OpSelect keeps the
+    // code branch-free), so its divisor must never make it undefined: in
+    // SPIR-V a zero divisor, or -2^31 / -1, is undefined *behaviour*, not an
+    // undefined value, and NVIDIA's compiler (driver 580) turned a
+    // truncated divisor of 0 (b = 2^63, which does not fit) into wrong
+    // results for other work-items of the kernel (fuzz seed 7002, program
+    // 100034; corpus `fuzz_int64_division_speculated.cl`). Where the
+    // operands do not fit, the 32-bit operation divides by 1 instead; where
+    // they do, it divides by `b` exactly as the program asked.
+    let b32 = emit(ids, Op::Select, k.u32t, vec![fits, b32, k.one32]);
     let r32 = emit(ids, op, k.u32t, vec![a32, b32]);
     let r64 = emit(ids, narrow, k.u64t, vec![r32]);
     let full = emit(ids, op, k.u64t, vec![a, b]);
