@@ -17,7 +17,7 @@
 //! values outside that range. Both operations run (the result is an
 //! OpSelect), so where the operands do not fit the 32-bit divisor is 1:
 //! a truncated divisor of 0 (or -1 under -2^31) would be undefined
-//! behaviour in SPIR-V, which NVIDIA's compiler exploited.
+//! behaviour in SPIR-V.
 //!
 //! Vectors of 64-bit integers are rewritten lane by lane.
 
@@ -229,12 +229,13 @@ fn guarded(
     // The 32-bit operation runs whatever `fits` says (OpSelect keeps the
     // code branch-free), so its divisor must never make it undefined: in
     // SPIR-V a zero divisor, or -2^31 / -1, is undefined *behaviour*, not an
-    // undefined value, and NVIDIA's compiler (driver 580) turned a
-    // truncated divisor of 0 (b = 2^63, which does not fit) into wrong
-    // results for other work-items of the kernel (fuzz seed 7002, program
-    // 100034; corpus `fuzz_int64_division_speculated.cl`). Where the
-    // operands do not fit, the 32-bit operation divides by 1 instead; where
-    // they do, it divides by `b` exactly as the program asked.
+    // undefined value, which a driver may exploit (b = 2^63 does not fit
+    // and truncates to 0). Where the operands do not fit, the 32-bit
+    // operation divides by 1 instead; where they do, it divides by `b`
+    // exactly as the program asked. (The GPU fuzz case that led here,
+    // `int64_division::division_whose_operands_do_not_fit_in_32_bits_
+    // beside_a_switch`, still fails on NVIDIA after this change: its cause
+    // is elsewhere.)
     let b32 = emit(ids, Op::Select, k.u32t, vec![fits, b32, k.one32]);
     let r32 = emit(ids, op, k.u32t, vec![a32, b32]);
     let r64 = emit(ids, narrow, k.u64t, vec![r32]);
