@@ -77,9 +77,7 @@ impl Lower<'_> {
             8 if align >= 4 => {
                 let lo = self.load_word(b, space, addr, 0)?;
                 let hi = self.load_word(b, space, addr, 1)?;
-                let v2 = self.out.t_vec(u32t, 2);
-                let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-                Ok(self.emit(b, Op::Bitcast, nt, ids(&[v])))
+                Ok(self.words_to(b, &[lo, hi], nt))
             }
             1 | 2 if align >= bytes => {
                 let w = self.load_word(b, space, addr, 0)?;

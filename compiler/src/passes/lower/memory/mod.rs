@@ -615,8 +615,11 @@ impl Lower<'_> {
 
     /// The value of type `nt` whose bits are `words` (u32 values, first
     /// word lowest).
-    fn words_to(&mut self, b: &mut Block, words: &[Word], nt: Word) -> Word {
+    pub(super) fn words_to(&mut self, b: &mut Block, words: &[Word], nt: Word) -> Word {
         let u32t = self.out.t_u32();
+        if self.out.scalar_width(self.out.elem(nt)) == Some(64) && words.len() % 2 == 0 {
+            return self.join_words64(b, words, nt);
+        }
         let bits = if words.len() == 1 {
             words[0]
         } else {
@@ -624,6 +627,42 @@ impl Lower<'_> {
             self.emit(b, Op::CompositeConstruct, vt, ids(words))
         };
         self.emit(b, Op::Bitcast, nt, ids(&[bits]))
+    }
+
+    /// The value of type `nt` (64-bit lanes) whose bits are `words`, each
+    /// lane `lo | hi << 32` on u64 rather than an OpBitcast of a u32 pair.
+    /// Why: in the GPU fuzz sample's seed 7002 program 100034
+    /// (`int64_division::division_whose_operands_do_not_fit_in_32_bits_
+    /// beside_a_switch`) NVIDIA's compiler (driver 580) took `0 <u c` as
+    /// false for c = 0xffffffffffffff67 loaded from the private word array
+    /// (an OpBitcast of a uvec2); the same program with `c` a literal, or
+    /// with the comparison written on 32-bit halves, is right. Whether
+    /// this form is enough on NVIDIA is not measured yet: `ferrocl-fuzz
+    /// --check` of that program and the sample's other mismatches on the
+    /// GPU says.
+    fn join_words64(&mut self, b: &mut Block, words: &[Word], nt: Word) -> Word {
+        let u64t = self.out.t_int(64);
+        let c32 = self.out.c_int(64, 32);
+        let lanes: Vec<Word> = words
+            .chunks(2)
+            .map(|pair| {
+                let lo = self.emit(b, Op::UConvert, u64t, ids(&[pair[0]]));
+                let hi = self.emit(b, Op::UConvert, u64t, ids(&[pair[1]]));
+                let hi = self.emit(b, Op::ShiftLeftLogical, u64t, ids(&[hi, c32]));
+                self.emit(b, Op::BitwiseOr, u64t, ids(&[lo, hi]))
+            })
+            .collect();
+        let (v, vt) = if lanes.len() == 1 {
+            (lanes[0], u64t)
+        } else {
+            let vt = self.out.t_vec(u64t, lanes.len() as u32);
+            (self.emit(b, Op::CompositeConstruct, vt, ids(&lanes)), vt)
+        };
+        if vt == nt {
+            v
+        } else {
+            self.emit(b, Op::Bitcast, nt, ids(&[v]))
+        }
     }
 
     /// Appends the `count` u32 words of vector value `v` to `words`.
