@@ -617,7 +617,7 @@ impl Lower<'_> {
     /// word lowest).
     pub(super) fn words_to(&mut self, b: &mut Block, words: &[Word], nt: Word) -> Word {
         let u32t = self.out.t_u32();
-        if self.out.scalar_width(self.out.elem(nt)) == Some(64) && words.len() % 2 == 0 {
+        if self.out.scalar_width(self.out.elem(nt)) == Some(64) && words.len().is_multiple_of(2) {
             return self.join_words64(b, words, nt);
         }
         let bits = if words.len() == 1 {
