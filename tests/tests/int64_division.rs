@@ -308,7 +308,7 @@ fn division_whose_operands_do_not_fit_in_32_bits_beside_a_switch() {
         .map(|gid| {
             let g = (gid / local) as u64;
             let d = g.abs_diff(0x8000_0000_0000_0001);
-            let v9 = (if d == 0 { g } else { g / d }) as i32;
+            let v9 = g.checked_div(d).unwrap_or(g) as i32;
             let mut h = 0xcbf2_9ce4_8422_2325_u64;
             if input[0] & 7 == 2 {
                 let c = ctab[((ctab[(input[0] as u16 & 15) as usize] as i8) & 15) as usize];
