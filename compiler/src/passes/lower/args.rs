@@ -96,9 +96,7 @@ impl Lower<'_> {
                     64 => {
                         let lo = self.arg_word(b, src, off / 4);
                         let hi = self.arg_word(b, src, off / 4 + 1);
-                        let v2 = self.out.t_vec(u32t, 2);
-                        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-                        return Ok(self.emit(b, Op::Bitcast, nt, ids(&[v])));
+                        return Ok(self.words_to(b, &[lo, hi], nt));
                     }
                     _ => {
                         let word = self.arg_word(b, src, off / 4);
@@ -154,9 +152,7 @@ impl Lower<'_> {
                 let u64t = self.out.t_u64();
                 let lo = self.arg_word(b, src, off / 4);
                 let hi = self.arg_word(b, src, off / 4 + 1);
-                let v2 = self.out.t_vec(u32t, 2);
-                let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-                let v = self.emit(b, Op::Bitcast, u64t, ids(&[v]));
+                let v = self.words_to(b, &[lo, hi], u64t);
                 Ok(if rep_width(sc) == 64 {
                     v
                 } else {
@@ -262,11 +258,8 @@ impl Lower<'_> {
         let hi = self.out.c_u32(1);
         let lo = self.pc_word(b, lo);
         let hi = self.pc_word(b, hi);
-        let u32t = self.out.t_u32();
         let u64t = self.out.t_u64();
-        let v2 = self.out.t_vec(u32t, 2);
-        let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-        self.emit(b, Op::Bitcast, u64t, ids(&[v]))
+        self.words_to(b, &[lo, hi], u64t)
     }
 
     /// The u32 at device address `addr` + `off` (both u64 ids).

@@ -312,11 +312,8 @@ impl Lower<'_> {
         } else {
             let lo = self.implicit_field(b, ImplicitField::GlobalVariables(0));
             let hi = self.implicit_field(b, ImplicitField::GlobalVariables(1));
-            let u32t = self.out.t_u32();
             let u64t = self.out.t_u64();
-            let v2 = self.out.t_vec(u32t, 2);
-            let v = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-            self.emit(b, Op::Bitcast, u64t, ids(&[v]))
+            self.words_to(b, &[lo, hi], u64t)
         };
         for (id, off) in wanted {
             let a = self.addr_add(b, Space::Global, base, off);

@@ -361,9 +361,7 @@ impl Lower<'_> {
         Ok(match self.out.scalar_width(t) {
             Some(64) => {
                 let hi = self.emit(b, Op::AtomicLoad, u32t, ids(&[p1, scope, relaxed]));
-                let v2 = self.out.t_vec(u32t, 2);
-                let w = self.emit(b, Op::CompositeConstruct, v2, ids(&[lo, hi]));
-                self.emit(b, Op::Bitcast, t, ids(&[w]))
+                self.words_to(b, &[lo, hi], t)
             }
             Some(16) => {
                 let u16t = self.out.t_int(16);
