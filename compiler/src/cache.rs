@@ -226,6 +226,7 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            depth_images: false,
             fused_fma64: true,
             fused_fma32: true,
             denorms32: false,

@@ -45,6 +45,11 @@ pub struct DeviceCaps {
     /// read_write images (`__opencl_c_read_write_images`): storage-image
     /// reads without a format (shaderStorageImageReadWithoutFormat).
     pub read_write_images: bool,
+    /// Depth images (cl_khr_depth_images): `image2d_depth_t` and
+    /// `image2d_array_depth_t` arguments, backed by single-channel colour
+    /// images (CL_DEPTH on R32_SFLOAT / R16_UNORM), their texels a scalar
+    /// float in the kernel.
+    pub depth_images: bool,
     /// GLSL.std.450 `Fma` on doubles is fused (one rounding), as OpenCL's
     /// `fma` must be. Vulkan does not promise it: where it is false, double
     /// `fma` is computed in software (`frontend::libclc`).

@@ -12,6 +12,7 @@ fn caps() -> DeviceCaps {
     DeviceCaps {
         images: false,
         read_write_images: false,
+        depth_images: false,
         ..common::test_caps()
     }
 }

@@ -15,6 +15,7 @@ fn caps(fused_fma64: bool) -> DeviceCaps {
     DeviceCaps {
         images: false,
         read_write_images: false,
+        depth_images: false,
         fused_fma64,
         khr_subgroups: false,
         subgroup_ops: 0,

@@ -14,6 +14,7 @@ fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
         fp64: false,
         images: false,
         read_write_images: false,
+        depth_images: false,
         fused_fma32,
         denorms32,
         khr_subgroups: false,

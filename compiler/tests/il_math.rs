@@ -16,6 +16,7 @@ fn caps() -> DeviceCaps {
     DeviceCaps {
         images: false,
         read_write_images: false,
+        depth_images: false,
         khr_subgroups: false,
         subgroup_ops: 0,
         ..common::test_caps()

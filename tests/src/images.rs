@@ -276,3 +276,12 @@ impl Queue {
         }
     }
 }
+
+impl crate::objects::KernelArg for Image {
+    fn arg_size(&self) -> usize {
+        size_of::<cl_mem>()
+    }
+    fn arg_value(&self) -> *const c_void {
+        (&self.raw as *const cl_mem).cast()
+    }
+}

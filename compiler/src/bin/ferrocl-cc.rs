@@ -157,6 +157,7 @@ fn main() -> ExitCode {
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,
+        depth_images: true,
         fused_fma64,
         fused_fma32,
         denorms32,

@@ -20,6 +20,7 @@ pub fn test_caps() -> DeviceCaps {
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,
+        depth_images: true,
         fused_fma64: true,
         fused_fma32: true,
         denorms32: false,

@@ -934,9 +934,18 @@ pub(crate) unsafe fn fill_image_args(
     }
     // SAFETY: caller contract.
     let (o, r) = unsafe { origin_region(&mem, origin, region) }?;
-    // SAFETY: a four-component float, int or uint colour (16 bytes).
-    let c = unsafe { *(color as *const [u32; 4]) };
     let f = mem.image()?.format;
+    // "The fill color is a single floating-point value if the channel
+    // order is CL_DEPTH. Otherwise, the fill color is a four component
+    // RGBA floating-point color value if the image channel data type is
+    // not an unnormalized signed or unsigned integer type, [...]"
+    let c = if f.image_channel_order == CL_DEPTH {
+        // SAFETY: caller contract (the application passes one float).
+        [unsafe { *(color as *const u32) }, 0, 0, 0]
+    } else {
+        // SAFETY: a four-component float, int or uint colour (16 bytes).
+        unsafe { *(color as *const [u32; 4]) }
+    };
     let texel = image_format::pack_texel(f.image_channel_order, f.image_channel_data_type, c)
         .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
     Ok((mem, texel.to_vec(), o, r))

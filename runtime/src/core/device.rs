@@ -387,6 +387,9 @@ impl Device {
         if self.image_3d_writes() {
             e.push(("cl_khr_3d_image_writes", (1, 0, 0)));
         }
+        if self.depth_images() {
+            e.push(("cl_khr_depth_images", (1, 0, 0)));
+        }
         if self.khr_subgroups() {
             e.push(("cl_khr_subgroups", (1, 0, 0)));
         }
@@ -903,6 +906,7 @@ impl Device {
             spirv_version: (1, 5),
             images: self.image_support(),
             read_write_images: self.read_write_images(),
+            depth_images: self.depth_images(),
             fused_fma64: self.fused_fma64(),
             fused_fma32: self.fused_fma32(),
             denorms32: self.denorms32(),

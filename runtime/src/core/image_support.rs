@@ -196,6 +196,13 @@ impl Device {
     ) -> bool {
         self.image_support()
             && !self.inexact_packed_format(format)
+            // "CL_DEPTH [...] can only be used" with 2D images and 2D image
+            // arrays (cl_khr_depth_images), where the device reports it.
+            && (format.image_channel_order != CL_DEPTH
+                || (matches!(
+                    image_type,
+                    CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY
+                ) && self.depth_images()))
             && format_info(format.image_channel_order, format.image_channel_data_type)
                 .is_some_and(|info| self.format_allows(&info, image_type, use_))
     }
@@ -279,6 +286,25 @@ impl Device {
             && IMAGE_TYPES
                 .iter()
                 .all(|&t| self.list_supported(&MIN_READ_WRITE, t, all))
+    }
+
+    /// Depth images (cl_khr_depth_images): CL_DEPTH with CL_FLOAT and
+    /// CL_UNORM_INT16 (the extension's minimum list) readable and
+    /// writable as 2D images and 2D image arrays, on R32_SFLOAT / R16_UNORM
+    /// colour images (`super::image_format`), and read-write where the
+    /// device has read-write images.
+    pub fn depth_images(&self) -> bool {
+        const DEPTH: [(cl_channel_order, cl_channel_type); 2] =
+            [(CL_DEPTH, CL_FLOAT), (CL_DEPTH, CL_UNORM_INT16)];
+        let use_ = ImageUse {
+            read: true,
+            write: true,
+            read_write: self.read_write_images(),
+        };
+        self.image_support()
+            && [CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE2D_ARRAY]
+                .iter()
+                .all(|&t| self.list_supported(&DEPTH, t, use_))
     }
 
     /// Writes to 3D images (cl_khr_3d_image_writes): the minimum list is

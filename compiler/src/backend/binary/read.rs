@@ -125,6 +125,7 @@ impl<'a> Reader<'a> {
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
             read_write_images: self.bool()?,
+            depth_images: self.bool()?,
             fused_fma64: self.bool()?,
             fused_fma32: self.bool()?,
             denorms32: self.bool()?,

@@ -22,6 +22,7 @@ fn caps() -> DeviceCaps {
         spirv_version: (1, 5),
         images: false,
         read_write_images: false,
+        depth_images: false,
         fused_fma64: true,
         fused_fma32: true,
         denorms32: false,

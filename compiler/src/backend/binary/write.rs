@@ -57,6 +57,7 @@ impl Writer {
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
+        self.u8(c.depth_images as u8);
         self.u8(c.fused_fma64 as u8);
         self.u8(c.fused_fma32 as u8);
         self.u8(c.denorms32 as u8);

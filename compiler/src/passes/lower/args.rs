@@ -322,7 +322,7 @@ impl Lower<'_> {
                 // Images and samplers: descriptors, no argument-block bytes.
                 Ty::Opaque(Op::TypeImage) if images.args.contains_key(&(i as u32)) => {
                     let a = &images.args[&(i as u32)];
-                    type_name = super::image::image_type_name(a.dim).into();
+                    type_name = super::image::image_type_name(a.dim, a.depth).into();
                     access = a.access;
                     let kind = ArgKind::Image {
                         dim: a.dim,

@@ -391,7 +391,8 @@ impl LowerImages<'_, '_> {
     }
 
     /// A texel of the shader's type (`texel_vec4`) → the input's result
-    /// type `rt` (float4, half4, int4/uint4 as unsigned).
+    /// type `rt` (float4, half4, int4/uint4 as unsigned; a depth image's
+    /// float: the first component).
     pub(crate) fn texel_to_cl(
         &mut self,
         b: &mut Block,
@@ -401,6 +402,12 @@ impl LowerImages<'_, '_> {
     ) -> Res<Word> {
         let rt = self.lower_ty(rt)?;
         Ok(match texel {
+            Texel::Float if self.out.vec_len(rt) == 1 => self.emit(
+                b,
+                Op::CompositeExtract,
+                rt,
+                vec![Operand::IdRef(v), Operand::LiteralBit32(0)],
+            ),
             Texel::Float if self.out.scalar_width(rt) == Some(16) => {
                 let v4 = self.texel_vec4(texel);
                 self.narrow_to_half(b, v, v4, rt, None)
@@ -410,10 +417,15 @@ impl LowerImages<'_, '_> {
         })
     }
 
-    /// The input's texel value `x` (float4, half4, int4/uint4) → the
-    /// shader's texel type.
+    /// The input's texel value `x` (float4, half4, int4/uint4; a depth
+    /// image's float `d`: (d, 0, 0, 0)) → the shader's texel type.
     fn texel_from_cl(&mut self, b: &mut Block, x: Word, texel: Texel) -> Word {
         let v4 = self.texel_vec4(texel);
+        if let Ty::Float(32) = self.tys.get(self.ty_of(x)) {
+            let v = self.v(x);
+            let zero = self.out.c_float(32, 0.0);
+            return self.emit(b, Op::CompositeConstruct, v4, ids(&[v, zero, zero, zero]));
+        }
         let half = matches!(self.tys.get(self.ty_of(x)),
             Ty::Vector(e, _) if *self.tys.get(*e) == Ty::Float(16));
         let v = self.v(x);

@@ -36,8 +36,12 @@
 //! This file holds the image state of one kernel (`Images`) and its types;
 //! `scan`, `inst`, `sampler` and `bindings` the stages above.
 //!
-//! Gaps: depth, multi-sample and mipmapped images (cl_khr_depth_images,
-//! cl_khr_gl_msaa_sharing, cl_khr_mipmap_image) and an image or sampler
+//! * Depth images (cl_khr_depth_images) are 2D images of a single-channel
+//!   colour format (the runtime's CL_DEPTH): a scalar float texel in the
+//!   kernel, component 0 of the Vulkan texel read, (d, 0, 0, 0) written.
+//!
+//! Gaps: multi-sample and mipmapped images (cl_khr_gl_msaa_sharing,
+//! cl_khr_mipmap_image) and an image or sampler
 //! chosen at run time are reported as unsupported.
 
 mod bindings;
@@ -76,6 +80,9 @@ enum TexelUse {
 pub(crate) struct ImageArg {
     pub dim: ImageDim,
     pub access: AccessQualifier,
+    /// A depth image (cl_khr_depth_images): its texel is a scalar float in
+    /// the kernel, the first component of the Vulkan texel.
+    pub depth: bool,
     /// How the kernel uses the texels (`None`: only queried).
     texel: Option<TexelUse>,
     var: Option<Word>,
@@ -128,8 +135,10 @@ pub(crate) fn arrayed(dim: ImageDim) -> bool {
 }
 
 /// The OpenCL C type name of an image argument.
-pub(crate) fn image_type_name(dim: ImageDim) -> &'static str {
+pub(crate) fn image_type_name(dim: ImageDim, depth: bool) -> &'static str {
     match dim {
+        ImageDim::D2 if depth => "image2d_depth_t",
+        ImageDim::D2Array if depth => "image2d_array_depth_t",
         ImageDim::D1 => "image1d_t",
         ImageDim::D1Buffer => "image1d_buffer_t",
         ImageDim::D1Array => "image1d_array_t",
