@@ -307,6 +307,66 @@ impl Device {
                 .all(|&t| self.list_supported(&DEPTH, t, use_))
     }
 
+    /// 2D images made from buffers (cl_khr_image2d_from_buffer): texel-buffer
+    /// views of the buffer, as for 1D image buffers, which every device
+    /// with images reads and writes in the minimum format list
+    /// ([`Self::image_support`]); the kernels' 2D image arguments get a
+    /// texel-buffer twin (`DeviceCaps::image2d_from_buffer_args`), for
+    /// kernels of up to 8 image arguments at least.
+    pub fn image2d_from_buffer(&self) -> bool {
+        self.image_support() && self.image_twin_budget() >= 8
+    }
+
+    /// `DeviceCaps::image2d_from_buffer_args`: the most image arguments a
+    /// kernel may have for its 2D image arguments to get texel-buffer
+    /// twins. Each twin is one more sampled-image or storage-image
+    /// descriptor (texel buffers count as such), so a kernel of that many
+    /// images, all twinned, stays within half the per-stage sampled and
+    /// storage image limits and a quarter of the per-stage resources
+    /// (room for its buffers); 32 at most (one SpecId bit each).
+    pub fn image2d_from_buffer_args(&self) -> u32 {
+        if self.image2d_from_buffer() {
+            self.image_twin_budget()
+        } else {
+            0
+        }
+    }
+
+    fn image_twin_budget(&self) -> u32 {
+        let l = self.limits_vk();
+        (l.max_per_stage_descriptor_sampled_images / 2)
+            .min(l.max_per_stage_descriptor_storage_images / 2)
+            .min(l.max_per_stage_resources / 4)
+            .min(ferrocl_compiler::IMAGE_FROM_BUFFER_MAX_ARGS)
+    }
+
+    /// CL_DEVICE_IMAGE_PITCH_ALIGNMENT, in pixels: texel buffers address
+    /// any row pitch that is a whole number of texels.
+    pub fn image_pitch_alignment(&self) -> u32 {
+        self.image2d_from_buffer() as u32
+    }
+
+    /// CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, in pixels: Vulkan's
+    /// minTexelBufferOffsetAlignment (bytes), a multiple of which every
+    /// element size then meets.
+    pub fn image_base_address_alignment(&self) -> u32 {
+        if !self.image2d_from_buffer() {
+            return 0;
+        }
+        self.limits_vk().min_texel_buffer_offset_alignment.max(1) as u32
+    }
+
+    /// Whether 2D images of `format` made from a buffer work for `use_`:
+    /// the format's texel-buffer support (the 1D image buffer predicate).
+    pub fn supports_image2d_from_buffer_format(
+        &self,
+        format: &cl_image_format,
+        use_: ImageUse,
+    ) -> bool {
+        self.image2d_from_buffer()
+            && self.supports_image_format(format, CL_MEM_OBJECT_IMAGE1D_BUFFER, use_)
+    }
+
     /// Writes to 3D images (cl_khr_3d_image_writes): the minimum list is
     /// writable on 3D images (checked by [`Self::image_support`]).
     pub fn image_3d_writes(&self) -> bool {

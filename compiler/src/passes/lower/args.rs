@@ -328,6 +328,9 @@ impl Lower<'_> {
                         dim: a.dim,
                         descriptor: a.descriptor(),
                         binding: self.arg_binding(i),
+                        buffer_binding: a
+                            .from_buffer
+                            .then_some(crate::abi::IMAGE_BUFFER_BINDING_BASE + i as u32),
                     };
                     (kind, 0, 1, Some(StorageClass::CrossWorkgroup))
                 }

@@ -45,6 +45,7 @@
 //! chosen at run time are reported as unsupported.
 
 mod bindings;
+mod from_buffer;
 mod inst;
 mod sampler;
 mod scan;
@@ -83,9 +84,16 @@ pub(crate) struct ImageArg {
     /// A depth image (cl_khr_depth_images): its texel is a scalar float in
     /// the kernel, the first component of the Vulkan texel.
     pub depth: bool,
+    /// A 2D image that may be made from a buffer
+    /// (`DeviceCaps::image2d_from_buffer`, position below
+    /// `abi::IMAGE_FROM_BUFFER_MAX_ARGS`): it also has a texel-buffer
+    /// variable, chosen by SpecId `abi::IMAGE_FROM_BUFFER_SPEC_ID`.
+    pub from_buffer: bool,
     /// How the kernel uses the texels (`None`: only queried).
     texel: Option<TexelUse>,
     var: Option<Word>,
+    /// The texel-buffer variable of a `from_buffer` image, once used.
+    buffer_var: Option<Word>,
 }
 
 impl ImageArg {
@@ -103,6 +111,16 @@ impl ImageArg {
             Some(TexelUse::Float) | None => Texel::Float,
             Some(TexelUse::Uint) => Texel::Uint,
             Some(TexelUse::Int | TexelUse::AnyInt) => Texel::Int,
+        }
+    }
+
+    /// The descriptor of the texel-buffer binding of a `from_buffer`
+    /// image: uniform for sampled images, storage otherwise.
+    pub fn buffer_descriptor(&self) -> ImageDescriptor {
+        if self.descriptor() == ImageDescriptor::Sampled {
+            ImageDescriptor::UniformTexel
+        } else {
+            ImageDescriptor::StorageTexel
         }
     }
 
@@ -169,6 +187,8 @@ pub(crate) struct Images {
     sampler_args: BTreeMap<u32, Option<Word>>,
     /// Literal samplers used: (bits, variable); binding = index.
     literal: Vec<(u32, Word)>,
+    /// The SpecId `abi::IMAGE_FROM_BUFFER_SPEC_ID` constant, once used.
+    from_buffer_mask: Option<Word>,
     caps: Vec<Capability>,
 }
 

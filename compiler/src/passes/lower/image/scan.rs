@@ -174,8 +174,11 @@ impl LowerImages<'_, '_> {
                             dim,
                             access,
                             depth,
+                            from_buffer: dim == ImageDim::D2
+                                && (i as u32) < crate::abi::IMAGE_FROM_BUFFER_MAX_ARGS,
                             texel: None,
                             var: None,
+                            buffer_var: None,
                         },
                     );
                     image_type_name(dim, depth)
@@ -197,6 +200,13 @@ impl LowerImages<'_, '_> {
                     "images are not supported by the device ({what} argument '{}')",
                     self.ix.name_of(pid)
                 ));
+            }
+        }
+        // Texel-buffer twins (`from_buffer`) only where the kernel's image
+        // arguments and their twins fit the device's budget.
+        if self.images.args.len() as u32 > self.caps.image2d_from_buffer_args {
+            for a in self.images.args.values_mut() {
+                a.from_buffer = false;
             }
         }
         for &f in order {
