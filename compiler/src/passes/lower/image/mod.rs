@@ -34,8 +34,11 @@
 //!   is lowered.
 //!
 //! This file holds the image state of one kernel (`Images`) and its types;
-//! `scan`, `inst`, `sampler` and `bindings` the stages above.
+//! `scan`, `inst`, `sampler`, `from_buffer` and `bindings` the stages above.
 //!
+//! * 2D images that may be made from buffers (cl_khr_image2d_from_buffer):
+//!   a texel-buffer twin binding and a branch on a specialization
+//!   constant per access (`from_buffer`).
 //! * Depth images (cl_khr_depth_images) are 2D images of a single-channel
 //!   colour format (the runtime's CL_DEPTH): a scalar float texel in the
 //!   kernel, component 0 of the Vulkan texel read, (d, 0, 0, 0) written.
