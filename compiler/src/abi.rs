@@ -162,6 +162,24 @@ pub const LOOP_STATUS_BINDING: u32 = 0;
 /// of the Workgroup array (module doc, "`__local` memory").
 pub const LOCAL_ARGS_SPEC_ID: u32 = 6;
 
+/// SpecId of the mask of 2D image arguments backed by a buffer
+/// (cl_khr_image2d_from_buffer, `DeviceCaps::image2d_from_buffer`): bit
+/// `n` set when argument `n` (< 32) is a 2D image made from a buffer, read
+/// and written through its texel-buffer binding
+/// (`ArgKind::Image::buffer_binding`) at `y * ImageRowPitch + x`; 0 (the
+/// default) for every VkImage. The branch on it folds away when the
+/// pipeline is specialized.
+pub const IMAGE_FROM_BUFFER_SPEC_ID: u32 = 7;
+
+/// The texel-buffer binding of image argument `n` that may be a 2D image
+/// made from a buffer: `IMAGE_BUFFER_BINDING_BASE + n`, in the image's
+/// descriptor set (above every argument binding).
+pub const IMAGE_BUFFER_BINDING_BASE: u32 = 1024;
+
+/// Image arguments at positions below this may be 2D images made from
+/// buffers (one bit each of SpecId [`IMAGE_FROM_BUFFER_SPEC_ID`]).
+pub const IMAGE_FROM_BUFFER_MAX_ARGS: u32 = 32;
+
 /// Alignment of every `__local` pointer argument's part of the region,
 /// and of the region's start.
 pub const LOCAL_ARG_MIN_ALIGN: u32 = 16;
@@ -282,6 +300,14 @@ pub enum ImplicitField {
     /// to argument `n`: normalized coordinates, addressing and filter mode,
     /// which the shader needs to emulate OpenCL's addressing rules.
     SamplerValue(u16),
+    /// The row pitch in texels of the 2D image made from a buffer bound to
+    /// argument `n` (cl_khr_image2d_from_buffer; 0 for other images).
+    ImageRowPitch(u16),
+    /// The width of the 2D image made from a buffer bound to argument `n`
+    /// (its size queries and sampler addressing; 0 for other images).
+    ImageBufferWidth(u16),
+    /// The height of that image (0 for other images).
+    ImageBufferHeight(u16),
     /// Where the part of `__local` pointer argument `n` starts in the
     /// Workgroup array (its pointer value, a byte offset; module doc,
     /// "`__local` memory").
@@ -500,6 +526,13 @@ pub enum ArgKind {
         dim: ImageDim,
         descriptor: ImageDescriptor,
         binding: u32,
+        /// A 2D image argument that may be made from a buffer
+        /// (cl_khr_image2d_from_buffer): its texel-buffer binding in the
+        /// same set, a uniform texel buffer for `Sampled`, a storage texel
+        /// buffer for `Storage` (SpecId [`IMAGE_FROM_BUFFER_SPEC_ID`]
+        /// says which binding the launch uses; the other one holds a
+        /// placeholder).
+        buffer_binding: Option<u32>,
     },
 }
 

@@ -226,6 +226,8 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            depth_images: false,
+            image2d_from_buffer_args: 0,
             fused_fma64: true,
             fused_fma32: true,
             denorms32: false,

@@ -45,6 +45,19 @@ pub struct DeviceCaps {
     /// read_write images (`__opencl_c_read_write_images`): storage-image
     /// reads without a format (shaderStorageImageReadWithoutFormat).
     pub read_write_images: bool,
+    /// Depth images (cl_khr_depth_images): `image2d_depth_t` and
+    /// `image2d_array_depth_t` arguments, backed by single-channel colour
+    /// images (CL_DEPTH on R32_SFLOAT / R16_UNORM), their texels a scalar
+    /// float in the kernel.
+    pub depth_images: bool,
+    /// 2D images made from buffers (cl_khr_image2d_from_buffer; 0: not
+    /// supported): in a kernel with at most this many image arguments,
+    /// every 2D image argument (at a position below
+    /// `abi::IMAGE_FROM_BUFFER_MAX_ARGS`) also gets a texel-buffer binding,
+    /// chosen by a specialization constant (`abi::IMAGE_FROM_BUFFER_SPEC_ID`).
+    /// The bound keeps a kernel's images and their twins within the
+    /// device's descriptor limits.
+    pub image2d_from_buffer_args: u32,
     /// GLSL.std.450 `Fma` on doubles is fused (one rounding), as OpenCL's
     /// `fma` must be. Vulkan does not promise it: where it is false, double
     /// `fma` is computed in software (`frontend::libclc`).

@@ -12,6 +12,8 @@ fn caps() -> DeviceCaps {
     DeviceCaps {
         images: false,
         read_write_images: false,
+        depth_images: false,
+        image2d_from_buffer_args: 0,
         ..common::test_caps()
     }
 }

@@ -15,6 +15,8 @@ fn caps(fused_fma64: bool) -> DeviceCaps {
     DeviceCaps {
         images: false,
         read_write_images: false,
+        depth_images: false,
+        image2d_from_buffer_args: 0,
         fused_fma64,
         khr_subgroups: false,
         subgroup_ops: 0,

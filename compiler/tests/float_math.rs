@@ -14,6 +14,8 @@ fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
         fp64: false,
         images: false,
         read_write_images: false,
+        depth_images: false,
+        image2d_from_buffer_args: 0,
         fused_fma32,
         denorms32,
         khr_subgroups: false,

@@ -89,6 +89,7 @@ fn image_and_sampler_arguments_are_reflected() {
         dim,
         descriptor,
         binding,
+        buffer_binding: None,
     };
     let expect = [
         (
@@ -405,7 +406,8 @@ fn il_image_arguments_are_reflected_from_the_types() {
         ArgKind::Image {
             dim: ImageDim::D2,
             descriptor: ImageDescriptor::Storage,
-            binding: 1
+            binding: 1,
+            buffer_binding: None,
         }
     );
     assert!(k.literal_samplers.is_empty());

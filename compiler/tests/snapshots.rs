@@ -187,6 +187,15 @@ fn snapshots() {
                 sampler_map: Vec::new(),
             };
         }
+        // A device with cl_khr_image2d_from_buffer (2D image arguments get
+        // a texel-buffer twin).
+        if source
+            .lines()
+            .take(3)
+            .any(|l| l.starts_with("// image2d_from_buffer"))
+        {
+            caps.image2d_from_buffer_args = 32;
+        }
         let program = match build_source(&source, options, &caps) {
             Ok(p) => p,
             Err(e) => {

@@ -276,3 +276,21 @@ impl Queue {
         }
     }
 }
+
+impl crate::objects::KernelArg for Image {
+    fn arg_size(&self) -> usize {
+        size_of::<cl_mem>()
+    }
+    fn arg_value(&self) -> *const c_void {
+        (&self.raw as *const cl_mem).cast()
+    }
+}
+
+impl crate::objects::KernelArg for Sampler {
+    fn arg_size(&self) -> usize {
+        size_of::<cl_sampler>()
+    }
+    fn arg_value(&self) -> *const c_void {
+        (&self.raw as *const cl_sampler).cast()
+    }
+}

@@ -1049,7 +1049,7 @@ fn reference_texel(f: &cl_image_format, c: [u32; 4]) -> Vec<u8> {
     };
     let unorm = |v: f32, max: f32| rte(v * max, 0.0, max) as u32;
     let order: &[usize] = match f.image_channel_order {
-        CL_R | CL_INTENSITY | CL_LUMINANCE => &[0],
+        CL_R | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => &[0],
         CL_A => &[3],
         CL_RG => &[0, 1],
         CL_RA => &[0, 3],

@@ -157,6 +157,8 @@ fn main() -> ExitCode {
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,
+        depth_images: true,
+        image2d_from_buffer_args: 0,
         fused_fma64,
         fused_fma32,
         denorms32,

@@ -375,6 +375,13 @@ pub fn parse_build_options(
     if !caps.fp16 {
         ext.push("-cl_khr_fp16");
     }
+    // Depth images (clang's SPIR target declares image2d_depth_t and its
+    // builtins by default) only where the device reports
+    // cl_khr_depth_images.
+    if !caps.depth_images {
+        ext.push("-cl_khr_depth_images");
+        out.undef_macros.push("cl_khr_depth_images");
+    }
     // 64-bit atomics (global: Int64Atomics; local: `lower::local64`) where
     // the device has shaderBufferInt64Atomics, as the runtime reports
     // cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics; without
@@ -432,6 +439,8 @@ mod tests {
             spirv_version: (1, 5),
             images: false,
             read_write_images: false,
+            depth_images: false,
+            image2d_from_buffer_args: 0,
             fused_fma64: true,
             fused_fma32: true,
             denorms32: false,

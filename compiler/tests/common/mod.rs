@@ -20,6 +20,8 @@ pub fn test_caps() -> DeviceCaps {
         spirv_version: (1, 5),
         images: true,
         read_write_images: true,
+        depth_images: true,
+        image2d_from_buffer_args: 0,
         fused_fma64: true,
         fused_fma32: true,
         denorms32: false,

@@ -226,8 +226,9 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         | CL_DEVICE_IMAGE3D_MAX_DEPTH => Info::usize(d.image3d_max_size()),
         CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => Info::usize(d.image_max_buffer_size()),
         CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::usize(d.image_max_array_size()),
-        // No cl_khr_image2d_from_buffer: "0 if [...] not supported".
-        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => Info::u32(0),
+        // "0 if [...] not supported" (cl_khr_image2d_from_buffer).
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT => Info::u32(d.image_pitch_alignment()),
+        CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => Info::u32(d.image_base_address_alignment()),
         CL_DEVICE_BUILT_IN_KERNELS => Info::str(""),
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info(Vec::new()),
         CL_DEVICE_PARENT_DEVICE => Info::ptr(std::ptr::null_mut::<c_void>()),

@@ -121,8 +121,9 @@ unsafe fn create_image(
     if !is_image_type(ty) || d.num_mip_levels != 0 || d.num_samples != 0 {
         return Err(CL_INVALID_IMAGE_DESCRIPTOR);
     }
-    // mem_object: a buffer for a 1D image buffer; NULL otherwise (neither
-    // cl_khr_image2d_from_buffer nor images from images are offered).
+    // mem_object: a buffer for a 1D image buffer, NULL or a buffer
+    // (cl_khr_image2d_from_buffer) for a 2D image; NULL otherwise (images
+    // from images are not offered).
     let buffer = if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER {
         if d.buffer.is_null() {
             return Err(CL_INVALID_IMAGE_DESCRIPTOR);
@@ -132,18 +133,26 @@ unsafe fn create_image(
             return Err(CL_INVALID_IMAGE_DESCRIPTOR);
         }
         Some(b)
+    } else if d.buffer.is_null() {
+        None
     } else {
-        if !d.buffer.is_null() {
-            // OpenCL 3.0: "CL_INVALID_OPERATION if [...] the image is a 2D
-            // image created from a buffer [or from another image] and no
-            // device in context supports it" (optional since 2.0, not
-            // offered: CL_DEVICE_IMAGE_PITCH_ALIGNMENT is 0).
-            if ty == CL_MEM_OBJECT_IMAGE2D && mem_arc(d.buffer).is_ok() {
-                return Err(CL_INVALID_OPERATION);
-            }
+        let Ok(b) = mem_arc(d.buffer) else {
+            return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+        };
+        // OpenCL 3.0: "CL_INVALID_OPERATION if [...] the image is a 2D
+        // image created from a buffer [or from another image] and no
+        // device in context supports it" (images from images are not
+        // offered).
+        if ty != CL_MEM_OBJECT_IMAGE2D {
             return Err(CL_INVALID_IMAGE_DESCRIPTOR);
         }
-        None
+        if !b.is_buffer() || !ctx.devices.iter().any(|d| d.image2d_from_buffer()) {
+            return Err(CL_INVALID_OPERATION);
+        }
+        if !Arc::ptr_eq(&b.context, &ctx) {
+            return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+        }
+        Some(b)
     };
     // "CL_INVALID_IMAGE_SIZE if the image dimensions specified in
     // image_desc are not valid or exceed the maximum image dimensions [...]
@@ -279,12 +288,17 @@ unsafe fn create_image(
     // CL_MEM_KERNEL_READ_AND_WRITE "is only used by
     // clGetSupportedImageFormats" and asks nothing of an image).
     let use_ = ImageUse::from_flags(flags & !CL_MEM_KERNEL_READ_AND_WRITE);
-    if !ctx
-        .devices
-        .iter()
-        .any(|dev| dev.supports_image_format(&format, ty, use_))
+    let from_buffer = buffer.is_some() && ty == CL_MEM_OBJECT_IMAGE2D;
+    if !from_buffer
+        && !ctx
+            .devices
+            .iter()
+            .any(|dev| dev.supports_image_format(&format, ty, use_))
     {
         return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    }
+    if let (Some(b), CL_MEM_OBJECT_IMAGE2D) = (&buffer, ty) {
+        return image2d_from_buffer(&ctx, b, flags, format, &d, row_pitch, element, props);
     }
     if let Some(b) = buffer {
         // "For a 1D image buffer created from a buffer object, the
@@ -320,6 +334,78 @@ unsafe fn create_image(
     // SAFETY: the application's host_ptr covers the image with its pitches.
     let m = unsafe { Mem::new_image(ctx, flags, format, desc, keep_ptr, init, props) }?;
     Ok(into_handle(m))
+}
+
+/// clCreateImage of a 2D image from buffer `b` (cl_khr_image2d_from_buffer)
+/// once the common checks passed: `row_pitch` is the given or computed
+/// pitch, a multiple of `element`.
+#[allow(clippy::too_many_arguments)]
+fn image2d_from_buffer(
+    ctx: &Arc<ferrocl_runtime::core::context::Context>,
+    b: &Arc<Mem>,
+    flags: cl_mem_flags,
+    format: cl_image_format,
+    d: &cl_image_desc,
+    row_pitch: usize,
+    element: usize,
+    props: Vec<cl_mem_properties>,
+) -> CLResult<cl_mem> {
+    let devices = || ctx.devices.iter().filter(|d| d.image2d_from_buffer());
+    let pitch_align = devices()
+        .map(|d| d.image_pitch_alignment())
+        .max()
+        .unwrap_or(1) as usize;
+    let base_align = devices()
+        .map(|d| d.image_base_address_alignment())
+        .max()
+        .unwrap_or(1) as usize;
+    // "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if a 2D image is created from a
+    // buffer and the row pitch and base address alignment does not follow
+    // the rules described for creating a 2D image from a buffer": "the
+    // pitch specified (or computed if pitch specified is 0) must be a
+    // multiple of the maximum of the CL_DEVICE_IMAGE_PITCH_ALIGNMENT value
+    // for all devices in the context [...] that support images", and the
+    // buffer's memory (a USE_HOST_PTR buffer's host_ptr, a sub-buffer's
+    // origin) aligned to the maximum CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
+    // (both in pixels).
+    let base_bytes = base_align * element;
+    if !row_pitch.is_multiple_of(pitch_align * element)
+        || !b.offset.is_multiple_of(base_bytes)
+        || (b.flags & CL_MEM_USE_HOST_PTR != 0 && !b.host_ptr.is_multiple_of(base_bytes))
+    {
+        return Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    }
+    // "For a 2D image created from a buffer object, the image_row_pitch x
+    // image_height must be less than or equal to the size of the buffer
+    // object specified by mem_object."
+    let bytes = row_pitch
+        .checked_mul(d.image_height)
+        .ok_or(CL_INVALID_IMAGE_DESCRIPTOR)?;
+    if bytes > b.size {
+        return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+    }
+    // The texel-buffer view's texels within every device's limit
+    // (CL_INVALID_IMAGE_SIZE: the image exceeds what the devices take).
+    let texels = bytes / element;
+    if !devices().any(|dev| texels <= dev.image_max_buffer_size()) {
+        return Err(CL_INVALID_IMAGE_SIZE);
+    }
+    // "CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context
+    // that support image_format" (as texel buffers, for the kernel access
+    // the flags ask).
+    let use_ = ImageUse::from_flags(flags & !CL_MEM_KERNEL_READ_AND_WRITE);
+    if !devices().any(|dev| dev.supports_image2d_from_buffer_format(&format, use_)) {
+        return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    }
+    Ok(into_handle(Mem::new_image2d_from_buffer(
+        b,
+        flags,
+        format,
+        d.image_width,
+        d.image_height,
+        row_pitch,
+        props,
+    )?))
 }
 
 /// The property list of clCreate*WithProperties: OpenCL 3.0 core defines
@@ -934,9 +1020,18 @@ pub(crate) unsafe fn fill_image_args(
     }
     // SAFETY: caller contract.
     let (o, r) = unsafe { origin_region(&mem, origin, region) }?;
-    // SAFETY: a four-component float, int or uint colour (16 bytes).
-    let c = unsafe { *(color as *const [u32; 4]) };
     let f = mem.image()?.format;
+    // "The fill color is a single floating-point value if the channel
+    // order is CL_DEPTH. Otherwise, the fill color is a four component
+    // RGBA floating-point color value if the image channel data type is
+    // not an unnormalized signed or unsigned integer type, [...]"
+    let c = if f.image_channel_order == CL_DEPTH {
+        // SAFETY: caller contract (the application passes one float).
+        [unsafe { *(color as *const u32) }, 0, 0, 0]
+    } else {
+        // SAFETY: a four-component float, int or uint colour (16 bytes).
+        unsafe { *(color as *const [u32; 4]) }
+    };
     let texel = image_format::pack_texel(f.image_channel_order, f.image_channel_data_type, c)
         .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
     Ok((mem, texel.to_vec(), o, r))

@@ -41,6 +41,9 @@ pub struct Device {
     loop_limiter: OnceLock<bool>,
     /// CL_DEVICE_MAX_MEM_ALLOC_SIZE, decided once (`max_mem_alloc_size`).
     large_alloc: OnceLock<u64>,
+    /// What the binding of a 2D image argument that a launch does not use
+    /// holds (`super::image::image_placeholders`).
+    pub(super) image_placeholders: OnceLock<CLResult<Arc<crate::vk::image::ImagePlaceholders>>>,
 }
 
 impl ClObject for Device {
@@ -81,6 +84,7 @@ impl Device {
             vk: OnceLock::new(),
             internal: OnceLock::new(),
             image_support: OnceLock::new(),
+            image_placeholders: OnceLock::new(),
             addressing: OnceLock::new(),
             null_buffer: OnceLock::new(),
             loop_status: OnceLock::new(),
@@ -386,6 +390,12 @@ impl Device {
         }
         if self.image_3d_writes() {
             e.push(("cl_khr_3d_image_writes", (1, 0, 0)));
+        }
+        if self.depth_images() {
+            e.push(("cl_khr_depth_images", (1, 0, 0)));
+        }
+        if self.image2d_from_buffer() {
+            e.push(("cl_khr_image2d_from_buffer", (1, 0, 0)));
         }
         if self.khr_subgroups() {
             e.push(("cl_khr_subgroups", (1, 0, 0)));
@@ -903,6 +913,8 @@ impl Device {
             spirv_version: (1, 5),
             images: self.image_support(),
             read_write_images: self.read_write_images(),
+            depth_images: self.depth_images(),
+            image2d_from_buffer_args: self.image2d_from_buffer_args(),
             fused_fma64: self.fused_fma64(),
             fused_fma32: self.fused_fma32(),
             denorms32: self.denorms32(),

@@ -25,7 +25,7 @@ use super::image_geometry::{buffer_image_copy, pack_rows, tight_size, ImageDesc}
 use super::image_support::vk_image_type;
 use super::memory::{ImagePart, ImageStorage, Mem};
 use crate::vk::buffer::{Buffer, BufferKind};
-use crate::vk::image::{BufferView, Image, ImageSpec};
+use crate::vk::image::{BufferView, Image, ImagePlaceholders, ImageSpec};
 use crate::vk::queue::Recorder;
 
 /// The Vulkan image type and view type of an image type.
@@ -168,6 +168,91 @@ impl Mem {
     }
 }
 
+/// The device's [`ImagePlaceholders`], made on first use (image in
+/// GENERAL layout).
+pub fn image_placeholders(device: &Device) -> CLResult<Arc<ImagePlaceholders>> {
+    device
+        .image_placeholders
+        .get_or_init(|| {
+            let p = Arc::new(ImagePlaceholders::new(&device.vk()?)?);
+            let raw = p.image.raw;
+            device.run_sync(
+                Box::new(move |r: &Recorder| {
+                    r.to_general(raw, 1);
+                    Ok(())
+                }),
+                Box::new(()),
+            )?;
+            Ok(p)
+        })
+        .clone()
+}
+
+impl Mem {
+    /// A 2D image made from `buffer` (cl_khr_image2d_from_buffer): the
+    /// buffer's memory, `row_pitch` bytes per row from its start, seen
+    /// through texel-buffer views of `row_pitch / element size * height`
+    /// texels; kernels address texel (x, y) at `y * row_pitch + x`
+    /// (`ferrocl_compiler::abi::IMAGE_FROM_BUFFER_SPEC_ID`). The caller
+    /// checked the format, the pitch and base address alignment and that
+    /// the buffer holds `row_pitch * height` bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_image2d_from_buffer(
+        buffer: &Arc<Mem>,
+        flags: cl_mem_flags,
+        format: cl_image_format,
+        width: usize,
+        height: usize,
+        row_pitch: usize,
+        properties: Vec<cl_mem_properties>,
+    ) -> CLResult<Arc<Mem>> {
+        let info = format_info(format.image_channel_order, format.image_channel_data_type)
+            .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
+        let storage = buffer.buffer()?.clone();
+        let desc = ImageDesc {
+            image_type: CL_MEM_OBJECT_IMAGE2D,
+            width,
+            height,
+            depth: 0,
+            array_size: 0,
+            row_pitch,
+            slice_pitch: 0,
+        };
+        let size = texel_range(&desc, info.element_size);
+        let (read, write) = texel_views(&info, &storage, buffer.offset as u64, size as u64)?;
+        Mem::new_image_object(
+            buffer.context.clone(),
+            CL_MEM_OBJECT_IMAGE2D,
+            flags,
+            size,
+            buffer.host_ptr,
+            Some(buffer.clone()),
+            Some(storage),
+            ImagePart {
+                format,
+                info,
+                desc,
+                storage: ImageStorage::TexelBuffer {
+                    read,
+                    storage: write,
+                },
+            },
+            properties,
+            false,
+        )
+    }
+}
+
+/// The bytes of its buffer that an image over a buffer views: a 1D image
+/// buffer's width, a 2D image's rows at its row pitch.
+fn texel_range(desc: &ImageDesc, element: usize) -> usize {
+    if desc.image_type == CL_MEM_OBJECT_IMAGE2D {
+        desc.row_pitch * desc.height
+    } else {
+        desc.width * element
+    }
+}
+
 /// A VkImage for an image of `desc` and `info` on `device` (not yet in
 /// GENERAL layout), with its number of array layers. "CL_INVALID_IMAGE_SIZE
 /// if the image dimensions [...] exceed the maximum image dimensions" of
@@ -255,10 +340,10 @@ fn texel_views(
 }
 
 impl ImagePart {
-    /// This 1D image buffer's part on another device: the same format and
+    /// This image over a buffer's part on another device: the same format and
     /// shape, views of `storage` (its buffer's storage there) at `offset`.
     pub(super) fn texel_replica(&self, storage: &Buffer, offset: usize) -> CLResult<ImagePart> {
-        let size = (self.desc.width * self.info.element_size) as u64;
+        let size = texel_range(&self.desc, self.info.element_size) as u64;
         let (read, write) = texel_views(&self.info, storage, offset as u64, size)?;
         Ok(ImagePart {
             format: self.format,

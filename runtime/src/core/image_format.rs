@@ -153,7 +153,7 @@ fn channel_count(order: cl_channel_order) -> Option<usize> {
 /// in memory order; `None` for orders without a backing here.
 fn memory_channels(order: cl_channel_order) -> Option<&'static [usize]> {
     Some(match order {
-        CL_R | CL_INTENSITY | CL_LUMINANCE => &[0],
+        CL_R | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => &[0],
         CL_A => &[3],
         CL_RG => &[0, 1],
         CL_RA => &[0, 3],
@@ -252,6 +252,11 @@ pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Optio
             let bytes = channel_bits(data_type)? / 8;
             let (vk, mapping) = match order {
                 CL_R => (one, IDENTITY),
+                // cl_khr_depth_images: a single-channel colour format (the
+                // kernel's float is the red component; CL_FLOAT and
+                // CL_UNORM_INT16 only, `is_valid`). Vulkan's depth formats
+                // are not storage formats.
+                CL_DEPTH => (one, IDENTITY),
                 CL_A => (one, mapping(S::ZERO, S::ZERO, S::ZERO, S::R)),
                 CL_INTENSITY => (one, mapping(S::R, S::R, S::R, S::R)),
                 CL_LUMINANCE => (one, mapping(S::R, S::R, S::R, S::ONE)),
@@ -274,7 +279,7 @@ pub fn format_info(order: cl_channel_order, data_type: cl_channel_type) -> Optio
 /// Every (order, data_type) pair [`format_info`] backs, in the order
 /// clGetSupportedImageFormats lists them (the spec's minimum list first).
 pub fn all_formats() -> Vec<cl_image_format> {
-    const ORDERS: [cl_channel_order; 12] = [
+    const ORDERS: [cl_channel_order; 13] = [
         CL_RGBA,
         CL_BGRA,
         CL_R,
@@ -287,6 +292,7 @@ pub fn all_formats() -> Vec<cl_image_format> {
         CL_ABGR,
         CL_sRGBA,
         CL_sBGRA,
+        CL_DEPTH,
     ];
     const TYPES: [cl_channel_type; 12] = [
         CL_UNORM_INT8,

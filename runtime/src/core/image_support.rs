@@ -196,6 +196,13 @@ impl Device {
     ) -> bool {
         self.image_support()
             && !self.inexact_packed_format(format)
+            // "CL_DEPTH [...] can only be used" with 2D images and 2D image
+            // arrays (cl_khr_depth_images), where the device reports it.
+            && (format.image_channel_order != CL_DEPTH
+                || (matches!(
+                    image_type,
+                    CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY
+                ) && self.depth_images()))
             && format_info(format.image_channel_order, format.image_channel_data_type)
                 .is_some_and(|info| self.format_allows(&info, image_type, use_))
     }
@@ -279,6 +286,85 @@ impl Device {
             && IMAGE_TYPES
                 .iter()
                 .all(|&t| self.list_supported(&MIN_READ_WRITE, t, all))
+    }
+
+    /// Depth images (cl_khr_depth_images): CL_DEPTH with CL_FLOAT and
+    /// CL_UNORM_INT16 (the extension's minimum list) readable and
+    /// writable as 2D images and 2D image arrays, on R32_SFLOAT / R16_UNORM
+    /// colour images (`super::image_format`), and read-write where the
+    /// device has read-write images.
+    pub fn depth_images(&self) -> bool {
+        const DEPTH: [(cl_channel_order, cl_channel_type); 2] =
+            [(CL_DEPTH, CL_FLOAT), (CL_DEPTH, CL_UNORM_INT16)];
+        let use_ = ImageUse {
+            read: true,
+            write: true,
+            read_write: self.read_write_images(),
+        };
+        self.image_support()
+            && [CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE2D_ARRAY]
+                .iter()
+                .all(|&t| self.list_supported(&DEPTH, t, use_))
+    }
+
+    /// 2D images made from buffers (cl_khr_image2d_from_buffer): texel-buffer
+    /// views of the buffer, as for 1D image buffers, which every device
+    /// with images reads and writes in the minimum format list
+    /// ([`Self::image_support`]); the kernels' 2D image arguments get a
+    /// texel-buffer twin (`DeviceCaps::image2d_from_buffer_args`), for
+    /// kernels of up to 8 image arguments at least.
+    pub fn image2d_from_buffer(&self) -> bool {
+        self.image_support() && self.image_twin_budget() >= 8
+    }
+
+    /// `DeviceCaps::image2d_from_buffer_args`: the most image arguments a
+    /// kernel may have for its 2D image arguments to get texel-buffer
+    /// twins. Each twin is one more sampled-image or storage-image
+    /// descriptor (texel buffers count as such), so a kernel of that many
+    /// images, all twinned, stays within half the per-stage sampled and
+    /// storage image limits and a quarter of the per-stage resources
+    /// (room for its buffers); 32 at most (one SpecId bit each).
+    pub fn image2d_from_buffer_args(&self) -> u32 {
+        if self.image2d_from_buffer() {
+            self.image_twin_budget()
+        } else {
+            0
+        }
+    }
+
+    fn image_twin_budget(&self) -> u32 {
+        let l = self.limits_vk();
+        (l.max_per_stage_descriptor_sampled_images / 2)
+            .min(l.max_per_stage_descriptor_storage_images / 2)
+            .min(l.max_per_stage_resources / 4)
+            .min(ferrocl_compiler::IMAGE_FROM_BUFFER_MAX_ARGS)
+    }
+
+    /// CL_DEVICE_IMAGE_PITCH_ALIGNMENT, in pixels: texel buffers address
+    /// any row pitch that is a whole number of texels.
+    pub fn image_pitch_alignment(&self) -> u32 {
+        self.image2d_from_buffer() as u32
+    }
+
+    /// CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, in pixels: Vulkan's
+    /// minTexelBufferOffsetAlignment (bytes), a multiple of which every
+    /// element size then meets.
+    pub fn image_base_address_alignment(&self) -> u32 {
+        if !self.image2d_from_buffer() {
+            return 0;
+        }
+        self.limits_vk().min_texel_buffer_offset_alignment.max(1) as u32
+    }
+
+    /// Whether 2D images of `format` made from a buffer work for `use_`:
+    /// the format's texel-buffer support (the 1D image buffer predicate).
+    pub fn supports_image2d_from_buffer_format(
+        &self,
+        format: &cl_image_format,
+        use_: ImageUse,
+    ) -> bool {
+        self.image2d_from_buffer()
+            && self.supports_image_format(format, CL_MEM_OBJECT_IMAGE1D_BUFFER, use_)
     }
 
     /// Writes to 3D images (cl_khr_3d_image_writes): the minimum list is

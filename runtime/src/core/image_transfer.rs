@@ -37,6 +37,43 @@ enum End {
         raw: vk::Buffer,
         offset: u64,
     },
+    /// Rows `pitch` bytes apart in a buffer: a 2D image made from a buffer
+    /// (cl_khr_image2d_from_buffer), from the region's first texel.
+    Pitched {
+        raw: vk::Buffer,
+        offset: u64,
+        pitch: u64,
+    },
+}
+
+impl End {
+    /// A buffer end's (buffer, offset, bytes between rows) for rows of
+    /// `row` bytes; `None` for an image.
+    fn rows(self, row: u64) -> Option<(vk::Buffer, u64, u64)> {
+        match self {
+            End::Buffer { raw, offset } => Some((raw, offset, row)),
+            End::Pitched { raw, offset, pitch } => Some((raw, offset, pitch)),
+            End::Image { .. } => None,
+        }
+    }
+}
+
+/// Copies `rows` rows of `row` bytes between two buffers, each row at its
+/// end's pitch (one copy when both are tightly packed).
+fn copy_rows(
+    r: &Recorder,
+    src: (vk::Buffer, u64, u64),
+    dst: (vk::Buffer, u64, u64),
+    row: u64,
+    rows: u64,
+) {
+    if src.2 == row && dst.2 == row {
+        r.copy_buffer(src.0, src.1, dst.0, dst.1, row * rows);
+        return;
+    }
+    for k in 0..rows {
+        r.copy_buffer(src.0, src.1 + k * src.2, dst.0, dst.1 + k * dst.2, row);
+    }
 }
 
 /// The copy end for `origin` of `mem` on `queue`'s device: its VkImage,
@@ -55,6 +92,16 @@ fn end_of(queue: &Queue, mem: &Mem, origin: [usize; 3]) -> CLResult<End> {
             image_type: mem.mem_type,
             origin,
         }),
+        // A 2D image made from a buffer: its rows at the row pitch.
+        None if mem.mem_type == CL_MEM_OBJECT_IMAGE2D => {
+            let img = mem.image()?;
+            let pitch = img.desc.row_pitch;
+            Ok(End::Pitched {
+                raw: mem.buffer_on(dev)?.raw,
+                offset: (mem.offset + origin[1] * pitch + origin[0] * img.element_size()) as u64,
+                pitch: pitch as u64,
+            })
+        }
         None => {
             let element = mem.image.as_ref().map_or(1, ImagePart::element_size);
             Ok(End::Buffer {
@@ -91,8 +138,8 @@ impl Copy {
         element: usize,
     ) -> CLResult<Copy> {
         let misaligned = match (src, dst) {
-            (End::Buffer { offset, .. }, End::Image { .. })
-            | (End::Image { .. }, End::Buffer { offset, .. }) => {
+            (End::Buffer { offset, .. } | End::Pitched { offset, .. }, End::Image { .. })
+            | (End::Image { .. }, End::Buffer { offset, .. } | End::Pitched { offset, .. }) => {
                 !image_copy_aligned(offset, element)
             }
             _ => false,
@@ -117,7 +164,64 @@ impl Copy {
     fn record(&self, r: &Recorder) {
         let region = self.region;
         let bytes = tight_size(&region, self.element) as u64;
+        let row = (region[0] * self.element) as u64;
+        let rows = (region[1] * region[2]) as u64;
+        // Rows `row_length` texels apart in a buffer → an image copy.
+        let pitched = |c: vk::BufferImageCopy, pitch: u64| vk::BufferImageCopy {
+            buffer_row_length: (pitch / self.element as u64) as u32,
+            ..c
+        };
         match (self.src, self.dst) {
+            (s @ End::Pitched { .. }, d @ (End::Buffer { .. } | End::Pitched { .. }))
+            | (s @ End::Buffer { .. }, d @ End::Pitched { .. }) => {
+                copy_rows(r, s.rows(row).unwrap(), d.rows(row).unwrap(), row, rows)
+            }
+            (
+                End::Pitched {
+                    raw: s,
+                    offset: so,
+                    pitch,
+                },
+                End::Image {
+                    raw,
+                    image_type,
+                    origin,
+                },
+            ) => match &self.bounce {
+                Some(b) => {
+                    copy_rows(r, (s, so, pitch), (b.raw, 0, row), row, rows);
+                    r.barrier();
+                    let c = buffer_image_copy(image_type, 0, origin, region);
+                    r.copy_buffer_to_image(b.raw, raw, &[c]);
+                }
+                None => {
+                    let c = buffer_image_copy(image_type, so, origin, region);
+                    r.copy_buffer_to_image(s, raw, &[pitched(c, pitch)]);
+                }
+            },
+            (
+                End::Image {
+                    raw,
+                    image_type,
+                    origin,
+                },
+                End::Pitched {
+                    raw: d,
+                    offset: dof,
+                    pitch,
+                },
+            ) => match &self.bounce {
+                Some(b) => {
+                    let c = buffer_image_copy(image_type, 0, origin, region);
+                    r.copy_image_to_buffer(raw, b.raw, &[c]);
+                    r.barrier();
+                    copy_rows(r, (b.raw, 0, row), (d, dof, pitch), row, rows);
+                }
+                None => {
+                    let c = buffer_image_copy(image_type, dof, origin, region);
+                    r.copy_image_to_buffer(raw, d, &[pitched(c, pitch)]);
+                }
+            },
             (
                 End::Buffer { raw: s, offset: so },
                 End::Buffer {

@@ -249,6 +249,9 @@ pub(super) struct ResolvedArgs<'a> {
     /// (empty otherwise).
     pub(super) writes: Vec<bool>,
     pub(super) samplers: Vec<Arc<Sampler>>,
+    /// Bit `n`: argument `n` is a 2D image made from a buffer (SpecId
+    /// `IMAGE_FROM_BUFFER_SPEC_ID`).
+    pub(super) from_buffer_mask: u32,
 }
 
 /// Resolves the argument values `args` of kernel `dk` on `queue`'s device:
@@ -269,13 +272,15 @@ pub(super) fn resolve_args<'a>(
         keep: Vec::new(),
         writes: Vec::new(),
         samplers: Vec::new(),
+        from_buffer_mask: 0,
     };
-    for (a, v) in dk.info.args.iter().zip(args) {
+    for (i, (a, v)) in dk.info.args.iter().zip(args).enumerate() {
         let data = match (a.kind, v) {
             (
                 ArgKind::Image {
                     descriptor,
                     binding,
+                    buffer_binding,
                     ..
                 },
                 ArgValue::Image(w),
@@ -284,36 +289,88 @@ pub(super) fn resolve_args<'a>(
                 let m = w.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
                 let img = m.image_on(di)?;
                 let ty = descriptor_type(descriptor);
-                // "CL_IMAGE_FORMAT_NOT_SUPPORTED if an image object is
-                // specified as an argument value and the image format is
-                // not supported by device associated with queue" (for this
-                // access: no view of that kind).
-                let d = match (&img.storage, descriptor) {
-                    (ImageStorage::Image(i), ImageDescriptor::Sampled) => {
-                        Descriptor::Image(binding, ty, i.sampled_view)
+                let from_buffer = matches!(img.storage, ImageStorage::TexelBuffer { .. })
+                    && img.desc.image_type == CL_MEM_OBJECT_IMAGE2D;
+                let buffer_shape = from_buffer.then(|| {
+                    [
+                        (img.desc.row_pitch / img.element_size()) as u32,
+                        img.desc.width as u32,
+                        img.desc.height as u32,
+                    ]
+                });
+                if let Some(tb) = buffer_binding {
+                    // A 2D image argument that may be made from a buffer:
+                    // the binding the launch does not use gets a
+                    // placeholder (`image_placeholders`).
+                    let p = super::image::image_placeholders(dev)?;
+                    let twin = match descriptor {
+                        ImageDescriptor::Sampled => ImageDescriptor::UniformTexel,
+                        _ => ImageDescriptor::StorageTexel,
+                    };
+                    let twin_ty = descriptor_type(twin);
+                    if from_buffer {
+                        let view = match (&img.storage, twin) {
+                            (
+                                ImageStorage::TexelBuffer { read: Some(v), .. },
+                                ImageDescriptor::UniformTexel,
+                            )
+                            | (
+                                ImageStorage::TexelBuffer {
+                                    storage: Some(v), ..
+                                },
+                                ImageDescriptor::StorageTexel,
+                            ) => v.raw,
+                            _ => return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+                        };
+                        r.descriptors.push(Descriptor::Texel(tb, twin_ty, view));
+                        let placeholder = if descriptor == ImageDescriptor::Sampled {
+                            p.image.sampled_view
+                        } else {
+                            p.image.storage_view
+                        };
+                        r.descriptors
+                            .push(Descriptor::Image(binding, ty, placeholder));
+                        r.from_buffer_mask |= 1 << i;
+                    } else {
+                        r.descriptors
+                            .push(Descriptor::Texel(tb, twin_ty, p.texels.raw));
                     }
-                    (ImageStorage::Image(i), ImageDescriptor::Storage) => {
-                        Descriptor::Image(binding, ty, i.storage_view)
-                    }
-                    (
-                        ImageStorage::TexelBuffer { read: Some(v), .. },
-                        ImageDescriptor::UniformTexel,
-                    )
-                    | (
-                        ImageStorage::TexelBuffer {
-                            storage: Some(v), ..
-                        },
-                        ImageDescriptor::StorageTexel,
-                    ) => Descriptor::Texel(binding, ty, v.raw),
-                    _ => return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED),
-                };
-                if matches!(d, Descriptor::Image(_, _, v) if v == vk::ImageView::null()) {
-                    return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
                 }
-                r.descriptors.push(d);
+                // A 2D image made from a buffer with a texel-buffer
+                // binding has both descriptors already.
+                if !(from_buffer && buffer_binding.is_some()) {
+                    // "CL_IMAGE_FORMAT_NOT_SUPPORTED if an image object is
+                    // specified as an argument value and the image format is
+                    // not supported by device associated with queue" (for this
+                    // access: no view of that kind).
+                    let d = match (&img.storage, descriptor) {
+                        (ImageStorage::Image(i), ImageDescriptor::Sampled) => {
+                            Descriptor::Image(binding, ty, i.sampled_view)
+                        }
+                        (ImageStorage::Image(i), ImageDescriptor::Storage) => {
+                            Descriptor::Image(binding, ty, i.storage_view)
+                        }
+                        (
+                            ImageStorage::TexelBuffer { read: Some(v), .. },
+                            ImageDescriptor::UniformTexel,
+                        )
+                        | (
+                            ImageStorage::TexelBuffer {
+                                storage: Some(v), ..
+                            },
+                            ImageDescriptor::StorageTexel,
+                        ) => Descriptor::Texel(binding, ty, v.raw),
+                        _ => return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+                    };
+                    if matches!(d, Descriptor::Image(_, _, v) if v == vk::ImageView::null()) {
+                        return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
+                    }
+                    r.descriptors.push(d);
+                }
                 let data = ArgData::Image {
                     channel_order: img.format.image_channel_order,
                     channel_data_type: img.format.image_channel_data_type,
+                    buffer_shape,
                 };
                 if multi {
                     r.writes.push(

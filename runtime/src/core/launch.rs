@@ -239,10 +239,12 @@ pub enum ArgData<'a> {
     Pod(&'a [u8]),
     /// A `__local` pointer: its size in bytes.
     Local(usize),
-    /// An image: its `CL_*` channel order and data type.
+    /// An image: its `CL_*` channel order and data type; for a 2D image
+    /// made from a buffer its (row pitch in texels, width, height).
     Image {
         channel_order: u32,
         channel_data_type: u32,
+        buffer_shape: Option<[u32; 3]>,
     },
     /// A sampler: its OpenCL C literal encoding (`sampler_bits`).
     Sampler(u32),
@@ -315,18 +317,26 @@ fn put(bytes: &mut [u8], offset: u32, src: &[u8]) {
 /// channel order or data type, the sampler argument's OpenCL bits.
 fn image_field(field: ImplicitField, args: &[ArgData]) -> CLResult<u32> {
     match field {
-        ImplicitField::ImageChannelOrder(n) | ImplicitField::ImageChannelDataType(n) => {
+        ImplicitField::ImageChannelOrder(n)
+        | ImplicitField::ImageChannelDataType(n)
+        | ImplicitField::ImageRowPitch(n)
+        | ImplicitField::ImageBufferWidth(n)
+        | ImplicitField::ImageBufferHeight(n) => {
             let Some(ArgData::Image {
                 channel_order,
                 channel_data_type,
+                buffer_shape,
             }) = args.get(n as usize)
             else {
                 return Err(CL_INVALID_KERNEL_ARGS);
             };
-            Ok(if matches!(field, ImplicitField::ImageChannelOrder(_)) {
-                *channel_order
-            } else {
-                *channel_data_type
+            let shape = buffer_shape.unwrap_or([0; 3]);
+            Ok(match field {
+                ImplicitField::ImageChannelOrder(_) => *channel_order,
+                ImplicitField::ImageChannelDataType(_) => *channel_data_type,
+                ImplicitField::ImageRowPitch(_) => shape[0],
+                ImplicitField::ImageBufferWidth(_) => shape[1],
+                _ => shape[2],
             })
         }
         ImplicitField::SamplerValue(n) => match args.get(n as usize) {
@@ -497,6 +507,9 @@ pub fn write_implicit(
             ImplicitField::PrintfBuffer(w) => (addresses.printf >> (32 * u32::from(w))) as u32,
             ImplicitField::ImageChannelOrder(_)
             | ImplicitField::ImageChannelDataType(_)
+            | ImplicitField::ImageRowPitch(_)
+            | ImplicitField::ImageBufferWidth(_)
+            | ImplicitField::ImageBufferHeight(_)
             | ImplicitField::SamplerValue(_) => image_field(*field, args)?,
             ImplicitField::NullBufferArgs(w) => {
                 let base = 32 * w as usize;

@@ -119,6 +119,7 @@ impl Launch {
             keep,
             writes,
             samplers,
+            from_buffer_mask,
         } = resolved;
         let abi = KernelAbi::of(info);
         let mut layout = launch::layout_args(&abi, &data)?;
@@ -232,12 +233,18 @@ impl Launch {
         let region = local_region
             .zip(generic)
             .map(|(r, g)| local_args::region_spec(local_args::exact_region(r, g)));
+        // 2D images made from buffers: their bits of SpecId
+        // IMAGE_FROM_BUFFER_SPEC_ID (absent, 0, for none).
+        let mut extra_spec: Vec<(u32, u32)> = region.map_or(Vec::new(), |r| r.to_vec());
+        if from_buffer_mask != 0 {
+            extra_spec.push((compiler::IMAGE_FROM_BUFFER_SPEC_ID, from_buffer_mask));
+        }
         let plans = launch::plan_dispatches(
             &range,
             limits.max_group_count,
             &push,
             &region_offsets,
-            region.as_ref().map_or(&[], |r| &r[..]),
+            &extra_spec,
         );
         let mut command = DispatchCommand::new(&pipelines, plans, |spec| match generic {
             Some(g) => local_args::pipeline(&pipelines, spec, g),

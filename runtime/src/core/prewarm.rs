@@ -118,14 +118,26 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
     let mut bindings: Vec<(u32, vk::DescriptorType)> = k
         .args
         .iter()
-        .filter_map(|a| match a.kind {
-            ArgKind::Sampler { binding } => Some((binding, vk::DescriptorType::SAMPLER)),
+        .flat_map(|a| match a.kind {
+            ArgKind::Sampler { binding } => vec![(binding, vk::DescriptorType::SAMPLER)],
             ArgKind::Image {
                 descriptor,
                 binding,
+                buffer_binding,
                 ..
-            } => Some((binding, descriptor_type(descriptor))),
-            _ => None,
+            } => {
+                // A 2D image that may be made from a buffer: its texel
+                // buffer too (`ferrocl_compiler::IMAGE_FROM_BUFFER_SPEC_ID`).
+                let twin = if descriptor == compiler::ImageDescriptor::Sampled {
+                    vk::DescriptorType::UNIFORM_TEXEL_BUFFER
+                } else {
+                    vk::DescriptorType::STORAGE_TEXEL_BUFFER
+                };
+                let mut v = vec![(binding, descriptor_type(descriptor))];
+                v.extend(buffer_binding.map(|b| (b, twin)));
+                v
+            }
+            _ => Vec::new(),
         })
         .collect();
     for d in k.args.iter().filter_map(|a| a.descriptor) {

@@ -156,6 +156,48 @@ impl Drop for Image {
     }
 }
 
+/// What a launch binds where a 2D image argument's binding goes unused
+/// (`ferrocl_compiler::abi::IMAGE_FROM_BUFFER_SPEC_ID`): a 1x1 R32_SFLOAT
+/// image with sampled and storage views, and R32_SFLOAT texel-buffer views
+/// of a 16-byte buffer. The shaders never access them; Vulkan wants a
+/// valid descriptor in every binding a pipeline declares.
+pub struct ImagePlaceholders {
+    pub image: Image,
+    pub texels: BufferView,
+    _buffer: super::buffer::Buffer,
+}
+
+impl ImagePlaceholders {
+    /// The placeholders (the image still in UNDEFINED layout: the caller
+    /// records [`super::queue::Recorder::to_general`]).
+    pub fn new(device: &Arc<Device>) -> CLResult<ImagePlaceholders> {
+        let format = vk::Format::R32_SFLOAT;
+        let image = Image::new(
+            device,
+            &ImageSpec {
+                image_type: vk::ImageType::TYPE_2D,
+                view_type: vk::ImageViewType::TYPE_2D,
+                format,
+                extent: vk::Extent3D {
+                    width: 1,
+                    height: 1,
+                    depth: 1,
+                },
+                layers: 1,
+                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::STORAGE,
+                sampled_mapping: crate::core::image_format::IDENTITY,
+            },
+        )?;
+        let buffer = super::buffer::Buffer::new(device, 16, super::buffer::BufferKind::Storage)?;
+        let texels = BufferView::new(device, buffer.raw, format, 0, 16)?;
+        Ok(ImagePlaceholders {
+            image,
+            texels,
+            _buffer: buffer,
+        })
+    }
+}
+
 /// A VkBufferView (1D image buffers).
 pub struct BufferView {
     pub device: Arc<Device>,

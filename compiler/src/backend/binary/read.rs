@@ -101,6 +101,9 @@ impl<'a> Reader<'a> {
                     u8::try_from(n).map_err(|_| bad("NULL mask word"))?,
                 ),
                 11 => ImplicitField::LocalArgOffset(n),
+                12 => ImplicitField::ImageRowPitch(n),
+                13 => ImplicitField::ImageBufferWidth(n),
+                14 => ImplicitField::ImageBufferHeight(n),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -125,6 +128,8 @@ impl<'a> Reader<'a> {
             spirv_version: (self.u8()?, self.u8()?),
             images: self.bool()?,
             read_write_images: self.bool()?,
+            depth_images: self.bool()?,
+            image2d_from_buffer_args: self.u32()?,
             fused_fma64: self.bool()?,
             fused_fma32: self.bool()?,
             denorms32: self.bool()?,
@@ -284,6 +289,10 @@ impl<'a> Reader<'a> {
                         _ => return Err(bad("image descriptor")),
                     },
                     binding: self.u32()?,
+                    buffer_binding: match self.u32()? {
+                        u32::MAX => None,
+                        b => Some(b),
+                    },
                 },
                 _ => return Err(bad("argument kind")),
             },

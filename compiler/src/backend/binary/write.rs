@@ -57,6 +57,8 @@ impl Writer {
         self.u8(c.spirv_version.1);
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
+        self.u8(c.depth_images as u8);
+        self.u32(c.image2d_from_buffer_args);
         self.u8(c.fused_fma64 as u8);
         self.u8(c.fused_fma32 as u8);
         self.u8(c.denorms32 as u8);
@@ -89,6 +91,9 @@ impl Writer {
                 ImplicitField::PrintfBuffer(w) => (6, w.into()),
                 ImplicitField::ImageChannelOrder(n) => (7, n),
                 ImplicitField::ImageChannelDataType(n) => (8, n),
+                ImplicitField::ImageRowPitch(n) => (12, n),
+                ImplicitField::ImageBufferWidth(n) => (13, n),
+                ImplicitField::ImageBufferHeight(n) => (14, n),
                 ImplicitField::SamplerValue(n) => (9, n),
                 ImplicitField::NullBufferArgs(w) => (10, w.into()),
                 ImplicitField::LocalArgOffset(n) => (11, n),
@@ -204,6 +209,7 @@ impl Writer {
                 dim,
                 descriptor,
                 binding,
+                buffer_binding,
             } => {
                 self.u8(4);
                 self.u8(match dim {
@@ -221,6 +227,7 @@ impl Writer {
                     ImageDescriptor::StorageTexel => 3,
                 });
                 self.u32(binding);
+                self.u32(buffer_binding.map_or(u32::MAX, |b| b));
             }
         }
         self.u32(a.offset);

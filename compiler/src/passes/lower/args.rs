@@ -315,12 +315,15 @@ impl Lower<'_> {
                 // Images and samplers: descriptors, no argument-block bytes.
                 Ty::Opaque(Op::TypeImage) if images.args.contains_key(&(i as u32)) => {
                     let a = &images.args[&(i as u32)];
-                    type_name = super::image::image_type_name(a.dim).into();
+                    type_name = super::image::image_type_name(a.dim, a.depth).into();
                     access = a.access;
                     let kind = ArgKind::Image {
                         dim: a.dim,
                         descriptor: a.descriptor(),
                         binding: self.arg_binding(i),
+                        buffer_binding: a
+                            .from_buffer
+                            .then_some(crate::abi::IMAGE_BUFFER_BINDING_BASE + i as u32),
                     };
                     (kind, 0, 1, Some(StorageClass::CrossWorkgroup))
                 }

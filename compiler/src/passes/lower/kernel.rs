@@ -165,7 +165,16 @@ impl<'a> KernelLowering<'a> {
         self.classify_globals(order)?;
         self.assign_frames(order)?;
         self.prepare_descriptors(order, entry_fn)?;
-        self.pc.meta_words = (2 * self.images.args.len() + self.images.sampler_arg_count()) as u32;
+        // Two words per image (channel order, data type), three more for a
+        // 2D image that may be made from a buffer (row pitch, width,
+        // height), one per sampler.
+        self.pc.meta_words = self
+            .images
+            .args
+            .values()
+            .map(|a| if a.from_buffer { 5 } else { 2 })
+            .sum::<u32>()
+            + self.images.sampler_arg_count() as u32;
         self.pc.spill_meta = self.meta_crowds_push_constants();
 
         // Lower every reachable function.

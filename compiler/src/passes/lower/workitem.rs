@@ -49,6 +49,9 @@ impl Lower<'_> {
             f,
             ImplicitField::ImageChannelOrder(_)
                 | ImplicitField::ImageChannelDataType(_)
+                | ImplicitField::ImageRowPitch(_)
+                | ImplicitField::ImageBufferWidth(_)
+                | ImplicitField::ImageBufferHeight(_)
                 | ImplicitField::SamplerValue(_)
         );
         if meta && self.pc.spill_meta {

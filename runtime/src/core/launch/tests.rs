@@ -289,6 +289,7 @@ fn argument_buffer_holds_the_block_and_spilled_fields() {
                 dim: ImageDim::D2,
                 descriptor: ImageDescriptor::Sampled,
                 binding: 1,
+                buffer_binding: None,
             },
             0,
             0,
@@ -313,6 +314,7 @@ fn argument_buffer_holds_the_block_and_spilled_fields() {
         ArgData::Image {
             channel_order: CL_RGBA,
             channel_data_type: CL_UNORM_INT8,
+            buffer_shape: None,
         },
         ArgData::Sampler(0x13),
     ];
@@ -428,6 +430,7 @@ fn implicit_fields_and_offsets() {
                 dim: ImageDim::D2,
                 descriptor: ImageDescriptor::Storage,
                 binding: 0,
+                buffer_binding: None,
             },
             0,
             0,
@@ -441,6 +444,7 @@ fn implicit_fields_and_offsets() {
         ArgData::Image {
             channel_order: CL_R,
             channel_data_type: CL_FLOAT,
+            buffer_shape: None,
         },
     ];
     // A non-uniform NDRange with a global offset: 1009 = 63 * 16 + 1.

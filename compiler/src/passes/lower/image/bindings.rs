@@ -1,7 +1,8 @@
 //! After the kernel is lowered (`finish_images`): the descriptor set and
 //! bindings of the image and sampler variables — arguments at
 //! (`descriptor_set`, position, or their own binding with descriptor
-//! addressing), literal samplers at (0, index, or their place in the
+//! addressing), the texel-buffer bindings of 2D images that may be made
+//! from buffers at `abi::IMAGE_BUFFER_BINDING_BASE` + position, literal samplers at (0, index, or their place in the
 //! sampler map) — and the capabilities the image instructions need.
 //!
 //! Gaps: none known.
@@ -50,6 +51,12 @@ impl LowerImages<'_, '_> {
                     .iter()
                     .filter_map(|(&i, v)| v.map(|v| (v, binding_of(self, i)))),
             )
+            // 2D images made from buffers: their texel-buffer bindings
+            // (`from_buffer`).
+            .chain(self.images.args.iter().filter_map(|(&i, a)| {
+                a.buffer_var
+                    .map(|v| (v, crate::abi::IMAGE_BUFFER_BINDING_BASE + i))
+            }))
             .collect();
         let mut desc_vars = self.finish_descriptors(set);
         let mut interface = Vec::new();

@@ -69,7 +69,7 @@ const WRITE_SWIZZLES: [(u32, u32); 5] = [
 ];
 /// Storage-image and texel-buffer reads: stored components (a single-channel format reads
 /// as (x,0,0,1), two channels as (x,y,0,1)) → OpenCL (r,g,b,a).
-const READ_SWIZZLES: [(u32, u32); 7] = [
+pub(super) const READ_SWIZZLES: [(u32, u32); 7] = [
     (order::BGRA, perm(2, 1, 0, 3)),
     (order::ARGB, perm(1, 2, 3, 0)),
     (order::ABGR, perm(3, 2, 1, 0)),
@@ -80,7 +80,7 @@ const READ_SWIZZLES: [(u32, u32); 7] = [
 ];
 
 impl LowerImages<'_, '_> {
-    fn add_cap(&mut self, c: Capability) {
+    pub(super) fn add_cap(&mut self, c: Capability) {
         if !self.images.caps.contains(&c) {
             self.images.caps.push(c);
         }
@@ -225,9 +225,14 @@ impl LowerImages<'_, '_> {
                 let texel = self.images.args[&arg].texel();
                 let v = self.texel_from_cl(b, id_op(2), texel);
                 let v = self.storage_swizzle(b, arg, v, texel, &WRITE_SWIZZLES);
-                let (img, _) = self.load_image(b, arg);
                 self.add_cap(Capability::StorageImageWriteWithoutFormat);
-                b.push(Op::ImageWrite, None, None, ids(&[img, coord, v]));
+                if self.may_be_from_buffer(arg) {
+                    let v4 = self.texel_vec4(texel);
+                    self.write_to_buffer_or_image(b, arg, coord, (v, v4));
+                } else {
+                    let (img, _) = self.load_image(b, arg);
+                    b.push(Op::ImageWrite, None, None, ids(&[img, coord.0, v]));
+                }
             }
             Op::ImageQuerySizeLod | Op::ImageQuerySize => {
                 let arg = self.image_arg(id_op(0))?;
@@ -305,7 +310,7 @@ impl LowerImages<'_, '_> {
         if n == 1 {
             return vec![q];
         }
-        (0..n)
+        let size = (0..n)
             .map(|k| {
                 self.emit(
                     b,
@@ -314,18 +319,25 @@ impl LowerImages<'_, '_> {
                     vec![Operand::IdRef(q), Operand::LiteralBit32(k)],
                 )
             })
-            .collect()
+            .collect();
+        if self.may_be_from_buffer(arg) {
+            self.size_of_buffer_or_image(b, arg, size)
+        } else {
+            size
+        }
     }
 
     /// The integer coordinate operand `coord` of an image access, cut to
-    /// the components image `arg` takes.
-    fn image_coord(&mut self, b: &mut Block, arg: u32, coord: Word) -> Res<Word> {
+    /// the components image `arg` takes, with its output type.
+    fn image_coord(&mut self, b: &mut Block, arg: u32, coord: Word) -> Res<(Word, Word)> {
         let dim = self.images.args[&arg].dim;
         let n = spatial_dims(dim) + arrayed(dim) as u32;
         let t = self.ty_of(coord);
         let ty = self.lower_ty(t)?;
         let v = self.v(coord);
-        Ok(self.take_components(b, v, ty, n))
+        let e = self.out.elem(ty);
+        let ct = if n == 1 { e } else { self.out.t_vec(e, n) };
+        Ok((self.take_components(b, v, ty, n), ct))
     }
 
     /// The first `n` components of `v` (of output type `ty`): a scalar
@@ -350,9 +362,15 @@ impl LowerImages<'_, '_> {
         self.emit(b, Op::VectorShuffle, t, ops)
     }
 
-    /// A samplerless read of image `arg` at integer coordinates `coord`:
-    /// a 4-vector of its texel type, in OpenCL's component order.
-    pub(crate) fn read_texel(&mut self, b: &mut Block, arg: u32, coord: Word) -> Res<Word> {
+    /// A samplerless read of image `arg` at integer coordinates `coord`
+    /// (with its type): a 4-vector of its texel type, in OpenCL's
+    /// component order.
+    pub(crate) fn read_texel(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        (coord, ct): (Word, Word),
+    ) -> Res<Word> {
         let a = &self.images.args[&arg];
         let (desc, texel) = (a.descriptor(), a.texel());
         if a.access == AccessQualifier::WriteOnly {
@@ -360,6 +378,9 @@ impl LowerImages<'_, '_> {
                 "read from write_only image argument '{}'",
                 self.arg_name(arg)
             ));
+        }
+        if self.may_be_from_buffer(arg) {
+            return Ok(self.read_from_buffer_or_image(b, arg, (coord, ct), texel));
         }
         let v4 = self.texel_vec4(texel);
         let (img, _) = self.load_image(b, arg);
@@ -391,7 +412,8 @@ impl LowerImages<'_, '_> {
     }
 
     /// A texel of the shader's type (`texel_vec4`) → the input's result
-    /// type `rt` (float4, half4, int4/uint4 as unsigned).
+    /// type `rt` (float4, half4, int4/uint4 as unsigned; a depth image's
+    /// float: the first component).
     pub(crate) fn texel_to_cl(
         &mut self,
         b: &mut Block,
@@ -401,6 +423,12 @@ impl LowerImages<'_, '_> {
     ) -> Res<Word> {
         let rt = self.lower_ty(rt)?;
         Ok(match texel {
+            Texel::Float if self.out.vec_len(rt) == 1 => self.emit(
+                b,
+                Op::CompositeExtract,
+                rt,
+                vec![Operand::IdRef(v), Operand::LiteralBit32(0)],
+            ),
             Texel::Float if self.out.scalar_width(rt) == Some(16) => {
                 let v4 = self.texel_vec4(texel);
                 self.narrow_to_half(b, v, v4, rt, None)
@@ -410,10 +438,15 @@ impl LowerImages<'_, '_> {
         })
     }
 
-    /// The input's texel value `x` (float4, half4, int4/uint4) → the
-    /// shader's texel type.
+    /// The input's texel value `x` (float4, half4, int4/uint4; a depth
+    /// image's float `d`: (d, 0, 0, 0)) → the shader's texel type.
     fn texel_from_cl(&mut self, b: &mut Block, x: Word, texel: Texel) -> Word {
         let v4 = self.texel_vec4(texel);
+        if let Ty::Float(32) = self.tys.get(self.ty_of(x)) {
+            let v = self.v(x);
+            let zero = self.out.c_float(32, 0.0);
+            return self.emit(b, Op::CompositeConstruct, v4, ids(&[v, zero, zero, zero]));
+        }
         let half = matches!(self.tys.get(self.ty_of(x)),
             Ty::Vector(e, _) if *self.tys.get(*e) == Ty::Float(16));
         let v = self.v(x);
@@ -438,6 +471,19 @@ impl LowerImages<'_, '_> {
         if !self.images.args[&arg].swizzles() {
             return v;
         }
+        self.swizzle_by_order(b, arg, v, texel, swizzles)
+    }
+
+    /// Permutes the components of texel `v` of image `arg` by its channel
+    /// order (`swizzles`), whatever its view.
+    pub(super) fn swizzle_by_order(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        v: Word,
+        texel: Texel,
+        swizzles: &[(u32, u32)],
+    ) -> Word {
         let order = self.implicit_field(b, ImplicitField::ImageChannelOrder(arg as u16));
         let u32t = self.out.t_u32();
         let bt = self.out.t_bool();

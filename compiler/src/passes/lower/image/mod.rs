@@ -34,13 +34,21 @@
 //!   is lowered.
 //!
 //! This file holds the image state of one kernel (`Images`) and its types;
-//! `scan`, `inst`, `sampler` and `bindings` the stages above.
+//! `scan`, `inst`, `sampler`, `from_buffer` and `bindings` the stages above.
 //!
-//! Gaps: depth, multi-sample and mipmapped images (cl_khr_depth_images,
-//! cl_khr_gl_msaa_sharing, cl_khr_mipmap_image) and an image or sampler
+//! * 2D images that may be made from buffers (cl_khr_image2d_from_buffer):
+//!   a texel-buffer twin binding and a branch on a specialization
+//!   constant per access (`from_buffer`).
+//! * Depth images (cl_khr_depth_images) are 2D images of a single-channel
+//!   colour format (the runtime's CL_DEPTH): a scalar float texel in the
+//!   kernel, component 0 of the Vulkan texel read, (d, 0, 0, 0) written.
+//!
+//! Gaps: multi-sample and mipmapped images (cl_khr_gl_msaa_sharing,
+//! cl_khr_mipmap_image) and an image or sampler
 //! chosen at run time are reported as unsupported.
 
 mod bindings;
+mod from_buffer;
 mod inst;
 mod sampler;
 mod scan;
@@ -76,9 +84,19 @@ enum TexelUse {
 pub(crate) struct ImageArg {
     pub dim: ImageDim,
     pub access: AccessQualifier,
+    /// A depth image (cl_khr_depth_images): its texel is a scalar float in
+    /// the kernel, the first component of the Vulkan texel.
+    pub depth: bool,
+    /// A 2D image that may be made from a buffer
+    /// (`DeviceCaps::image2d_from_buffer`, position below
+    /// `abi::IMAGE_FROM_BUFFER_MAX_ARGS`): it also has a texel-buffer
+    /// variable, chosen by SpecId `abi::IMAGE_FROM_BUFFER_SPEC_ID`.
+    pub from_buffer: bool,
     /// How the kernel uses the texels (`None`: only queried).
     texel: Option<TexelUse>,
     var: Option<Word>,
+    /// The texel-buffer variable of a `from_buffer` image, once used.
+    buffer_var: Option<Word>,
 }
 
 impl ImageArg {
@@ -96,6 +114,16 @@ impl ImageArg {
             Some(TexelUse::Float) | None => Texel::Float,
             Some(TexelUse::Uint) => Texel::Uint,
             Some(TexelUse::Int | TexelUse::AnyInt) => Texel::Int,
+        }
+    }
+
+    /// The descriptor of the texel-buffer binding of a `from_buffer`
+    /// image: uniform for sampled images, storage otherwise.
+    pub fn buffer_descriptor(&self) -> ImageDescriptor {
+        if self.descriptor() == ImageDescriptor::Sampled {
+            ImageDescriptor::UniformTexel
+        } else {
+            ImageDescriptor::StorageTexel
         }
     }
 
@@ -128,8 +156,10 @@ pub(crate) fn arrayed(dim: ImageDim) -> bool {
 }
 
 /// The OpenCL C type name of an image argument.
-pub(crate) fn image_type_name(dim: ImageDim) -> &'static str {
+pub(crate) fn image_type_name(dim: ImageDim, depth: bool) -> &'static str {
     match dim {
+        ImageDim::D2 if depth => "image2d_depth_t",
+        ImageDim::D2Array if depth => "image2d_array_depth_t",
         ImageDim::D1 => "image1d_t",
         ImageDim::D1Buffer => "image1d_buffer_t",
         ImageDim::D1Array => "image1d_array_t",
@@ -160,6 +190,8 @@ pub(crate) struct Images {
     sampler_args: BTreeMap<u32, Option<Word>>,
     /// Literal samplers used: (bits, variable); binding = index.
     literal: Vec<(u32, Word)>,
+    /// The SpecId `abi::IMAGE_FROM_BUFFER_SPEC_ID` constant, once used.
+    from_buffer_mask: Option<Word>,
     caps: Vec<Capability>,
 }
 

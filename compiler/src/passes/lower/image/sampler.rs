@@ -358,7 +358,7 @@ impl LowerImages<'_, '_> {
         for corner in 0..(1usize << n) {
             let mut coords: Vec<Word> = (0..n).map(|k| dims[k].0[(corner >> k) & 1]).collect();
             coords.extend(layer);
-            let mut v = self.fetch_lod0(b, img, v4, &coords);
+            let mut v = self.fetch_lod0(b, arg, img, v4, &coords);
             let mut out = None;
             for (k, d) in dims.iter().enumerate() {
                 if let Some(o) = d.2[(corner >> k) & 1] {
@@ -437,7 +437,7 @@ impl LowerImages<'_, '_> {
             coords.push(self.layer_index(b, z, size[at.spatial.len()]));
         }
         let v4 = self.texel_vec4(texel);
-        let v = self.fetch_lod0(b, img, v4, &coords);
+        let v = self.fetch_lod0(b, arg, img, v4, &coords);
         match outside {
             Some(out) => {
                 let border = self.border_color(b, arg, texel);
@@ -487,7 +487,7 @@ impl LowerImages<'_, '_> {
             clamped.push(i);
         }
         let v4 = self.texel_vec4(texel);
-        let v = self.fetch_lod0(b, img, v4, &clamped);
+        let v = self.fetch_lod0(b, arg, img, v4, &clamped);
         let out = match (outside, clamp) {
             (Some(o), Some(Some(is_clamp))) => {
                 self.emit(b, Op::LogicalAnd, bt, ids(&[is_clamp, o]))
@@ -572,14 +572,29 @@ impl LowerImages<'_, '_> {
 
     /// OpImageFetch at Lod 0 of the texel at integer `coords` (one per
     /// dimension, then the layer).
-    fn fetch_lod0(&mut self, b: &mut Block, img: Word, v4: Word, coords: &[Word]) -> Word {
+    fn fetch_lod0(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        img: Word,
+        v4: Word,
+        coords: &[Word],
+    ) -> Word {
         let u32t = self.out.t_u32();
+        let ct = if coords.len() == 1 {
+            u32t
+        } else {
+            self.out.t_vec(u32t, coords.len() as u32)
+        };
         let coord = if coords.len() == 1 {
             coords[0]
         } else {
-            let t = self.out.t_vec(u32t, coords.len() as u32);
-            self.emit(b, Op::CompositeConstruct, t, ids(coords))
+            self.emit(b, Op::CompositeConstruct, ct, ids(coords))
         };
+        if self.may_be_from_buffer(arg) {
+            let texel = self.images.args[&arg].texel();
+            return self.read_from_buffer_or_image(b, arg, (coord, ct), texel);
+        }
         let zero = self.out.c_u32(0);
         self.emit(
             b,

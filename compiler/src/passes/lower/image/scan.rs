@@ -6,9 +6,13 @@
 //! literal sampler (`image_arg`, `sampler_src`, from
 //! `analyses::image_origins`).
 //!
-//! Gaps: depth and multi-sample images, sampled-image kernel arguments,
-//! images of other dimensions and texels that are not 4-component vectors
-//! are reported.
+//! Depth images (`image2d_depth_t`, `image2d_array_depth_t`; where
+//! `DeviceCaps::depth_images`) are ordinary 2D images whose texel is a
+//! scalar float in the kernel.
+//!
+//! Gaps: multi-sample images, sampled-image kernel arguments, images of
+//! other dimensions and texels that are neither 4-component vectors nor a
+//! depth image's float are reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Dim, ImageOperands, Op, Word};
@@ -51,8 +55,8 @@ impl Lower<'_> {
 }
 
 impl LowerImages<'_, '_> {
-    /// (dimension, access) of an OpTypeImage of the input.
-    fn image_type(&self, ty: Word) -> Res<(ImageDim, AccessQualifier)> {
+    /// (dimension, access, depth) of an OpTypeImage of the input.
+    fn image_type(&self, ty: Word) -> Res<(ImageDim, AccessQualifier, bool)> {
         let g = self
             .ix
             .globals
@@ -63,8 +67,11 @@ impl LowerImages<'_, '_> {
             Some(Operand::LiteralBit32(v)) => *v,
             _ => 0,
         };
-        if lit(2) == 1 {
-            return Err("depth images (cl_khr_depth_images) are not supported".into());
+        let depth = lit(2) == 1;
+        if depth && !self.caps.depth_images {
+            return Err(
+                "depth images (cl_khr_depth_images) are not supported by the device".into(),
+            );
         }
         if lit(4) == 1 {
             return Err("multi-sample images (cl_khr_gl_msaa_sharing) are not supported".into());
@@ -79,6 +86,11 @@ impl LowerImages<'_, '_> {
             (Some(Operand::Dim(Dim::Dim3D)), false) => ImageDim::D3,
             (d, _) => return Err(format!("images of dimension {d:?} are not supported")),
         };
+        if depth && !matches!(dim, ImageDim::D2 | ImageDim::D2Array) {
+            return Err(format!(
+                "depth images of dimension {dim:?} are not supported"
+            ));
+        }
         let access = match g.operands.get(7) {
             Some(Operand::AccessQualifier(spirv::AccessQualifier::WriteOnly)) => {
                 AccessQualifier::WriteOnly
@@ -88,7 +100,7 @@ impl LowerImages<'_, '_> {
             }
             _ => AccessQualifier::ReadOnly,
         };
-        Ok((dim, access))
+        Ok((dim, access, depth))
     }
 
     /// The OpenCL builtin an image instruction comes from (messages).
@@ -153,7 +165,7 @@ impl LowerImages<'_, '_> {
         for (i, &(pid, pty)) in params.iter().enumerate() {
             let what = match self.tys.get(pty) {
                 Ty::Opaque(Op::TypeImage) => {
-                    let (dim, access) = self.image_type(pty).inspect_err(|_| {
+                    let (dim, access, depth) = self.image_type(pty).inspect_err(|_| {
                         self.line = first_line;
                     })?;
                     self.images.args.insert(
@@ -161,11 +173,15 @@ impl LowerImages<'_, '_> {
                         ImageArg {
                             dim,
                             access,
+                            depth,
+                            from_buffer: dim == ImageDim::D2
+                                && (i as u32) < crate::abi::IMAGE_FROM_BUFFER_MAX_ARGS,
                             texel: None,
                             var: None,
+                            buffer_var: None,
                         },
                     );
-                    image_type_name(dim)
+                    image_type_name(dim, depth)
                 }
                 Ty::Opaque(Op::TypeSampler) => {
                     self.images.sampler_args.insert(i as u32, None);
@@ -184,6 +200,13 @@ impl LowerImages<'_, '_> {
                     "images are not supported by the device ({what} argument '{}')",
                     self.ix.name_of(pid)
                 ));
+            }
+        }
+        // Texel-buffer twins (`from_buffer`) only where the kernel's image
+        // arguments and their twins fit the device's budget.
+        if self.images.args.len() as u32 > self.caps.image2d_from_buffer_args {
+            for a in self.images.args.values_mut() {
+                a.from_buffer = false;
             }
         }
         for &f in order {
@@ -245,13 +268,19 @@ impl LowerImages<'_, '_> {
             _ => return Ok(()),
         };
         let used = match self.tys.get(ty) {
+            // Depth images: read_imagef returns, write_imagef takes, a float.
+            Ty::Float(32) => TexelUse::Float,
             Ty::Vector(e, _) => match self.tys.get(*e) {
                 Ty::Float(_) => TexelUse::Float,
                 _ if ext.contains(ImageOperands::SIGN_EXTEND) => TexelUse::Int,
                 _ if ext.contains(ImageOperands::ZERO_EXTEND) => TexelUse::Uint,
                 _ => TexelUse::AnyInt,
             },
-            _ => return Err("an image texel that is not a 4-component vector".into()),
+            _ => {
+                return Err(
+                    "an image texel that is neither a 4-component vector nor a depth float".into(),
+                )
+            }
         };
         let arg = self.image_arg(image)?;
         let name = self.arg_name(arg);
