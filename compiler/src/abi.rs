@@ -466,7 +466,9 @@ pub struct ArgBuffer {
     /// Implicit fields kept in the buffer rather than in push constants
     /// (byte offsets in the buffer): the image and sampler fields of a
     /// kernel with so many image/sampler arguments that their fields would
-    /// crowd the push constants (`lower::args`).
+    /// crowd the push constants, and the `__local` arguments' offsets of a
+    /// kernel with so many of them that they would not fit
+    /// (`lower::args`).
     pub implicit: Vec<(ImplicitField, u32)>,
     /// Descriptor addressing: the buffer is a POD binding of the kernel's
     /// set (`DescriptorKind::Pod`, or `PodUbo` with `-pod-ubo`) holding

@@ -101,6 +101,35 @@ fn set_exec_info_addresses(kernel: &Kernel, addresses: &[u64]) -> cl_int {
 
 /// The address a kernel sees for a buffer argument is the one the query
 /// reports, and the kernel's writes through it land in the buffer.
+/// The version reported is the published extension's, 1.0.2 (the
+/// OpenCL-Headers' CL_EXT_BUFFER_DEVICE_ADDRESS_EXTENSION_VERSION): CTS
+/// test_cl_ext_buffer_device_address skips every test for any other.
+#[test]
+fn reports_the_published_version() {
+    let cl = Cl::new();
+    if set_device_pointer_fn(&cl).is_none() {
+        return;
+    }
+    let list: Vec<cl_name_version> = ferrocl_tests::info::query(ferrocl_tests::info::device_info(
+        cl.device(),
+        CL_DEVICE_EXTENSIONS_WITH_VERSION,
+    ))
+    .expect("CL_DEVICE_EXTENSIONS_WITH_VERSION");
+    let version = list
+        .iter()
+        .find(|nv| {
+            // SAFETY: NUL-terminated within the fixed array.
+            let name = unsafe { std::ffi::CStr::from_ptr(nv.name.as_ptr().cast()) };
+            name.to_bytes() == b"cl_ext_buffer_device_address"
+        })
+        .map(|nv| nv.version)
+        .expect("versioned entry");
+    // PoCL 3.1 predates the published extension.
+    if !ferrocl_tests::info::testing_pocl() {
+        assert_eq!(version, (1 << 22) | 2, "CL_MAKE_VERSION(1, 0, 2)");
+    }
+}
+
 #[test]
 fn kernel_sees_the_reported_address() {
     let cl = Cl::new();

@@ -31,6 +31,8 @@ struct Ext {
     copy_buffer_to_image: clCommandCopyBufferToImageKHR_t,
     copy_image_to_buffer: clCommandCopyImageToBufferKHR_t,
     fill_image: clCommandFillImageKHR_t,
+    svm_memcpy: clCommandSVMMemcpyKHR_t,
+    svm_fill: clCommandSVMMemFillKHR_t,
     update: clUpdateMutableCommandsKHR_t,
     command_info: clGetMutableCommandInfoKHR_t,
 }
@@ -76,6 +78,8 @@ impl Ext {
                 clCommandCopyImageToBufferKHR_t
             ),
             fill_image: ext_fn!("clCommandFillImageKHR", clCommandFillImageKHR_t),
+            svm_memcpy: ext_fn!("clCommandSVMMemcpyKHR", clCommandSVMMemcpyKHR_t),
+            svm_fill: ext_fn!("clCommandSVMMemFillKHR", clCommandSVMMemFillKHR_t),
             update: ext_fn!("clUpdateMutableCommandsKHR", clUpdateMutableCommandsKHR_t),
             command_info: ext_fn!("clGetMutableCommandInfoKHR", clGetMutableCommandInfoKHR_t),
         }
@@ -466,6 +470,7 @@ fn extensions_queries_and_entry_points() {
             | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR
             | CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR
             | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR
+            | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR
     );
     // Every entry point of both extensions; no multi-device remap.
     Ext::load();
@@ -1387,16 +1392,12 @@ fn error_codes() {
         CL_INVALID_VALUE,
         "unknown kernel command property",
     );
-    let exec_info = [
-        CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
-        CL_MUTABLE_DISPATCH_EXEC_INFO_KHR,
-        0,
-    ];
+    let unknown_field = [CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR, 1 << 20, 0];
     expect_error(
-        cb.try_kernel(&exec_info, &bump, None, &[n], None, &[], None)
+        cb.try_kernel(&unknown_field, &bump, None, &[n], None, &[], None)
             .unwrap_err(),
-        CL_INVALID_OPERATION,
-        "exec info is not updatable",
+        CL_INVALID_VALUE,
+        "unknown updatable field",
     );
     expect_error(
         cb.try_kernel(&[], &bump, None, &[n], Some(&[3]), &[], None)
@@ -1508,17 +1509,8 @@ fn error_codes() {
         )
     };
     expect_error(s, CL_INVALID_CONTEXT, "queue of another context");
-    let profiling = cl.queue_with(CL_QUEUE_PROFILING_ENABLE);
-    let mut pq = [profiling.raw()];
-    // SAFETY: a queue with other properties.
-    let s = unsafe {
-        (ext.enqueue.unwrap())(1, pq.as_mut_ptr(), cb.raw, 0, ptr::null(), ptr::null_mut())
-    };
-    expect_error(
-        s,
-        CL_INCOMPATIBLE_COMMAND_QUEUE_KHR,
-        "queue with other properties",
-    );
+    // A queue with other properties is compatible since 0.9.7
+    // (queue_substitution_with_other_properties).
     let same = cl.queue_with(0);
     let mut sq = [same.raw()];
     // SAFETY: a compatible queue.
@@ -1575,6 +1567,541 @@ fn error_codes() {
         );
     }
     cl.queue.finish();
+}
+
+/// Queue substitution with other properties (cl_khr_command_buffer
+/// 0.9.7's compatibility rule, OpenCL-Docs #1292): a command buffer
+/// recorded on an in-order queue runs on an out-of-order queue and on a
+/// profiling queue (whose event then has its four timestamps), one
+/// recorded on an out-of-order queue with sync points runs on an in-order
+/// queue; values against the CPU reference each time (CTS
+/// queue_substitution_in_order/out_of_order, profiling_substitute_queue).
+#[test]
+fn queue_substitution_with_other_properties() {
+    if !supported() {
+        return;
+    }
+    let ext = Ext::load();
+    let cl = Cl::new();
+    let program = cl.build(KERNELS);
+    let n = 512usize;
+    let a = cl.buffer::<i32>(n);
+    let b = cl.buffer::<i32>(n);
+    let c = cl.buffer::<i32>(n);
+    let scale = program.kernel("scale");
+    scale.arg(0, &a).arg(1, &b).arg(2, &5i32);
+    let add = program.kernel("add_index");
+    add.arg(0, &b).arg(1, &c);
+    let record = |queue: &Queue| {
+        let cb = ext.create(queue, &[]);
+        let s1 = cb.kernel(&scale, &[n], &[]);
+        cb.kernel(&add, &[n], &[s1]);
+        assert_eq!(cb.finalize(), CL_SUCCESS);
+        cb
+    };
+    let in_order = cl.queue_with(0);
+    let out_of_order = cl.queue_with(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let profiling = cl.queue_with(CL_QUEUE_PROFILING_ENABLE);
+    let both = cl.queue_with(CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let from_in_order = record(&in_order);
+    let from_out_of_order = record(&out_of_order);
+    let cases: [(&CommandBuffer, &Queue, bool); 4] = [
+        (&from_in_order, &out_of_order, false),
+        (&from_in_order, &profiling, true),
+        (&from_out_of_order, &in_order, false),
+        (&from_out_of_order, &both, true),
+    ];
+    for (round, (cb, queue, timed)) in cases.into_iter().enumerate() {
+        let input: Vec<i32> = (0..n as i32).map(|i| i * 3 - 100 * round as i32).collect();
+        cl.queue.write(&a, 0, &input);
+        cl.queue.write(&c, 0, &vec![0; n]);
+        cl.queue.finish();
+        let mut q = [queue.raw()];
+        let mut e = ptr::null_mut();
+        // SAFETY: a compatible queue of the same device; room for the event.
+        let s =
+            unsafe { (ext.enqueue.unwrap())(1, q.as_mut_ptr(), cb.raw, 0, ptr::null(), &mut e) };
+        assert_eq!(s, CL_SUCCESS, "case {round}: substituted queue");
+        // SAFETY: ours.
+        assert_eq!(unsafe { clWaitForEvents(1, &e) }, CL_SUCCESS);
+        if timed {
+            let t = |p| -> u64 {
+                let mut v = 0u64;
+                // SAFETY: a cl_ulong value.
+                let s = unsafe {
+                    clGetEventProfilingInfo(e, p, 8, (&mut v as *mut u64).cast(), ptr::null_mut())
+                };
+                assert_eq!(s, CL_SUCCESS, "case {round}: clGetEventProfilingInfo");
+                v
+            };
+            let (queued, submit, start, end) = (
+                t(CL_PROFILING_COMMAND_QUEUED),
+                t(CL_PROFILING_COMMAND_SUBMIT),
+                t(CL_PROFILING_COMMAND_START),
+                t(CL_PROFILING_COMMAND_END),
+            );
+            assert!(
+                queued <= submit && submit <= start && start <= end && queued > 0,
+                "case {round}: {queued} {submit} {start} {end}"
+            );
+        }
+        // SAFETY: ours.
+        unsafe { clReleaseEvent(e) };
+        let want: Vec<i32> = input
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * 5 + 1 + i as i32)
+            .collect();
+        assert_eq!(cl.queue.read(&c), want, "case {round}: chain result");
+    }
+}
+
+/// An SVM allocation of the test's context, freed on drop.
+struct SvmAlloc<'a> {
+    cl: &'a Cl,
+    ptr: *mut c_void,
+}
+
+impl<'a> SvmAlloc<'a> {
+    fn new(cl: &'a Cl, bytes: usize) -> Self {
+        // SAFETY: valid context, read-write coarse-grained.
+        let ptr = unsafe { clSVMAlloc(cl.raw(), CL_MEM_READ_WRITE, bytes, 0) };
+        assert!(!ptr.is_null(), "clSVMAlloc({bytes})");
+        SvmAlloc { cl, ptr }
+    }
+
+    /// `n` ints from `at` (in ints), read under a blocking map.
+    fn read(&self, at: usize, n: usize) -> Vec<i32> {
+        let q = self.cl.queue.raw();
+        // SAFETY: a live allocation holding the range; mapped for reading.
+        unsafe {
+            let p = self.ptr.cast::<i32>().add(at);
+            let s = clEnqueueSVMMap(
+                q,
+                CL_TRUE,
+                CL_MAP_READ,
+                p.cast(),
+                n * 4,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            );
+            assert_eq!(s, CL_SUCCESS, "clEnqueueSVMMap");
+            let v = std::slice::from_raw_parts(p, n).to_vec();
+            let s = clEnqueueSVMUnmap(q, p.cast(), 0, ptr::null(), ptr::null_mut());
+            assert_eq!(s, CL_SUCCESS, "clEnqueueSVMUnmap");
+            self.cl.queue.finish();
+            v
+        }
+    }
+
+    /// Writes `v` at `at` (in ints) under a blocking map.
+    fn write(&self, at: usize, v: &[i32]) {
+        let q = self.cl.queue.raw();
+        // SAFETY: a live allocation holding the range; mapped for writing.
+        unsafe {
+            let p = self.ptr.cast::<i32>().add(at);
+            let s = clEnqueueSVMMap(
+                q,
+                CL_TRUE,
+                CL_MAP_WRITE,
+                p.cast(),
+                v.len() * 4,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            );
+            assert_eq!(s, CL_SUCCESS, "clEnqueueSVMMap");
+            std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
+            let s = clEnqueueSVMUnmap(q, p.cast(), 0, ptr::null(), ptr::null_mut());
+            assert_eq!(s, CL_SUCCESS, "clEnqueueSVMUnmap");
+            self.cl.queue.finish();
+        }
+    }
+
+    fn at(&self, ints: usize) -> *mut c_void {
+        // SAFETY: callers stay inside (or one past) the allocation.
+        unsafe { self.ptr.cast::<i32>().add(ints).cast() }
+    }
+}
+
+impl Drop for SvmAlloc<'_> {
+    fn drop(&mut self) {
+        self.cl.queue.finish();
+        // SAFETY: allocated by clSVMAlloc in this context; nothing uses it.
+        unsafe { clSVMFree(self.cl.raw(), self.ptr) };
+    }
+}
+
+/// Mutable SVM arguments and exec info (CL_MUTABLE_DISPATCH_ARGUMENTS_KHR
+/// with arg_svm_list, CL_MUTABLE_DISPATCH_EXEC_INFO_KHR): a kernel
+/// increments the ints a wrapper in SVM points to (the CTS's
+/// mutable_dispatch_svm_arguments); an update retargets it to another
+/// wrapper and its array (exec info naming the array). Each replay adds
+/// one to the array of the current configuration and leaves the other
+/// alone; clSetKernelArgSVMPointer's and clSetKernelExecInfo's errors hold
+/// for updates.
+#[test]
+fn mutable_svm_argument_and_exec_info() {
+    if !supported() {
+        return;
+    }
+    let caps: cl_device_svm_capabilities =
+        ferrocl_tests::device_value(device(), CL_DEVICE_SVM_CAPABILITIES);
+    if caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER == 0 {
+        eprintln!("skipped: no coarse-grained buffer SVM");
+        return;
+    }
+    let ext = Ext::load();
+    let cl = Cl::new();
+    let n = 64usize;
+    let k = cl.kernel(
+        "typedef struct { global int *ptr; } wrapper;
+         kernel void inc(global wrapper *w, int k) { w->ptr[get_global_id(0)] += k; }",
+        "inc",
+    );
+    let (w1, a1) = (SvmAlloc::new(&cl, 8), SvmAlloc::new(&cl, n * 4));
+    let (w2, a2) = (SvmAlloc::new(&cl, 8), SvmAlloc::new(&cl, n * 4));
+    for (w, a) in [(&w1, &a1), (&w2, &a2)] {
+        let p = a.ptr as u64;
+        w.write(0, &[p as u32 as i32, (p >> 32) as u32 as i32]);
+        a.write(0, &vec![0; n]);
+    }
+    let set_exec_info = |list: &[*mut c_void]| {
+        // SAFETY: valid kernel; the list holds its pointers.
+        let s = unsafe {
+            clSetKernelExecInfo(
+                k.raw(),
+                CL_KERNEL_EXEC_INFO_SVM_PTRS,
+                std::mem::size_of_val(list),
+                list.as_ptr().cast(),
+            )
+        };
+        assert_eq!(s, CL_SUCCESS, "clSetKernelExecInfo");
+    };
+    // SAFETY: valid kernel, an SVM pointer.
+    let s = unsafe { clSetKernelArgSVMPointer(k.raw(), 0, w1.ptr) };
+    assert_eq!(s, CL_SUCCESS);
+    k.arg(1, &1i32);
+    set_exec_info(&[a1.ptr]);
+    let cb = ext.create(
+        &cl.queue,
+        &[
+            CL_COMMAND_BUFFER_FLAGS_KHR,
+            CL_COMMAND_BUFFER_MUTABLE_KHR,
+            0,
+        ],
+    );
+    let props = [
+        CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
+        CL_MUTABLE_DISPATCH_ARGUMENTS_KHR | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR,
+        0,
+    ];
+    let mut cmd = ptr::null_mut();
+    cb.try_kernel(&props, &k, None, &[n], None, &[], Some(&mut cmd))
+        .expect("record");
+    assert_eq!(cb.finalize(), CL_SUCCESS);
+    // Changing the kernel after recording changes nothing recorded.
+    set_exec_info(&[]);
+    cb.run();
+    cb.run();
+    assert_eq!(a1.read(0, n), vec![2; n], "two replays on the first array");
+    assert_eq!(a2.read(0, n), vec![0; n], "second array untouched");
+    let svm_arg = cl_mutable_dispatch_arg_khr {
+        arg_index: 0,
+        arg_size: 0,
+        arg_value: w2.ptr,
+    };
+    let list = [a2.ptr];
+    let info = cl_mutable_dispatch_exec_info_khr {
+        param_name: CL_KERNEL_EXEC_INFO_SVM_PTRS,
+        param_value_size: std::mem::size_of_val(&list),
+        param_value: list.as_ptr().cast(),
+    };
+    let mut c = config(cmd);
+    c.num_svm_args = 1;
+    c.arg_svm_list = &svm_arg;
+    c.num_exec_infos = 1;
+    c.exec_info_list = &info;
+    assert_eq!(update(&ext, &cb, &c), CL_SUCCESS, "update");
+    cb.run();
+    assert_eq!(a1.read(0, n), vec![2; n], "first array after the update");
+    assert_eq!(a2.read(0, n), vec![1; n], "second array after the update");
+    // The errors of the calls an update stands for.
+    let bad_arg = cl_mutable_dispatch_arg_khr {
+        arg_index: 1,
+        arg_size: 0,
+        arg_value: w2.ptr,
+    };
+    let mut c = config(cmd);
+    c.num_svm_args = 1;
+    c.arg_svm_list = &bad_arg;
+    expect_error(
+        update(&ext, &cb, &c),
+        CL_INVALID_ARG_VALUE,
+        "SVM pointer for an int",
+    );
+    let bad_info = cl_mutable_dispatch_exec_info_khr {
+        param_name: CL_KERNEL_EXEC_INFO_SVM_PTRS,
+        param_value_size: 8,
+        param_value: ptr::null(),
+    };
+    let mut c = config(cmd);
+    c.num_exec_infos = 1;
+    c.exec_info_list = &bad_info;
+    expect_error(
+        update(&ext, &cb, &c),
+        CL_INVALID_VALUE,
+        "exec info NULL with a size",
+    );
+    cb.run();
+    assert_eq!(a2.read(0, n), vec![2; n], "failed updates changed nothing");
+}
+
+/// clCommandSVMMemFillKHR and clCommandSVMMemcpyKHR on a device with
+/// coarse-grained buffer SVM: a fill of part of one allocation and a copy
+/// of it into another (after the fill through a sync point), replayed
+/// while the host changes both allocations between enqueues; values
+/// against the host's model. The error codes: NULL pointers and bad
+/// patterns CL_INVALID_VALUE, a range past the allocation's end
+/// CL_INVALID_VALUE, an overlapping copy CL_MEM_COPY_OVERLAP, a host
+/// pointer outside SVM memory CL_INVALID_OPERATION (ferrocl cannot replay
+/// a host copy), 0 bytes a command that does nothing (CTS fill_svm_buffer,
+/// copy_svm_buffer, negative_command_buffer_command_svm_*).
+#[test]
+fn svm_fill_and_memcpy_replayed() {
+    if !supported() {
+        return;
+    }
+    let caps: cl_device_svm_capabilities =
+        ferrocl_tests::device_value(device(), CL_DEVICE_SVM_CAPABILITIES);
+    if caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER == 0 {
+        eprintln!("skipped: no coarse-grained buffer SVM");
+        return;
+    }
+    let ext = Ext::load();
+    let cl = Cl::new();
+    let n = 256usize;
+    let a = SvmAlloc::new(&cl, n * 4);
+    let b = SvmAlloc::new(&cl, n * 4);
+    let cb = ext.create(&cl.queue, &[]);
+    let pattern = [0x1111_2222i32, -7];
+    let none = ptr::null_mut();
+    let mut fill_sp = 0;
+    // SAFETY: valid command buffer; ranges inside the allocations.
+    unsafe {
+        let s = (ext.svm_fill.unwrap())(
+            cb.raw,
+            ptr::null_mut(),
+            ptr::null(),
+            a.at(16),
+            pattern.as_ptr().cast(),
+            8,
+            64 * 4,
+            0,
+            ptr::null(),
+            &mut fill_sp,
+            none,
+        );
+        assert_eq!(s, CL_SUCCESS, "clCommandSVMMemFillKHR");
+        let s = (ext.svm_memcpy.unwrap())(
+            cb.raw,
+            ptr::null_mut(),
+            ptr::null(),
+            b.at(100),
+            a.at(8),
+            128 * 4,
+            1,
+            &fill_sp,
+            ptr::null_mut(),
+            none,
+        );
+        assert_eq!(s, CL_SUCCESS, "clCommandSVMMemcpyKHR");
+        let s = (ext.svm_memcpy.unwrap())(
+            cb.raw,
+            ptr::null_mut(),
+            ptr::null(),
+            b.at(0),
+            a.at(0),
+            0,
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+            none,
+        );
+        assert_eq!(s, CL_SUCCESS, "memcpy of 0 bytes");
+        let mut host = [0i32; 4];
+        let errors = [
+            (
+                (ext.svm_memcpy.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    ptr::null_mut(),
+                    a.at(0),
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_VALUE,
+                "memcpy to NULL",
+            ),
+            (
+                (ext.svm_memcpy.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    a.at(2),
+                    a.at(0),
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_MEM_COPY_OVERLAP,
+                "overlapping memcpy",
+            ),
+            (
+                (ext.svm_memcpy.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    b.at(n - 2),
+                    a.at(0),
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_VALUE,
+                "memcpy past the end",
+            ),
+            (
+                (ext.svm_memcpy.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    host.as_mut_ptr().cast(),
+                    a.at(0),
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_OPERATION,
+                "memcpy to host memory",
+            ),
+            (
+                (ext.svm_fill.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    a.at(1),
+                    pattern.as_ptr().cast(),
+                    8,
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_VALUE,
+                "fill not aligned to the pattern",
+            ),
+            (
+                (ext.svm_fill.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    a.at(0),
+                    pattern.as_ptr().cast(),
+                    8,
+                    12,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_VALUE,
+                "fill size not a multiple",
+            ),
+            (
+                (ext.svm_fill.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    a.at(n - 2),
+                    pattern.as_ptr().cast(),
+                    8,
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_VALUE,
+                "fill past the end",
+            ),
+            (
+                (ext.svm_fill.unwrap())(
+                    cb.raw,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    a.at(0),
+                    pattern.as_ptr().cast(),
+                    8,
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    cb.raw.cast(),
+                ),
+                CL_INVALID_VALUE,
+                "fill with a mutable handle",
+            ),
+            (
+                (ext.svm_fill.unwrap())(
+                    cb.raw,
+                    cl.queue.raw(),
+                    ptr::null(),
+                    a.at(0),
+                    pattern.as_ptr().cast(),
+                    8,
+                    16,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    none,
+                ),
+                CL_INVALID_COMMAND_QUEUE,
+                "fill with a queue",
+            ),
+        ];
+        for (got, want, what) in errors {
+            expect_error(got, want, what);
+        }
+    }
+    assert_eq!(cb.finalize(), CL_SUCCESS);
+    for round in 0..3i32 {
+        let old_a: Vec<i32> = (0..n as i32).map(|i| i * 11 + round).collect();
+        let old_b: Vec<i32> = (0..n as i32).map(|i| -i - 1000 * round).collect();
+        a.write(0, &old_a);
+        b.write(0, &old_b);
+        cb.run();
+        let mut want_a = old_a.clone();
+        for (i, v) in want_a[16..80].iter_mut().enumerate() {
+            *v = pattern[i % 2];
+        }
+        let mut want_b = old_b.clone();
+        want_b[100..228].copy_from_slice(&want_a[8..136]);
+        assert_eq!(a.read(0, n), want_a, "round {round}: filled allocation");
+        assert_eq!(b.read(0, n), want_b, "round {round}: copy destination");
+    }
 }
 
 // ---------------------------------------------------------------------

@@ -183,10 +183,15 @@ fn set_kernel_exec_info_refuses_svm_and_unknown_params() {
         ferrocl_tests::device_value(cl.device(), CL_DEVICE_SVM_CAPABILITIES);
     if svm != 0 {
         // A device with SVM checks the value: "CL_INVALID_VALUE if [...]
-        // param_value is NULL or if the size specified by
-        // param_value_size is not valid" (tests/tests/svm.rs has the rest).
+        // the size specified by param_value_size is not valid": NULL with
+        // a size (0 and NULL is the empty set: tests/tests/svm.rs has the
+        // rest).
         expect_error(
-            call(CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, ptr::null()),
+            call(
+                CL_KERNEL_EXEC_INFO_SVM_PTRS,
+                size_of_val(&ptrs),
+                ptr::null(),
+            ),
             CL_INVALID_VALUE,
             "SVM_PTRS, NULL",
         );

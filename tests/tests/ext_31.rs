@@ -818,6 +818,41 @@ fn spirv_queries_match_the_il_intake() {
             assert!(caps.contains(&cap), "{ext} without capability {cap}");
         }
     }
+    // What the OpenCL SPIR-V environment requires of the device's other
+    // reports (CTS api spirv_query_requirements): GenericPointer with the
+    // generic address space, Groups with work-group collectives, and for
+    // cl_ext_float_atomics the float-atomic extensions and capabilities
+    // per width reported.
+    let generic: cl_bool = device_value(device(), CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT);
+    if generic == CL_TRUE {
+        assert!(caps.contains(&38), "GenericPointer missing: {caps:?}");
+    }
+    let collectives: cl_bool =
+        device_value(device(), CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT);
+    if collectives == CL_TRUE {
+        assert!(caps.contains(&18), "Groups missing: {caps:?}");
+    }
+    if has_extension("cl_ext_float_atomics") {
+        // CL_DEVICE_{SINGLE,DOUBLE}_FP_ATOMIC_CAPABILITIES_EXT; bits 1, 17:
+        // add, 2, 18: min/max (global, local).
+        for (param, add_cap, min_max_cap) in [(0x4231, 6033, 5612), (0x4232, 6034, 5613)] {
+            let fp: u64 =
+                ferrocl_tests::info::query_value(device_info(device(), param)).unwrap_or(0);
+            if fp & (1 << 1 | 1 << 17) != 0 {
+                assert!(exts.iter().any(|e| e == "SPV_EXT_shader_atomic_float_add"));
+                assert!(caps.contains(&add_cap), "capability {add_cap}: {caps:?}");
+            }
+            if fp & (1 << 2 | 1 << 18) != 0 {
+                assert!(exts
+                    .iter()
+                    .any(|e| e == "SPV_EXT_shader_atomic_float_min_max"));
+                assert!(
+                    caps.contains(&min_max_cap),
+                    "capability {min_max_cap}: {caps:?}"
+                );
+            }
+        }
+    }
     let cl = Cl::new();
     // The intake takes a module declaring a reported extension, and
     // refuses one declaring another.

@@ -127,19 +127,59 @@ fn inputs<T: Float>(n: usize, nan: bool) -> (Vec<T>, Vec<T>) {
     (v, w)
 }
 
+/// The -D options that instantiate `SOURCE` for `T`.
+fn type_defines<T: Float>() -> Vec<String> {
+    let mut d = vec![
+        format!("-DT={}", T::NAME),
+        format!("-Datomic_T=atomic_{}", T::NAME),
+    ];
+    if T::NAME == "double" {
+        d.push("-DIS_DOUBLE".into());
+    }
+    d
+}
+
 fn check<T: Float>(cl: &Cl, options: &str, what: &str) {
-    let opts = format!(
-        "-cl-std=CL3.0 -DT={0} -Datomic_T=atomic_{0} {options}",
-        T::NAME
-    ) + if T::NAME == "double" {
-        " -DIS_DOUBLE"
-    } else {
-        ""
-    };
+    let opts = format!("-cl-std=CL3.0 {} {options}", type_defines::<T>().join(" "));
     let program = cl
         .context
         .try_build(SOURCE, &opts)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
+    check_program::<T>(cl, &program, what);
+}
+
+/// `SOURCE` for `T` as SPIR-V from clang-15 and llvm-spirv-15 with
+/// SPV_EXT_shader_atomic_float_add and _min_max (OpAtomicFAddEXT,
+/// OpAtomicFMinEXT, OpAtomicFMaxEXT), given to clCreateProgramWithIL: the
+/// device reports both extensions and their capabilities
+/// (CL_DEVICE_SPIRV_EXTENSIONS_KHR, CTS api spirv_query_requirements) and
+/// must take such modules.
+fn check_il<T: Float>(cl: &Cl) {
+    let width = if T::NAME == "double" { "fp64" } else { "fp32" };
+    let mut clang: Vec<String> = vec!["-cl-std=CL3.0".into()];
+    clang.extend(type_defines::<T>());
+    for f in [
+        "global_atomic_add",
+        "global_atomic_min_max",
+        "local_atomic_add",
+        "local_atomic_min_max",
+    ] {
+        clang.push(format!("-D__opencl_c_ext_{width}_{f}=1"));
+    }
+    let clang: Vec<&str> = clang.iter().map(String::as_str).collect();
+    let il = ferrocl_tests::spirv_of_tools(
+        SOURCE,
+        &clang,
+        &["--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max"],
+    );
+    let program = cl
+        .context
+        .try_build_spirv(&il, "")
+        .unwrap_or_else(|e| panic!("IL: {e}"));
+    check_program::<T>(cl, &program, "IL");
+}
+
+fn check_program<T: Float>(cl: &Cl, program: &ferrocl_tests::Program, what: &str) {
     let n = 4096;
     let (v, w) = inputs::<T>(n, true);
     let finite: Vec<f64> = w.iter().map(|x| x.get()).filter(|x| !x.is_nan()).collect();
@@ -217,6 +257,10 @@ fn check_all<T: Float>() {
         return;
     }
     check::<T>(&cl, "", "default addressing");
+    // PoCL 3.1 reports no SPIR-V extensions for float atomics.
+    if !testing_pocl() {
+        check_il::<T>(&cl);
+    }
     if !testing_pocl() {
         check::<T>(
             &cl,

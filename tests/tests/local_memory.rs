@@ -137,6 +137,60 @@ fn two_local_pointer_arguments() {
     assert_same("out", &cl.queue.read(&dout), &want);
 }
 
+/// A kernel with 72 `__local` pointer arguments (and global ones between
+/// them): their offsets do not fit the push constants (4 bytes each;
+/// lavapipe has 128 bytes, NVIDIA 256), so they live in the argument
+/// buffer (CTS api get_kernel_arg_info builds such kernels, up to 128
+/// arguments). Each work-item writes its own word of every array, then
+/// reads its neighbour's words back through all of them, weighted per
+/// array: any two arrays sharing memory, or an offset read wrongly, change
+/// the sums.
+#[test]
+fn many_local_pointer_arguments() {
+    const N: usize = 72;
+    let mut params = vec![
+        "global const int* seed".to_string(),
+        "global int* out".to_string(),
+    ];
+    let mut writes = String::new();
+    let mut reads = String::new();
+    for k in 0..N {
+        params.push(format!("local int* a{k}"));
+        writes.push_str(&format!("    a{k}[lid] = g * {} + lid + {k};\n", k + 1));
+        reads.push_str(&format!("    s += a{k}[(lid + 1) % n] * {};\n", k % 5 + 1));
+    }
+    let source = format!(
+        "kernel void many_locals({}) {{\n\
+         int lid = get_local_id(0), n = get_local_size(0);\n\
+         int g = seed[get_group_id(0)];\n{writes}\
+         barrier(CLK_LOCAL_MEM_FENCE);\n\
+         int s = 0;\n{reads}\
+         out[get_global_id(0)] = s;\n}}\n",
+        params.join(", ")
+    );
+    let cl = Cl::new();
+    let (group, groups) = (16usize, 4usize);
+    let seeds: Vec<i32> = (0..groups as i32).map(|i| i * 13 - 20).collect();
+    let (dseed, dout) = (cl.buffer_from(&seeds), cl.buffer::<i32>(group * groups));
+    let kernel = cl.kernel(&source, "many_locals");
+    kernel.arg(0, &dseed).arg(1, &dout);
+    for k in 0..N {
+        // Sizes from one group's words to three times that.
+        kernel.arg(2 + k as u32, &Local(group * 4 * (k % 3 + 1)));
+    }
+    cl.queue.run(&kernel, &[group * groups], Some(&[group]));
+    let want: Vec<i32> = (0..group * groups)
+        .map(|gid| {
+            let (g, lid) = (seeds[gid / group], gid % group);
+            let next = ((lid + 1) % group) as i32;
+            (0..N as i32)
+                .map(|k| (g * (k + 1) + next + k) * (k % 5 + 1))
+                .sum()
+        })
+        .collect();
+    assert_same("out", &cl.queue.read(&dout), &want);
+}
+
 /// `__local` pointer arguments of odd sizes and alignments (char, float4,
 /// double16 pointees) after the kernel's own 12 bytes of `__local` data;
 /// any overlap of their parts changes the sums.

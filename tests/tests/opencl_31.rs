@@ -496,3 +496,50 @@ fn core_suggested_local_work_size_is_in_the_dispatch_table() {
     };
     expect_error(r, CL_INVALID_WORK_DIMENSION, "work_dim 0");
 }
+
+/// Non-uniform work-groups: "Unless a kernel comes from a source that
+/// disallows it, e.g. OpenCL C 1.x or using -cl-uniform-work-group-size"
+/// (OpenCL 3.0 API §3.2.1). A program built with `-cl-std=CL3.1` (what the
+/// CTS passes on a 3.1 device) and one created from SPIR-V take a global
+/// size of 100 in groups of 32, the last of 4 work-items; OpenCL C 1.2
+/// (no -cl-std) and SPIR-V built with -cl-uniform-work-group-size refuse
+/// it with CL_INVALID_WORK_GROUP_SIZE.
+#[test]
+fn non_uniform_work_groups_under_cl31_and_from_il() {
+    const SRC: &str = "kernel void ls(global uint* o) { o[get_global_id(0)] = get_local_size(0); }";
+    let cl = Cl::new();
+    let want: Vec<u32> = (0..100).map(|i| if i < 96 { 32 } else { 4 }).collect();
+    let run = |program: &ferrocl_tests::Program| {
+        let k = program.kernel("ls");
+        let out = cl.buffer::<u32>(100);
+        k.arg(0, &out);
+        cl.queue
+            .try_enqueue(&k, None, &[100], Some(&[32]))
+            .map(|()| cl.queue.read(&out))
+    };
+    if is_31_device() {
+        let p = cl.try_build(SRC, "-cl-std=CL3.1").expect("-cl-std=CL3.1");
+        assert_eq!(run(&p).expect("-cl-std=CL3.1"), want, "-cl-std=CL3.1");
+    }
+    let p = cl.build(SRC);
+    expect_error(
+        run(&p).expect_err("OpenCL C 1.2 refuses").0,
+        CL_INVALID_WORK_GROUP_SIZE,
+        "OpenCL C 1.2",
+    );
+    // PoCL 3.1 takes no SPIR-V here.
+    if ferrocl_tests::testing_pocl() {
+        return;
+    }
+    let il = ferrocl_tests::spirv_of_with(SRC, None, &["-cl-std=CL3.0"]);
+    let p = cl.try_build_spirv(&il, "").expect("IL");
+    assert_eq!(run(&p).expect("IL"), want, "IL");
+    let p = cl
+        .try_build_spirv(&il, "-cl-uniform-work-group-size")
+        .expect("IL, uniform");
+    expect_error(
+        run(&p).expect_err("uniform groups refuse").0,
+        CL_INVALID_WORK_GROUP_SIZE,
+        "IL with -cl-uniform-work-group-size",
+    );
+}

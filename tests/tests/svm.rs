@@ -556,6 +556,119 @@ fn buffer_over_svm_memory() {
     assert_eq!(uses, CL_FALSE);
 }
 
+/// "CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR is set in flags and
+/// host_ptr is a pointer returned by clSVMAlloc and size is greater than
+/// the size passed to clSVMAlloc" (CTS svm_allocate_shared_buffer_negative
+/// asks for twice the allocation); a range from inside the allocation
+/// past its end likewise. Up to the end is a buffer.
+#[test]
+fn buffer_over_svm_memory_past_its_end() {
+    let cl = Cl::new();
+    if !svm_device(&cl) {
+        return;
+    }
+    let svm = Svm::new(&cl, 1024);
+    let create = |ptr: *mut c_void, size: usize| {
+        let mut status = CL_SUCCESS;
+        // SAFETY: valid context; `ptr` is inside the live allocation.
+        let raw = unsafe {
+            clCreateBuffer(
+                cl.raw(),
+                CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                size,
+                ptr,
+                &mut status,
+            )
+        };
+        if !raw.is_null() {
+            // SAFETY: a buffer just created.
+            unsafe { clReleaseMemObject(raw) };
+        }
+        status
+    };
+    expect_error(
+        create(svm.ptr, 2048),
+        CL_INVALID_BUFFER_SIZE,
+        "twice the allocation",
+    );
+    expect_error(
+        create(svm.ptr, 1025),
+        CL_INVALID_BUFFER_SIZE,
+        "one byte more",
+    );
+    // SAFETY: inside the allocation.
+    let mid = unsafe { svm.ptr.cast::<u8>().add(512) }.cast();
+    // PoCL checks only the allocation's own pointer (the spec's words).
+    if !ferrocl_tests::info::testing_pocl() {
+        expect_error(
+            create(mid, 513),
+            CL_INVALID_BUFFER_SIZE,
+            "from the middle past the end",
+        );
+    }
+    check(create(svm.ptr, 1024), "the whole allocation");
+    check(create(mid, 512), "from the middle to the end");
+}
+
+/// clSetKernelExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS): "To specify that no
+/// SVM allocations will be accessed by a kernel other than those set as
+/// kernel arguments, specify an empty set by passing param_value_size
+/// equal to zero and param_value equal to NULL" (CTS
+/// svm_set_kernel_exec_info_svm_ptrs clears its list so). NULL with a size
+/// is CL_INVALID_VALUE; a launch after the reset still runs.
+#[test]
+fn exec_info_empty_set_clears_svm_ptrs() {
+    let cl = Cl::new();
+    if !svm_device(&cl) {
+        return;
+    }
+    let svm = Svm::new(&cl, 16 * 4);
+    let extra = Svm::new(&cl, 64);
+    let k = cl.kernel(
+        "kernel void k(global int *p, int v) { p[get_global_id(0)] = v + get_global_id(0); }",
+        "k",
+    );
+    let list = [extra.ptr as *const c_void];
+    // SAFETY: valid kernel; `list` holds one pointer, NULL has size 0.
+    unsafe {
+        check(
+            clSetKernelExecInfo(
+                k.raw(),
+                CL_KERNEL_EXEC_INFO_SVM_PTRS,
+                std::mem::size_of_val(&list),
+                list.as_ptr().cast(),
+            ),
+            "SVM_PTRS, one pointer",
+        );
+        check(
+            clSetKernelExecInfo(k.raw(), CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, ptr::null()),
+            "SVM_PTRS, the empty set",
+        );
+        // PoCL 3.1 accepts NULL with a size.
+        if !ferrocl_tests::info::testing_pocl() {
+            expect_error(
+                clSetKernelExecInfo(
+                    k.raw(),
+                    CL_KERNEL_EXEC_INFO_SVM_PTRS,
+                    std::mem::size_of_val(&list),
+                    ptr::null(),
+                ),
+                CL_INVALID_VALUE,
+                "SVM_PTRS, NULL with a size",
+            );
+        }
+    }
+    set_svm_arg(&k, 0, svm.ptr);
+    k.arg(1, &40i32);
+    cl.queue.run(&k, &[16], None);
+    svm.map(CL_MAP_READ);
+    // SAFETY: mapped, 16 ints.
+    let got = unsafe { std::slice::from_raw_parts(svm.ints(), 16) }.to_vec();
+    svm.unmap();
+    let want: Vec<i32> = (0..16).map(|i| 40 + i).collect();
+    assert_same("launch after the empty set", &got, &want);
+}
+
 unsafe extern "C" fn free_callback(
     _q: cl_command_queue,
     n: cl_uint,

@@ -17,7 +17,8 @@
 //!   does not use, and an instruction the lowering cannot handle is
 //!   reported by it (`passes::lower`) with its name.
 //!
-//! Gaps: GenericPointer, Groups at work-group scope, Pipes and
+//! Gaps: SubgroupDispatch (the SubgroupSize / SubgroupsPerWorkgroup
+//! execution modes and OpGetKernel*Subgroup* are not lowered), Pipes and
 //! DeviceEnqueue are not implemented and not listed.
 
 use rspirv::spirv::Capability;
@@ -53,6 +54,16 @@ pub fn spirv_extensions(caps: &DeviceCaps) -> Vec<&'static str> {
         // OpGroupNonUniformRotateKHR as a shuffle (`passes::lower::subgroup`).
         e.push("SPV_KHR_subgroup_rotate");
     }
+    if caps.fp_atomic_caps(32) != 0 {
+        // cl_ext_float_atomics: OpAtomicFAddEXT, OpAtomicFMinEXT and
+        // OpAtomicFMaxEXT, native or compare-exchange loops
+        // (`passes::lower::atomic::float`), as the source path's
+        // llvm-spirv writes them.
+        e.extend([
+            "SPV_EXT_shader_atomic_float_add",
+            "SPV_EXT_shader_atomic_float_min_max",
+        ]);
+    }
     e
 }
 
@@ -73,6 +84,11 @@ pub fn spirv_capabilities(caps: &DeviceCaps) -> Vec<Capability> {
         C::DotProductInput4x8BitPacked,
         C::BitInstructions,
         C::ExpectAssumeKHR,
+        // The generic address space (every device reports
+        // CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT): Generic pointers and
+        // their casts (`passes::lower`; tests/tests/generic_address_space.rs
+        // il_with_generic_storage_class).
+        C::GenericPointer,
     ];
     if caps.fp16 {
         c.push(C::Float16);
@@ -96,9 +112,13 @@ pub fn spirv_capabilities(caps: &DeviceCaps) -> Vec<Capability> {
             c.push(C::ImageReadWrite);
         }
     }
+    if caps.subgroups() || caps.work_group_collectives() {
+        // cl_khr_subgroups' functions are OpGroup* at Subgroup scope, the
+        // work-group collectives at Workgroup scope.
+        c.push(C::Groups);
+    }
     if caps.subgroups() {
-        // cl_khr_subgroups' functions are OpGroup* at Subgroup scope.
-        c.extend([C::Groups, C::GroupNonUniform]);
+        c.push(C::GroupNonUniform);
         for (bits, cap) in [
             (SUBGROUP_VOTE, C::GroupNonUniformVote),
             (SUBGROUP_BALLOT, C::GroupNonUniformBallot),
@@ -119,6 +139,14 @@ pub fn spirv_capabilities(caps: &DeviceCaps) -> Vec<Capability> {
     let (device, sub_group) = caps.kernel_clock_scopes();
     if device || sub_group {
         c.push(C::ShaderClockKHR);
+    }
+    // cl_ext_float_atomics per width (`DeviceCaps::fp_atomic_caps`; no
+    // half atomics).
+    if caps.fp_atomic_caps(32) != 0 {
+        c.extend([C::AtomicFloat32AddEXT, C::AtomicFloat32MinMaxEXT]);
+    }
+    if caps.fp_atomic_caps(64) != 0 {
+        c.extend([C::AtomicFloat64AddEXT, C::AtomicFloat64MinMaxEXT]);
     }
     c
 }

@@ -163,11 +163,16 @@ pub unsafe extern "C" fn clFinalizeCommandBufferKHR(cb: cl_command_buffer_khr) -
 }
 
 /// Whether `a` may execute what was recorded for `b` (queue substitution
-/// on enqueue): the same device, whose VkDevice the recordings belong to,
-/// and the same properties, which decided the barriers between commands
-/// (in-order or out-of-order) and the timestamps (profiling).
+/// on enqueue). Since cl_khr_command_buffer 0.9.7 (OpenCL-Docs #1292) a
+/// compatible queue is one of the same device (whose VkDevice the
+/// recordings belong to) whose properties the device supports for
+/// command buffers; its other properties need not match the recording
+/// queue's: the barriers between commands were decided at recording by
+/// the recording queue (in-order or out-of-order), and profiling
+/// timestamps are taken by the executing queue around the whole command
+/// (CTS queue_substitution_out_of_order, profiling_substitute_queue).
 fn compatible(a: &Queue, b: &Queue) -> bool {
-    Arc::ptr_eq(&a.device, &b.device) && a.properties == b.properties
+    Arc::ptr_eq(&a.device, &b.device) && a.properties & !SUPPORTED_QUEUE_PROPERTIES == 0
 }
 
 pub unsafe extern "C" fn clEnqueueCommandBufferKHR(

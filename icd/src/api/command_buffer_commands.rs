@@ -9,8 +9,10 @@ use std::sync::Arc;
 use ferrocl_runtime::core::command_buffer::{CommandBuffer, MUTABLE_DISPATCH_CAPABILITIES};
 use ferrocl_runtime::core::image_transfer;
 use ferrocl_runtime::core::kernel::Kernel;
+use ferrocl_runtime::core::memory::Mem;
 use ferrocl_runtime::core::object::{get_arc, handle_of};
 use ferrocl_runtime::core::prepared_launch::Range;
+use ferrocl_runtime::core::svm;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -517,45 +519,123 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
     })
 }
 
-/// clCommandSVMMemcpyKHR and clCommandSVMMemFillKHR: "CL_INVALID_OPERATION
-/// if the device associated with command_queue does not support SVM"
-/// (ferrocl reports no SVM capabilities).
+/// The SVM checks clCommandSVMMemcpyKHR and clCommandSVMMemFillKHR share:
+/// "CL_INVALID_OPERATION if the device associated with command_queue does
+/// not support SVM".
+fn svm_device(cmdbuf: &CommandBuffer) -> CLResult<()> {
+    if cmdbuf.queue.device.svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER == 0 {
+        return Err(CL_INVALID_OPERATION);
+    }
+    Ok(())
+}
+
+/// The SVM allocation of the command buffer's context holding `size`
+/// bytes at `ptr`, and the offset of `ptr` in it. Commands are recorded
+/// once and replayed, so both ends of a recorded SVM command must be SVM
+/// memory: a host pointer outside every allocation (which clEnqueueSVMMemcpy
+/// takes, copying at enqueue) cannot be replayed and is refused with
+/// CL_INVALID_OPERATION.
+fn svm_range(cmdbuf: &CommandBuffer, ptr: u64, size: usize) -> CLResult<(Arc<Mem>, usize)> {
+    let (mem, off) = svm::find(&cmdbuf.queue.context, ptr).ok_or(CL_INVALID_OPERATION)?;
+    // Past the allocation's end: "CL_INVALID_VALUE if [...] size [...]
+    // require[s] accessing elements outside" it (clEnqueueSVMMemFill's
+    // rule; SVM memcpy likewise).
+    if off + size > mem.size {
+        return Err(CL_INVALID_VALUE);
+    }
+    mem.ensure_on(cmdbuf.queue.device_index)?;
+    Ok((mem, off))
+}
+
+/// clCommandSVMMemcpyKHR: clEnqueueSVMMemcpy's checks; a copy between two
+/// SVM allocations (or within one) recorded as a buffer copy.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
     cb: cl_command_buffer_khr,
-    _q: cl_command_queue,
-    _properties: *const cl_command_properties_khr,
-    _dst: *mut c_void,
-    _src: *const c_void,
-    _size: usize,
-    _n: cl_uint,
-    _waits: *const cl_sync_point_khr,
-    _sync_point: *mut cl_sync_point_khr,
-    _handle: *mut cl_mutable_command_khr,
+    q: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    n: cl_uint,
+    waits: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     code(|| {
-        cmdbuf_arc(cb)?;
-        Err(CL_INVALID_OPERATION)
+        // SAFETY: pointers from the application.
+        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        // SAFETY: as above.
+        unsafe { plain(properties, handle) }?;
+        svm_device(&cmdbuf)?;
+        // "CL_INVALID_VALUE if dst_ptr or src_ptr is NULL."
+        if dst.is_null() || src.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr
+        // and size result in an overlapping copy."
+        let (d, s) = (dst as u64, src as u64);
+        if d < s.saturating_add(size as u64) && s < d.saturating_add(size as u64) {
+            return Err(CL_MEM_COPY_OVERLAP);
+        }
+        let (dmem, doff) = svm_range(&cmdbuf, d, size)?;
+        let (smem, soff) = svm_range(&cmdbuf, s, size)?;
+        let sp = if size == 0 {
+            cmdbuf.nothing(waits)?
+        } else {
+            cmdbuf.copy(&smem, &dmem, soff, doff, size, waits)?
+        };
+        // SAFETY: as above.
+        unsafe { return_sync_point(sync_point, sp) };
+        Ok(())
     })
 }
 
-/// See [`clCommandSVMMemcpyKHR`].
+/// clCommandSVMMemFillKHR: clEnqueueSVMMemFill's checks; a fill of the
+/// SVM allocation recorded as a buffer fill.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clCommandSVMMemFillKHR(
     cb: cl_command_buffer_khr,
-    _q: cl_command_queue,
-    _properties: *const cl_command_properties_khr,
-    _ptr: *mut c_void,
-    _pattern: *const c_void,
-    _pattern_size: usize,
-    _size: usize,
-    _n: cl_uint,
-    _waits: *const cl_sync_point_khr,
-    _sync_point: *mut cl_sync_point_khr,
-    _handle: *mut cl_mutable_command_khr,
+    q: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    n: cl_uint,
+    waits: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     code(|| {
-        cmdbuf_arc(cb)?;
-        Err(CL_INVALID_OPERATION)
+        // SAFETY: pointers from the application.
+        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        // SAFETY: as above.
+        unsafe { plain(properties, handle) }?;
+        svm_device(&cmdbuf)?;
+        // "CL_INVALID_VALUE if svm_ptr is NULL", "[...] if svm_ptr is not
+        // aligned to pattern_size bytes", "[...] if pattern is NULL or if
+        // pattern_size is 0 or if pattern_size is not one of {1, 2, 4, 8,
+        // 16, 32, 64, 128}", "[...] if size is not a multiple of pattern_size."
+        if ptr.is_null()
+            || pattern.is_null()
+            || !pattern_size.is_power_of_two()
+            || pattern_size > 128
+            || !(ptr as usize).is_multiple_of(pattern_size)
+            || !size.is_multiple_of(pattern_size)
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        let (mem, off) = svm_range(&cmdbuf, ptr as u64, size)?;
+        // SAFETY: `pattern_size` bytes per the application; copied now.
+        let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let sp = if size == 0 {
+            cmdbuf.nothing(waits)?
+        } else {
+            cmdbuf.fill(&mem, pat, off, size, waits)?
+        };
+        // SAFETY: as above.
+        unsafe { return_sync_point(sync_point, sp) };
+        Ok(())
     })
 }

@@ -262,25 +262,34 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(
     code(|| {
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
-        // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
-        if !kern
-            .program
-            .context
-            .devices
-            .iter()
-            .any(|d| d.svm_capabilities() != 0)
-        {
-            return Err(CL_INVALID_OPERATION);
-        }
-        // SVM pointers are device addresses (`ferrocl_runtime::core::svm`):
-        // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid
-        // value" is left to the kernel, as any pointer may be passed.
-        set_address_arg(kern, index, value as u64, true).map_err(|e| match e {
-            CL_INVALID_ARG_INDEX if (index as usize) < kern.info().args.len() => {
-                CL_INVALID_ARG_VALUE
-            }
-            e => e,
-        })
+        kern.set_arg(index as usize, svm_arg_value(kern, index, value)?);
+        Ok(())
+    })
+}
+
+/// clSetKernelArgSVMPointer's checks (also for the SVM arguments of a
+/// mutable-dispatch update): the value of argument `index`.
+pub(crate) fn svm_arg_value(
+    kern: &Kernel,
+    index: cl_uint,
+    value: *const c_void,
+) -> CLResult<ArgValue> {
+    // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
+    if !kern
+        .program
+        .context
+        .devices
+        .iter()
+        .any(|d| d.svm_capabilities() != 0)
+    {
+        return Err(CL_INVALID_OPERATION);
+    }
+    // SVM pointers are device addresses (`ferrocl_runtime::core::svm`):
+    // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid
+    // value" is left to the kernel, as any pointer may be passed.
+    address_arg(kern, index, value as u64, true).map_err(|e| match e {
+        CL_INVALID_ARG_INDEX if (index as usize) < kern.info().args.len() => CL_INVALID_ARG_VALUE,
+        e => e,
     })
 }
 
@@ -293,79 +302,115 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
     code(|| {
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
-        let svm = kern
-            .program
-            .context
-            .devices
-            .iter()
-            .any(|d| d.svm_capabilities() != 0);
-        match param {
-            // "CL_INVALID_OPERATION if param_name is
-            // CL_KERNEL_EXEC_INFO_SVM_PTRS [...] and no devices in the
-            // context associated with kernel support SVM" (checked before
-            // the value: OpenCL 3.0's optional SVM, CTS consistency_svm
-            // passes NULL/0).
-            CL_KERNEL_EXEC_INFO_SVM_PTRS => {
-                if !svm {
-                    return Err(CL_INVALID_OPERATION);
-                }
-                // SAFETY: `size` bytes of pointers per the application.
-                let ptrs =
-                    unsafe { address_list(size, value, std::mem::size_of::<*const c_void>()) }?;
-                kern.indirect.lock().svm_ptrs = ptrs;
-                Ok(())
-            }
-            // "CL_INVALID_OPERATION if param_name is
-            // CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM and param_value is
-            // CL_TRUE but no devices in context associated with kernel
-            // support fine-grain system SVM allocations." No device does.
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
-                if !svm {
-                    return Err(CL_INVALID_OPERATION);
-                }
-                if value.is_null() || size != std::mem::size_of::<cl_bool>() {
-                    return Err(CL_INVALID_VALUE);
-                }
-                // SAFETY: a cl_bool per the size check.
-                match unsafe { *(value as *const cl_bool) } {
-                    CL_FALSE => Ok(()),
-                    _ => Err(CL_INVALID_OPERATION),
-                }
-            }
-            // cl_ext_buffer_device_address: "CL_INVALID_OPERATION if
-            // param_name is CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT and no
-            // device in the context associated with kernel support device
-            // pointers": every device does, but only kernels built with
-            // physical addressing take raw device pointers.
-            CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
-                if !kern.takes_device_addresses() {
-                    return Err(CL_INVALID_OPERATION);
-                }
-                // SAFETY: `size` bytes of addresses per the application.
-                let ptrs = unsafe {
-                    address_list(
-                        size,
-                        value,
-                        std::mem::size_of::<cl_mem_device_address_ext>(),
-                    )
-                }?;
-                kern.indirect.lock().device_ptrs = ptrs;
-                Ok(())
-            }
-            // "CL_INVALID_VALUE if param_name is not valid [...]"
-            _ => Err(CL_INVALID_VALUE),
+        // SAFETY: `value` points at `size` bytes per the application.
+        match unsafe { exec_info(kern, param, size, value) }? {
+            ExecInfo::SvmPtrs(p) => kern.indirect.lock().svm_ptrs = p,
+            ExecInfo::DevicePtrs(p) => kern.indirect.lock().device_ptrs = p,
+            ExecInfo::NoFineGrainSystem => {}
         }
+        Ok(())
     })
 }
 
+/// One clSetKernelExecInfo setting, checked.
+pub(crate) enum ExecInfo {
+    /// CL_KERNEL_EXEC_INFO_SVM_PTRS' new list.
+    SvmPtrs(Vec<u64>),
+    /// CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT's new list.
+    DevicePtrs(Vec<u64>),
+    /// CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM = CL_FALSE (nothing to keep).
+    NoFineGrainSystem,
+}
+
+/// clSetKernelExecInfo's checks for `param` and its value (also for the
+/// exec info of a mutable-dispatch update).
+///
+/// # Safety
+/// `value` is NULL or points at `size` readable bytes.
+pub(crate) unsafe fn exec_info(
+    kern: &Kernel,
+    param: cl_kernel_exec_info,
+    size: usize,
+    value: *const c_void,
+) -> CLResult<ExecInfo> {
+    let svm = kern
+        .program
+        .context
+        .devices
+        .iter()
+        .any(|d| d.svm_capabilities() != 0);
+    match param {
+        // "CL_INVALID_OPERATION if param_name is
+        // CL_KERNEL_EXEC_INFO_SVM_PTRS [...] and no devices in the
+        // context associated with kernel support SVM" (checked before
+        // the value: OpenCL 3.0's optional SVM, CTS consistency_svm
+        // passes NULL/0).
+        CL_KERNEL_EXEC_INFO_SVM_PTRS => {
+            if !svm {
+                return Err(CL_INVALID_OPERATION);
+            }
+            // SAFETY: `size` bytes of pointers per the caller.
+            let ptrs = unsafe { address_list(size, value, std::mem::size_of::<*const c_void>()) }?;
+            Ok(ExecInfo::SvmPtrs(ptrs))
+        }
+        // "CL_INVALID_OPERATION if param_name is
+        // CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM and param_value is
+        // CL_TRUE but no devices in context associated with kernel
+        // support fine-grain system SVM allocations." No device does.
+        CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+            if !svm {
+                return Err(CL_INVALID_OPERATION);
+            }
+            if value.is_null() || size != std::mem::size_of::<cl_bool>() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: a cl_bool per the size check.
+            match unsafe { *(value as *const cl_bool) } {
+                CL_FALSE => Ok(ExecInfo::NoFineGrainSystem),
+                _ => Err(CL_INVALID_OPERATION),
+            }
+        }
+        // cl_ext_buffer_device_address: "CL_INVALID_OPERATION if
+        // param_name is CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT and no
+        // device in the context associated with kernel support device
+        // pointers": every device does, but only kernels built with
+        // physical addressing take raw device pointers.
+        CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
+            if !kern.takes_device_addresses() {
+                return Err(CL_INVALID_OPERATION);
+            }
+            // SAFETY: `size` bytes of addresses per the caller.
+            let ptrs = unsafe {
+                address_list(
+                    size,
+                    value,
+                    std::mem::size_of::<cl_mem_device_address_ext>(),
+                )
+            }?;
+            Ok(ExecInfo::DevicePtrs(ptrs))
+        }
+        // "CL_INVALID_VALUE if param_name is not valid [...]"
+        _ => Err(CL_INVALID_VALUE),
+    }
+}
+
 /// The pointers of a clSetKernelExecInfo list: `size` bytes at `value`,
-/// `width` bytes each. "CL_INVALID_VALUE if [...] param_value is NULL or
-/// if the size specified by param_value_size is not valid."
+/// `width` bytes each. "To specify that no SVM allocations will be accessed
+/// by a kernel other than those set as kernel arguments, specify an empty
+/// set by passing param_value_size equal to zero and param_value equal to
+/// NULL": size 0 is the empty list, which clears the one set before (CTS
+/// svm_set_kernel_exec_info_svm_ptrs; OpenCL-Docs #1413 drops the
+/// contradicting "if param_value is NULL" error). "CL_INVALID_VALUE if
+/// [...] the size specified by param_value_size is not valid": NULL with a
+/// size, or a size that is no whole number of pointers.
 ///
 /// # Safety
 /// `value` is NULL or points at `size` readable bytes.
 unsafe fn address_list(size: usize, value: *const c_void, width: usize) -> CLResult<Vec<u64>> {
-    if value.is_null() || size == 0 || !size.is_multiple_of(width) {
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    if value.is_null() || !size.is_multiple_of(width) {
         return Err(CL_INVALID_VALUE);
     }
     // SAFETY: `size` bytes per the caller; read unaligned, byte by byte.
@@ -380,15 +425,15 @@ unsafe fn address_list(size: usize, value: *const c_void, width: usize) -> CLRes
         .collect())
 }
 
-/// clSetKernelArgDevicePointerEXT and clSetKernelArgSVMPointer: a raw
-/// address for argument `index`, which must be a pointer to global (or,
+/// clSetKernelArgDevicePointerEXT and clSetKernelArgSVMPointer: the raw
+/// address value for argument `index`, which must be a pointer to global (or,
 /// for SVM, constant) memory of a kernel built with physical addressing.
-fn set_address_arg(
+fn address_arg(
     kern: &Kernel,
     index: cl_uint,
     address: u64,
     constant_too: bool,
-) -> CLResult<()> {
+) -> CLResult<ArgValue> {
     let info = kern.info();
     // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index",
     // also for an argument that is not a pointer to global memory (CTS
@@ -410,8 +455,7 @@ fn set_address_arg(
     if !kern.takes_device_addresses() {
         return Err(CL_INVALID_OPERATION);
     }
-    kern.set_arg(index as usize, ArgValue::Address(address));
-    Ok(())
+    Ok(ArgValue::Address(address))
 }
 
 /// cl_ext_buffer_device_address, reached through
@@ -426,7 +470,8 @@ pub unsafe extern "C" fn clSetKernelArgDevicePointerEXT(
         let kern = unsafe { get::<Kernel>(k) }?;
         // Any value is valid: "it's legal to pass invalid pointers as the
         // value [...] as long as they are not dereferenced" (NULL included).
-        set_address_arg(kern, index, value, false)
+        kern.set_arg(index as usize, address_arg(kern, index, value, false)?);
+        Ok(())
     })
 }
 

@@ -125,9 +125,15 @@ fn create_buffer(
     // that holds the whole range.
     let over_svm = (flags & CL_MEM_USE_HOST_PTR != 0)
         .then(|| svm::find(&ctx, host_ptr as u64))
-        .flatten()
-        .filter(|(m, off)| off + size <= m.size);
+        .flatten();
     if let Some((svm_mem, off)) = over_svm {
+        // "CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR is set in flags
+        // and host_ptr is a pointer returned by clSVMAlloc and size is
+        // greater than the size passed to clSVMAlloc" (a pointer inside
+        // the allocation: the range must end inside it too).
+        if off + size > svm_mem.size {
+            return Err(CL_INVALID_BUFFER_SIZE);
+        }
         // Its ranges are the allocation's, registered already.
         return Ok(into_handle(Mem::new_over_svm(
             &svm_mem, flags, off, size, props,

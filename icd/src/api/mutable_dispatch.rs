@@ -13,7 +13,7 @@ use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
 use super::command_buffer::cmdbuf_arc;
-use super::kernel::arg_value;
+use super::kernel::{arg_value, exec_info, svm_arg_value, ExecInfo};
 use crate::entry::code;
 use crate::info::{write, Info};
 
@@ -57,7 +57,7 @@ pub(crate) unsafe fn kernel_command_properties(
             i += 2;
             match name {
                 CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR if updatable.is_none() => {
-                    let known = MUTABLE_DISPATCH_CAPABILITIES | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR;
+                    let known = MUTABLE_DISPATCH_CAPABILITIES;
                     if value & !known != 0 {
                         return Err(CL_INVALID_VALUE);
                     }
@@ -154,13 +154,7 @@ unsafe fn dispatch_update(
     {
         return Err(CL_INVALID_VALUE);
     }
-    // clSetKernelArgSVMPointer's and clSetKernelExecInfo's errors: no
-    // device of the context supports SVM ("CL_INVALID_OPERATION if no
-    // devices in the context associated with kernel support SVM").
-    if c.num_svm_args != 0 || c.num_exec_infos != 0 {
-        return Err(CL_INVALID_OPERATION);
-    }
-    let mut args = Vec::with_capacity(c.num_args as usize);
+    let mut args = Vec::with_capacity((c.num_args + c.num_svm_args) as usize);
     for i in 0..c.num_args as usize {
         // SAFETY: num_args entries per the application.
         let a = unsafe { &*c.arg_list.add(i) };
@@ -168,6 +162,32 @@ unsafe fn dispatch_update(
         // SAFETY: arg_value points at arg_size bytes per the application.
         let v = unsafe { arg_value(&command.kernel, a.arg_index, a.arg_size, a.arg_value) }?;
         args.push((a.arg_index as usize, v));
+    }
+    for i in 0..c.num_svm_args as usize {
+        // SAFETY: num_svm_args entries per the application.
+        let a = unsafe { &*c.arg_svm_list.add(i) };
+        // clSetKernelArgSVMPointer's errors; arg_value is the pointer.
+        let v = svm_arg_value(&command.kernel, a.arg_index, a.arg_value)?;
+        args.push((a.arg_index as usize, v));
+    }
+    // clSetKernelExecInfo's errors; each list replaces the recorded one.
+    let (mut svm_ptrs, mut device_ptrs) = (None, None);
+    for i in 0..c.num_exec_infos as usize {
+        // SAFETY: num_exec_infos entries per the application.
+        let e = unsafe { &*c.exec_info_list.add(i) };
+        // SAFETY: param_value points at param_value_size bytes.
+        match unsafe {
+            exec_info(
+                &command.kernel,
+                e.param_name,
+                e.param_value_size,
+                e.param_value,
+            )
+        }? {
+            ExecInfo::SvmPtrs(p) => svm_ptrs = Some(p),
+            ExecInfo::DevicePtrs(p) => device_ptrs = Some(p),
+            ExecInfo::NoFineGrainSystem => {}
+        }
     }
     let wd = range.work_dim;
     // SAFETY: work_dim entries each per the application.
@@ -190,6 +210,8 @@ unsafe fn dispatch_update(
     Ok(DispatchUpdate {
         command,
         args,
+        svm_ptrs,
+        device_ptrs,
         offset,
         global,
         local,

@@ -34,7 +34,10 @@
 //! executing the old one (simultaneous use).
 //!
 //! **Queue substitution.** An enqueue on another queue of the same
-//! device and properties executes the same recordings. Their kernels bind
+//! device executes the same recordings, whatever its properties (0.9.7's
+//! compatibility rule): the order between commands was fixed at recording
+//! by the recording queue, and profiling timestamps are the executing
+//! queue's. Their kernels bind
 //! the recording queue's loop-status word (lavapipe's loop limiter,
 //! `crate::vk::loop_status`), so a loop cut during such an enqueue fails
 //! it and poisons the recording queue, not the substitute.
@@ -46,8 +49,12 @@
 //! Not supported, reported as such: kernels with printf (their record
 //! buffer would be shared by pending replays; no
 //! CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR, recording one fails
-//! with CL_INVALID_OPERATION), SVM commands (no SVM), several queues
-//! (cl_khr_command_buffer_multi_device). Known limit: an image↔buffer
+//! with CL_INVALID_OPERATION), SVM commands with a host pointer outside
+//! every SVM allocation (a replay cannot copy at enqueue as
+//! clEnqueueSVMMemcpy does; CL_INVALID_OPERATION), several queues
+//! (cl_khr_command_buffer_multi_device). SVM memcpy and fill between SVM
+//! allocations are buffer copies and fills of the allocations' memory
+//! objects (`super::svm`). Known limit: an image↔buffer
 //! copy at an offset Vulkan cannot copy at goes through one bounce buffer
 //! made at recording, which two replays running concurrently on an
 //! out-of-order queue (no event between them) would share.
@@ -64,7 +71,7 @@ use parking_lot::Mutex;
 use super::error::CLResult;
 use super::event::Event;
 use super::image_transfer::ReusableCopy;
-use super::kernel::{ArgValue, Kernel};
+use super::kernel::{ArgValue, IndirectPointers, Kernel};
 use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use super::prepared_launch::{Launch, Range};
@@ -99,12 +106,15 @@ pub const SUPPORTED_QUEUE_PROPERTIES: cl_command_queue_properties =
     CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
 
 /// CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR: what an update can change
-/// (each is a new launch plan, re-recorded); no exec info (no SVM).
+/// (each is a new launch plan, re-recorded): the NDRange, the arguments
+/// (SVM and device pointers included) and the exec info (the
+/// indirect pointers whose objects the launch keeps alive).
 pub const MUTABLE_DISPATCH_CAPABILITIES: cl_mutable_dispatch_fields_khr =
     CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR
         | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR
         | CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR
-        | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR;
+        | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR
+        | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR;
 
 /// cl_command_buffer_state_khr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +223,8 @@ impl ClObject for MutableCommand {
 #[derive(Clone)]
 struct Dispatch {
     args: Vec<Option<ArgValue>>,
+    /// clSetKernelExecInfo's pointers as at recording, or as updated.
+    indirect: IndirectPointers,
     range: Range,
     /// `None` while an argument is missing (deferred arguments).
     launch: Option<Arc<Launch>>,
@@ -239,6 +251,10 @@ impl MutableCommand {
 pub struct DispatchUpdate {
     pub command: Arc<MutableCommand>,
     pub args: Vec<(usize, ArgValue)>,
+    /// New CL_KERNEL_EXEC_INFO_SVM_PTRS and
+    /// CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT lists, where given.
+    pub svm_ptrs: Option<Vec<u64>>,
+    pub device_ptrs: Option<Vec<u64>>,
     pub offset: Option<[usize; 3]>,
     pub global: Option<[usize; 3]>,
     pub local: Option<[usize; 3]>,
@@ -346,12 +362,14 @@ impl CommandBuffer {
         if !complete && !deferrable {
             return Err(CL_INVALID_KERNEL_ARGS);
         }
+        let indirect = kernel.indirect.lock().clone();
         let launch = if complete {
             let values: Vec<ArgValue> = args.iter().flatten().cloned().collect();
             Some(Arc::new(Launch::prepare(
                 &self.queue,
                 kernel,
                 &values,
+                &indirect,
                 range,
             )?))
         } else {
@@ -366,6 +384,7 @@ impl CommandBuffer {
             updatable,
             dispatch: Mutex::new(Dispatch {
                 args,
+                indirect,
                 range,
                 launch,
             }),
@@ -389,6 +408,13 @@ impl CommandBuffer {
                 _staging: staging,
             }),
         )
+    }
+
+    /// A command of no bytes (clCommandSVMMemcpyKHR or
+    /// clCommandSVMMemFillKHR with size 0): ordered like any other, does
+    /// nothing.
+    pub fn nothing(&self, waits: &[cl_sync_point_khr]) -> CLResult<cl_sync_point_khr> {
+        self.transfer(waits, Box::new(|_: &Recorder| {}), Vec::new(), None)
     }
 
     /// clCommandCopyBufferKHR once the ICD layer checked the ranges.
@@ -594,6 +620,12 @@ impl CommandBuffer {
             for (i, v) in u.args {
                 d.args[i] = Some(v);
             }
+            if let Some(p) = u.svm_ptrs {
+                d.indirect.svm_ptrs = p;
+            }
+            if let Some(p) = u.device_ptrs {
+                d.indirect.device_ptrs = p;
+            }
             if let Some(o) = u.offset {
                 d.range.offset = o;
             }
@@ -605,7 +637,13 @@ impl CommandBuffer {
             }
             d.launch = if d.args.iter().all(Option::is_some) {
                 let values: Vec<ArgValue> = d.args.iter().flatten().cloned().collect();
-                let l = Launch::prepare(&self.queue, &u.command.kernel, &values, d.range)?;
+                let l = Launch::prepare(
+                    &self.queue,
+                    &u.command.kernel,
+                    &values,
+                    &d.indirect,
+                    d.range,
+                )?;
                 // "CL_INVALID_OPERATION if the values of local_work_size
                 // and/or global_work_size result in a change to work-group
                 // uniformity."

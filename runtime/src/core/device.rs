@@ -427,7 +427,11 @@ impl Device {
         // Raw device addresses of buffers: every device has Vulkan buffer
         // device addresses, and kernels built with physical addressing
         // (the default) take them as pointers (`super::device_address`).
-        e.push(("cl_ext_buffer_device_address", (1, 0, 0)));
+        // 1.0.2 is the published API ferrocl follows (OpenCL-Headers'
+        // CL_EXT_BUFFER_DEVICE_ADDRESS_EXTENSION_VERSION; earlier numbers
+        // were PoCL's drafts with CL_MEM_DEVICE_PTR_EXT), and the version
+        // CTS test_cl_ext_buffer_device_address requires.
+        e.push(("cl_ext_buffer_device_address", (1, 0, 2)));
         // Commands recorded once into Vulkan command buffers and replayed,
         // kernel commands updated by re-recording (`super::command_buffer`).
         e.push((

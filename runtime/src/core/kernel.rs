@@ -101,7 +101,10 @@ impl Kernel {
                 device: d.clone(),
                 info: slot.info().clone(),
                 pipelines,
-                non_uniform: launch::allows_non_uniform(&b.options),
+                non_uniform: launch::allows_non_uniform(
+                    &b.options,
+                    matches!(program.source, super::program::Source::Il(_)),
+                ),
                 global_vars,
             }));
         }

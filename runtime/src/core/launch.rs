@@ -86,13 +86,20 @@ impl NdRange {
     }
 }
 
-/// Whether the build options allow non-uniform work-groups (OpenCL 2.0+
-/// without -cl-uniform-work-group-size).
-pub fn allows_non_uniform(options: &str) -> bool {
-    let mut std2 = false;
+/// Whether a program built with `options` allows non-uniform
+/// work-groups: "Unless a kernel comes from a source that disallows it,
+/// e.g. OpenCL C 1.x or using -cl-uniform-work-group-size" (OpenCL 3.0
+/// API §3.2.1): OpenCL C 2.0 and later (3.1 included: the CTS builds with
+/// the device's -cl-std=CL3.1) and SPIR-V (`from_il`), unless
+/// -cl-uniform-work-group-size.
+pub fn allows_non_uniform(options: &str, from_il: bool) -> bool {
+    let mut std2 = from_il;
     for o in options.split_whitespace() {
         if let Some(v) = o.strip_prefix("-cl-std=") {
-            std2 = matches!(v, "CL2.0" | "CL3.0" | "CLC++" | "CLC++1.0" | "CLC++2021");
+            std2 = matches!(
+                v,
+                "CL2.0" | "CL3.0" | "CL3.1" | "CLC++" | "CLC++1.0" | "CLC++2021"
+            );
         }
         if o == "-cl-uniform-work-group-size" {
             return false;
@@ -347,11 +354,25 @@ fn image_field(field: ImplicitField, args: &[ArgData]) -> CLResult<u32> {
     }
 }
 
-/// Writes the image/sampler fields an argument buffer keeps
-/// (`ArgBuffer::implicit`) at their offsets in `dst`.
-fn put_spilled_fields(dst: &mut [u8], ab: &compiler::ArgBuffer, args: &[ArgData]) -> CLResult<()> {
+/// Writes the fields an argument buffer keeps (`ArgBuffer::implicit`:
+/// image/sampler fields, `__local` argument offsets) at their offsets in
+/// `dst`.
+fn put_spilled_fields(
+    dst: &mut [u8],
+    k: &KernelAbi,
+    ab: &compiler::ArgBuffer,
+    args: &[ArgData],
+) -> CLResult<()> {
+    let local = local_args_layout(k, args).map(|(offsets, _)| offsets);
     for &(field, off) in &ab.implicit {
-        put(dst, off, &image_field(field, args)?.to_le_bytes());
+        let v = match field {
+            ImplicitField::LocalArgOffset(n) => local
+                .as_ref()
+                .and_then(|o| o.get(n as usize).copied().flatten())
+                .ok_or(CL_INVALID_KERNEL_ARGS)?,
+            _ => image_field(field, args)?,
+        };
+        put(dst, off, &v.to_le_bytes());
     }
     Ok(())
 }
@@ -425,14 +446,15 @@ pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
     if let Some(ab) = k.arg_buffer {
         if let Some(d) = ab.descriptor {
             let mut fields = vec![0u8; ab.size as usize];
-            put_spilled_fields(&mut fields, ab, args)?;
+            put_spilled_fields(&mut fields, k, ab, args)?;
             add_pod(&mut pods, d, &fields);
         }
     }
     let arg_buffer = match k.arg_buffer {
         Some(ab) if ab.descriptor.is_none() => {
-            // Image/sampler fields kept in the buffer (many such arguments).
-            put_spilled_fields(&mut block, ab, args)?;
+            // Fields kept in the buffer (many image/sampler or `__local`
+            // arguments).
+            put_spilled_fields(&mut block, k, ab, args)?;
             Some(block)
         }
         _ => {

@@ -22,7 +22,7 @@ use super::error::CLResult;
 use super::event::Event;
 use super::kernel::{
     group_rules, loop_cut_log, resolve_args, resolve_indirect, upload, ArgValue, DeviceKernel,
-    Kernel, ResolvedArgs,
+    IndirectPointers, Kernel, ResolvedArgs,
 };
 use super::launch::{self, KernelAbi, LaunchAddresses, NdRange};
 use super::local_args;
@@ -68,14 +68,16 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// Resolves `args` (one value per argument of `kernel`) on `queue`'s
-    /// device and plans the launch of `range`, with
+    /// Resolves `args` (one value per argument of `kernel`) and the
+    /// objects behind `indirect` (clSetKernelExecInfo's pointers) on
+    /// `queue`'s device and plans the launch of `range`, with
     /// clEnqueueNDRangeKernel's errors (work-group size, resources, the
     /// arguments' objects).
     pub fn prepare(
         queue: &Arc<Queue>,
         kernel: &Kernel,
         args: &[ArgValue],
+        indirect: &IndirectPointers,
         range: Range,
     ) -> CLResult<Launch> {
         let Range {
@@ -108,11 +110,10 @@ impl Launch {
 
         // The arguments on this device, and their bytes: push constants,
         // the argument block, POD bindings.
-        // Objects reached through clSetKernelExecInfo's pointers, as they
-        // are now (a command buffer keeps them from its recording on).
-        let indirect = kernel.indirect.lock().clone();
+        // Objects reached through clSetKernelExecInfo's pointers (a
+        // command buffer keeps them from its recording on).
         let mut resolved = resolve_args(queue, &dk, args)?;
-        resolve_indirect(queue, &indirect, &mut resolved);
+        resolve_indirect(queue, indirect, &mut resolved);
         let ResolvedArgs {
             data,
             mut descriptors,
@@ -373,7 +374,8 @@ pub fn enqueue_ndrange(
         global,
         local,
     };
-    let launch = Launch::prepare(queue, kernel, &args, range)?;
+    let indirect = kernel.indirect.lock().clone();
+    let launch = Launch::prepare(queue, kernel, &args, &indirect, range)?;
     // A zero-sized NDRange (OpenCL 2.1+) does no work but is a command.
     if launch.is_empty() {
         return Ok(queue.submit(CL_COMMAND_NDRANGE_KERNEL, wait_list, None, None));

@@ -222,7 +222,8 @@ impl Lower<'_> {
         self.pc.meta_words
     }
 
-    /// An image/sampler implicit field kept in the argument buffer: a u32
+    /// An image/sampler implicit field (or, physical addressing only, a
+    /// `__local` argument's offset) kept in the argument buffer: a u32
     /// loaded from the buffer's address (push-constant words 0 and 1) plus
     /// the field's offset, a constant `build_entry` defines. With
     /// descriptor addressing the fields have a POD buffer of their own
@@ -442,10 +443,18 @@ impl Lower<'_> {
             .iter()
             .filter(|l| matches!(l.kind, ArgKind::LocalPointer { .. }))
             .count() as u32;
-        let n_impl = self.pc.implicit.len() as u32 + n_local;
+        let n_other = self.pc.implicit.len() as u32;
         let max_pc = self.caps.max_push_constant_size;
-        let n_spilled = self.pc.spilled.len() as u32;
-        let use_buffer = (n_spilled > 0 || args_size + 4 * n_impl > max_pc) && !self.desc.enabled;
+        // Offsets of so many `__local` arguments that they would overflow
+        // the push constants even with the arguments in the buffer (the
+        // CTS's kernel_arg_info: up to 128 arguments, 128 bytes on
+        // lavapipe) are kept in the argument buffer too, as spilled
+        // fields (physical addressing only).
+        let spill_locals = !self.desc.enabled && 8 + 4 * (n_other + n_local) > max_pc;
+        let n_impl = n_other + if spill_locals { 0 } else { n_local };
+        let use_buffer =
+            (!self.pc.spilled.is_empty() || spill_locals || args_size + 4 * n_impl > max_pc)
+                && !self.desc.enabled;
         let impl_base = if use_buffer { 8 } else { args_size };
 
         // The entry function.
@@ -479,7 +488,12 @@ impl Lower<'_> {
                 // it out for this launch (`abi::layout_local_args`).
                 ArgKind::LocalPointer { .. } => {
                     self.mem.uses_local = true;
-                    self.implicit_field(&mut b, ImplicitField::LocalArgOffset(i as u16))
+                    let f = ImplicitField::LocalArgOffset(i as u16);
+                    if spill_locals {
+                        self.spilled_field(&mut b, f)
+                    } else {
+                        self.implicit_field(&mut b, f)
+                    }
                 }
                 ArgKind::Pod => {
                     if let Ty::Pointer(_, pointee) = self.tys.get(pty).clone() {
@@ -557,10 +571,11 @@ impl Lower<'_> {
             ));
             implicit.push((*field, off));
         }
-        // Spilled image/sampler fields follow the arguments in the buffer
-        // (descriptor addressing: alone in theirs).
+        // Spilled image/sampler (and `__local` offset) fields follow the
+        // arguments in the buffer (descriptor addressing: alone in theirs).
         let mut spilled = Vec::new();
         let fields = self.pc.spilled.clone();
+        let n_spilled = fields.len() as u32;
         if self.desc.enabled {
             spilled.extend(
                 fields

@@ -172,15 +172,20 @@ fn reqd_work_group_size_rules() {
 
 #[test]
 fn non_uniform_needs_cl2_without_uniform_flag() {
-    assert!(!allows_non_uniform(""));
-    assert!(!allows_non_uniform("-cl-std=CL1.2"));
-    assert!(allows_non_uniform("-cl-std=CL2.0"));
-    assert!(allows_non_uniform("-O2 -cl-std=CL3.0"));
+    assert!(!allows_non_uniform("", false));
+    assert!(!allows_non_uniform("-cl-std=CL1.2", false));
+    assert!(allows_non_uniform("-cl-std=CL2.0", false));
+    assert!(allows_non_uniform("-O2 -cl-std=CL3.0", false));
+    assert!(allows_non_uniform("-cl-std=CL3.1", false));
     assert!(!allows_non_uniform(
-        "-cl-std=CL3.0 -cl-uniform-work-group-size"
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+        false
     ));
     // The last -cl-std wins.
-    assert!(!allows_non_uniform("-cl-std=CL2.0 -cl-std=CL1.2"));
+    assert!(!allows_non_uniform("-cl-std=CL2.0 -cl-std=CL1.2", false));
+    // SPIR-V: non-uniform unless the flag says otherwise.
+    assert!(allows_non_uniform("", true));
+    assert!(!allows_non_uniform("-cl-uniform-work-group-size", true));
 }
 
 #[test]
