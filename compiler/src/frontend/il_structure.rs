@@ -1,0 +1,98 @@
+//! `check_il_structure`: the shape an application's SPIR-V module must
+//! have before any pass reads it. The passes and the crates under them
+//! (rspirv's decoder, spirt) index by word counts and ids and may panic
+//! on a module that breaks these rules; ferrocl-ilfuzz found such modules
+//! (a word count running past the end, ids at or beyond the bound). A
+//! module that passes can still be invalid in other ways: those are
+//! diagnosed by `diagnose_invalid_il` when a later stage fails.
+//!
+//! * the id bound is at least 1 and at most 0x3fffff (the universal limit);
+//! * every instruction's word count is at least 1 and the instruction
+//!   ends inside the module;
+//! * every result id, result type and id operand (as rspirv's grammar
+//!   reads the operands) is below the bound.
+
+use std::ffi::OsStr;
+
+use rspirv::dr::Operand;
+
+use crate::tools::{self, run_tool, ScratchDir};
+
+/// SPIR-V's universal limit on the id bound.
+const MAX_BOUND: u32 = 0x3f_ffff;
+
+/// Checks `words` (host order, header included); the message names the
+/// first instruction at fault.
+pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
+    if words.len() < 5 {
+        return Err("the module has no complete header".into());
+    }
+    let bound = words[3];
+    if bound == 0 || bound > MAX_BOUND {
+        return Err(format!("the id bound {bound} is out of range"));
+    }
+    let mut i = 5;
+    let mut n = 0;
+    while i < words.len() {
+        let (op, count) = (words[i] & 0xffff, (words[i] >> 16) as usize);
+        if count == 0 || i + count > words.len() {
+            return Err(format!(
+                "instruction {n} (opcode {op}, at word {i}) has word count {count}, \
+                 but the module ends at word {}",
+                words.len()
+            ));
+        }
+        i += count;
+        n += 1;
+    }
+    // The stream is sound: rspirv reads it without running off the end.
+    // A module it cannot read is reported by the build with its message.
+    let Ok(module) = rspirv::dr::load_words(words) else {
+        return Ok(());
+    };
+    for inst in module.all_inst_iter() {
+        let ids = inst
+            .result_id
+            .iter()
+            .chain(inst.result_type.iter())
+            .copied()
+            .chain(inst.operands.iter().filter_map(|o| match o {
+                Operand::IdRef(id) | Operand::IdMemorySemantics(id) | Operand::IdScope(id) => {
+                    Some(*id)
+                }
+                _ => None,
+            }));
+        for id in ids {
+            if id == 0 || id >= bound {
+                return Err(format!(
+                    "Op{:?} uses id {id}, outside the module's bound {bound}",
+                    inst.class.opcode
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// When a build of an IL module fails inside the compiler: spirv-val's
+/// verdict on the module as the application gave it (`il`), for the SPIR-V
+/// version it declares. `Some(message)` when the module is invalid: the
+/// failure is then the application's, and the message names the construct.
+pub fn diagnose_invalid_il(il: &[u8], scratch: &ScratchDir) -> Option<String> {
+    let words = tools::bytes_to_words(il)?;
+    let minor = (words.get(1)? >> 8) & 0xff;
+    let env = format!("spv1.{}", minor.min(6));
+    let file = scratch.file("input-check.spv");
+    std::fs::write(&file, tools::words_to_bytes(&words)).ok()?;
+    let args = [
+        OsStr::new("--target-env"),
+        OsStr::new(&env),
+        file.as_os_str(),
+    ];
+    let out = run_tool(tools::SPIRV_VAL, &args, &scratch.path).ok()?;
+    if out.success {
+        return None;
+    }
+    let msg = format!("{}{}", out.stdout, out.stderr);
+    Some(msg.lines().take(3).collect::<Vec<_>>().join("\n"))
+}
