@@ -11,7 +11,12 @@ use ferrocl_tests::{spirv_of, Cl};
 
 const SOURCE: &str = "kernel void k(global int *o, int x) { o[get_global_id(0)] = x * 3; }";
 
+const OP_EXT_INST_IMPORT: u32 = 11;
 const OP_ENTRY_POINT: u32 = 15;
+const OP_TYPE_INT: u32 = 21;
+const OP_TYPE_FLOAT: u32 = 22;
+const OP_DECORATE: u32 = 71;
+const LINKAGE_ATTRIBUTES: u32 = 41;
 const OP_STORE: u32 = 62;
 const OP_RETURN: u32 = 253;
 const OP_IADD: u32 = 128;
@@ -47,8 +52,13 @@ fn find(words: &[u32], opcode: u32) -> usize {
 /// Builds the IL after `edit`: a build failure whose log contains `want`
 /// and no "internal compiler error".
 fn il_fails_with(edit: impl FnOnce(&mut Vec<u32>), want: &str) -> Report {
+    il_of_fails_with(SOURCE, edit, want)
+}
+
+/// [`il_fails_with`] for the IL of `source`.
+fn il_of_fails_with(source: &str, edit: impl FnOnce(&mut Vec<u32>), want: &str) -> Report {
     let cl = Cl::new();
-    let mut words = words_of(&spirv_of(SOURCE));
+    let mut words = words_of(&spirv_of(source));
     edit(&mut words);
     let r = run_mutant(&target(&cl), &bytes_of(&words), false, true, &mut |_| {});
     assert_eq!(
@@ -113,6 +123,60 @@ fn undefined_id_is_the_module_fault() {
         "error: the module is not valid SPIR-V",
     );
     assert!(r.log.contains("not been defined"), "{}", r.log);
+}
+
+/// A float width other than 16, 32 or 64 (bit 10 flipped: 1056) made the
+/// lowering of normalize's copysign shift a 64-bit mask by 1055 places (a panic in
+/// debug builds, a wrong mask in release builds).
+#[test]
+fn float_of_odd_width() {
+    il_of_fails_with(
+        "kernel void k(global const float *a, global float *o) {\n\
+             size_t i = get_global_id(0);\n\
+             vstore4(normalize(vload4(i, a)), i, o);\n\
+         }",
+        |w| {
+            let at = find(w, OP_TYPE_FLOAT);
+            w[at + 2] = 32 | 1 << 10;
+        },
+        "OpTypeFloat of width 1056",
+    );
+}
+
+/// A decoration of an OpExtInstImport's result: spirv-val lets it pass,
+/// spirt could not read the module ("decorated IDs never defined"), and
+/// the build reported an internal compiler error.
+#[test]
+fn decoration_of_an_instruction_set_import() {
+    il_fails_with(
+        |w| {
+            let import = w[find(w, OP_EXT_INST_IMPORT) + 1];
+            let at = find(w, OP_DECORATE);
+            w[at + 1] = import;
+        },
+        "an instruction-set import or string",
+    );
+}
+
+/// LinkageAttributes on a type, not a function: likewise.
+#[test]
+fn linkage_attributes_on_a_type() {
+    il_of_fails_with(
+        "int twice(int x) { return 2 * x; }\n\
+         kernel void k(global int *o) { o[0] = twice(o[0]); }",
+        |w| {
+            let int = w[find(w, OP_TYPE_INT) + 1];
+            let at = instructions(w)
+                .into_iter()
+                .find(|&(s, n)| {
+                    w[s] & 0xffff == OP_DECORATE && n > 2 && w[s + 2] == LINKAGE_ATTRIBUTES
+                })
+                .expect("an exported function")
+                .0;
+            w[at + 1] = int;
+        },
+        "LinkageAttributes decorates",
+    );
 }
 
 /// Runs the executable binary of SOURCE after `edit` of its kernel's

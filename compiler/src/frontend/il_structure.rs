@@ -10,11 +10,19 @@
 //! * every instruction's word count is at least 1 and the instruction
 //!   ends inside the module;
 //! * every result id, result type and id operand (as rspirv's grammar
-//!   reads the operands) is below the bound.
+//!   reads the operands) is below the bound;
+//! * no decoration targets an OpExtInstImport or OpString result, and
+//!   LinkageAttributes decorates only functions and variables (spirv-val
+//!   2023.1 lets both pass; spirt cannot read them);
+//! * floats are 16, 32 or 64 bits wide (the lowering builds masks from
+//!   the width).
 
 use std::ffi::OsStr;
 
+use std::collections::HashSet;
+
 use rspirv::dr::Operand;
+use rspirv::spirv::{Decoration, Op};
 
 use crate::tools::{self, run_tool, ScratchDir};
 
@@ -69,6 +77,60 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
                     inst.class.opcode
                 ));
             }
+        }
+    }
+    check_decorations(&module)?;
+    for t in &module.types_global_values {
+        if let (Op::TypeFloat, Some(Operand::LiteralBit32(w))) =
+            (t.class.opcode, t.operands.first())
+        {
+            if ![16, 32, 64].contains(w) {
+                return Err(format!("OpTypeFloat of width {w}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decoration targets spirt can read: not an instruction-set import or
+/// a string; functions and variables only for LinkageAttributes.
+fn check_decorations(module: &rspirv::dr::Module) -> Result<(), String> {
+    let undecoratable: HashSet<u32> = module
+        .ext_inst_imports
+        .iter()
+        .chain(&module.debug_string_source)
+        .filter(|i| matches!(i.class.opcode, Op::ExtInstImport | Op::String))
+        .filter_map(|i| i.result_id)
+        .collect();
+    let linkable: HashSet<u32> = module
+        .functions
+        .iter()
+        .filter_map(|f| f.def.as_ref()?.result_id)
+        .chain(
+            module
+                .types_global_values
+                .iter()
+                .filter(|i| i.class.opcode == Op::Variable)
+                .filter_map(|i| i.result_id),
+        )
+        .collect();
+    for d in &module.annotations {
+        let Some(Operand::IdRef(target)) = d.operands.first() else {
+            continue;
+        };
+        if undecoratable.contains(target) {
+            return Err(format!(
+                "Op{:?} decorates %{target}, an instruction-set import or string",
+                d.class.opcode
+            ));
+        }
+        let linkage = d
+            .operands
+            .contains(&Operand::Decoration(Decoration::LinkageAttributes));
+        if d.class.opcode == Op::Decorate && linkage && !linkable.contains(target) {
+            return Err(format!(
+                "LinkageAttributes decorates %{target}, which is not a function or variable"
+            ));
         }
     }
     Ok(())

@@ -6,7 +6,7 @@
 //! ferrocl-ilfuzz [--seed S] [--count N] [--from I] [--out DIR] [--timeout SECS]
 //!                [--seeds NAME,NAME..] [--binary-seeds N] [--object-seeds N]
 //!                [--no-launch] [--quiet]
-//! ferrocl-ilfuzz --smoke           the CI check: seed 1, 200 mutants of 8 seeds
+//! ferrocl-ilfuzz --smoke           the CI check: seed 1, 200 mutants of 8 seeds, no launch
 //! ferrocl-ilfuzz --replay FILE     run one saved mutant (.spv or .bin), print what it did
 //! ```
 //!
@@ -41,7 +41,7 @@ use ferrocl_tests::ilfuzz::seeds::{binary_seeds, load_seeds, save_seeds, spirv_s
 
 /// The seeds of `--smoke`: small kernels of several kinds (arithmetic,
 /// atomics, control flow, local memory, math, pointers, vectors).
-const SMOKE_SEEDS: &str = "as_constant_arg,atomic_add_local,cf_switch_fallthrough,\
+const SMOKE_SEEDS: &str = "as_constant_arg,atomic_add_local,cf_loop_break_continue,\
                            cf_nested_loops,conv_as_uint,float_ilogb,as_struct_with_pointer,\
                            as_local_array";
 
@@ -111,6 +111,7 @@ fn parse() -> Args {
                 a.seeds = SMOKE_SEEDS.split(',').map(str::to_string).collect();
                 a.binary_seeds = 4;
                 a.object_seeds = 1;
+                a.launch = false;
                 a.quiet = true;
             }
             _ => usage(),
