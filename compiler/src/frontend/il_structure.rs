@@ -11,9 +11,8 @@
 //!   ends inside the module;
 //! * every result id, result type and id operand (as rspirv's grammar
 //!   reads the operands) is below the bound;
-//! * no decoration targets an OpExtInstImport or OpString result, and
-//!   LinkageAttributes decorates only functions and variables (spirv-val
-//!   2023.1 lets both pass; spirt cannot read them);
+//! * LinkageAttributes decorates only functions and variables (spirv-val
+//!   2023.1 lets others pass; spirt cannot read them);
 //! * floats are 16, 32 or 64 bits wide (the lowering builds masks from
 //!   the width).
 
@@ -92,16 +91,8 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
     Ok(())
 }
 
-/// Decoration targets spirt can read: not an instruction-set import or
-/// a string; functions and variables only for LinkageAttributes.
+/// LinkageAttributes decorates functions and variables only.
 fn check_decorations(module: &rspirv::dr::Module) -> Result<(), String> {
-    let undecoratable: HashSet<u32> = module
-        .ext_inst_imports
-        .iter()
-        .chain(&module.debug_string_source)
-        .filter(|i| matches!(i.class.opcode, Op::ExtInstImport | Op::String))
-        .filter_map(|i| i.result_id)
-        .collect();
     let linkable: HashSet<u32> = module
         .functions
         .iter()
@@ -118,12 +109,6 @@ fn check_decorations(module: &rspirv::dr::Module) -> Result<(), String> {
         let Some(Operand::IdRef(target)) = d.operands.first() else {
             continue;
         };
-        if undecoratable.contains(target) {
-            return Err(format!(
-                "Op{:?} decorates %{target}, an instruction-set import or string",
-                d.class.opcode
-            ));
-        }
         let linkage = d
             .operands
             .contains(&Operand::Decoration(Decoration::LinkageAttributes));
