@@ -15,6 +15,7 @@ const OP_EXT_INST_IMPORT: u32 = 11;
 const OP_ENTRY_POINT: u32 = 15;
 const OP_TYPE_INT: u32 = 21;
 const OP_TYPE_FLOAT: u32 = 22;
+const OP_TYPE_VECTOR: u32 = 23;
 const OP_NAME: u32 = 5;
 const OP_DECORATE: u32 = 71;
 const LINKAGE_ATTRIBUTES: u32 = 41;
@@ -141,6 +142,22 @@ fn float_of_odd_width() {
             w[at + 2] = 32 | 1 << 10;
         },
         "OpTypeFloat of width 1056",
+    );
+}
+
+/// A vector of 689570671 components (one word overwritten): the
+/// lowering split it into 172 million parts, for minutes (a hang).
+#[test]
+fn vector_of_too_many_components() {
+    il_of_fails_with(
+        "kernel void k(global const short8 *a, global short8 *o) {\n\
+             o[0] = a[0] < a[1];\n\
+         }",
+        |w| {
+            let at = find(w, OP_TYPE_VECTOR);
+            w[at + 3] = 689_570_671;
+        },
+        "OpTypeVector of 689570671 components",
     );
 }
 

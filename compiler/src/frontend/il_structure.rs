@@ -13,8 +13,11 @@
 //!   reads the operands) is below the bound;
 //! * LinkageAttributes decorates only functions and variables (spirv-val
 //!   2023.1 lets others pass; spirt cannot read them);
-//! * floats are 16, 32 or 64 bits wide (the lowering builds masks from
-//!   the width).
+//! * floats are 16, 32 or 64 bits wide and integers 8 to 64 (the
+//!   lowering builds masks from the width; the SPIR-V extension for other
+//!   widths is not taken), vectors have 2, 3, 4, 8 or 16 components (the
+//!   lowering splits wide vectors into parts: a component count of 689
+//!   million made the build run for minutes).
 
 use std::ffi::OsStr;
 
@@ -80,12 +83,25 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
     }
     check_decorations(&module)?;
     for t in &module.types_global_values {
-        if let (Op::TypeFloat, Some(Operand::LiteralBit32(w))) =
-            (t.class.opcode, t.operands.first())
-        {
-            if ![16, 32, 64].contains(w) {
-                return Err(format!("OpTypeFloat of width {w}"));
-            }
+        let (what, allowed): (&str, &[u32]) = match t.class.opcode {
+            Op::TypeFloat => ("OpTypeFloat of width", &[16, 32, 64]),
+            Op::TypeInt => ("OpTypeInt of width", &[8, 16, 32, 64]),
+            Op::TypeVector => ("OpTypeVector of", &[2, 3, 4, 8, 16]),
+            _ => continue,
+        };
+        let n = match (t.class.opcode, &t.operands[..]) {
+            (Op::TypeVector, [_, Operand::LiteralBit32(n), ..]) => *n,
+            (Op::TypeVector, _) => continue,
+            (_, [Operand::LiteralBit32(w), ..]) => *w,
+            _ => continue,
+        };
+        if !allowed.contains(&n) {
+            let unit = if t.class.opcode == Op::TypeVector {
+                " components"
+            } else {
+                ""
+            };
+            return Err(format!("{what} {n}{unit}"));
         }
     }
     Ok(())
