@@ -552,7 +552,8 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
     let mut debug_sets = std::collections::HashSet::new();
     tools::rewrite_instructions(words, |inst, out| {
         let (op, count) = (inst[0] & 0xffff, inst.len());
-        if op == EXT_INST_IMPORT {
+        // (An import without a name is left to the parser to refuse.)
+        if op == EXT_INST_IMPORT && count >= 3 {
             let name: Vec<u8> = inst[2..]
                 .iter()
                 .flat_map(|w| w.to_le_bytes())

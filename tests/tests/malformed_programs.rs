@@ -145,6 +145,19 @@ fn float_of_odd_width() {
     );
 }
 
+/// An OpReturn turned into an OpExtInstImport of one word: the pass that
+/// drops debug-information imports read its name past the end (a panic).
+#[test]
+fn import_without_a_name() {
+    il_fails_with(
+        |w| {
+            let at = find(w, OP_RETURN);
+            w[at] = 1 << 16 | OP_EXT_INST_IMPORT;
+        },
+        "cannot parse the SPIR-V module",
+    );
+}
+
 /// A vector of 689570671 components (one word overwritten): the
 /// lowering split it into 172 million parts, for minutes (a hang).
 #[test]
