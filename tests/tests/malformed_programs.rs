@@ -18,6 +18,7 @@ const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
 const OP_NAME: u32 = 5;
 const OP_DECORATE: u32 = 71;
+const OP_LABEL: u32 = 248;
 const LINKAGE_ATTRIBUTES: u32 = 41;
 const OP_STORE: u32 = 62;
 const OP_RETURN: u32 = 253;
@@ -155,6 +156,28 @@ fn import_without_a_name() {
             w[at] = 1 << 16 | OP_EXT_INST_IMPORT;
         },
         "cannot parse the SPIR-V module",
+    );
+}
+
+/// A one-word OpLabel (an OpVariable's opcode changed) with a second
+/// labelled block: the search for irreducible control flow looked the
+/// missing label up (a panic).
+#[test]
+fn label_without_an_id() {
+    il_of_fails_with(
+        "kernel void k(global int *o, int n) {\n\
+             for (int i = 0; i < n; i++) o[i] = i;\n\
+         }",
+        |w| {
+            let at = instructions(w)
+                .into_iter()
+                .filter(|&(s, _)| w[s] & 0xffff == OP_LABEL)
+                .nth(1)
+                .expect("two blocks")
+                .0;
+            w.insert(at, 1 << 16 | OP_LABEL);
+        },
+        "error: ",
     );
 }
 
