@@ -69,7 +69,9 @@ mod tools;
 pub const COMPILER_ID: &str = env!("FERROCL_COMPILER_SOURCE_HASH");
 
 pub use abi::*;
-pub use backend::binary::{decode_binary, encode_binary, Binary, BinaryContent, BinaryError};
+pub use backend::binary::{
+    decode_binary, encode_binary, validate_executable, Binary, BinaryContent, BinaryError,
+};
 pub use backend::descriptor_map;
 pub use caps::{
     DeviceCaps, FloatWidths, FLOAT_ATOMIC_ADD32, FLOAT_ATOMIC_ADD64, FLOAT_ATOMIC_MIN_MAX32,

@@ -189,8 +189,17 @@ pub fn link_objects(
             let bitcode = read(&scratch, "linked.bc")?;
             return Ok(Linked::Library(Object { bitcode, log }));
         }
-        let linked = std::fs::read_to_string(scratch.file("linked.ll"))
+        let linked = std::fs::read(scratch.file("linked.ll"))
             .map_err(|e| BuildError::internal(format!("llvm-link wrote no IR: {e}")))?;
+        // LLVM prints names and strings as they are: a (corrupted) object
+        // may hold bytes that are not UTF-8, which the text passes cannot take.
+        let linked = String::from_utf8(linked).map_err(|e| {
+            BuildError::failure(format!(
+                "error: linking failed: the linked module holds a name or string \
+                 that is not UTF-8 (at byte {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
         let unopt = timing::time(
             || "unoptimized_executable".into(),
             || unoptimized_executable(linked),

@@ -52,7 +52,7 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
     let start = std::time::Instant::now();
     let caps = &frontend::target_caps(options, caps)?;
     let r = cached(cache::Input::Il(spirv), options, caps, || {
-        guard(|| il_program(spirv, options, caps))
+        guard(|| il_program(spirv, options, caps)).map_err(|e| blame_invalid_il(spirv, e))
     });
     report_build(start, "build_il", &r);
     r
@@ -131,6 +131,26 @@ fn source_program(source: &str, options: &str, caps: &DeviceCaps) -> Result<Prog
     Ok(program)
 }
 
+/// An internal compiler error on a module spirv-val rejects is the
+/// module's fault: the log then leads with spirv-val's message (naming the
+/// construct) and keeps where the compiler stopped as a note.
+fn blame_invalid_il(spirv: &[u8], e: BuildError) -> BuildError {
+    const ICE: &str = "internal compiler error: ";
+    let Some(at) = e.log.find(ICE) else {
+        return e;
+    };
+    let what = &e.log[at + ICE.len()..];
+    let Ok(scratch) = ScratchDir::new() else {
+        return e;
+    };
+    match frontend::il_structure::diagnose_invalid_il(spirv, &scratch) {
+        Some(msg) => BuildError::failure(format!(
+            "error: the module is not valid SPIR-V: {msg}\nnote: the compiler stopped at: {what}"
+        )),
+        None => e,
+    }
+}
+
 /// `build_il` without the cache and the panic guard.
 fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program, BuildError> {
     // Options that make sense for IL are the same set; -D/-I have no
@@ -140,6 +160,8 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
     // Extensions and instruction sets the device does not take
     // (cl_khr_spirv_queries: what the device reports it takes).
     if let Some(words) = tools::bytes_to_words(spirv) {
+        frontend::il_structure::check_il_structure(&words)
+            .map_err(|e| BuildError::failure(format!("error: malformed SPIR-V module: {e}")))?;
         frontend::il_support::check_il_intake(&words, caps)
             .map_err(|e| BuildError::failure(format!("error: {e}")))?;
     }
@@ -530,7 +552,8 @@ fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
     let mut debug_sets = std::collections::HashSet::new();
     tools::rewrite_instructions(words, |inst, out| {
         let (op, count) = (inst[0] & 0xffff, inst.len());
-        if op == EXT_INST_IMPORT {
+        // (An import without a name is left to the parser to refuse.)
+        if op == EXT_INST_IMPORT && count >= 3 {
             let name: Vec<u8> = inst[2..]
                 .iter()
                 .flat_map(|w| w.to_le_bytes())

@@ -10,6 +10,7 @@
 //!   release themselves; [`Cl`] bundles a context and a queue.
 //! - [`images`]: images and samplers, format lists, image reads/writes.
 //! - [`compare`]: element-wise checks against a CPU reference.
+//! - [`ilfuzz`]: malformed SPIR-V and program binaries (`ferrocl-ilfuzz`).
 //! - [`mathref`]: long double references for double-precision math, and
 //!   errors in ulps.
 //!
@@ -20,6 +21,7 @@ pub mod compare;
 pub mod error;
 pub mod events;
 pub mod fuzz;
+pub mod ilfuzz;
 pub mod images;
 pub mod info;
 pub mod loader;
@@ -64,6 +66,16 @@ pub fn spirv_of_with(source: &str, max_version: Option<&str>, clang_args: &[&str
 /// [`spirv_of`] with extra clang arguments and extra llvm-spirv-15
 /// arguments (`--spirv-ext=+SPV_...`, `--spirv-max-version=...`).
 pub fn spirv_of_tools(source: &str, clang_args: &[&str], translator_args: &[&str]) -> Vec<u8> {
+    spirv_tools_result(source, clang_args, translator_args).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`spirv_of_tools`], returning the failing tool's message instead of
+/// panicking.
+pub fn spirv_tools_result(
+    source: &str,
+    clang_args: &[&str],
+    translator_args: &[&str],
+) -> Result<Vec<u8>, String> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -71,38 +83,43 @@ pub fn spirv_of_tools(source: &str, clang_args: &[&str], translator_args: &[&str
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("k.cl"), source).unwrap();
-    let run = |tool: &str, args: &[&str]| {
-        let out = std::process::Command::new(tool)
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap_or_else(|e| panic!("{tool}: {e}"));
-        assert!(
-            out.status.success(),
-            "{tool} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let mut clang = vec![
-        "-cc1",
-        "-triple",
-        "spir64",
-        "-no-opaque-pointers",
-        "-finclude-default-header",
-        "-O2",
-        "-emit-llvm-bc",
-        "-o",
-        "k.bc",
-        "k.cl",
-    ];
-    clang.extend_from_slice(clang_args);
-    run("clang-15", &clang);
-    let mut args: Vec<&str> = translator_args.to_vec();
-    args.extend(["k.bc", "-o", "k.spv"]);
-    run("llvm-spirv-15", &args);
-    let il = std::fs::read(dir.join("k.spv")).unwrap();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let result = (|| {
+        std::fs::write(dir.join("k.cl"), source).map_err(|e| e.to_string())?;
+        let run = |tool: &str, args: &[&str]| {
+            let out = std::process::Command::new(tool)
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .map_err(|e| format!("{tool}: {e}"))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{tool} failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ))
+            }
+        };
+        let mut clang = vec![
+            "-cc1",
+            "-triple",
+            "spir64",
+            "-no-opaque-pointers",
+            "-finclude-default-header",
+            "-O2",
+            "-emit-llvm-bc",
+            "-o",
+            "k.bc",
+            "k.cl",
+        ];
+        clang.extend_from_slice(clang_args);
+        run("clang-15", &clang)?;
+        let mut args: Vec<&str> = translator_args.to_vec();
+        args.extend(["k.bc", "-o", "k.spv"]);
+        run("llvm-spirv-15", &args)?;
+        std::fs::read(dir.join("k.spv")).map_err(|e| e.to_string())
+    })();
     let _ = std::fs::remove_dir_all(&dir);
-    il
+    result
 }

@@ -7,7 +7,9 @@
 //! SaturatedConversion` while `%id` is gone. SPIR-V calls such a module
 //! invalid, and spirt refuses to read it ("decorated IDs never defined"),
 //! which failed the build with an internal compiler error. A decoration of
-//! nothing says nothing, so dropping it changes no behaviour.
+//! nothing says nothing, so dropping it changes no behaviour. The same
+//! holds for a decoration or name of an OpExtInstImport or OpString
+//! result, which spirt does not count as defined either.
 //!
 //! Algorithm: one scan of the words collects every result id (from the
 //! grammar's operand table) and the targets of `OpDecorate`,
@@ -36,6 +38,11 @@ const TARGETED: [Op; 7] = [
     Op::MemberName,
 ];
 
+/// Results spirt does not count as defined values: a decoration or name
+/// of one is dangling too (ferrocl-ilfuzz made such modules; spirv-val
+/// lets them pass).
+const NOT_VALUES: [Op; 2] = [Op::ExtInstImport, Op::String];
+
 pub fn drop_dangling_decorations(words: &[u32]) -> Result<Option<Vec<u32>>, String> {
     if words.len() < 5 {
         return Ok(None);
@@ -54,7 +61,9 @@ pub fn drop_dangling_decorations(words: &[u32]) -> Result<Option<Vec<u32>>, Stri
                 targets.push((at, target));
             }
         } else if let Some(id) = result_id(grammar, inst) {
-            defined.insert(id);
+            if !NOT_VALUES.contains(&grammar.opcode) {
+                defined.insert(id);
+            }
         }
     }
     let dangling: HashSet<usize> = targets

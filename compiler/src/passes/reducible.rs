@@ -72,8 +72,11 @@ fn is_irreducible(func: &[&[u32]]) -> bool {
     let mut block = 0;
     for i in func {
         let targets: &[u32] = match i[0] & 0xffff {
+            // (A one-word OpLabel of a malformed module names no block.)
             LABEL => {
-                block = index[&i[1]];
+                if let Some(b) = i.get(1).and_then(|l| index.get(l)) {
+                    block = *b;
+                }
                 continue;
             }
             BRANCH if i.len() >= 2 => &i[1..2],

@@ -189,7 +189,15 @@ impl Program {
         let mut builds = HashMap::new();
         let mut status = Vec::new();
         for (d, bytes) in devices.iter().zip(binaries) {
-            match compiler::decode_binary(bytes, &d.binary_caps()) {
+            let decoded = compiler::decode_binary(bytes, &d.binary_caps()).and_then(|b| {
+                // An application's executable: its kernels' SPIR-V is
+                // validated before any of it reaches the driver.
+                if let compiler::BinaryContent::Executable(p) = &b.content {
+                    compiler::validate_executable(p)?;
+                }
+                Ok(b)
+            });
+            match decoded {
                 Ok(b) => {
                     let mut build = Build {
                         options: b.options,

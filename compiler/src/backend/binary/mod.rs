@@ -22,7 +22,11 @@
 //! then `T`. A binary is accepted only when magic, version, fingerprint and
 //! caps match exactly and the checksum holds, so a stale or corrupted
 //! binary is refused (CL_INVALID_BINARY) rather than handed to the driver.
+//! A binary edited with its checksum recomputed is caught by `check`: the
+//! kernels' reflection must be consistent, and clCreateProgramWithBinary
+//! validates their SPIR-V.
 
+mod check;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -31,6 +35,7 @@ mod write;
 use crate::abi::GlobalVariables;
 use crate::caps::DeviceCaps;
 use crate::program::Program;
+pub use check::validate_executable;
 use read::Reader;
 use write::Writer;
 
@@ -147,7 +152,9 @@ pub fn decode_binary(bytes: &[u8], caps: &DeviceCaps) -> Result<Binary, BinaryEr
             let n = r.u32()?;
             let mut kernels = Vec::new();
             for _ in 0..n {
-                kernels.push(r.kernel()?);
+                let k = r.kernel()?;
+                check::check_kernel_layout(&k, caps)?;
+                kernels.push(k);
             }
             let size = r.u64()?;
             let constant_size = r.u64()?;

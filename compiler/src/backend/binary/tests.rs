@@ -97,7 +97,7 @@ fn kernel() -> Kernel {
                 descriptor: None,
             },
         ],
-        push_constant_size: 24,
+        push_constant_size: 36,
         arg_buffer: Some(ArgBuffer {
             address_offset: 16,
             size: 300,
@@ -290,4 +290,33 @@ fn refuses_bad_input() {
     other.fp64 = false;
     assert!(decode_binary(&bytes, &other).is_err());
     assert!(decode_binary(b"garbage", &caps()).is_err());
+}
+
+/// A binary edited with its checksum recomputed (ferrocl-ilfuzz's
+/// mutants): reflection that points outside its blocks is refused, where
+/// the runtime used to panic writing an argument at that offset.
+#[test]
+fn refuses_inconsistent_reflection() {
+    type Edit = (&'static str, fn(&mut Kernel));
+    let edits: [Edit; 4] = [
+        ("implicit offset", |k| k.implicit[0].1 = 0x1000_0000),
+        ("argument offset", |k| k.args[0].offset = 296),
+        ("push size", |k| k.push_constant_size = 132),
+        ("arg-buffer field", |k| {
+            k.arg_buffer.as_mut().unwrap().implicit[0].1 = 300
+        }),
+    ];
+    let good = executable();
+    assert!(decode_binary(&encode_binary(&good, &caps()), &caps()).is_ok());
+    for (what, edit) in edits {
+        let mut bin = good.clone();
+        let BinaryContent::Executable(p) = &mut bin.content else {
+            unreachable!()
+        };
+        edit(&mut p.kernels[0]);
+        let e = decode_binary(&encode_binary(&bin, &caps()), &caps())
+            .expect_err(what)
+            .0;
+        assert!(e.contains("out of range"), "{what}: {e}");
+    }
 }
