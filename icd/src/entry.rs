@@ -71,6 +71,27 @@ pub unsafe fn wait_list(
         .collect()
 }
 
+/// [`wait_list`], whose events must all belong to `context`
+/// (CL_INVALID_CONTEXT otherwise, checked after the list itself).
+///
+/// # Safety
+/// As [`wait_list`].
+pub unsafe fn wait_list_in(
+    n: cl_uint,
+    list: *const cl_event,
+    context: &std::sync::Arc<ferrocl_runtime::core::context::Context>,
+) -> CLResult<Vec<std::sync::Arc<ferrocl_runtime::core::event::Event>>> {
+    // SAFETY: caller contract.
+    let waits = unsafe { wait_list(n, list) }?;
+    if waits
+        .iter()
+        .any(|e| !std::sync::Arc::ptr_eq(&e.context, context))
+    {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok(waits)
+}
+
 /// Writes the returned event handle if the application asked for one.
 ///
 /// # Safety

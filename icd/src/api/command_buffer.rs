@@ -19,7 +19,7 @@ use opencl_sys::*;
 
 use super::queue::queue_arc;
 use super::{command_buffer_commands as cmds, mutable_dispatch as md};
-use crate::entry::{code, object, return_event, wait_list};
+use crate::entry::{code, object, return_event, wait_list_in};
 use crate::info::{write, Info};
 
 /// The cl_khr_command_buffer family's entry point called `name`, or NULL.
@@ -220,16 +220,10 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         };
         // "CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and
         // num_events_in_wait_list > 0, [...]".
-        // SAFETY: pointers from the application.
-        let waits = unsafe { wait_list(n, list) }?;
         // "CL_INVALID_CONTEXT if context associated with command_buffer and
         // events in event_wait_list are not the same."
-        if waits
-            .iter()
-            .any(|e| !Arc::ptr_eq(&e.context, &cmdbuf.queue.context))
-        {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        // SAFETY: pointers from the application.
+        let waits = unsafe { wait_list_in(n, list, &cmdbuf.queue.context) }?;
         // "CL_INVALID_OPERATION if command_buffer has not been finalized."
         let e = cmdbuf.enqueue(&queue, waits)?;
         // SAFETY: pointer from the application.

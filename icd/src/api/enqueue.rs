@@ -13,9 +13,10 @@ use ferrocl_runtime::core::transfer;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
+use super::command_buffer_commands::read_range;
 use super::mem::mem_arc;
 use super::queue::queue_arc;
-use crate::entry::{code, object, return_event, wait_list};
+use crate::entry::{code, object, return_event, wait_list_in};
 
 /// The checked queue, buffer and wait list of a buffer command.
 type Prologue = (Arc<Queue>, Arc<Mem>, Vec<Arc<Event>>);
@@ -52,16 +53,10 @@ unsafe fn mem_prologue(
         return Err(CL_INVALID_CONTEXT);
     }
     mem.ensure_on(queue.device_index)?;
+    // "CL_INVALID_CONTEXT if context associated with command_queue and
+    // events in event_wait_list are not the same."
     // SAFETY: caller contract.
-    let waits = unsafe { wait_list(n, list) }?;
-    // "CL_INVALID_CONTEXT if [...] the context associated with command_queue
-    // and events in event_wait_list are not the same."
-    if waits
-        .iter()
-        .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
-    {
-        return Err(CL_INVALID_CONTEXT);
-    }
+    let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
     Ok((queue, mem, waits))
 }
 
@@ -260,51 +255,26 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         if !(1..=3).contains(&work_dim) {
             return Err(CL_INVALID_WORK_DIMENSION);
         }
-        let wd = work_dim as usize;
-        let read3 = |p: *const usize, fill: usize| -> [usize; 3] {
-            let mut v = [fill; 3];
-            for (d, slot) in v.iter_mut().enumerate().take(wd) {
-                // SAFETY: work_dim entries per the application.
-                *slot = unsafe { *p.add(d) };
-            }
-            v
-        };
-        // "If global_work_size is NULL, or the value in any passed dimension
-        // is 0 then the kernel command will trivially succeed after its
-        // event dependencies are satisfied" (2.1+; CL_INVALID_GLOBAL_WORK_SIZE
-        // for it is deprecated).
-        let g = if global.is_null() {
-            let mut g = [1; 3];
-            g[..wd].fill(0);
-            g
-        } else {
-            read3(global, 1)
-        };
-        let o = if offset.is_null() {
-            [0; 3]
-        } else {
-            read3(offset, 0)
-        };
-        let l = (!local.is_null()).then(|| read3(local, 1));
-        // "CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
-        // global_work_size[0], ... global_work_size[work_dim - 1] exceed the
-        // maximum value representable by size_t on the device" and the
-        // offset rule; Vulkan ids are 32-bit.
-        if (0..wd).any(|d| g[d] > u32::MAX as usize) {
-            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
-        }
-        if (0..wd).any(|d| o[d].checked_add(g[d]).is_none_or(|s| s > u32::MAX as usize)) {
-            return Err(CL_INVALID_GLOBAL_OFFSET);
-        }
+        // The NDRange, with the size and offset checks kernel commands of
+        // command buffers share. "If global_work_size is NULL, or the
+        // value in any passed dimension is 0 then the kernel command will
+        // trivially succeed after its event dependencies are satisfied"
+        // (2.1+; CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
+        // SAFETY: work_dim entries per pointer, per the application.
+        let range = unsafe { read_range(work_dim, offset, global, local) }?;
+        // "CL_INVALID_CONTEXT if context associated with command_queue and
+        // events in event_wait_list are not the same."
         // SAFETY: pointers from the application.
-        let waits = unsafe { wait_list(n, list) }?;
-        if waits
-            .iter()
-            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
-        {
-            return Err(CL_INVALID_CONTEXT);
-        }
-        let e = enqueue_ndrange(&queue, &kern, work_dim, o, g, l, waits)?;
+        let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
+        let e = enqueue_ndrange(
+            &queue,
+            &kern,
+            work_dim,
+            range.offset,
+            range.global,
+            range.local,
+            waits,
+        )?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
@@ -365,14 +335,10 @@ fn marker(
 ) -> cl_int {
     code(|| {
         let queue = queue_arc(q)?;
+        // "CL_INVALID_CONTEXT if context associated with command_queue and
+        // events in event_wait_list are not the same."
         // SAFETY: pointers from the application.
-        let waits = unsafe { wait_list(n, list) }?;
-        if waits
-            .iter()
-            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
-        {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
         let e = transfer::enqueue_marker(&queue, t, waits);
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
@@ -860,16 +826,10 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
             }
             objs.push(m);
         }
+        // "CL_INVALID_CONTEXT if context associated with command_queue and
+        // events in event_wait_list are not the same."
         // SAFETY: pointers from the application.
-        let waits = unsafe { wait_list(ne, l) }?;
-        // "CL_INVALID_CONTEXT if the context associated with command_queue
-        // and events in event_wait_list are not the same."
-        if waits
-            .iter()
-            .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
-        {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let waits = unsafe { wait_list_in(ne, l, &queue.context) }?;
         // Moves the contents to the queue's device in a multi-device
         // context (an ordering point otherwise).
         let ev = transfer::enqueue_migrate(&queue, objs, flags, waits)?;

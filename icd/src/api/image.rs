@@ -22,7 +22,7 @@ use super::context::ctx_arc;
 use super::enqueue::{finish_blocking, read3};
 use super::mem::{check_flags, mem_arc};
 use super::queue::queue_arc;
-use crate::entry::{code, object, return_event, wait_list};
+use crate::entry::{code, object, return_event, wait_list_in};
 use crate::info::{write, Info};
 
 /// "CL_INVALID_VALUE if [...] image_type is not valid" and the image
@@ -640,14 +640,10 @@ fn buffer_of(queue: &Queue, m: cl_mem) -> CLResult<Arc<Mem>> {
 /// The wait list, checked: "CL_INVALID_CONTEXT if the context associated
 /// with command_queue and events in event_wait_list are not the same".
 unsafe fn waits_of(queue: &Queue, n: cl_uint, list: *const cl_event) -> CLResult<Vec<Arc<Event>>> {
+    // "CL_INVALID_CONTEXT if context associated with command_queue and
+    // events in event_wait_list are not the same."
     // SAFETY: caller contract.
-    let waits = unsafe { wait_list(n, list) }?;
-    if waits
-        .iter()
-        .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
-    {
-        return Err(CL_INVALID_CONTEXT);
-    }
+    let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
     Ok(waits)
 }
 

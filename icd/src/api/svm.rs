@@ -16,7 +16,7 @@ use opencl_sys::*;
 use super::context::ctx_arc;
 use super::enqueue::finish_blocking;
 use super::queue::queue_arc;
-use crate::entry::{code, return_event, wait_list};
+use crate::entry::{code, return_event, wait_list_in};
 
 pub unsafe extern "C" fn clSVMAlloc(
     c: cl_context,
@@ -93,16 +93,10 @@ unsafe fn svm_prologue(
     if queue.device.svm_capabilities() == 0 {
         return Err(CL_INVALID_OPERATION);
     }
-    // SAFETY: caller contract.
-    let waits = unsafe { wait_list(n, list) }?;
     // "CL_INVALID_CONTEXT if context associated with command_queue and
     // events in event_wait_list are not the same."
-    if waits
-        .iter()
-        .any(|e| !Arc::ptr_eq(&e.context, &queue.context))
-    {
-        return Err(CL_INVALID_CONTEXT);
-    }
+    // SAFETY: caller contract.
+    let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
     Ok((queue, waits))
 }
 
