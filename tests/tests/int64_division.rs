@@ -8,6 +8,10 @@
 //! fuzzer feeds and most tests do not. The kernels also use the
 //! results as addresses and divide several dividends by one divisor (the
 //! shape in which NVIDIA's compiler merged loads before).
+//! `division_whose_operands_do_not_fit_in_32_bits_beside_a_switch` is a
+//! reduced fuzz case: with the driver's own 64-bit division, NVIDIA's
+//! compiler (driver 580) made a comparison after it take the wrong arm;
+//! ferrocl now divides with `udivrem64` (`compiler/src/passes/udivrem64.rs`).
 
 use ferrocl_tests::Cl;
 

@@ -1,28 +1,32 @@
-//! `guard_int64_division`: 64-bit scalar integer division and remainder
-//! take a 32-bit path whenever both operands fit in 32 bits.
+//! `guard_int64_division`: no 64-bit scalar or vector integer division
+//! or remainder reaches the driver; each becomes a call of `udivrem64`
+//! (`compiler/src/passes/udivrem64.rs`), which takes a 32-bit path
+//! whenever both operands fit in 32 bits.
 //!
-//! Why: OpenCL's `size_t` is 64-bit, so `(i + 1) % n` on ids is a 64-bit
-//! OpUMod. NVIDIA's Vulkan compiler (driver 580) merges loads whose
-//! addresses come from different 64-bit OpUMod results with the same
-//! divisor (`f[(i+1) % n]` and `f[(i+2) % n]` read the same element),
-//! while the 32-bit operations are handled correctly. 32-bit division is
-//! also much cheaper than 64-bit division on every GPU.
+//! Why: NVIDIA's Vulkan compiler (driver 580) gets 64-bit division wrong
+//! in several ways: it merged loads whose addresses came from different
+//! 64-bit OpUMod results with the same divisor (`f[(i+1) % n]` and
+//! `f[(i+2) % n]` read the same element), and its expansion of a 64-bit
+//! division whose operands do not fit in 32 bits corrupts unrelated
+//! comparisons near it (see `udivrem64`). OpenCL's `size_t` is 64-bit, so
+//! `(i + 1) % n` on ids is a 64-bit OpUMod: the 32-bit path is also much
+//! cheaper on every GPU.
 //!
-//! Algorithm: each `r = a OP b` (OP in UDiv, UMod, SDiv, SRem, SMod) whose
-//! result is a 64-bit scalar becomes
-//! `r = fits(a, b) ? widen(narrow(a) OP narrow(b)) : a OP b`, where `fits`
-//! is "both values are in [0, 2^32)" for the unsigned operations and "both
-//! are in [-2^31, 2^31), and a is not -2^31" for the signed ones (so that
-//! the 32-bit operation cannot overflow). The 64-bit operation stays for the rare
-//! values outside that range. Both operations run (the result is an
-//! OpSelect), so where the operands do not fit the 32-bit divisor is 1:
-//! a truncated divisor of 0 (or -1 under -2^31) would be undefined
-//! behaviour in SPIR-V.
+//! Algorithm: each 64-bit scalar `r = a OP b` (OP in UDiv, UMod, SDiv,
+//! SRem, SMod) becomes a call `udivrem64(a', b')` and a component of its
+//! result: for the unsigned operations `a' = a`, `b' = b`; for the signed
+//! ones the magnitudes (`|-2^63|` is 2^63 as an unsigned value, so
+//! `-2^63 / -1` wraps to -2^63 like the hardware's), and the sign is put
+//! back: the quotient is negated where the operands' signs differ, the
+//! remainder takes the sign of `a` (SRem) or, where it is not zero and
+//! the signs differ, `b` is added (SMod).
 //!
 //! Vectors of 64-bit integers are rewritten lane by lane.
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
+
+use super::udivrem64::add_udivrem64;
 
 struct Ids<'m> {
     module: &'m mut Module,
@@ -101,18 +105,20 @@ pub fn guard_int64_division(module: &mut Module) {
     if targets.is_empty() {
         return;
     }
+    let helper = add_udivrem64(module);
     let mut ids = Ids { module };
-    let u32t = ids.t_int(32);
     let u64t = ids.t_int(64);
-    let boolt = ids.t_bool();
-    let c32 = ids.c64(32);
-    let c0 = ids.c64(0);
-    let int_min = ids.global(
-        Op::Constant,
-        Some(u32t),
-        vec![Operand::LiteralBit32(0x8000_0000)],
-    );
-    let one32 = ids.global(Op::Constant, Some(u32t), vec![Operand::LiteralBit32(1)]);
+    let consts = Consts {
+        u64t,
+        boolt: ids.t_bool(),
+        c0: ids.c64(0),
+        v2: ids.global(
+            Op::TypeVector,
+            None,
+            vec![Operand::IdRef(u64t), Operand::LiteralBit32(2)],
+        ),
+        helper,
+    };
     // Rewrite from the back so earlier indices stay valid.
     for &(fi, bi, ii) in targets.iter().rev() {
         let inst = ids.module.functions[fi].blocks[bi].instructions[ii].clone();
@@ -126,15 +132,6 @@ pub fn guard_int64_division(module: &mut Module) {
         let signed = matches!(op, Op::SDiv | Op::SRem | Op::SMod);
         let lanes = int64_lanes(ids.module, ty).unwrap_or(0);
         let mut seq = Vec::new();
-        let consts = Consts {
-            u32t,
-            u64t,
-            boolt,
-            c32,
-            c0,
-            int_min,
-            one32,
-        };
         if lanes == 0 {
             guarded(&mut ids, &mut seq, &consts, op, signed, a, b);
             // The last instruction (the select) computes the result: it
@@ -174,19 +171,17 @@ pub fn guard_int64_division(module: &mut Module) {
 
 /// Types and constants the rewritten sequences share.
 struct Consts {
-    u32t: Word,
     u64t: Word,
     boolt: Word,
-    c32: Word,
     c0: Word,
-    /// -2^31 as a 32-bit constant.
-    int_min: Word,
-    /// 1 as a 32-bit constant.
-    one32: Word,
+    /// `u64vec2`, the helper's result type.
+    v2: Word,
+    /// `udivrem64`.
+    helper: Word,
 }
 
-/// Appends to `seq` the guarded form of the 64-bit scalar `a OP b` (see
-/// the module doc) and returns the id of its result (the last instruction).
+/// Appends to `seq` the rewritten 64-bit scalar `a OP b` (see the module
+/// doc) and returns the id of its result (the last instruction).
 fn guarded(
     ids: &mut Ids,
     seq: &mut Vec<Instruction>,
@@ -196,49 +191,52 @@ fn guarded(
     a: Word,
     b: Word,
 ) -> Word {
-    let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Word>| {
+    let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Operand>| {
         let id = ids.fresh();
-        seq.push(Instruction::new(
-            op,
-            Some(ty),
-            Some(id),
-            operands.into_iter().map(Operand::IdRef).collect(),
-        ));
+        seq.push(Instruction::new(op, Some(ty), Some(id), operands));
         id
     };
-    let narrow = if signed { Op::SConvert } else { Op::UConvert };
-    let a32 = emit(ids, narrow, k.u32t, vec![a]);
-    let b32 = emit(ids, narrow, k.u32t, vec![b]);
-    let fits = if signed {
-        // Both survive the round trip through 32 bits, and a is not
-        // -2^31 (-2^31 / -1 overflows in 32 bits). Equalities only: an
-        // earlier form, (a + 2^31 - 1) <u 2^32 - 1, relied on wrap-around
-        // that NVIDIA's compiler (driver 580) did not honour (1 % -1 gave 1).
-        let aw = emit(ids, Op::SConvert, k.u64t, vec![a32]);
-        let bw = emit(ids, Op::SConvert, k.u64t, vec![b32]);
-        let fa = emit(ids, Op::IEqual, k.boolt, vec![aw, a]);
-        let fb = emit(ids, Op::IEqual, k.boolt, vec![bw, b]);
-        let not_min = emit(ids, Op::INotEqual, k.boolt, vec![a32, k.int_min]);
-        let both = emit(ids, Op::LogicalAnd, k.boolt, vec![fa, fb]);
-        emit(ids, Op::LogicalAnd, k.boolt, vec![both, not_min])
-    } else {
-        let or = emit(ids, Op::BitwiseOr, k.u64t, vec![a, b]);
-        let hi = emit(ids, Op::ShiftRightLogical, k.u64t, vec![or, k.c32]);
-        emit(ids, Op::IEqual, k.boolt, vec![hi, k.c0])
+    let ids_of = |v: &[Word]| v.iter().map(|&w| Operand::IdRef(w)).collect::<Vec<_>>();
+    let want_rem = !matches!(op, Op::UDiv | Op::SDiv);
+    let (u64t, boolt) = (k.u64t, k.boolt);
+    if !signed {
+        let res = emit(ids, Op::FunctionCall, k.v2, ids_of(&[k.helper, a, b]));
+        let lane = Operand::LiteralBit32(u32::from(want_rem));
+        return emit(
+            ids,
+            Op::CompositeExtract,
+            u64t,
+            vec![Operand::IdRef(res), lane],
+        );
+    }
+    let na = emit(ids, Op::SLessThan, boolt, ids_of(&[a, k.c0]));
+    let nb = emit(ids, Op::SLessThan, boolt, ids_of(&[b, k.c0]));
+    let mut magnitude = |ids: &mut Ids, v: Word, neg: Word| {
+        let minus = emit(ids, Op::SNegate, u64t, ids_of(&[v]));
+        emit(ids, Op::Select, u64t, ids_of(&[neg, minus, v]))
     };
-    // The 32-bit operation runs whatever `fits` says (OpSelect keeps the
-    // code branch-free), so its divisor must never make it undefined: in
-    // SPIR-V a zero divisor, or -2^31 / -1, is undefined *behaviour*, not an
-    // undefined value, which a driver may exploit (b = 2^63 does not fit
-    // and truncates to 0). Where the operands do not fit, the 32-bit
-    // operation divides by 1 instead; where they do, it divides by `b`
-    // exactly as the program asked. (The GPU fuzz case that led here,
-    // `int64_division::division_whose_operands_do_not_fit_in_32_bits_
-    // beside_a_switch`, still fails on NVIDIA after this change: its cause
-    // is elsewhere.)
-    let b32 = emit(ids, Op::Select, k.u32t, vec![fits, b32, k.one32]);
-    let r32 = emit(ids, op, k.u32t, vec![a32, b32]);
-    let r64 = emit(ids, narrow, k.u64t, vec![r32]);
-    let full = emit(ids, op, k.u64t, vec![a, b]);
-    emit(ids, Op::Select, k.u64t, vec![fits, r64, full])
+    let (ua, ub) = (magnitude(ids, a, na), magnitude(ids, b, nb));
+    let res = emit(ids, Op::FunctionCall, k.v2, ids_of(&[k.helper, ua, ub]));
+    let lane = Operand::LiteralBit32(u32::from(want_rem));
+    let part = emit(
+        ids,
+        Op::CompositeExtract,
+        u64t,
+        vec![Operand::IdRef(res), lane],
+    );
+    let minus = emit(ids, Op::SNegate, u64t, ids_of(&[part]));
+    if op == Op::SDiv {
+        let differ = emit(ids, Op::LogicalNotEqual, boolt, ids_of(&[na, nb]));
+        return emit(ids, Op::Select, u64t, ids_of(&[differ, minus, part]));
+    }
+    let rem = emit(ids, Op::Select, u64t, ids_of(&[na, minus, part]));
+    if op == Op::SRem {
+        return rem;
+    }
+    // SMod: the remainder takes the sign of b.
+    let nonzero = emit(ids, Op::INotEqual, boolt, ids_of(&[rem, k.c0]));
+    let differ = emit(ids, Op::LogicalNotEqual, boolt, ids_of(&[na, nb]));
+    let adjust = emit(ids, Op::LogicalAnd, boolt, ids_of(&[nonzero, differ]));
+    let plus_b = emit(ids, Op::IAdd, u64t, ids_of(&[rem, b]));
+    emit(ids, Op::Select, u64t, ids_of(&[adjust, plus_b, rem]))
 }

@@ -20,3 +20,4 @@ pub mod reducible;
 pub mod specialize;
 pub mod srem_via_sdiv;
 pub mod structurize;
+pub mod udivrem64;
