@@ -111,6 +111,14 @@ pub struct DeviceCaps {
     /// limit may have cut one (`passes::loop_limit`, `Kernel::loop_status`);
     /// the runtime fails such a launch.
     pub loop_limiter: bool,
+    /// 64-bit integer division and remainder whose operands do not fit in
+    /// 32 bits are computed by ferrocl's own loop (`passes::udivrem64`),
+    /// never by the driver's 64-bit OpUDiv/OpSDiv/OpUMod/OpSMod: NVIDIA's
+    /// driver 580 expands those into code that corrupts comparisons near
+    /// them. Elsewhere the driver's operation stays (lavapipe's is exact
+    /// and much faster than a loop, which would also count against its
+    /// loop limiter).
+    pub soft_int64_division: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

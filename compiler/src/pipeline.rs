@@ -365,7 +365,10 @@ impl KernelBuild<'_> {
         });
         dump::module(Pass::SremViaSdiv, kernel, &lowered.module);
         timing::pass(Pass::GuardInt64Division, kernel, || {
-            guard_int64_division::guard_int64_division(&mut lowered.module)
+            guard_int64_division::guard_int64_division(
+                &mut lowered.module,
+                caps.soft_int64_division,
+            )
         });
         dump::module(Pass::GuardInt64Division, kernel, &lowered.module);
         let mut loop_status = false;

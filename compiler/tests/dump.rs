@@ -47,6 +47,7 @@ fn caps() -> DeviceCaps {
     DeviceCaps {
         images: true,
         loop_limiter: true,
+        soft_int64_division: true,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

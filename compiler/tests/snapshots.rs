@@ -196,6 +196,11 @@ fn snapshots() {
         {
             caps.image2d_from_buffer_args = 32;
         }
+        // A device whose 64-bit division is ferrocl's own (NVIDIA).
+        caps.soft_int64_division = source
+            .lines()
+            .take(3)
+            .any(|l| l.starts_with("// soft_int64_division"));
         let program = match build_source(&source, options, &caps) {
             Ok(p) => p,
             Err(e) => {

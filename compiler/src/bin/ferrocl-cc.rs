@@ -10,7 +10,9 @@
 //! (`DeviceCaps::rmw_ordering`, lavapipe); `-vulkan-memory-model`: for a
 //! device with the Vulkan memory model (`DeviceCaps::vulkan_memory_model`);
 //! `-loop-limiter`: for a driver that cuts long loops (lavapipe,
-//! `DeviceCaps::loop_limiter`: kernels with loops report cut loops).
+//! `DeviceCaps::loop_limiter`: kernels with loops report cut loops);
+//! `-soft-int64-division`: for a driver whose 64-bit division is wrong
+//! (NVIDIA, `DeviceCaps::soft_int64_division`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -26,7 +28,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
     let mut rmw_ordering = false;
     let mut vulkan_memory_model = false;
     let mut loop_limiter = false;
+    let mut soft_int64_division = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -64,6 +67,8 @@ fn main() -> ExitCode {
             vulkan_memory_model = true;
         } else if a == "-loop-limiter" {
             loop_limiter = true;
+        } else if a == "-soft-int64-division" {
+            soft_int64_division = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -167,6 +172,7 @@ fn main() -> ExitCode {
         rmw_ordering,
         vulkan_memory_model,
         loop_limiter,
+        soft_int64_division,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

@@ -1,25 +1,36 @@
-//! `guard_int64_division`: no 64-bit scalar or vector integer division
-//! or remainder reaches the driver; each becomes a call of `udivrem64`
-//! (`compiler/src/passes/udivrem64.rs`), which takes a 32-bit path
-//! whenever both operands fit in 32 bits.
+//! `guard_int64_division`: 64-bit scalar integer division and remainder
+//! take a 32-bit path whenever both operands fit in 32 bits; where the
+//! driver's 64-bit division is wrong (`DeviceCaps::soft_int64_division`,
+//! NVIDIA), no 64-bit division reaches it at all.
 //!
-//! Why: NVIDIA's Vulkan compiler (driver 580) gets 64-bit division wrong
-//! in several ways: it merged loads whose addresses came from different
-//! 64-bit OpUMod results with the same divisor (`f[(i+1) % n]` and
-//! `f[(i+2) % n]` read the same element), and its expansion of a 64-bit
-//! division whose operands do not fit in 32 bits corrupts unrelated
-//! comparisons near it (see `udivrem64`). OpenCL's `size_t` is 64-bit, so
-//! `(i + 1) % n` on ids is a 64-bit OpUMod: the 32-bit path is also much
-//! cheaper on every GPU.
+//! Why: OpenCL's `size_t` is 64-bit, so `(i + 1) % n` on ids is a 64-bit
+//! OpUMod. NVIDIA's Vulkan compiler (driver 580) merges loads whose
+//! addresses come from different 64-bit OpUMod results with the same
+//! divisor (`f[(i+1) % n]` and `f[(i+2) % n]` read the same element),
+//! while the 32-bit operations are handled correctly; and its expansion of
+//! a 64-bit division whose operands do not fit in 32 bits corrupts
+//! unrelated comparisons near it (`udivrem64`). 32-bit division is also
+//! much cheaper than 64-bit division on every GPU.
 //!
-//! Algorithm: each 64-bit scalar `r = a OP b` (OP in UDiv, UMod, SDiv,
-//! SRem, SMod) becomes a call `udivrem64(a', b')` and a component of its
-//! result: for the unsigned operations `a' = a`, `b' = b`; for the signed
-//! ones the magnitudes (`|-2^63|` is 2^63 as an unsigned value, so
-//! `-2^63 / -1` wraps to -2^63 like the hardware's), and the sign is put
-//! back: the quotient is negated where the operands' signs differ, the
-//! remainder takes the sign of `a` (SRem) or, where it is not zero and
-//! the signs differ, `b` is added (SMod).
+//! Algorithm, the default (select) form: each `r = a OP b` (OP in UDiv,
+//! UMod, SDiv, SRem, SMod) whose result is a 64-bit scalar becomes
+//! `r = fits(a, b) ? widen(narrow(a) OP narrow(b)) : a OP b`, where `fits`
+//! is "both values are in [0, 2^32)" for the unsigned operations and "both
+//! are in [-2^31, 2^31), and a is not -2^31" for the signed ones (so that
+//! the 32-bit operation cannot overflow). The 64-bit operation stays for
+//! the rare values outside that range. Both operations run (the result is
+//! an OpSelect), so where the operands do not fit the 32-bit divisor is 1:
+//! a truncated divisor of 0 (or -1 under -2^31) would be undefined
+//! behaviour in SPIR-V.
+//!
+//! The soft (call) form: `r` is a component of `udivrem64(a', b')`
+//! (`compiler/src/passes/udivrem64.rs`, which has the 32-bit path inside):
+//! for the unsigned operations `a' = a`, `b' = b`; for the signed ones the
+//! magnitudes (`|-2^63|` is 2^63 as an unsigned value, so `-2^63 / -1`
+//! wraps to -2^63 like the hardware's), and the sign is put back: the
+//! quotient is negated where the operands' signs differ, the remainder
+//! takes the sign of `a` (SRem) or, where it is not zero and the signs
+//! differ, `b` is added (SMod).
 //!
 //! Vectors of 64-bit integers are rewritten lane by lane.
 
@@ -86,7 +97,7 @@ fn int64_lanes(m: &Module, ty: Word) -> Option<u32> {
     is_int64_scalar(m, *c).then_some(*n)
 }
 
-pub fn guard_int64_division(module: &mut Module) {
+pub fn guard_int64_division(module: &mut Module, soft: bool) {
     let mut targets = Vec::new();
     for (fi, f) in module.functions.iter().enumerate() {
         for (bi, b) in f.blocks.iter().enumerate() {
@@ -105,18 +116,31 @@ pub fn guard_int64_division(module: &mut Module) {
     if targets.is_empty() {
         return;
     }
-    let helper = add_udivrem64(module);
+    let helper = soft.then(|| add_udivrem64(module));
     let mut ids = Ids { module };
+    let u32t = ids.t_int(32);
     let u64t = ids.t_int(64);
     let consts = Consts {
+        u32t,
         u64t,
         boolt: ids.t_bool(),
+        c32: ids.c64(32),
         c0: ids.c64(0),
-        v2: ids.global(
-            Op::TypeVector,
-            None,
-            vec![Operand::IdRef(u64t), Operand::LiteralBit32(2)],
+        int_min: ids.global(
+            Op::Constant,
+            Some(u32t),
+            vec![Operand::LiteralBit32(0x8000_0000)],
         ),
+        one32: ids.global(Op::Constant, Some(u32t), vec![Operand::LiteralBit32(1)]),
+        v2: if soft {
+            ids.global(
+                Op::TypeVector,
+                None,
+                vec![Operand::IdRef(u64t), Operand::LiteralBit32(2)],
+            )
+        } else {
+            0
+        },
         helper,
     };
     // Rewrite from the back so earlier indices stay valid.
@@ -171,17 +195,22 @@ pub fn guard_int64_division(module: &mut Module) {
 
 /// Types and constants the rewritten sequences share.
 struct Consts {
+    u32t: Word,
     u64t: Word,
     boolt: Word,
+    c32: Word,
     c0: Word,
-    /// `u64vec2`, the helper's result type.
+    /// -2^31 as a 32-bit constant.
+    int_min: Word,
+    /// 1 as a 32-bit constant.
+    one32: Word,
+    /// `u64vec2`, `udivrem64`'s result type (soft form only; 0 otherwise).
     v2: Word,
-    /// `udivrem64`.
-    helper: Word,
+    /// `udivrem64`, in the soft form.
+    helper: Option<Word>,
 }
 
-/// Appends to `seq` the rewritten 64-bit scalar `a OP b` (see the module
-/// doc) and returns the id of its result (the last instruction).
+/// The rewritten 64-bit scalar `a OP b`, in the form `k` asks for.
 fn guarded(
     ids: &mut Ids,
     seq: &mut Vec<Instruction>,
@@ -191,6 +220,79 @@ fn guarded(
     a: Word,
     b: Word,
 ) -> Word {
+    match k.helper {
+        Some(helper) => call_form(helper, ids, seq, k, op, a, b),
+        None => select_form(ids, seq, k, op, signed, a, b),
+    }
+}
+
+/// Appends to `seq` the select form of the 64-bit scalar `a OP b` (see
+/// the module doc) and returns the id of its result (the last instruction).
+fn select_form(
+    ids: &mut Ids,
+    seq: &mut Vec<Instruction>,
+    k: &Consts,
+    op: Op,
+    signed: bool,
+    a: Word,
+    b: Word,
+) -> Word {
+    let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Word>| {
+        let id = ids.fresh();
+        seq.push(Instruction::new(
+            op,
+            Some(ty),
+            Some(id),
+            operands.into_iter().map(Operand::IdRef).collect(),
+        ));
+        id
+    };
+    let narrow = if signed { Op::SConvert } else { Op::UConvert };
+    let a32 = emit(ids, narrow, k.u32t, vec![a]);
+    let b32 = emit(ids, narrow, k.u32t, vec![b]);
+    let fits = if signed {
+        // Both survive the round trip through 32 bits, and a is not
+        // -2^31 (-2^31 / -1 overflows in 32 bits). Equalities only: an
+        // earlier form, (a + 2^31 - 1) <u 2^32 - 1, relied on wrap-around
+        // that NVIDIA's compiler (driver 580) did not honour (1 % -1 gave 1).
+        let aw = emit(ids, Op::SConvert, k.u64t, vec![a32]);
+        let bw = emit(ids, Op::SConvert, k.u64t, vec![b32]);
+        let fa = emit(ids, Op::IEqual, k.boolt, vec![aw, a]);
+        let fb = emit(ids, Op::IEqual, k.boolt, vec![bw, b]);
+        let not_min = emit(ids, Op::INotEqual, k.boolt, vec![a32, k.int_min]);
+        let both = emit(ids, Op::LogicalAnd, k.boolt, vec![fa, fb]);
+        emit(ids, Op::LogicalAnd, k.boolt, vec![both, not_min])
+    } else {
+        let or = emit(ids, Op::BitwiseOr, k.u64t, vec![a, b]);
+        let hi = emit(ids, Op::ShiftRightLogical, k.u64t, vec![or, k.c32]);
+        emit(ids, Op::IEqual, k.boolt, vec![hi, k.c0])
+    };
+    // The 32-bit operation runs whatever `fits` says (OpSelect keeps the
+    // code branch-free), so its divisor must never make it undefined: in
+    // SPIR-V a zero divisor, or -2^31 / -1, is undefined *behaviour*, not an
+    // undefined value, which a driver may exploit (b = 2^63 does not fit
+    // and truncates to 0). Where the operands do not fit, the 32-bit
+    // operation divides by 1 instead; where they do, it divides by `b`
+    // exactly as the program asked.
+    let b32 = emit(ids, Op::Select, k.u32t, vec![fits, b32, k.one32]);
+    let r32 = emit(ids, op, k.u32t, vec![a32, b32]);
+    let r64 = emit(ids, narrow, k.u64t, vec![r32]);
+    let full = emit(ids, op, k.u64t, vec![a, b]);
+    emit(ids, Op::Select, k.u64t, vec![fits, r64, full])
+}
+
+/// Appends to `seq` the call form of the 64-bit scalar `a OP b` (see the
+/// module doc), calling `helper`, and returns the id of its result.
+fn call_form(
+    helper: Word,
+    ids: &mut Ids,
+    seq: &mut Vec<Instruction>,
+    k: &Consts,
+    op: Op,
+    a: Word,
+    b: Word,
+) -> Word {
+    let signed = matches!(op, Op::SDiv | Op::SRem | Op::SMod);
     let mut emit = |ids: &mut Ids, op: Op, ty: Word, operands: Vec<Operand>| {
         let id = ids.fresh();
         seq.push(Instruction::new(op, Some(ty), Some(id), operands));
@@ -200,7 +302,7 @@ fn guarded(
     let want_rem = !matches!(op, Op::UDiv | Op::SDiv);
     let (u64t, boolt) = (k.u64t, k.boolt);
     if !signed {
-        let res = emit(ids, Op::FunctionCall, k.v2, ids_of(&[k.helper, a, b]));
+        let res = emit(ids, Op::FunctionCall, k.v2, ids_of(&[helper, a, b]));
         let lane = Operand::LiteralBit32(u32::from(want_rem));
         return emit(
             ids,
@@ -216,7 +318,7 @@ fn guarded(
         emit(ids, Op::Select, u64t, ids_of(&[neg, minus, v]))
     };
     let (ua, ub) = (magnitude(ids, a, na), magnitude(ids, b, nb));
-    let res = emit(ids, Op::FunctionCall, k.v2, ids_of(&[k.helper, ua, ub]));
+    let res = emit(ids, Op::FunctionCall, k.v2, ids_of(&[helper, ua, ub]));
     let lane = Operand::LiteralBit32(u32::from(want_rem));
     let part = emit(
         ids,

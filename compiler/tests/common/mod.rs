@@ -30,6 +30,7 @@ pub fn test_caps() -> DeviceCaps {
         rmw_ordering: false,
         vulkan_memory_model: false,
         loop_limiter: false,
+        soft_int64_division: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,

@@ -927,6 +927,7 @@ impl Device {
             rmw_ordering: self.rmw_ordering(),
             vulkan_memory_model: self.vulkan_memory_model(),
             loop_limiter: self.loop_limiter(),
+            soft_int64_division: self.soft_int64_division(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1042,6 +1043,20 @@ impl Device {
                 Ok("1") => true,
                 _ => self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE,
             })
+    }
+
+    /// Whether 64-bit division is ferrocl's own loop where the operands do
+    /// not fit in 32 bits (`DeviceCaps::soft_int64_division`): on NVIDIA's
+    /// driver, whose own expansion corrupts comparisons near it (GPU fuzz
+    /// sample, tests/int64_division.rs). `FERROCL_SOFT_INT64_DIVISION=0|1`
+    /// overrides the table.
+    pub fn soft_int64_division(&self) -> bool {
+        match std::env::var("FERROCL_SOFT_INT64_DIVISION").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one

@@ -64,7 +64,20 @@ kernel void copy16(global const float16* a, global float16* b) {
     b[i] = a[i];
 }
 kernel void empty(global int* p) {}
+kernel void div64(global ulong* out, ulong d0, ulong mask) {
+    ulong x = ((get_global_id(0) + 1) * 0x9E3779B97F4A7C15UL) & mask;
+    ulong d = d0 + get_global_id(0);
+    ulong acc = 0;
+    for (int i = 0; i < 64; i++) {
+        acc += x / d;
+        x = ((x * 6364136223846793005UL) + 1442695040888963407UL) & mask;
+    }
+    out[get_global_id(0)] = acc;
+}
 "#;
+
+/// Divisions per work-item of `div64` (its loop count).
+const DIVS: usize = 64;
 
 /// The compute kernel `name`: 256 iterations of 8 four-wide `mad`s on
 /// `ty` (`float` or `double`; `suffix` makes its literals that type).
@@ -444,6 +457,32 @@ fn run_platform(platform: cl_platform_id, s: &Sizes) -> (String, Vec<Row>) {
                 unit: "GFLOPS",
                 higher_better: true,
                 value: s.compute_items as f64 * MAD_FLOPS / d.as_secs_f64() / 1e9,
+            },
+        );
+    }
+
+    // 64-bit division: operands beyond 32 bits (ferrocl divides with a
+    // loop there, `udivrem64`: NVIDIA's own expansion miscompiles), and
+    // operands that fit (a 32-bit division).
+    let div = prog.kernel("div64");
+    let items = s.compute_items / 8;
+    for (name, d0, mask) in [
+        (
+            "int64 division (operands beyond 32 bits)",
+            0x1_0000_0001u64,
+            u64::MAX,
+        ),
+        ("int64 division (operands within 32 bits)", 3, 0xffff_ffff),
+    ] {
+        div.arg(0, &out).arg(1, &d0).arg(2, &mask);
+        let d = best_launch(s.reps, &q, &div, items);
+        push(
+            &mut rows,
+            Row {
+                name,
+                unit: "Gdiv/s",
+                higher_better: true,
+                value: (items * DIVS) as f64 / d.as_secs_f64() / 1e9,
             },
         );
     }

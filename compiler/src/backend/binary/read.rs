@@ -138,6 +138,7 @@ impl<'a> Reader<'a> {
             rmw_ordering: self.bool()?,
             vulkan_memory_model: self.bool()?,
             loop_limiter: self.bool()?,
+            soft_int64_division: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,
