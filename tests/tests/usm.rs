@@ -1177,3 +1177,43 @@ fn error_codes() {
         u.free(&cl, p);
     }
 }
+
+/// A kernel built with descriptor addressing sees pointers as binding
+/// slots, never as device addresses: it takes no USM pointer
+/// (ferrocl's own build option; design.md, "Unified memory").
+#[test]
+fn descriptor_addressed_kernels_take_no_usm_pointers() {
+    let cl = Cl::new();
+    if ferrocl_tests::info::testing_pocl() {
+        eprintln!("skipped: a ferrocl build option");
+        return;
+    }
+    let Some(u) = usm(&cl) else { return };
+    let k = cl
+        .try_build(
+            "kernel void f(global int *p) { p[0] = 1; }",
+            "-ferrocl-addressing=descriptor",
+        )
+        .expect("descriptor-addressed build")
+        .kernel("f");
+    let p = u.alloc(&cl, Kind::Device, 64);
+    // SAFETY: valid kernel; a cl_bool and a one-pointer list.
+    unsafe {
+        expect_error(
+            (u.set_arg)(k.raw(), 0, p),
+            CL_INVALID_OPERATION,
+            "clSetKernelArgMemPointerINTEL",
+        );
+        expect_error(
+            clSetKernelExecInfo(
+                k.raw(),
+                CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL,
+                std::mem::size_of::<*mut c_void>(),
+                (&p as *const *mut c_void).cast(),
+            ),
+            CL_INVALID_OPERATION,
+            "USM_PTRS",
+        );
+    }
+    u.free(&cl, p);
+}

@@ -63,7 +63,8 @@ pub struct Kernel {
     pub per_device: Vec<Arc<DeviceKernel>>,
     pub args: Mutex<Vec<Option<ArgValue>>>,
     /// Addresses the kernel reaches other than through its arguments
-    /// (CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, CL_KERNEL_EXEC_INFO_SVM_PTRS):
+    /// (CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, CL_KERNEL_EXEC_INFO_SVM_PTRS,
+    /// the USM lists and indirect-access switches):
     /// a launch keeps their objects alive and, in a multi-device context,
     /// current on its device.
     pub indirect: Mutex<IndirectPointers>,
