@@ -53,8 +53,16 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clSetKernelArgDevicePointerEXT" => {
             api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
         }
-        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch.
-        _ => api::command_buffer::extension_function(name),
+        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch,
+        // then cl_intel_unified_shared_memory.
+        _ => {
+            let f = api::command_buffer::extension_function(name);
+            if f.is_null() {
+                api::usm::extension_function(name)
+            } else {
+                f
+            }
+        }
     }
 }
 

@@ -1033,6 +1033,122 @@ fn svm_alloc_in_a_two_device_context_fails() {
     assert!(p.is_null());
 }
 
+/// USM allocations, like SVM, need one pointer that is the device address
+/// wherever the context's devices use it: in a two-device context every
+/// allocation function answers CL_INVALID_OPERATION
+/// (runtime/src/core/usm.rs); a context of the second device alone has
+/// them, and a kernel there writes through a device allocation.
+#[test]
+fn usm_only_in_one_device_contexts() {
+    let t = two();
+    let lookup = |name: &std::ffi::CStr| {
+        // SAFETY: a platform of the loader and a NUL-terminated name.
+        let f = unsafe { clGetExtensionFunctionAddressForPlatform(platform(), name.as_ptr()) };
+        assert!(!f.is_null(), "{name:?}");
+        f
+    };
+    // SAFETY: the extension's signatures for these names.
+    let (host, device, shared, free, memcpy, set_arg) = unsafe {
+        (
+            std::mem::transmute::<*mut std::ffi::c_void, clHostMemAllocINTEL_t>(lookup(
+                c"clHostMemAllocINTEL",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clDeviceMemAllocINTEL_t>(lookup(
+                c"clDeviceMemAllocINTEL",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clSharedMemAllocINTEL_t>(lookup(
+                c"clSharedMemAllocINTEL",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clMemFreeINTEL_t>(lookup(
+                c"clMemFreeINTEL",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clEnqueueMemcpyINTEL_t>(lookup(
+                c"clEnqueueMemcpyINTEL",
+            ))
+            .unwrap(),
+            std::mem::transmute::<*mut std::ffi::c_void, clSetKernelArgMemPointerINTEL_t>(lookup(
+                c"clSetKernelArgMemPointerINTEL",
+            ))
+            .unwrap(),
+        )
+    };
+    let mut status = CL_SUCCESS;
+    // SAFETY (all below): valid contexts, devices and queues; the
+    // allocation outlives every command on it (the read is blocking).
+    unsafe {
+        let p = host(t.context.raw(), ptr::null(), 64, 0, &mut status);
+        assert!(p.is_null());
+        expect_error(status, CL_INVALID_OPERATION, "host allocation, two devices");
+        let p = device(
+            t.context.raw(),
+            t.devices[1],
+            ptr::null(),
+            64,
+            0,
+            &mut status,
+        );
+        assert!(p.is_null());
+        expect_error(
+            status,
+            CL_INVALID_OPERATION,
+            "device allocation, two devices",
+        );
+        let p = shared(
+            t.context.raw(),
+            ptr::null_mut(),
+            ptr::null(),
+            64,
+            0,
+            &mut status,
+        );
+        assert!(p.is_null());
+        expect_error(
+            status,
+            CL_INVALID_OPERATION,
+            "shared allocation, two devices",
+        );
+
+        let one = Context::on(t.devices[1]);
+        let q = one.queue();
+        let p = device(
+            one.raw(),
+            t.devices[1],
+            ptr::null(),
+            1024 * 4,
+            0,
+            &mut status,
+        );
+        check(status, "device allocation on device 1 alone");
+        let k = one.kernel(
+            "kernel void f(global int *p) { int i = get_global_id(0); p[i] = i * i - 9; }",
+            "f",
+        );
+        check(set_arg(k.raw(), 0, p), "clSetKernelArgMemPointerINTEL");
+        q.run(&k, &[1024], None);
+        let mut got = vec![0i32; 1024];
+        check(
+            memcpy(
+                q.raw(),
+                CL_TRUE,
+                got.as_mut_ptr().cast(),
+                p,
+                1024 * 4,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            ),
+            "clEnqueueMemcpyINTEL",
+        );
+        let want: Vec<i32> = (0..1024).map(|i| i * i - 9).collect();
+        assert_same("device 1's kernel through a USM pointer", &got, &want);
+        check(free(one.raw(), p), "clMemFreeINTEL");
+    }
+}
+
 /// A command buffer recorded on device 1's queue: each replay makes its
 /// buffers current there first (contents written on device 0 between
 /// replays move over), and its writes move back to device 0 for reading.

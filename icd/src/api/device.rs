@@ -243,6 +243,11 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => Info::usize(d.max_global_variable_size()),
         CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::usize(d.max_global_variable_size()),
         CL_DEVICE_SVM_CAPABILITIES => Info::u64(d.svm_capabilities()),
+        CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL => Info::u64(d.usm_capabilities(param)),
         CL_DEVICE_MAX_PIPE_ARGS
         | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
         | CL_DEVICE_PIPE_MAX_PACKET_SIZE => Info::u32(0),

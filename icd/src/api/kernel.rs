@@ -4,13 +4,14 @@ use std::ffi::{c_char, c_void, CStr};
 
 use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, ImageDim};
 use ferrocl_runtime::core::device::Device;
-use ferrocl_runtime::core::kernel::{ArgValue, Kernel};
+use ferrocl_runtime::core::kernel::{ArgValue, IndirectUpdate, Kernel};
 use ferrocl_runtime::core::memory::Mem;
 use ferrocl_runtime::core::object::{
     get, get_arc, handle_of, into_handle, release, retain, ClObject,
 };
 use ferrocl_runtime::core::program::Program;
 use ferrocl_runtime::core::sampler::Sampler;
+use ferrocl_runtime::core::usm;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -303,10 +304,8 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
         // SAFETY: handle from the application.
         let kern = unsafe { get::<Kernel>(k) }?;
         // SAFETY: `value` points at `size` bytes per the application.
-        match unsafe { exec_info(kern, param, size, value) }? {
-            ExecInfo::SvmPtrs(p) => kern.indirect.lock().svm_ptrs = p,
-            ExecInfo::DevicePtrs(p) => kern.indirect.lock().device_ptrs = p,
-            ExecInfo::NoFineGrainSystem => {}
+        if let ExecInfo::Indirect(u) = unsafe { exec_info(kern, param, size, value) }? {
+            u.apply(&mut kern.indirect.lock());
         }
         Ok(())
     })
@@ -314,10 +313,8 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
 
 /// One clSetKernelExecInfo setting, checked.
 pub(crate) enum ExecInfo {
-    /// CL_KERNEL_EXEC_INFO_SVM_PTRS' new list.
-    SvmPtrs(Vec<u64>),
-    /// CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT's new list.
-    DevicePtrs(Vec<u64>),
+    /// A new list of indirect pointers or USM indirect-access switch.
+    Indirect(IndirectUpdate),
     /// CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM = CL_FALSE (nothing to keep).
     NoFineGrainSystem,
 }
@@ -351,7 +348,7 @@ pub(crate) unsafe fn exec_info(
             }
             // SAFETY: `size` bytes of pointers per the caller.
             let ptrs = unsafe { address_list(size, value, std::mem::size_of::<*const c_void>()) }?;
-            Ok(ExecInfo::SvmPtrs(ptrs))
+            Ok(ExecInfo::Indirect(IndirectUpdate::SvmPtrs(ptrs)))
         }
         // "CL_INVALID_OPERATION if param_name is
         // CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM and param_value is
@@ -387,7 +384,46 @@ pub(crate) unsafe fn exec_info(
                     std::mem::size_of::<cl_mem_device_address_ext>(),
                 )
             }?;
-            Ok(ExecInfo::DevicePtrs(ptrs))
+            Ok(ExecInfo::Indirect(IndirectUpdate::DevicePtrs(ptrs)))
+        }
+        // cl_intel_unified_shared_memory: "CL_INVALID_OPERATION if
+        // param_name is CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL and no devices
+        // in the context associated with kernel support Unified Shared
+        // Memory." Every device has device allocations; USM pointers are
+        // device addresses, which only physical addressing takes.
+        CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL => {
+            if !kern.takes_device_addresses() {
+                return Err(CL_INVALID_OPERATION);
+            }
+            // SAFETY: `size` bytes of pointers per the caller.
+            let ptrs = unsafe { address_list(size, value, std::mem::size_of::<*const c_void>()) }?;
+            Ok(ExecInfo::Indirect(IndirectUpdate::UsmPtrs(ptrs)))
+        }
+        // "CL_INVALID_OPERATION if param_name is
+        // CL_KERNEL_EXEC_INFO_INDIRECT_{HOST,DEVICE,SHARED}_ACCESS_INTEL and
+        // no devices in the context associated with kernel support
+        // {host,device,shared} Unified Shared Memory allocations."
+        CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL
+        | CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL
+        | CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL => {
+            let kind = match param {
+                CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL => usm::Kind::Host,
+                CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL => usm::Kind::Device,
+                _ => usm::Kind::Shared,
+            };
+            let devices = &kern.program.context.devices;
+            if !devices.iter().any(|d| usm::capabilities(d, kind) != 0) {
+                return Err(CL_INVALID_OPERATION);
+            }
+            if value.is_null() || size != std::mem::size_of::<cl_bool>() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: a cl_bool per the size check.
+            let on = unsafe { *(value as *const cl_bool) } != CL_FALSE;
+            Ok(ExecInfo::Indirect(IndirectUpdate::UsmKinds {
+                bits: kind.bit(),
+                on,
+            }))
         }
         // "CL_INVALID_VALUE if param_name is not valid [...]"
         _ => Err(CL_INVALID_VALUE),
@@ -456,6 +492,37 @@ fn address_arg(
         return Err(CL_INVALID_OPERATION);
     }
     Ok(ArgValue::Address(address))
+}
+
+/// cl_intel_unified_shared_memory, reached through
+/// clGetExtensionFunctionAddress(ForPlatform): a USM pointer (a device
+/// address, `ferrocl_runtime::core::usm`) for a pointer argument to global
+/// or constant memory.
+pub unsafe extern "C" fn clSetKernelArgMemPointerINTEL(
+    k: cl_kernel,
+    index: cl_uint,
+    value: *const c_void,
+) -> cl_int {
+    code(|| {
+        // SAFETY: handle from the application.
+        let kern = unsafe { get::<Kernel>(k) }?;
+        // Any value is taken, as for SVM pointers: the extension leaves
+        // open whether a pointer into no allocation is an error (its issue
+        // "Should it be an error to set an unknown pointer"), and a pointer
+        // is harmless until dereferenced. A launch keeps the allocation an
+        // (interior) pointer lies in alive.
+        // "CL_INVALID_ARG_VALUE if arg_value is not a valid argument
+        // value": an argument that is no pointer to global or constant
+        // memory, as clSetKernelArgSVMPointer answers.
+        let v = address_arg(kern, index, value as u64, true).map_err(|e| match e {
+            CL_INVALID_ARG_INDEX if (index as usize) < kern.info().args.len() => {
+                CL_INVALID_ARG_VALUE
+            }
+            e => e,
+        })?;
+        kern.set_arg(index as usize, v);
+        Ok(())
+    })
 }
 
 /// cl_ext_buffer_device_address, reached through

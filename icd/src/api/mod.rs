@@ -19,3 +19,4 @@ pub mod suggested_local;
 pub mod svm;
 pub mod timer;
 pub mod unsupported;
+pub mod usm;

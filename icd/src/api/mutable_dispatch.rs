@@ -171,7 +171,7 @@ unsafe fn dispatch_update(
         args.push((a.arg_index as usize, v));
     }
     // clSetKernelExecInfo's errors; each list replaces the recorded one.
-    let (mut svm_ptrs, mut device_ptrs) = (None, None);
+    let mut indirect = Vec::new();
     for i in 0..c.num_exec_infos as usize {
         // SAFETY: num_exec_infos entries per the application.
         let e = unsafe { &*c.exec_info_list.add(i) };
@@ -184,8 +184,7 @@ unsafe fn dispatch_update(
                 e.param_value,
             )
         }? {
-            ExecInfo::SvmPtrs(p) => svm_ptrs = Some(p),
-            ExecInfo::DevicePtrs(p) => device_ptrs = Some(p),
+            ExecInfo::Indirect(u) => indirect.push(u),
             ExecInfo::NoFineGrainSystem => {}
         }
     }
@@ -210,8 +209,7 @@ unsafe fn dispatch_update(
     Ok(DispatchUpdate {
         command,
         args,
-        svm_ptrs,
-        device_ptrs,
+        indirect,
         offset,
         global,
         local,

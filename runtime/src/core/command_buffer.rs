@@ -71,7 +71,7 @@ use parking_lot::Mutex;
 use super::error::CLResult;
 use super::event::Event;
 use super::image_transfer::ReusableCopy;
-use super::kernel::{ArgValue, IndirectPointers, Kernel};
+use super::kernel::{ArgValue, IndirectPointers, IndirectUpdate, Kernel};
 use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
 use super::prepared_launch::{Launch, Range};
@@ -251,10 +251,8 @@ impl MutableCommand {
 pub struct DispatchUpdate {
     pub command: Arc<MutableCommand>,
     pub args: Vec<(usize, ArgValue)>,
-    /// New CL_KERNEL_EXEC_INFO_SVM_PTRS and
-    /// CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT lists, where given.
-    pub svm_ptrs: Option<Vec<u64>>,
-    pub device_ptrs: Option<Vec<u64>>,
+    /// The exec info settings given (clSetKernelExecInfo's), in order.
+    pub indirect: Vec<IndirectUpdate>,
     pub offset: Option<[usize; 3]>,
     pub global: Option<[usize; 3]>,
     pub local: Option<[usize; 3]>,
@@ -620,11 +618,8 @@ impl CommandBuffer {
             for (i, v) in u.args {
                 d.args[i] = Some(v);
             }
-            if let Some(p) = u.svm_ptrs {
-                d.indirect.svm_ptrs = p;
-            }
-            if let Some(p) = u.device_ptrs {
-                d.indirect.device_ptrs = p;
+            for i in u.indirect {
+                i.apply(&mut d.indirect);
             }
             if let Some(o) = u.offset {
                 d.range.offset = o;

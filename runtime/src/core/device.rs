@@ -432,6 +432,16 @@ impl Device {
         // were PoCL's drafts with CL_MEM_DEVICE_PTR_EXT), and the version
         // CTS test_cl_ext_buffer_device_address requires.
         e.push(("cl_ext_buffer_device_address", (1, 0, 2)));
+        // Intel USM (`super::usm`), where some allocation kind is had:
+        // device allocations always are, so every device reports it.
+        let usm = [
+            CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL,
+            CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
+            CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+        ];
+        if usm.iter().any(|&q| self.usm_capabilities(q) != 0) {
+            e.push(("cl_intel_unified_shared_memory", (1, 0, 0)));
+        }
         // Commands recorded once into Vulkan command buffers and replayed,
         // kernel commands updated by re-recording (`super::command_buffer`).
         e.push((
@@ -443,6 +453,31 @@ impl Device {
             super::command_buffer::MUTABLE_DISPATCH_VERSION,
         ));
         e
+    }
+
+    /// The USM capability query `query` (CL_DEVICE_*_MEM_CAPABILITIES_INTEL;
+    /// `super::usm` has the reasons): device allocations are device-local
+    /// storage with a device address, reached and updated atomically by
+    /// kernels; host and single-device shared ones are SVM's shared memory,
+    /// where the device has it; concurrent access (host or other devices
+    /// while a kernel runs), cross-device shared and shared system
+    /// allocations are never reported.
+    pub fn usm_capabilities(
+        &self,
+        query: cl_device_info,
+    ) -> cl_device_unified_shared_memory_capabilities_intel {
+        let access =
+            CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL;
+        match query {
+            CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL => access,
+            CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
+            | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+                if self.svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER != 0 =>
+            {
+                access
+            }
+            _ => 0,
+        }
     }
 
     /// CL_DEVICE_SVM_CAPABILITIES: coarse-grained buffer SVM where an

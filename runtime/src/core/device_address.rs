@@ -12,14 +12,15 @@
 //! multi-device context, make its contents current on the launch's device
 //! (`super::residency`). This registry is how a launch finds the object
 //! behind an address: every buffer created with
-//! CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT and every SVM allocation registers
-//! the address range of its storage on each device of its context.
+//! CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, every SVM allocation and every USM
+//! allocation (`super::usm`) registers the address range of its storage
+//! on each device of its context.
 //!
 //! Ranges are keyed by the Vulkan device as well as the address: two GPUs
 //! may hand out the same virtual addresses. An entry holds its object
 //! weakly (a released buffer's entry is dead and found by nobody) or, for
-//! SVM allocations, strongly: the allocation lives until clSVMFree, which
-//! takes it out ([`unregister`]). Dead entries are dropped when a new
+//! SVM and USM allocations, strongly: the allocation lives until clSVMFree
+//! or clMemFreeINTEL, which takes it out ([`unregister`]). Dead entries are dropped when a new
 //! range overlaps them (the driver reused the addresses).
 //!
 //! Layer: residency (it asks each object for its storage on every device of

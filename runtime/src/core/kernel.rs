@@ -63,17 +63,51 @@ pub struct Kernel {
     pub per_device: Vec<Arc<DeviceKernel>>,
     pub args: Mutex<Vec<Option<ArgValue>>>,
     /// Addresses the kernel reaches other than through its arguments
-    /// (CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, CL_KERNEL_EXEC_INFO_SVM_PTRS):
+    /// (CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, CL_KERNEL_EXEC_INFO_SVM_PTRS,
+    /// the USM lists and indirect-access switches):
     /// a launch keeps their objects alive and, in a multi-device context,
     /// current on its device.
     pub indirect: Mutex<IndirectPointers>,
 }
 
-/// The two lists of clSetKernelExecInfo; each call replaces its list.
+/// The lists and switches of clSetKernelExecInfo; each call replaces its
+/// list or sets its switch.
 #[derive(Clone, Default)]
 pub struct IndirectPointers {
     pub device_ptrs: Vec<u64>,
     pub svm_ptrs: Vec<u64>,
+    /// CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL.
+    pub usm_ptrs: Vec<u64>,
+    /// CL_KERNEL_EXEC_INFO_INDIRECT_{HOST,DEVICE,SHARED}_ACCESS_INTEL: the
+    /// `super::usm::Kind::bit`s of the kinds the kernel may reach through
+    /// any pointer (a launch keeps every such allocation alive).
+    pub usm_kinds: u8,
+}
+
+/// One clSetKernelExecInfo setting, checked (also the exec info of a
+/// mutable-dispatch update).
+#[derive(Clone, Debug)]
+pub enum IndirectUpdate {
+    SvmPtrs(Vec<u64>),
+    DevicePtrs(Vec<u64>),
+    UsmPtrs(Vec<u64>),
+    /// The kinds of `bits` may (`true`) or may not be reached indirectly.
+    UsmKinds {
+        bits: u8,
+        on: bool,
+    },
+}
+
+impl IndirectUpdate {
+    pub fn apply(self, to: &mut IndirectPointers) {
+        match self {
+            IndirectUpdate::SvmPtrs(p) => to.svm_ptrs = p,
+            IndirectUpdate::DevicePtrs(p) => to.device_ptrs = p,
+            IndirectUpdate::UsmPtrs(p) => to.usm_ptrs = p,
+            IndirectUpdate::UsmKinds { bits, on: true } => to.usm_kinds |= bits,
+            IndirectUpdate::UsmKinds { bits, on: false } => to.usm_kinds &= !bits,
+        }
+    }
 }
 
 impl ClObject for Kernel {
@@ -459,7 +493,12 @@ pub(super) fn resolve_indirect(
     r: &mut ResolvedArgs<'_>,
 ) {
     let multi = queue.context.devices.len() > 1;
-    for &address in indirect.device_ptrs.iter().chain(&indirect.svm_ptrs) {
+    let listed = indirect
+        .device_ptrs
+        .iter()
+        .chain(&indirect.svm_ptrs)
+        .chain(&indirect.usm_ptrs);
+    for &address in listed {
         if let Some((m, _)) =
             super::device_address::lookup(&queue.context, queue.device_index, address)
         {
@@ -468,6 +507,11 @@ pub(super) fn resolve_indirect(
             }
             r.keep.push(m);
         }
+    }
+    if indirect.usm_kinds != 0 {
+        // USM contexts have one device: nothing to make current.
+        r.keep
+            .extend(super::usm::all_of_kinds(&queue.context, indirect.usm_kinds));
     }
 }
 

@@ -412,6 +412,22 @@ impl Mem {
         size: usize,
         storage: Arc<Buffer>,
     ) -> Arc<Mem> {
+        Self::over_shared_memory(context, flags, size, storage, true)
+    }
+
+    /// A host or shared USM allocation (`super::usm`): the storage of an
+    /// SVM allocation, but no SVM allocation (the clSVM* calls ignore it).
+    pub fn new_usm_shared(context: Arc<Context>, size: usize, storage: Arc<Buffer>) -> Arc<Mem> {
+        Self::over_shared_memory(context, CL_MEM_READ_WRITE, size, storage, false)
+    }
+
+    fn over_shared_memory(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        storage: Arc<Buffer>,
+        svm_allocation: bool,
+    ) -> Arc<Mem> {
         Arc::new(Mem {
             base: Base::new(Self::TAG),
             context,
@@ -426,7 +442,7 @@ impl Mem {
             host_mirror: None,
             properties: Vec::new(),
             device_address: false,
-            svm_allocation: true,
+            svm_allocation,
             svm_backing: None,
             map_count: Default::default(),
             destructors: Mutex::new(Vec::new()),

@@ -25,7 +25,7 @@
 //!    NDRange launch planned and ready to record; clEnqueueNDRangeKernel),
 //!    then `command_buffer` (cl_khr_command_buffer: commands recorded once
 //!    into Vulkan command buffers and replayed), `svm` (SVM allocations and
-//!    their commands).
+//!    their commands), `usm` (Intel unified shared memory, beside `svm`).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
@@ -60,3 +60,4 @@ pub mod residency;
 pub mod sampler;
 pub mod svm;
 pub mod transfer;
+pub mod usm;

@@ -162,6 +162,9 @@ fn wait_poll_ns(device: &Device) -> u64 {
     us * 1000
 }
 
+/// Every queue made and not yet dropped, weakly held.
+static LIVE: Mutex<Vec<Weak<Queue>>> = Mutex::new(Vec::new());
+
 impl Queue {
     pub fn new(
         context: Arc<Context>,
@@ -177,7 +180,7 @@ impl Queue {
             .ok_or(CL_INVALID_DEVICE)?;
         let engine = QueueEngine::new(&vkdev, properties & CL_QUEUE_PROFILING_ENABLE != 0)?;
         let wait_poll_ns = wait_poll_ns(&device);
-        Ok(Arc::new(Queue {
+        let queue = Arc::new(Queue {
             base: Base::new(Self::TAG),
             context,
             device,
@@ -189,7 +192,21 @@ impl Queue {
             poison: Default::default(),
             loop_status: OnceLock::new(),
             wait_poll_ns,
-        }))
+        });
+        let mut live = LIVE.lock();
+        live.retain(|q| q.strong_count() > 0);
+        live.push(Arc::downgrade(&queue));
+        Ok(queue)
+    }
+
+    /// The live queues of `context` (clMemBlockingFreeINTEL waits for the
+    /// commands enqueued on each).
+    pub fn of_context(context: &Arc<Context>) -> Vec<Arc<Queue>> {
+        LIVE.lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|q| Arc::ptr_eq(&q.context, context))
+            .collect()
     }
 
     /// Enqueues a command: waits for `wait_list` (events of other queues or

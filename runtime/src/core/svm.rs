@@ -116,13 +116,45 @@ pub unsafe fn enqueue_memcpy(
     size: usize,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let ty = CL_COMMAND_SVM_MEMCPY;
     let inside = |p: u64| find(&queue.context, p).filter(|(m, off)| off + size <= m.size);
-    match (inside(dst), inside(src)) {
-        (Some((d, doff)), Some((s, soff))) => {
+    // SAFETY: forwarded.
+    unsafe {
+        enqueue_copy_between(
+            queue,
+            (dst, inside(dst)),
+            (src, inside(src)),
+            size,
+            CL_COMMAND_SVM_MEMCPY,
+            wait_list,
+        )
+    }
+}
+
+/// A pointer and the memory object (with the offset in it) it lies in;
+/// `None`: host memory of the application.
+pub type Located = (u64, Option<(Arc<Mem>, usize)>);
+
+/// A copy of `size` bytes between two located pointers (SVM and USM
+/// memcpy): object to object on the device; host to object and object to
+/// host as buffer writes and reads; host to host on the host after the
+/// commands before it.
+///
+/// # Safety
+/// Pointers outside objects must be valid for `size` bytes until the
+/// returned event completes.
+pub unsafe fn enqueue_copy_between(
+    queue: &Arc<Queue>,
+    dst: Located,
+    src: Located,
+    size: usize,
+    ty: cl_command_type,
+    wait_list: Vec<Arc<Event>>,
+) -> CLResult<Arc<Event>> {
+    match (dst, src) {
+        ((_, Some((d, doff))), (_, Some((s, soff)))) => {
             transfer::enqueue_copy_as(queue, &s, &d, soff, doff, size, ty, wait_list)
         }
-        (Some((d, doff)), None) => {
+        ((_, Some((d, doff))), (src, None)) => {
             // SAFETY: the caller keeps `src` readable until completion.
             unsafe {
                 transfer::enqueue_write_from_as(
@@ -136,10 +168,10 @@ pub unsafe fn enqueue_memcpy(
                 )
             }
         }
-        (None, Some((s, soff))) => {
+        ((dst, None), (_, Some((s, soff)))) => {
             transfer::enqueue_read_as(queue, &s, soff, size, dst as *mut u8, ty, wait_list)
         }
-        (None, None) => {
+        ((dst, None), (src, None)) => {
             let e = transfer::enqueue_marker(queue, ty, wait_list);
             if e.wait() < 0 {
                 return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);

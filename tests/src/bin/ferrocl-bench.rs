@@ -4,6 +4,7 @@
 //! ```text
 //! ferrocl-bench [--quick] [FIRST [SECOND]]
 //! ferrocl-bench --addressing [--quick] [FIRST]
+//! ferrocl-bench --pointers [--quick] [FIRST]
 //! ferrocl-bench --write-baseline FILE|DIR [--quick] FIRST SECOND
 //! ferrocl-bench --check FILE|DIR FIRST SECOND
 //! ```
@@ -11,7 +12,11 @@
 //! (default "ferrocl" and the first other platform). `--addressing`
 //! compares ferrocl's two global-pointer formats on FIRST instead: the
 //! same kernels built with `-ferrocl-addressing=physical` (A) and
-//! `-ferrocl-addressing=descriptor` (B). The loader must see
+//! `-ferrocl-addressing=descriptor` (B). `--pointers` measures the cost of
+//! SVM and USM pointers on FIRST: the same kernels with their memory in
+//! SVM, USM device and USM shared allocations (A, where the device has
+//! them), each against cl_mem buffers (B), in one run
+//! (`bench_pointers/mod.rs`). The loader must see
 //! both: e.g. `OCL_ICD_VENDORS=<dir with both .icd files>`, or
 //! `OCL_ICD_FILENAMES=/path/libferrocl.so:libnvidia-opencl.so.1`.
 //!
@@ -36,6 +41,8 @@ use std::time::{Duration, Instant};
 
 #[path = "bench_gate/mod.rs"]
 mod gate;
+#[path = "bench_pointers/mod.rs"]
+mod pointers;
 
 use ferrocl_tests::info::{device_info, device_string, devices, platform_name, query_value};
 use ferrocl_tests::objects::{Context, Queue};
@@ -230,6 +237,7 @@ fn push(rows: &mut Vec<Row>, row: Row) {
     rows.push(row);
 }
 
+#[derive(Clone)]
 struct Row {
     name: &'static str,
     unit: &'static str,
@@ -1052,6 +1060,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: ferrocl-bench [--quick] [FIRST [SECOND]]\n       \
          ferrocl-bench --addressing [--quick] [FIRST]\n       \
+         ferrocl-bench --pointers [--quick] [FIRST]\n       \
          ferrocl-bench --write-baseline FILE|DIR [--quick] FIRST SECOND\n       \
          ferrocl-bench --check FILE|DIR FIRST SECOND"
     );
@@ -1061,6 +1070,7 @@ fn usage() -> ! {
 fn main() {
     let mut quick = false;
     let mut addressing = false;
+    let mut pointer_rows = false;
     let mut gate_mode = Gate::None;
     let mut names: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -1068,6 +1078,7 @@ fn main() {
         match a.as_str() {
             "--quick" => quick = true,
             "--addressing" => addressing = true,
+            "--pointers" => pointer_rows = true,
             "--check" | "--write-baseline" => {
                 let Some(path) = args.next() else { usage() };
                 gate_mode = if a == "--check" {
@@ -1177,6 +1188,30 @@ fn main() {
             &ra,
             Some((format!("{name}, descriptor addressing"), rb)),
         );
+        return;
+    }
+    if pointer_rows {
+        let device = devices(first)[0];
+        let name = format!(
+            "{} / {}",
+            platform_name(first),
+            device_string(device, CL_DEVICE_NAME)
+        );
+        let ctx = Context::on(device);
+        let q = ctx.queue();
+        let mut kinds = pointers::run(first, &ctx, &q, &s);
+        let (_, buffers) = kinds.remove(0);
+        if kinds.is_empty() {
+            print_table(&format!("{name}, cl_mem buffers"), &buffers, None);
+        }
+        for (kind, rows) in kinds {
+            print_table(
+                &format!("{name}, {}", kind.label()),
+                &rows,
+                Some((format!("{name}, cl_mem buffers"), buffers.clone())),
+            );
+            println!();
+        }
         return;
     }
     let (na, ra) = run_platform(first, &s);
