@@ -53,8 +53,18 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clSetKernelArgDevicePointerEXT" => {
             api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
         }
-        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch.
-        _ => api::command_buffer::extension_function(name),
+        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch,
+        // cl_khr_external_memory, cl_khr_semaphore and
+        // cl_khr_external_semaphore.
+        _ => [
+            api::command_buffer::extension_function,
+            api::external_memory::extension_function,
+            api::semaphore::extension_function,
+        ]
+        .iter()
+        .map(|f| f(name))
+        .find(|p| !p.is_null())
+        .unwrap_or(std::ptr::null_mut()),
     }
 }
 

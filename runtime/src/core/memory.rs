@@ -329,6 +329,40 @@ impl Mem {
         }))
     }
 
+    /// A buffer over memory another API exported (`super::external_memory`):
+    /// `storage` is that memory, imported on the context's first device.
+    pub fn new_external_buffer(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        storage: Buffer,
+        properties: Vec<cl_mem_properties>,
+    ) -> CLResult<Arc<Mem>> {
+        // Its contents are the other API's: valid on the first device.
+        let residency = Residency::new(context.devices.len(), true)?;
+        Ok(Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context,
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: 0,
+            parent: None,
+            offset: 0,
+            storage: Some(Arc::new(storage)),
+            image: None,
+            host_mirror: None,
+            device_address: false,
+            svm_allocation: false,
+            svm_backing: None,
+            properties,
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+            residency,
+        }))
+    }
+
     /// An image (see `super::image`): `storage`/`offset`/`parent` are the
     /// buffer's for a 1D image buffer, `None`/0/`None` otherwise;
     /// `initialized`: host data was copied into it.
