@@ -372,10 +372,10 @@ fn round_trip(sync: Sync) {
                     0,
                 ],
             );
-            let get: clGetSemaphoreHandleForTypeKHR_t = Some(ext_fn!(
+            let get = ext_fn!(
                 "clGetSemaphoreHandleForTypeKHR",
                 clGetSemaphoreHandleForTypeKHR_t
-            ));
+            );
             ext.enqueue_signal(q, done);
             // Binary semaphores: the signal must be submitted before
             // Vulkan's wait is; clFlush guarantees it.
@@ -385,7 +385,7 @@ fn round_trip(sync: Sync) {
             let mut size = 0usize;
             // SAFETY: room for an int.
             let r = unsafe {
-                (get.unwrap())(
+                get(
                     done,
                     cl.device(),
                     cl_handle(h),

@@ -13,7 +13,9 @@
 //!    `prewarm` (kernel pipelines made ahead of launches), `local_args`
 //!    (which pipeline a launch with `__local` pointer arguments runs);
 //! 3. events and queues: `event` (knows its queue only as an
-//!    `event::EventQueue`), then `queue`;
+//!    `event::EventQueue`), then `queue` and `semaphore`
+//!    (cl_khr_semaphore: semaphore operations of the queue's submissions;
+//!    `queue` keeps its count of pending signals);
 //! 4. memory objects: `memory` (with the small types the layers above
 //!    share: `ImagePart`, `MapMemory`, the per-device `Residency` record),
 //!    then `image` (creation);
@@ -25,7 +27,8 @@
 //!    NDRange launch planned and ready to record; clEnqueueNDRangeKernel),
 //!    then `command_buffer` (cl_khr_command_buffer: commands recorded once
 //!    into Vulkan command buffers and replayed), `svm` (SVM allocations and
-//!    their commands).
+//!    their commands), `external_memory` (buffers over memory other APIs
+//!    exported, and their ownership transfers).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
