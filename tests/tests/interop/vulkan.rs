@@ -22,6 +22,14 @@ impl SemHandle {
     }
 }
 
+/// The usage of the shared buffer: a storage buffer written and read by
+/// transfers.
+const BUFFER_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
+);
+
 pub struct Vk {
     _entry: ash::Entry,
     instance: ash::Instance,
@@ -146,10 +154,11 @@ impl Vk {
         )
     }
 
-    /// Whether buffer memory is importable as an opaque fd.
-    pub fn opaque_fd_buffers(&self) -> bool {
+    /// The external-memory features of opaque-fd buffers like
+    /// [`Vk::exportable_buffer`]'s.
+    fn opaque_fd_features(&self) -> vk::ExternalMemoryFeatureFlags {
         let info = vk::PhysicalDeviceExternalBufferInfo::default()
-            .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
+            .usage(BUFFER_USAGE)
             .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
         let mut out = vk::ExternalBufferProperties::default();
         // SAFETY: plain query.
@@ -157,9 +166,14 @@ impl Vk {
             self.instance
                 .get_physical_device_external_buffer_properties(self.phys, &info, &mut out)
         };
-        out.external_memory_properties
-            .external_memory_features
-            .contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
+        out.external_memory_properties.external_memory_features
+    }
+
+    /// Whether buffer memory is exportable and importable as an opaque fd.
+    pub fn opaque_fd_buffers(&self) -> bool {
+        self.opaque_fd_features().contains(
+            vk::ExternalMemoryFeatureFlags::IMPORTABLE | vk::ExternalMemoryFeatureFlags::EXPORTABLE,
+        )
     }
 
     fn memory_type(&self, bits: u32, want: vk::MemoryPropertyFlags) -> u32 {
@@ -178,24 +192,29 @@ impl Vk {
     pub fn exportable_buffer(&mut self, size: u64) -> (vk::Buffer, vk::DeviceMemory) {
         let ty = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
         let mut ext = vk::ExternalMemoryBufferCreateInfo::default().handle_types(ty);
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST;
         let info = vk::BufferCreateInfo::default()
             .size(size)
-            .usage(usage)
+            .usage(BUFFER_USAGE)
             .push_next(&mut ext);
         // SAFETY: valid create info.
         let buf = unsafe { self.device.create_buffer(&info, None) }.expect("vkCreateBuffer");
         // SAFETY: buf is ours.
         let req = unsafe { self.device.get_buffer_memory_requirements(buf) };
         let mut export = vk::ExportMemoryAllocateInfo::default().handle_types(ty);
-        let alloc = vk::MemoryAllocateInfo::default()
+        let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(buf);
+        let mut alloc = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(
                 self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
             )
             .push_next(&mut export);
+        // The memory of a handle type that needs it is a dedicated allocation.
+        if self
+            .opaque_fd_features()
+            .contains(vk::ExternalMemoryFeatureFlags::DEDICATED_ONLY)
+        {
+            alloc = alloc.push_next(&mut dedicated);
+        }
         // SAFETY: valid allocate info.
         let mem = unsafe { self.device.allocate_memory(&alloc, None) }.expect("vkAllocateMemory");
         // SAFETY: fresh memory meeting the requirements.
