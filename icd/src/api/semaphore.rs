@@ -200,6 +200,15 @@ unsafe fn enqueue_args(
     Ok((queue, list))
 }
 
+/// "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution status
+/// of any of the events in event_wait_list is a negative integer value."
+fn failed_waits(waits: &[Arc<ferrocl_runtime::core::event::Event>]) -> CLResult<()> {
+    if waits.iter().any(|e| e.status() < 0) {
+        return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    }
+    Ok(())
+}
+
 pub unsafe extern "C" fn clEnqueueWaitSemaphoresKHR(
     q: cl_command_queue,
     num: cl_uint,
@@ -215,6 +224,7 @@ pub unsafe extern "C" fn clEnqueueWaitSemaphoresKHR(
         // Binary semaphores take no payload: sema_payload_list is ignored.
         // SAFETY: n handles per the application.
         let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
+        failed_waits(&waits)?;
         let e = sema::enqueue_wait(&queue, semas, waits);
         // SAFETY: NULL or valid per the application.
         unsafe { return_event(event, e) };
@@ -236,6 +246,7 @@ pub unsafe extern "C" fn clEnqueueSignalSemaphoresKHR(
         let (queue, semas) = unsafe { enqueue_args(q, num, semas) }?;
         // SAFETY: n handles per the application.
         let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
+        failed_waits(&waits)?;
         let e = sema::enqueue_signal(&queue, semas, waits);
         // SAFETY: NULL or valid per the application.
         unsafe { return_event(event, e) };
