@@ -736,6 +736,21 @@ fn semaphore_error_codes() {
             CL_INVALID_CONTEXT,
             "other context",
         );
+        let mut status = CL_SUCCESS;
+        let user = clCreateUserEvent(cl.context.raw(), &mut status);
+        assert_eq!(status, CL_SUCCESS);
+        assert_eq!(clSetUserEventStatus(user, -1), CL_SUCCESS);
+        expect_error(
+            (ext.wait)(q, 1, &s, ptr::null(), 1, &user, ptr::null_mut()),
+            CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+            "failed event in the wait list",
+        );
+        expect_error(
+            (ext.signal)(q, 1, &s, ptr::null(), 1, &user, ptr::null_mut()),
+            CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+            "failed event in the wait list",
+        );
+        clReleaseEvent(user);
         let mut v = 0u64;
         expect_error(
             (ext.sema_info)(s, 0x7777, 8, (&mut v as *mut u64).cast(), ptr::null_mut()),
