@@ -934,25 +934,34 @@ fn submit_cb(
         unsafe { s.device.raw.end_command_buffer(cb) }.map_err(map_vk_err)?;
     }
     let (wait, signal) = semaphores;
-    // Binary semaphores ignore their entry of the signal values.
-    let values: Vec<u64> = std::iter::once(value)
-        .chain(signal.iter().map(|_| 0))
-        .collect();
-    let sems: Vec<vk::Semaphore> = std::iter::once(s.timeline)
-        .chain(signal.iter().copied())
-        .collect();
+    // The timeline, then the binary semaphores, which ignore their entry
+    // of the signal values. Without semaphores (every launch) nothing is
+    // allocated: empty vectors do not allocate.
+    let timeline = [s.timeline];
+    let timeline_value = [value];
+    let (mut sems, mut values) = (Vec::new(), Vec::new());
+    if !signal.is_empty() {
+        sems = timeline.iter().chain(signal).copied().collect();
+        values = std::iter::once(value)
+            .chain(signal.iter().map(|_| 0))
+            .collect();
+    }
+    let (sems, values) = if signal.is_empty() {
+        (&timeline[..], &timeline_value[..])
+    } else {
+        (&sems[..], &values[..])
+    };
     let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; wait.len()];
-    let cbs: Vec<vk::CommandBuffer> = cb.into_iter().collect();
-    let mut ts = vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values);
     let wait_values = vec![0u64; wait.len()];
+    let mut ts = vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(values);
     if !wait.is_empty() {
         ts = ts.wait_semaphore_values(&wait_values);
     }
     let si = [vk::SubmitInfo::default()
-        .command_buffers(&cbs)
+        .command_buffers(cb.as_slice())
         .wait_semaphores(wait)
         .wait_dst_stage_mask(&stages)
-        .signal_semaphores(&sems)
+        .signal_semaphores(sems)
         .push_next(&mut ts)];
     let q = s.device.queue.lock();
     // SAFETY: the queue is externally synchronized by its mutex.
