@@ -23,7 +23,7 @@ use ash::vk;
 use ferrocl_tests::info::{device_info, platform_info, query, query_value};
 use ferrocl_tests::sys::*;
 use ferrocl_tests::{device, device_string, expect_error, platform, testing_pocl, Cl, Kernel};
-use vulkan::{ownership, SemHandle, Vk};
+use vulkan::{image_barrier, ownership, SemHandle, Vk};
 
 /// Elements of the shared buffer.
 const N: usize = 4096;
@@ -432,6 +432,229 @@ fn round_trip(sync: Sync) {
 #[test]
 fn shared_buffer_synchronized_on_the_host() {
     round_trip(Sync::Host);
+}
+
+/// Image side of the shared-memory test.
+const IMG_W: usize = 64;
+const IMG_H: usize = 32;
+
+const IMAGE_KERNELS: &str = r#"
+kernel void read_img(read_only image2d_t img, global uint* out, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    out[y * w + x] = read_imageui(img, (int2)(x, y)).x;
+}
+kernel void write_img(write_only image2d_t img) {
+    int x = get_global_id(0), y = get_global_id(1);
+    write_imageui(img, (int2)(x, y), (uint4)((uint)(x * 1000 + y), 0u, 0u, 0u));
+}
+"#;
+
+/// A Vulkan image (R32_UINT, OPTIMAL tiling, made as ferrocl makes images of
+/// that format) filled by a buffer-to-image copy; ferrocl imports it, a
+/// kernel reads it and another writes it; Vulkan copies it out. The APIs
+/// wait for each other on the host.
+#[test]
+fn shared_image_synchronized_on_the_host() {
+    let Some(mut vk) = vulkan_side() else {
+        return;
+    };
+    let format = vk::Format::R32_UINT;
+    // ferrocl's usage for a format with sampled and storage support.
+    let usage = vk::ImageUsageFlags::TRANSFER_SRC
+        | vk::ImageUsageFlags::TRANSFER_DST
+        | vk::ImageUsageFlags::SAMPLED
+        | vk::ImageUsageFlags::STORAGE;
+    let Some(dedicated) = vk.opaque_fd_images(format, usage) else {
+        eprintln!(
+            "skipped: the Vulkan device cannot export and import R32_UINT images as opaque fds"
+        );
+        return;
+    };
+    let cl = Cl::new();
+    let q = cl.queue.raw();
+    let (acquire, release) = Ext::memory();
+    let (acquire, release) = (acquire.unwrap(), release.unwrap());
+    let (image, mem) = vk.exportable_image(format, (IMG_W as u32, IMG_H as u32), usage, dedicated);
+    let bytes = (IMG_W * IMG_H * 4) as u64;
+    let (staging, staging_ptr) = vk.host_buffer(bytes);
+    let data: Vec<u32> = (0..IMG_W * IMG_H).map(written).collect();
+    // SAFETY: mapped, coherent, `bytes` long; nothing uses it yet.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), staging_ptr.cast::<u32>(), data.len()) };
+    let family = vk.family;
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(vk::Extent3D {
+            width: IMG_W as u32,
+            height: IMG_H as u32,
+            depth: 1,
+        });
+    let ignored = (vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED);
+    let filled = vk.submit(
+        |d, cb| {
+            use vk::{AccessFlags as A, ImageLayout as L};
+            image_barrier(
+                d,
+                cb,
+                image,
+                (L::UNDEFINED, L::TRANSFER_DST_OPTIMAL),
+                ignored,
+                (A::empty(), A::TRANSFER_WRITE),
+            );
+            // SAFETY: cb is recording; the region is inside both.
+            unsafe {
+                d.cmd_copy_buffer_to_image(cb, staging, image, L::TRANSFER_DST_OPTIMAL, &[region])
+            };
+            image_barrier(
+                d,
+                cb,
+                image,
+                (L::TRANSFER_DST_OPTIMAL, L::GENERAL),
+                ignored,
+                (A::TRANSFER_WRITE, A::empty()),
+            );
+            // Handed over in GENERAL layout.
+            image_barrier(
+                d,
+                cb,
+                image,
+                (L::GENERAL, L::GENERAL),
+                (family, vk::QUEUE_FAMILY_EXTERNAL),
+                (A::TRANSFER_WRITE, A::empty()),
+            );
+        },
+        &[],
+        &[],
+    );
+    vk.wait(filled);
+
+    let fd = vk.memory_fd(mem);
+    let props = [
+        cl_mem_properties::from(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR),
+        fd as u64,
+        0,
+    ];
+    let cl_format = cl_image_format {
+        image_channel_order: CL_R,
+        image_channel_data_type: CL_UNSIGNED_INT32,
+    };
+    let desc = cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: IMG_W,
+        image_height: IMG_H,
+        image_depth: 0,
+        image_array_size: 0,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: ptr::null_mut(),
+    };
+    let mut status = CL_SUCCESS;
+    // SAFETY: a 0-terminated list, a format and a descriptor.
+    let img = unsafe {
+        clCreateImageWithProperties(
+            cl.context.raw(),
+            props.as_ptr(),
+            CL_MEM_READ_WRITE,
+            &cl_format,
+            &desc,
+            ptr::null_mut(),
+            &mut status,
+        )
+    };
+    assert_eq!(
+        status, CL_SUCCESS,
+        "clCreateImageWithProperties of the opaque fd"
+    );
+    // SAFETY: our fd; ferrocl imported a duplicate.
+    drop(unsafe { OwnedFd::from_raw_fd(fd) });
+    let out = cl.buffer::<u32>(IMG_W * IMG_H);
+    let program = cl.build(IMAGE_KERNELS);
+    let read_k = program.kernel("read_img");
+    let write_k = program.kernel("write_img");
+    // SAFETY: image arguments by handle.
+    unsafe {
+        let size = std::mem::size_of::<cl_mem>();
+        assert_eq!(
+            clSetKernelArg(read_k.raw(), 0, size, (&img as *const cl_mem).cast()),
+            CL_SUCCESS
+        );
+        assert_eq!(
+            clSetKernelArg(write_k.raw(), 0, size, (&img as *const cl_mem).cast()),
+            CL_SUCCESS
+        );
+    }
+    read_k.arg(1, &out).arg(2, &(IMG_W as i32));
+    // SAFETY: one valid image.
+    assert_eq!(
+        unsafe { acquire(q, 1, &img, 0, ptr::null(), ptr::null_mut()) },
+        CL_SUCCESS
+    );
+    cl.queue
+        .try_enqueue(&read_k, None, &[IMG_W, IMG_H], None)
+        .expect("read_img");
+    cl.queue
+        .try_enqueue(&write_k, None, &[IMG_W, IMG_H], None)
+        .expect("write_img");
+    // SAFETY: one valid image.
+    assert_eq!(
+        unsafe { release(q, 1, &img, 0, ptr::null(), ptr::null_mut()) },
+        CL_SUCCESS
+    );
+    cl.queue.finish();
+    let got = cl.queue.read(&out);
+    for (i, v) in got.iter().enumerate() {
+        assert_eq!(*v, written(i), "texel {i} as the kernel read it");
+    }
+
+    let (host, host_ptr) = vk.host_buffer(bytes);
+    let copied = vk.submit(
+        |d, cb| {
+            use vk::{AccessFlags as A, ImageLayout as L};
+            image_barrier(
+                d,
+                cb,
+                image,
+                (L::GENERAL, L::GENERAL),
+                (vk::QUEUE_FAMILY_EXTERNAL, family),
+                (A::empty(), A::TRANSFER_READ),
+            );
+            image_barrier(
+                d,
+                cb,
+                image,
+                (L::GENERAL, L::TRANSFER_SRC_OPTIMAL),
+                ignored,
+                (A::empty(), A::TRANSFER_READ),
+            );
+            // SAFETY: cb is recording; the region is inside both.
+            unsafe {
+                d.cmd_copy_image_to_buffer(cb, image, L::TRANSFER_SRC_OPTIMAL, host, &[region])
+            };
+        },
+        &[],
+        &[],
+    );
+    vk.wait(copied);
+    // SAFETY: mapped, coherent, `bytes` long, and the copy has completed.
+    let back = unsafe { std::slice::from_raw_parts(host_ptr.cast::<u32>(), IMG_W * IMG_H) };
+    for y in 0..IMG_H {
+        for x in 0..IMG_W {
+            assert_eq!(
+                back[y * IMG_W + x],
+                (x * 1000 + y) as u32,
+                "texel ({x}, {y}) as Vulkan read it"
+            );
+        }
+    }
+    // SAFETY: our image.
+    assert_eq!(unsafe { clReleaseMemObject(img) }, CL_SUCCESS);
+    vk.wait_idle();
 }
 
 /// Semaphores of handle type `h` both ways, or the reason it is skipped.

@@ -1,5 +1,5 @@
-//! cl_khr_external_memory (+ _opaque_fd, _dma_buf): the buffer properties
-//! that import memory, clEnqueueAcquire/ReleaseExternalMemObjectsKHR
+//! cl_khr_external_memory (+ _opaque_fd, _dma_buf): the buffer and image
+//! properties that import memory, clEnqueueAcquire/ReleaseExternalMemObjectsKHR
 //! (extension functions, [`extension_function`]) and the device and
 //! platform queries. The runtime side is `core::external_memory`.
 //!
@@ -94,16 +94,14 @@ pub unsafe fn read_property(
     Ok(Some(2))
 }
 
-/// clCreateBufferWithProperties with an external memory handle: the
-/// checks the extension adds, then the import.
-pub fn create_buffer(
-    ctx: Arc<Context>,
-    props: Vec<cl_mem_properties>,
+/// The checks this extension adds to clCreateBufferWithProperties and
+/// clCreateImageWithProperties: the handle to import.
+pub fn check_import(
+    ctx: &Arc<Context>,
     ext_props: &ExternalProps,
     flags: cl_mem_flags,
-    size: usize,
     host_ptr: *mut c_void,
-) -> CLResult<cl_mem> {
+) -> CLResult<(MemoryHandle, i32)> {
     let Some((handle, fd)) = ext_props.handle else {
         // A device list without a handle to import: nothing to associate.
         return Err(CL_INVALID_PROPERTY);
@@ -127,8 +125,8 @@ pub fn create_buffer(
         None => ctx.devices.clone(),
     };
     // The memory is imported on one device, the context's first (where a
-    // buffer's primary storage lives): several devices, or another one,
-    // are not supported.
+    // memory object's primary storage lives): several devices, or another
+    // one, are not supported.
     if devices.len() != 1 || !Arc::ptr_eq(&devices[0], &ctx.devices[0]) {
         return Err(CL_INVALID_OPERATION);
     }
@@ -144,6 +142,19 @@ pub fn create_buffer(
     if flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR) != 0 {
         return Err(CL_INVALID_VALUE);
     }
+    Ok((handle, fd))
+}
+
+/// clCreateBufferWithProperties with an external memory handle.
+pub fn create_buffer(
+    ctx: Arc<Context>,
+    props: Vec<cl_mem_properties>,
+    ext_props: &ExternalProps,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+) -> CLResult<cl_mem> {
+    let (handle, fd) = check_import(&ctx, ext_props, flags, host_ptr)?;
     let flags = if flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY) == 0 {
         flags | CL_MEM_READ_WRITE
     } else {
@@ -263,7 +274,7 @@ pub fn device_info(d: &Device, param: cl_device_info) -> Option<CLResult<Info>> 
     let types = ext::import_handle_types(d);
     let answer = match param {
         CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR => Info::raw(&types),
-        // Images are not imported (buffers only).
+        // Images are imported with OPTIMAL tiling, never assumed linear.
         CL_DEVICE_EXTERNAL_MEMORY_IMPORT_ASSUME_LINEAR_IMAGES_HANDLE_TYPES_KHR => {
             Info::raw::<cl_external_memory_handle_type_khr>(&[])
         }

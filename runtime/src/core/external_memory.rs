@@ -7,22 +7,28 @@
 //! CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR (or _DMA_BUF_KHR) makes a buffer
 //! whose storage is the imported VkDeviceMemory
 //! (`crate::vk::external_memory`): kernels and transfers read and write
-//! the other API's bytes in place; nothing is copied. The memory is
+//! the other API's bytes in place; nothing is copied.
+//! clCreateImageWithProperties makes an image (not a 1D image buffer) the
+//! same way: a VkImage made exactly as ferrocl makes every image (OPTIMAL
+//! tiling, one mip level, the usage the format allows: transfers, sampled,
+//! storage), which the exporter's image must match, bound to the memory. The memory is
 //! imported on one device: the context's only device, or the one
 //! CL_MEM_DEVICE_HANDLE_LIST_KHR names (the API layer checks it is the
 //! context's first, where every buffer's primary storage lives).
 //!
-//! **Ownership.** The VkBuffer is created with exclusive sharing, so the
+//! **Ownership.** The VkBuffer (VkImage) is created with exclusive sharing, so the
 //! bytes belong to one queue family at a time: clEnqueueAcquireExternalMemObjectsKHR
 //! records a queue-family ownership transfer from VK_QUEUE_FAMILY_EXTERNAL
 //! to the queue's family (the other API's writes become visible to the
 //! commands after it), clEnqueueReleaseExternalMemObjectsKHR the transfer
 //! back (every earlier command's accesses are done and visible before the
-//! other API acquires the memory). The other API records the matching
-//! half of each transfer; the two sides are ordered by semaphores
-//! (`super::semaphore`) or by waiting for completion.
+//! other API acquires the memory). Images are handed over in
+//! VK_IMAGE_LAYOUT_GENERAL both ways (the layout ferrocl keeps every image
+//! in). The other API records the matching half of each transfer; the two
+//! sides are ordered by semaphores (`super::semaphore`) or by waiting for
+//! completion.
 //!
-//! Layer: memory objects (beside `super::memory`), enqueueing through
+//! Layer: commands (above memory objects and images), enqueueing through
 //! `super::queue`.
 
 use std::sync::Arc;
@@ -32,10 +38,13 @@ use opencl_sys::*;
 use super::context::Context;
 use super::error::CLResult;
 use super::event::Event;
-use super::memory::Mem;
+use super::image_format::format_info;
+use super::image_geometry::{tight_size, ImageDesc};
+use super::memory::{ImagePart, ImageStorage, Mem};
 use super::queue::Queue;
 use crate::vk::buffer::Buffer;
 use crate::vk::external_memory::{MemoryHandle, Ownership};
+use crate::vk::image::Image;
 
 /// The Vulkan handle type of an OpenCL one (`None`: not one ferrocl has).
 pub fn handle_type_vk(h: cl_external_memory_handle_type_khr) -> Option<MemoryHandle> {
@@ -105,6 +114,49 @@ pub fn import_buffer(
     Mem::new_external_buffer(context, flags, size, storage, properties)
 }
 
+/// An image of `format` and `desc` over the memory `fd` of type `handle`,
+/// on the context's first device: a VkImage made as for every image
+/// (`super::image::image_spec`), which the exporter's image must match.
+/// Its contents are the other API's: no layout transition at creation
+/// (the acquire keeps VK_IMAGE_LAYOUT_GENERAL, see the module doc).
+pub fn import_image(
+    context: Arc<Context>,
+    flags: cl_mem_flags,
+    format: cl_image_format,
+    desc: ImageDesc,
+    handle: MemoryHandle,
+    fd: i32,
+    properties: Vec<cl_mem_properties>,
+) -> CLResult<Arc<Mem>> {
+    let device = context.devices[0].clone();
+    // "CL_INVALID_PROPERTY": a handle type this device cannot import.
+    if !handle.supported(&device.phys.external) {
+        return Err(CL_INVALID_PROPERTY);
+    }
+    let info = format_info(format.image_channel_order, format.image_channel_data_type)
+        .ok_or(CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
+    let (spec, _layers) = super::image::image_spec(&device, &info, &desc)?;
+    let image = Image::import_fd(&device.vk()?, &spec, fd, handle)?;
+    let size = tight_size(&desc.extent(), info.element_size);
+    Mem::new_image_object(
+        context,
+        desc.image_type,
+        flags,
+        size,
+        0,
+        None,
+        None,
+        ImagePart {
+            format,
+            info,
+            desc,
+            storage: ImageStorage::Image(image),
+        },
+        properties,
+        true,
+    )
+}
+
 /// clEnqueueAcquireExternalMemObjectsKHR / clEnqueueReleaseExternalMemObjectsKHR:
 /// the ownership transfer of `mems` in direction `dir` on `queue`.
 pub fn enqueue_ownership(
@@ -113,16 +165,26 @@ pub fn enqueue_ownership(
     dir: Ownership,
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
-    let mut buffers = Vec::with_capacity(mems.len());
+    let (mut buffers, mut images) = (Vec::new(), Vec::new());
     for m in &mems {
-        buffers.push(m.buffer()?.raw);
+        match m.image.as_ref().and_then(|i| i.vk_image()) {
+            Some(image) => {
+                let desc = &m.image()?.desc;
+                let layers = match desc.image_type {
+                    CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY => desc.array_size,
+                    _ => 1,
+                };
+                images.push((image.raw, layers as u32));
+            }
+            None => buffers.push(m.buffer()?.raw),
+        }
     }
     let command_type = match dir {
         Ownership::Acquire => CL_COMMAND_ACQUIRE_EXTERNAL_MEM_OBJECTS_KHR,
         Ownership::Release => CL_COMMAND_RELEASE_EXTERNAL_MEM_OBJECTS_KHR,
     };
     let record = Box::new(move |r: &crate::vk::queue::Recorder| {
-        r.transfer_ownership(&buffers, dir);
+        r.transfer_ownership(&buffers, &images, dir);
         Ok(())
     });
     // The objects stay alive until the transfer has executed.

@@ -124,3 +124,39 @@ pub fn probe(inst: &ash::Instance, raw: vk::PhysicalDevice, ext: &Extensions) ->
     }
     caps
 }
+
+/// What `phys` can do with images of `spec` whose memory is of external
+/// handle type `handle` (vkGetPhysicalDeviceImageFormatProperties2 with
+/// VkPhysicalDeviceExternalImageFormatInfo); `None` where such images
+/// cannot be created at all.
+pub fn image_support(
+    phys: &super::instance::PhysicalDevice,
+    spec: &super::image::ImageSpec,
+    handle: vk::ExternalMemoryHandleTypeFlags,
+) -> Option<HandleSupport> {
+    let mut ext_info = vk::PhysicalDeviceExternalImageFormatInfo::default().handle_type(handle);
+    let info = vk::PhysicalDeviceImageFormatInfo2::default()
+        .format(spec.format)
+        .ty(spec.image_type)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(spec.usage)
+        .push_next(&mut ext_info);
+    let mut ext_props = vk::ExternalImageFormatProperties::default();
+    let mut props = vk::ImageFormatProperties2::default().push_next(&mut ext_props);
+    // SAFETY: plain query on a physical device of this instance (Vulkan
+    // 1.1 core); the chains live until the call returns.
+    unsafe {
+        phys.instance
+            .raw
+            .get_physical_device_image_format_properties2(phys.raw, &info, &mut props)
+    }
+    .ok()?;
+    let f = ext_props
+        .external_memory_properties
+        .external_memory_features;
+    Some(HandleSupport {
+        import: f.contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE),
+        export: f.contains(vk::ExternalMemoryFeatureFlags::EXPORTABLE),
+        dedicated_only: f.contains(vk::ExternalMemoryFeatureFlags::DEDICATED_ONLY),
+    })
+}

@@ -42,6 +42,7 @@ pub struct Vk {
     mem_fd: ash::khr::external_memory_fd::Device,
     sem_fd: Option<ash::khr::external_semaphore_fd::Device>,
     buffers: Vec<(vk::Buffer, vk::DeviceMemory)>,
+    images: Vec<(vk::Image, vk::DeviceMemory)>,
     semaphores: Vec<vk::Semaphore>,
     fences: Vec<vk::Fence>,
 }
@@ -129,6 +130,7 @@ impl Vk {
             mem_fd,
             sem_fd,
             buffers: Vec::new(),
+            images: Vec::new(),
             semaphores: Vec::new(),
             fences: Vec::new(),
         })
@@ -221,6 +223,86 @@ impl Vk {
         unsafe { self.device.bind_buffer_memory(buf, mem, 0) }.expect("vkBindBufferMemory");
         self.buffers.push((buf, mem));
         (buf, mem)
+    }
+
+    /// Whether 2D images of `format` and `usage` (OPTIMAL tiling) can be
+    /// exported and imported as opaque fds, and whether they need a
+    /// dedicated allocation.
+    pub fn opaque_fd_images(&self, format: vk::Format, usage: vk::ImageUsageFlags) -> Option<bool> {
+        let mut ext_info = vk::PhysicalDeviceExternalImageFormatInfo::default()
+            .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        let info = vk::PhysicalDeviceImageFormatInfo2::default()
+            .format(format)
+            .ty(vk::ImageType::TYPE_2D)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .push_next(&mut ext_info);
+        let mut ext_props = vk::ExternalImageFormatProperties::default();
+        let mut props = vk::ImageFormatProperties2::default().push_next(&mut ext_props);
+        // SAFETY: plain query.
+        unsafe {
+            self.instance
+                .get_physical_device_image_format_properties2(self.phys, &info, &mut props)
+        }
+        .ok()?;
+        let f = ext_props
+            .external_memory_properties
+            .external_memory_features;
+        f.contains(
+            vk::ExternalMemoryFeatureFlags::IMPORTABLE | vk::ExternalMemoryFeatureFlags::EXPORTABLE,
+        )
+        .then_some(f.contains(vk::ExternalMemoryFeatureFlags::DEDICATED_ONLY))
+    }
+
+    /// A 2D image of `format`, `w` x `h`, `usage`, OPTIMAL tiling, one mip
+    /// level, in device-local memory exportable as an opaque fd
+    /// (`dedicated`: the memory is a dedicated allocation).
+    pub fn exportable_image(
+        &mut self,
+        format: vk::Format,
+        (w, h): (u32, u32),
+        usage: vk::ImageUsageFlags,
+        dedicated: bool,
+    ) -> (vk::Image, vk::DeviceMemory) {
+        let ty = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
+        let mut ext = vk::ExternalMemoryImageCreateInfo::default().handle_types(ty);
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .push_next(&mut ext);
+        // SAFETY: valid create info.
+        let image = unsafe { self.device.create_image(&info, None) }.expect("vkCreateImage");
+        // SAFETY: image is ours.
+        let req = unsafe { self.device.get_image_memory_requirements(image) };
+        let mut export = vk::ExportMemoryAllocateInfo::default().handle_types(ty);
+        let mut dedicated_info = vk::MemoryDedicatedAllocateInfo::default().image(image);
+        let mut alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(
+                self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
+            )
+            .push_next(&mut export);
+        if dedicated {
+            alloc = alloc.push_next(&mut dedicated_info);
+        }
+        // SAFETY: valid allocate info.
+        let mem = unsafe { self.device.allocate_memory(&alloc, None) }.expect("vkAllocateMemory");
+        // SAFETY: fresh memory meeting the requirements.
+        unsafe { self.device.bind_image_memory(image, mem, 0) }.expect("vkBindImageMemory");
+        self.images.push((image, mem));
+        (image, mem)
     }
 
     /// A host-visible, host-coherent buffer of `size` bytes and its mapping.
@@ -367,6 +449,10 @@ impl Drop for Vk {
             for s in self.semaphores.drain(..) {
                 self.device.destroy_semaphore(s, None);
             }
+            for (i, m) in self.images.drain(..) {
+                self.device.destroy_image(i, None);
+                self.device.free_memory(m, None);
+            }
             for (b, m) in self.buffers.drain(..) {
                 self.device.destroy_buffer(b, None);
                 self.device.free_memory(m, None);
@@ -420,6 +506,46 @@ pub fn ownership(
             &[],
             &b,
             &[],
+        )
+    };
+}
+
+/// Records an image memory barrier on the whole single-layer color image:
+/// a layout transition and/or a queue-family ownership transfer.
+#[allow(clippy::too_many_arguments)]
+pub fn image_barrier(
+    device: &ash::Device,
+    cb: vk::CommandBuffer,
+    image: vk::Image,
+    (old, new): (vk::ImageLayout, vk::ImageLayout),
+    (src_family, dst_family): (u32, u32),
+    (src_access, dst_access): (vk::AccessFlags, vk::AccessFlags),
+) {
+    let b = [vk::ImageMemoryBarrier::default()
+        .src_access_mask(src_access)
+        .dst_access_mask(dst_access)
+        .old_layout(old)
+        .new_layout(new)
+        .src_queue_family_index(src_family)
+        .dst_queue_family_index(dst_family)
+        .image(image)
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: 1,
+        })];
+    // SAFETY: cb is recording.
+    unsafe {
+        device.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &b,
         )
     };
 }
