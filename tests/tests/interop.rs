@@ -1086,6 +1086,48 @@ fn external_memory_error_codes() {
         create(&[handle, fd as u64, 0], 0, ptr::null_mut()),
         CL_SUCCESS
     );
+    // Images: no host allocation, and not one made from a buffer.
+    let image_over = |flags: cl_mem_flags, desc: &cl_image_desc| {
+        let format = cl_image_format {
+            image_channel_order: CL_R,
+            image_channel_data_type: CL_UNSIGNED_INT32,
+        };
+        let mut status = CL_SUCCESS;
+        let props = [handle, fd as u64, 0];
+        // SAFETY: a 0-terminated list, a format and a descriptor.
+        let m = unsafe {
+            clCreateImageWithProperties(
+                cl.context.raw(),
+                props.as_ptr(),
+                flags,
+                &format,
+                desc,
+                ptr::null_mut(),
+                &mut status,
+            )
+        };
+        assert!(m.is_null(), "an image was made");
+        status
+    };
+    let holder = cl.buffer::<u32>(64);
+    // SAFETY: cl_image_desc is plain data; all zeros is a valid value.
+    let mut desc: cl_image_desc = unsafe { std::mem::zeroed() };
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = 16;
+    desc.image_height = 16;
+    expect_error(
+        image_over(CL_MEM_ALLOC_HOST_PTR, &desc),
+        CL_INVALID_VALUE,
+        "image with ALLOC_HOST_PTR",
+    );
+    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    desc.image_height = 0;
+    desc.buffer = holder.raw();
+    expect_error(
+        image_over(0, &desc),
+        CL_INVALID_OPERATION,
+        "1D image buffer over imported memory",
+    );
     // CL_MEM_PROPERTIES gives the list back.
     let m = import_buffer(&cl, fd, BYTES as usize).expect("import");
     let props = query::<cl_mem_properties>(ferrocl_tests::info::mem_info(m, CL_MEM_PROPERTIES))
