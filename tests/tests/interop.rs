@@ -1128,6 +1128,38 @@ fn external_memory_error_codes() {
         CL_INVALID_OPERATION,
         "1D image buffer over imported memory",
     );
+    // With a fixed device address (cl_ext_buffer_device_address), the
+    // device list in the middle of the list.
+    {
+        let props = [
+            handle,
+            fd as u64,
+            list,
+            cl.device() as u64,
+            end,
+            CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT,
+            cl_mem_properties::from(CL_TRUE),
+            0,
+        ];
+        let mut status = CL_SUCCESS;
+        // SAFETY: a 0-terminated list.
+        let m = unsafe {
+            clCreateBufferWithProperties(
+                cl.context.raw(),
+                props.as_ptr(),
+                0,
+                BYTES as usize,
+                ptr::null_mut(),
+                &mut status,
+            )
+        };
+        assert_eq!(status, CL_SUCCESS, "import with a device address");
+        let addr = query_value::<u64>(ferrocl_tests::info::mem_info(m, CL_MEM_DEVICE_ADDRESS_EXT))
+            .expect("CL_MEM_DEVICE_ADDRESS_EXT");
+        assert_ne!(addr, 0);
+        // SAFETY: ours.
+        unsafe { clReleaseMemObject(m) };
+    }
     // CL_MEM_PROPERTIES gives the list back.
     let m = import_buffer(&cl, fd, BYTES as usize).expect("import");
     let props = query::<cl_mem_properties>(ferrocl_tests::info::mem_info(m, CL_MEM_PROPERTIES))

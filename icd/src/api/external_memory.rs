@@ -161,6 +161,11 @@ pub fn create_buffer(
         flags
     };
     let mem = ext::import_buffer(ctx, flags, size, handle, fd, props)?;
+    if mem.device_address {
+        // cl_ext_buffer_device_address: a fixed address, known to the
+        // launches that get it as a raw pointer.
+        ferrocl_runtime::core::device_address::register(&mem, false)?;
+    }
     Ok(into_handle(mem))
 }
 

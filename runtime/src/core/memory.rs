@@ -245,14 +245,23 @@ fn host_import_enabled() -> bool {
 }
 
 /// Whether a buffer's property list (name, value pairs, then 0) sets
-/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT to CL_TRUE.
+/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT to CL_TRUE. (CL_MEM_DEVICE_HANDLE_LIST_KHR's
+/// value is a list of devices up to a 0: skipped.)
 fn has_device_address_property(properties: &[cl_mem_properties]) -> bool {
-    properties
-        .chunks_exact(2)
-        .take_while(|p| p[0] != 0)
-        .any(|p| {
-            p[0] == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && p[1] == cl_mem_properties::from(CL_TRUE)
-        })
+    let mut i = 0;
+    while i + 1 < properties.len() && properties[i] != 0 {
+        let (name, value) = (properties[i], properties[i + 1]);
+        if name == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && value == cl_mem_properties::from(CL_TRUE) {
+            return true;
+        }
+        i += 2;
+        if name == CL_MEM_DEVICE_HANDLE_LIST_KHR {
+            while i <= properties.len() && properties[i - 1] != CL_MEM_DEVICE_HANDLE_LIST_END_KHR {
+                i += 1;
+            }
+        }
+    }
+    false
 }
 
 impl ClObject for Mem {
@@ -352,7 +361,7 @@ impl Mem {
             storage: Some(Arc::new(storage)),
             image: None,
             host_mirror: None,
-            device_address: false,
+            device_address: has_device_address_property(&properties),
             svm_allocation: false,
             svm_backing: None,
             properties,
