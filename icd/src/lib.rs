@@ -54,15 +54,18 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
             api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
         }
         // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch,
-        // then cl_intel_unified_shared_memory.
-        _ => {
-            let f = api::command_buffer::extension_function(name);
-            if f.is_null() {
-                api::usm::extension_function(name)
-            } else {
-                f
-            }
-        }
+        // cl_khr_external_memory, cl_khr_semaphore,
+        // cl_khr_external_semaphore and cl_intel_unified_shared_memory.
+        _ => [
+            api::command_buffer::extension_function,
+            api::external_memory::extension_function,
+            api::semaphore::extension_function,
+            api::usm::extension_function,
+        ]
+        .iter()
+        .map(|f| f(name))
+        .find(|p| !p.is_null())
+        .unwrap_or(std::ptr::null_mut()),
     }
 }
 

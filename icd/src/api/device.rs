@@ -329,9 +329,15 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
             Some(p) => Info::raw(&[p.pci_domain, p.pci_bus, p.pci_device, p.pci_function]),
             None => return Err(CL_INVALID_VALUE),
         },
-        _ => {
+        // cl_khr_external_memory, cl_khr_semaphore, cl_khr_external_semaphore.
+        p => {
             let _ = lim;
-            return Err(CL_INVALID_VALUE);
+            let interop = super::external_memory::device_info(d, p)
+                .or_else(|| super::semaphore::device_info(d, p));
+            return match interop {
+                Some(info) => info,
+                None => Err(CL_INVALID_VALUE),
+            };
         }
     })
 }

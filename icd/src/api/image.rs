@@ -7,6 +7,7 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use ferrocl_runtime::core::event::Event;
+use ferrocl_runtime::core::external_memory as external_memory_core;
 use ferrocl_runtime::core::image::HostData;
 use ferrocl_runtime::core::image_format;
 use ferrocl_runtime::core::image_geometry::{check_region, regions_overlap, ImageDesc};
@@ -20,6 +21,7 @@ use opencl_sys::*;
 
 use super::context::ctx_arc;
 use super::enqueue::{finish_blocking, read3};
+use super::external_memory::{self, ExternalProps};
 use super::mem::{check_flags, mem_arc};
 use super::queue::queue_arc;
 use crate::entry::{code, object, return_event, wait_list_in};
@@ -93,8 +95,29 @@ unsafe fn create_image(
     // clCreateImage2D/3D report pitch errors as CL_INVALID_IMAGE_SIZE.
     pitch_error: cl_int,
 ) -> CLResult<cl_mem> {
+    // SAFETY: forwarded.
+    unsafe { create_image_with(c, props, None, flags, format, desc, host_ptr, pitch_error) }
+}
+
+/// [`create_image`], over imported memory where `external` gives a handle
+/// (cl_khr_external_memory, `super::external_memory`).
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_image_with(
+    c: cl_context,
+    props: Vec<cl_mem_properties>,
+    external: Option<&ExternalProps>,
+    flags: cl_mem_flags,
+    format: *const cl_image_format,
+    desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    pitch_error: cl_int,
+) -> CLResult<cl_mem> {
     let ctx = ctx_arc(c)?;
     check_flags(flags)?;
+    let import = match external {
+        Some(e) => Some(external_memory::check_import(&ctx, e, flags, host_ptr)?),
+        None => None,
+    };
     // "CL_INVALID_OPERATION if there are no devices in context that
     // support images."
     if !ctx.devices.iter().any(|d| d.image_support()) {
@@ -297,6 +320,10 @@ unsafe fn create_image(
     {
         return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
     }
+    // Imported memory is an image's own: not one made from a buffer.
+    if import.is_some() && buffer.is_some() {
+        return Err(CL_INVALID_OPERATION);
+    }
     if let (Some(b), CL_MEM_OBJECT_IMAGE2D) = (&buffer, ty) {
         return image2d_from_buffer(&ctx, b, flags, format, &d, row_pitch, element, props);
     }
@@ -325,6 +352,10 @@ unsafe fn create_image(
         row_pitch,
         slice_pitch,
     };
+    if let Some((handle, fd)) = import {
+        let m = external_memory_core::import_image(ctx, flags, format, desc, handle, fd, props)?;
+        return Ok(into_handle(m));
+    }
     let init = wants_ptr.then_some(HostData(host_ptr as *const u8));
     let keep_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 {
         host_ptr as usize
@@ -408,24 +439,37 @@ fn image2d_from_buffer(
     )?))
 }
 
-/// The property list of clCreate*WithProperties: OpenCL 3.0 core defines
-/// no memory properties.
+/// The property list of clCreateImageWithProperties as given (empty for
+/// NULL): OpenCL 3.0 core defines no memory properties; those of
+/// cl_khr_external_memory are read into the returned [`ExternalProps`].
 ///
 /// # Safety
 /// `props` must be NULL or a 0-terminated list.
 pub(crate) unsafe fn mem_properties(
     props: *const cl_mem_properties,
-) -> CLResult<Vec<cl_mem_properties>> {
+) -> CLResult<(Vec<cl_mem_properties>, ExternalProps)> {
+    let mut external = ExternalProps::default();
     if props.is_null() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), external));
     }
+    let mut list = Vec::new();
+    let mut i = 0;
     // SAFETY: 0-terminated list from the application.
-    if unsafe { *props } != 0 {
-        // "CL_INVALID_PROPERTY if a property name in properties is not a
-        // supported property name"
-        return Err(CL_INVALID_PROPERTY);
+    while unsafe { *props.add(i) } != 0 {
+        // SAFETY: `i` is a name inside the list.
+        match unsafe { external_memory::read_property(props.add(i), &mut external) }? {
+            Some(n) => {
+                // SAFETY: the property's n entries were just read.
+                list.extend_from_slice(unsafe { std::slice::from_raw_parts(props.add(i), n) });
+                i += n;
+            }
+            // "CL_INVALID_PROPERTY if a property name in properties is not
+            // a supported property name"
+            None => return Err(CL_INVALID_PROPERTY),
+        }
     }
-    Ok(vec![0])
+    list.push(0);
+    Ok((list, external))
 }
 
 pub unsafe extern "C" fn clCreateImage(
@@ -465,7 +509,19 @@ pub unsafe extern "C" fn clCreateImageWithProperties(
         ctx_arc(c)?;
         // SAFETY: pointers from the application.
         unsafe {
-            let list = mem_properties(props)?;
+            let (list, external) = mem_properties(props)?;
+            if external.handle.is_some() || external.devices.is_some() {
+                return create_image_with(
+                    c,
+                    list,
+                    Some(&external),
+                    flags,
+                    format,
+                    desc,
+                    host_ptr,
+                    CL_INVALID_IMAGE_DESCRIPTOR,
+                );
+            }
             create_image(
                 c,
                 list,

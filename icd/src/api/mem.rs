@@ -15,6 +15,7 @@ use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
 use super::context::ctx_arc;
+use super::external_memory::{self, ExternalProps};
 use crate::entry::{code, object};
 use crate::info::{write, Info};
 
@@ -44,16 +45,21 @@ pub fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
 }
 
 /// The property list of clCreateBufferWithProperties as given (pairs,
-/// then the terminating 0; empty for NULL). The one property is
-/// cl_ext_buffer_device_address's CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, a
-/// cl_bool (every ferrocl device has buffer device addresses).
+/// then the terminating 0; empty for NULL), and the external memory
+/// properties in it (cl_khr_external_memory, `super::external_memory`).
+/// The other property is cl_ext_buffer_device_address's
+/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, a cl_bool (every ferrocl device has
+/// buffer device addresses).
 ///
 /// # Safety
 /// `props` is NULL or a 0-terminated list of pairs.
-unsafe fn buffer_properties(props: *const cl_mem_properties) -> CLResult<Vec<cl_mem_properties>> {
+unsafe fn buffer_properties(
+    props: *const cl_mem_properties,
+) -> CLResult<(Vec<cl_mem_properties>, ExternalProps)> {
     let mut list = Vec::new();
+    let mut external = ExternalProps::default();
     if props.is_null() {
-        return Ok(list);
+        return Ok((list, external));
     }
     let mut i = 0;
     loop {
@@ -61,6 +67,14 @@ unsafe fn buffer_properties(props: *const cl_mem_properties) -> CLResult<Vec<cl_
         let name = unsafe { *props.add(i) };
         if name == 0 {
             break;
+        }
+        // cl_khr_external_memory's properties (`super::external_memory`).
+        // SAFETY: `i` is a name inside the 0-terminated list.
+        if let Some(n) = unsafe { external_memory::read_property(props.add(i), &mut external) }? {
+            // SAFETY: the property's n entries were just read.
+            list.extend_from_slice(unsafe { std::slice::from_raw_parts(props.add(i), n) });
+            i += n;
+            continue;
         }
         // SAFETY: a name is followed by its value.
         let value = unsafe { *props.add(i + 1) };
@@ -77,7 +91,7 @@ unsafe fn buffer_properties(props: *const cl_mem_properties) -> CLResult<Vec<cl_
         i += 2;
     }
     list.push(0);
-    Ok(list)
+    Ok((list, external))
 }
 
 fn create_buffer(
@@ -170,7 +184,22 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
 ) -> cl_mem {
     object(errcode_ret, || {
         // SAFETY: a 0-terminated list from the application, or NULL.
-        let list = unsafe { buffer_properties(props) }?;
+        let (list, external) = unsafe { buffer_properties(props) }?;
+        if external.handle.is_some() || external.devices.is_some() {
+            let ctx = ctx_arc(c)?;
+            check_flags(flags)?;
+            // "CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater
+            // than CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices in context."
+            if size == 0
+                || ctx
+                    .devices
+                    .iter()
+                    .all(|d| !d.accepts_alloc_size(size as u64))
+            {
+                return Err(CL_INVALID_BUFFER_SIZE);
+            }
+            return external_memory::create_buffer(ctx, list, &external, flags, size, host_ptr);
+        }
         create_buffer(c, list, flags, size, host_ptr)
     })
 }

@@ -88,7 +88,13 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => Ok(name_versions(PLATFORM_EXTENSIONS)),
             // The host timer counts nanoseconds (see api::timer).
             CL_PLATFORM_HOST_TIMER_RESOLUTION => Ok(Info::u64(1)),
-            _ => Err(CL_INVALID_VALUE),
+            // cl_khr_external_memory: the handle types every device imports.
+            CL_PLATFORM_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR => Ok(Info::raw(
+                &super::external_memory::platform_import_types(&platform().devices),
+            )),
+            // cl_khr_semaphore, cl_khr_external_semaphore.
+            p => super::semaphore::platform_info(&platform().devices, p)
+                .unwrap_or(Err(CL_INVALID_VALUE)),
         };
         // SAFETY: pointers from the application.
         unsafe { write(info, size, value, size_ret) }

@@ -131,8 +131,13 @@ pub unsafe extern "C" fn clGetCommandQueueInfo(
 
 pub unsafe extern "C" fn clFlush(q: cl_command_queue) -> cl_int {
     // Commands are submitted as they are enqueued: nothing is held back.
-    // SAFETY: handle from the application.
-    code(|| unsafe { get::<Queue>(q) }.map(|_| ()))
+    // Semaphore signals (cl_khr_semaphore) are waited for until they have
+    // reached vkQueueSubmit, so that another API may wait for them.
+    code(|| {
+        // SAFETY: handle from the application.
+        unsafe { get::<Queue>(q) }?.pending_signals.wait_submitted();
+        Ok(())
+    })
 }
 
 pub unsafe extern "C" fn clFinish(q: cl_command_queue) -> cl_int {

@@ -145,6 +145,7 @@ impl Device {
                 drop(hold);
                 let _ = tx.send(res.map(|_| ()));
             }),
+            semaphores: None,
         });
         rx.recv().map_err(|_| CL_OUT_OF_RESOURCES)?
     }
@@ -452,6 +453,11 @@ impl Device {
             "cl_khr_command_buffer_mutable_dispatch",
             super::command_buffer::MUTABLE_DISPATCH_VERSION,
         ));
+        // Interop: semaphores, and external memory and semaphores for the
+        // handle types the Vulkan device has (`super::external_memory`,
+        // `super::semaphore`).
+        e.extend(super::external_memory::extensions(self));
+        e.extend(super::semaphore::extensions(self));
         e
     }
 

@@ -254,16 +254,26 @@ fn texel_range(desc: &ImageDesc, element: usize) -> usize {
 }
 
 /// A VkImage for an image of `desc` and `info` on `device` (not yet in
-/// GENERAL layout), with its number of array layers. "CL_INVALID_IMAGE_SIZE
-/// if the image dimensions [...] exceed the maximum image dimensions" of
-/// this format and usage.
+/// GENERAL layout), with its number of array layers.
 fn create_vk_image(
     device: &Device,
     info: &FormatInfo,
     desc: &ImageDesc,
 ) -> CLResult<(Image, usize)> {
+    let (spec, layers) = image_spec(device, info, desc)?;
+    Ok((Image::new(&device.vk()?, &spec)?, layers))
+}
+
+/// What the VkImage of an image of `desc` and `info` on `device` is made
+/// of, with its number of array layers. "CL_INVALID_IMAGE_SIZE if the
+/// image dimensions [...] exceed the maximum image dimensions" of this
+/// format and usage.
+pub(super) fn image_spec(
+    device: &Device,
+    info: &FormatInfo,
+    desc: &ImageDesc,
+) -> CLResult<(ImageSpec, usize)> {
     let (image_type, view_type) = vk_types(desc.image_type).ok_or(CL_INVALID_VALUE)?;
-    let vkdev = device.vk()?;
     let ext = desc.extent();
     let layers = match desc.image_type {
         CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY => desc.array_size,
@@ -299,7 +309,7 @@ fn create_vk_image(
         usage,
         sampled_mapping: info.mapping,
     };
-    Ok((Image::new(&vkdev, &spec)?, layers))
+    Ok((spec, layers))
 }
 
 /// The texel-buffer views of a 1D image buffer over `size` bytes at

@@ -245,14 +245,23 @@ fn host_import_enabled() -> bool {
 }
 
 /// Whether a buffer's property list (name, value pairs, then 0) sets
-/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT to CL_TRUE.
+/// CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT to CL_TRUE. (CL_MEM_DEVICE_HANDLE_LIST_KHR's
+/// value is a list of devices up to a 0: skipped.)
 fn has_device_address_property(properties: &[cl_mem_properties]) -> bool {
-    properties
-        .chunks_exact(2)
-        .take_while(|p| p[0] != 0)
-        .any(|p| {
-            p[0] == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && p[1] == cl_mem_properties::from(CL_TRUE)
-        })
+    let mut i = 0;
+    while i + 1 < properties.len() && properties[i] != 0 {
+        let (name, value) = (properties[i], properties[i + 1]);
+        if name == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && value == cl_mem_properties::from(CL_TRUE) {
+            return true;
+        }
+        i += 2;
+        if name == CL_MEM_DEVICE_HANDLE_LIST_KHR {
+            while i <= properties.len() && properties[i - 1] != CL_MEM_DEVICE_HANDLE_LIST_END_KHR {
+                i += 1;
+            }
+        }
+    }
+    false
 }
 
 impl ClObject for Mem {
@@ -318,6 +327,40 @@ impl Mem {
             storage: Some(storage),
             image: None,
             host_mirror,
+            device_address: has_device_address_property(&properties),
+            svm_allocation: false,
+            svm_backing: None,
+            properties,
+            map_count: Default::default(),
+            destructors: Mutex::new(Vec::new()),
+            maps: Mutex::new(Vec::new()),
+            residency,
+        }))
+    }
+
+    /// A buffer over memory another API exported (`super::external_memory`):
+    /// `storage` is that memory, imported on the context's first device.
+    pub fn new_external_buffer(
+        context: Arc<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        storage: Buffer,
+        properties: Vec<cl_mem_properties>,
+    ) -> CLResult<Arc<Mem>> {
+        // Its contents are the other API's: valid on the first device.
+        let residency = Residency::new(context.devices.len(), true)?;
+        Ok(Arc::new(Mem {
+            base: Base::new(Self::TAG),
+            context,
+            mem_type: CL_MEM_OBJECT_BUFFER,
+            flags,
+            size,
+            host_ptr: 0,
+            parent: None,
+            offset: 0,
+            storage: Some(Arc::new(storage)),
+            image: None,
+            host_mirror: None,
             device_address: has_device_address_property(&properties),
             svm_allocation: false,
             svm_backing: None,

@@ -13,7 +13,9 @@
 //!    `prewarm` (kernel pipelines made ahead of launches), `local_args`
 //!    (which pipeline a launch with `__local` pointer arguments runs);
 //! 3. events and queues: `event` (knows its queue only as an
-//!    `event::EventQueue`), then `queue`;
+//!    `event::EventQueue`), then `queue` and `semaphore`
+//!    (cl_khr_semaphore: semaphore operations of the queue's submissions;
+//!    `queue` keeps its count of pending signals);
 //! 4. memory objects: `memory` (with the small types the layers above
 //!    share: `ImagePart`, `MapMemory`, the per-device `Residency` record),
 //!    then `image` (creation);
@@ -25,7 +27,9 @@
 //!    NDRange launch planned and ready to record; clEnqueueNDRangeKernel),
 //!    then `command_buffer` (cl_khr_command_buffer: commands recorded once
 //!    into Vulkan command buffers and replayed), `svm` (SVM allocations and
-//!    their commands), `usm` (Intel unified shared memory, beside `svm`).
+//!    their commands), `usm` (Intel unified shared memory, beside `svm`),
+//!    `external_memory` (buffers over memory other APIs exported, and
+//!    their ownership transfers).
 //!
 //! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
 //! and `launch` of this module.
@@ -38,6 +42,7 @@ pub mod device_address;
 pub mod error;
 pub mod event;
 pub mod exit;
+pub mod external_memory;
 pub mod global_vars;
 pub mod hostcopy;
 pub mod image;
@@ -58,6 +63,7 @@ pub mod program;
 pub mod queue;
 pub mod residency;
 pub mod sampler;
+pub mod semaphore;
 pub mod svm;
 pub mod transfer;
 pub mod usm;

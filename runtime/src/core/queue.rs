@@ -24,7 +24,7 @@ use super::error::CLResult;
 use super::event::{Event, EventQueue};
 use super::object::{tag, Base, ClObject};
 use crate::vk::loop_status::StatusWord;
-use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, WaitFn};
+use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, SemaphoreOps, WaitFn};
 
 #[repr(C)]
 pub struct Queue {
@@ -47,6 +47,9 @@ pub struct Queue {
     loop_status: OnceLock<CLResult<Arc<StatusWord>>>,
     /// [`wait_poll_ns`] of the device.
     wait_poll_ns: u64,
+    /// Semaphore signals enqueued here and not yet submitted (clFlush
+    /// waits for them, `super::semaphore`).
+    pub pending_signals: Arc<super::semaphore::PendingSignals>,
 }
 
 /// A queue whose command's execution failed: a kernel launch whose loop
@@ -192,6 +195,7 @@ impl Queue {
             poison: Default::default(),
             loop_status: OnceLock::new(),
             wait_poll_ns,
+            pending_signals: Default::default(),
         });
         let mut live = LIVE.lock();
         live.retain(|q| q.strong_count() > 0);
@@ -248,12 +252,55 @@ impl Queue {
         record: Option<RecordFn>,
         host: Option<CheckedHostFn>,
     ) -> Arc<Event> {
+        self.enqueue_command(command_type, wait_list, record, host, None, None)
+    }
+
+    /// A command that waits for or signals binary semaphores
+    /// (`super::semaphore`): `ops` go with its submission, `before` (which
+    /// may block the submitter) runs after its wait list, before it is
+    /// recorded; `host` runs once its submission has executed, and `hold`
+    /// (what the submission uses) is kept until then.
+    pub fn submit_semaphores(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: Vec<Arc<Event>>,
+        ops: SemaphoreOps,
+        before: Option<WaitFn>,
+        host: HostFn,
+        hold: Box<dyn Send>,
+    ) -> Arc<Event> {
+        let host = Box::new(move || {
+            host();
+            drop(hold);
+            Ok(())
+        }) as CheckedHostFn;
+        self.enqueue_command(command_type, wait_list, None, Some(host), Some(ops), before)
+    }
+
+    fn enqueue_command(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait_list: Vec<Arc<Event>>,
+        record: Option<RecordFn>,
+        host: Option<CheckedHostFn>,
+        semaphores: Option<SemaphoreOps>,
+        before: Option<WaitFn>,
+    ) -> Arc<Event> {
         let event = Event::new(
             self.context.clone(),
             Some(self.clone() as Arc<dyn EventQueue>),
             command_type,
         );
-        let deps = self.dependencies(command_type, wait_list);
+        let mut deps = self.dependencies(command_type, wait_list);
+        if let Some(b) = before {
+            let first = deps.wait.take();
+            deps.wait = Some(Box::new(move || {
+                if let Some(w) = first {
+                    w()?;
+                }
+                b()
+            }));
+        }
         let ev = event.clone();
         let poison = self.poison.clone();
         let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| match r {
@@ -278,6 +325,7 @@ impl Queue {
             before_next: command_type == CL_COMMAND_BARRIER,
             progress: event.clone() as Arc<dyn Progress>,
             done,
+            semaphores,
         });
         event
     }
@@ -419,6 +467,7 @@ impl Queue {
                 before_next: false,
                 progress,
                 done,
+                semaphores: None,
             });
         }
         *self.last.lock() = Some(Arc::downgrade(&event));

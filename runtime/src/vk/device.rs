@@ -67,6 +67,12 @@ pub struct Device {
     /// here: decided by a small probe allocation on first ask
     /// ([`Device::shared_memory_works`]).
     pub(super) shared_probe: std::sync::OnceLock<bool>,
+    /// VK_KHR_external_memory_fd, enabled where memory can be imported
+    /// from fds (`external_memory`).
+    pub memory_fd: Option<ash::khr::external_memory_fd::Device>,
+    /// VK_KHR_external_semaphore_fd, enabled where semaphores can be
+    /// exported or imported as fds (`external_semaphore`).
+    pub semaphore_fd: Option<ash::khr::external_semaphore_fd::Device>,
 }
 
 /// What importing application memory as device memory needs.
@@ -179,6 +185,11 @@ impl Device {
         if host_import.is_some() {
             ext_names.push(c"VK_EXT_external_memory_host".as_ptr());
         }
+        // External memory and semaphores (`external`).
+        let external = phys.external.device_extensions();
+        let memory_fd = phys.external.memory_fd();
+        let semaphore_fd = phys.external.semaphore_fd();
+        ext_names.extend(external);
         // Device and host clocks read together (`clock`).
         let calibrated = can_calibrate(&phys);
         if calibrated {
@@ -309,7 +320,12 @@ impl Device {
             fns: ash::khr::map_memory2::Device::new(inst, &raw),
             alignment: phys.min_placed_memory_map_alignment,
         });
+        let memory_fd = memory_fd.then(|| ash::khr::external_memory_fd::Device::new(inst, &raw));
+        let semaphore_fd =
+            semaphore_fd.then(|| ash::khr::external_semaphore_fd::Device::new(inst, &raw));
         let device = Arc::new(Device {
+            memory_fd,
+            semaphore_fd,
             placed,
             shared_probe: std::sync::OnceLock::new(),
             conditional_rendering,

@@ -35,6 +35,9 @@ pub struct Image {
     pub device: Arc<Device>,
     pub raw: vk::Image,
     allocation: Mutex<Option<Allocation>>,
+    /// Memory of this image alone, freed with it (`allocation` is then
+    /// `None`): memory imported from another API (`super::external_memory`).
+    own_memory: Option<vk::DeviceMemory>,
     /// Null without SAMPLED usage.
     pub sampled_view: vk::ImageView,
     /// Null without STORAGE usage.
@@ -52,22 +55,28 @@ pub fn color_range(layers: u32) -> vk::ImageSubresourceRange {
     }
 }
 
+/// The VkImageCreateInfo of `spec`: one mip level, one sample, OPTIMAL
+/// tiling, exclusive sharing, no flags.
+pub fn create_info(spec: &ImageSpec) -> vk::ImageCreateInfo<'static> {
+    vk::ImageCreateInfo::default()
+        .image_type(spec.image_type)
+        .format(spec.format)
+        .extent(spec.extent)
+        .mip_levels(1)
+        .array_layers(spec.layers)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(spec.usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .initial_layout(vk::ImageLayout::UNDEFINED)
+}
+
 impl Image {
     /// Creates the image, binds device-local memory and makes its views.
     /// The image starts in UNDEFINED layout: the caller records
     /// [`super::queue::Recorder::to_general`] before any other use.
     pub fn new(device: &Arc<Device>, spec: &ImageSpec) -> CLResult<Image> {
-        let info = vk::ImageCreateInfo::default()
-            .image_type(spec.image_type)
-            .format(spec.format)
-            .extent(spec.extent)
-            .mip_levels(1)
-            .array_layers(spec.layers)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(spec.usage)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let info = create_info(spec);
         // SAFETY: valid device and create info (the caller checked the
         // format's features and the limits).
         let raw = unsafe { device.raw.create_image(&info, None) }.map_err(map_vk_err)?;
@@ -75,6 +84,7 @@ impl Image {
             device: device.clone(),
             raw,
             allocation: Mutex::new(None),
+            own_memory: None,
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
         };
@@ -104,6 +114,34 @@ impl Image {
         };
         *image.allocation.lock() = Some(alloc);
         bound.map_err(map_vk_err)?;
+        image.make_views(spec)?;
+        Ok(image)
+    }
+
+    /// The image `raw` (created from `spec`) bound to `memory`, which it
+    /// owns from now on (freed with it, also on an error here), with its
+    /// views.
+    pub(super) fn with_own_memory(
+        device: &Arc<Device>,
+        raw: vk::Image,
+        memory: vk::DeviceMemory,
+        spec: &ImageSpec,
+    ) -> CLResult<Image> {
+        let mut image = Image {
+            device: device.clone(),
+            raw,
+            allocation: Mutex::new(None),
+            own_memory: Some(memory),
+            sampled_view: vk::ImageView::null(),
+            storage_view: vk::ImageView::null(),
+        };
+        image.make_views(spec)?;
+        Ok(image)
+    }
+
+    /// The sampled and storage views `spec.usage` asks for.
+    fn make_views(&mut self, spec: &ImageSpec) -> CLResult<()> {
+        let image = self;
         if spec.usage.contains(vk::ImageUsageFlags::SAMPLED) {
             image.sampled_view =
                 image.view(spec, spec.sampled_mapping, vk::ImageUsageFlags::SAMPLED)?;
@@ -115,7 +153,7 @@ impl Image {
                 vk::ImageUsageFlags::STORAGE,
             )?;
         }
-        Ok(image)
+        Ok(())
     }
 
     /// A view of the whole image restricted to `usage`.
@@ -152,6 +190,10 @@ impl Drop for Image {
         }
         if let Some(a) = self.allocation.lock().take() {
             let _ = self.device.allocator.lock().free(a);
+        }
+        if let Some(m) = self.own_memory.take() {
+            // SAFETY: this image's memory alone; the image is destroyed.
+            unsafe { self.device.raw.free_memory(m, None) };
         }
     }
 }

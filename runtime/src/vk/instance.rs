@@ -73,6 +73,9 @@ pub struct PhysicalDevice {
     /// 4x8-bit values (all false without shaderIntegerDotProduct).
     pub dot_acceleration_8bit: DotAcceleration,
     pub dot_acceleration_4x8bit_packed: DotAcceleration,
+    /// External memory and semaphore handle types the device can import
+    /// and export (`super::external`).
+    pub external: super::external::ExternalCaps,
     /// Format properties queried so far (see [`PhysicalDevice::format_features`]).
     formats: parking_lot::Mutex<std::collections::HashMap<vk::Format, FormatFeatures>>,
 }
@@ -217,6 +220,15 @@ pub struct Extensions {
     pub ext_shader_atomic_float: bool,
     /// VK_EXT_shader_atomic_float2: native float atomic min/max.
     pub ext_shader_atomic_float2: bool,
+    /// VK_KHR_external_memory_fd: memory imported from an opaque fd
+    /// (cl_khr_external_memory_opaque_fd, `external`).
+    pub khr_external_memory_fd: bool,
+    /// VK_EXT_external_memory_dma_buf: memory imported from a dma-buf
+    /// (cl_khr_external_memory_dma_buf, `external`).
+    pub ext_external_memory_dma_buf: bool,
+    /// VK_KHR_external_semaphore_fd: semaphores exported and imported as
+    /// opaque or sync fds (cl_khr_external_semaphore_*, `external`).
+    pub khr_external_semaphore_fd: bool,
 }
 
 /// What one format supports (VkFormatProperties3 bits where the device
@@ -345,6 +357,9 @@ impl PhysicalDevice {
             ext_map_memory_placed: has(c"VK_EXT_map_memory_placed"),
             ext_shader_atomic_float: has(c"VK_EXT_shader_atomic_float"),
             ext_shader_atomic_float2: has(c"VK_EXT_shader_atomic_float2"),
+            khr_external_memory_fd: has(c"VK_KHR_external_memory_fd"),
+            ext_external_memory_dma_buf: has(c"VK_EXT_external_memory_dma_buf"),
+            khr_external_semaphore_fd: has(c"VK_KHR_external_semaphore_fd"),
         };
         // Integer dot products: core in 1.3 (when the instance is 1.3
         // too), else the extension.
@@ -604,6 +619,7 @@ impl PhysicalDevice {
             dot_acceleration_8bit,
             dot_acceleration_4x8bit_packed,
             formats: Default::default(),
+            external: super::external::probe(&instance.raw, raw, &ext),
         })
     }
 

@@ -106,6 +106,31 @@ pub struct Command {
     pub before_next: bool,
     pub progress: Arc<dyn Progress>,
     pub done: DoneFn,
+    /// Binary semaphores the command waits for or signals
+    /// (cl_khr_semaphore): carried by the vkQueueSubmit of the submission
+    /// that starts with it (waits) or ends with it (signals).
+    pub semaphores: Option<SemaphoreOps>,
+}
+
+/// Called after the vkQueueSubmit carrying a command's semaphores.
+type SemaphoreCallback = Box<dyn FnOnce(Result<(), cl_int>) + Send>;
+
+/// What a semaphore command asks of its submission.
+#[derive(Default)]
+pub struct SemaphoreOps {
+    /// Waited for before any work of this and later submissions.
+    pub wait: Vec<vk::Semaphore>,
+    /// Signalled once this and every earlier submission's work is done.
+    pub signal: Vec<vk::Semaphore>,
+    /// Runs right after the vkQueueSubmit carrying them succeeded (or was
+    /// skipped because the command failed, with its error).
+    pub submitted: Option<SemaphoreCallback>,
+}
+
+impl Command {
+    fn waits_semaphores(&self) -> bool {
+        self.semaphores.as_ref().is_some_and(|o| !o.wait.is_empty())
+    }
 }
 
 /// Handed to a command's `record` function.
@@ -743,7 +768,15 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
         let mut entries: Vec<Entry> = Vec::new();
         let mut cb = None;
         let mut recorded = false;
-        while let Some(cmd) = cmds.next_if(|c| c.wait.is_none() || entries.is_empty()) {
+        // Semaphore operations of the submission: a command waiting for a
+        // semaphore starts one, a command signalling one ends it.
+        let mut sem_wait: Vec<vk::Semaphore> = Vec::new();
+        let mut sem_signal: Vec<vk::Semaphore> = Vec::new();
+        let mut sem_submitted: Vec<(SemaphoreCallback, usize)> = Vec::new();
+        while let Some(mut cmd) =
+            cmds.next_if(|c| (c.wait.is_none() && !c.waits_semaphores()) || entries.is_empty())
+        {
+            let sems = cmd.semaphores.take();
             let mut status = Ok(());
             if let Some(wait) = cmd.wait {
                 status = wait();
@@ -798,6 +831,17 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
             if status.is_err() {
                 cmd.progress.doomed();
             }
+            let mut ends_submission = false;
+            if let Some(ops) = sems {
+                if let Some(f) = ops.submitted {
+                    sem_submitted.push((f, entries.len()));
+                }
+                if status.is_ok() {
+                    ends_submission = !ops.signal.is_empty();
+                    sem_wait.extend(ops.wait);
+                    sem_signal.extend(ops.signal);
+                }
+            }
             entries.push(Entry {
                 done: cmd.done,
                 held,
@@ -805,6 +849,9 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                 progress: cmd.progress,
                 queries,
             });
+            if ends_submission {
+                break;
+            }
         }
         // A batch with device work signals a new timeline value; one
         // without (markers, failed commands) completes once everything
@@ -813,10 +860,17 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
         // still pending on the device would break the timeline's
         // strictly increasing order.
         let submitted_at = host_now_ns();
+        let has_semaphores = !sem_wait.is_empty() || !sem_signal.is_empty();
         let value = match (cb, recorded) {
-            (Some(c), true) => {
+            (c, r) if (c.is_some() && r) || has_semaphores => {
+                let recorded_cb = if r { c.map(|c| c.cb) } else { None };
+                if let (Some(c), false) = (c, r) {
+                    // SAFETY: cb is recording and unused.
+                    let _ = unsafe { s.device.raw.end_command_buffer(c.cb) };
+                }
                 st.next_value += 1;
-                if let Err(e) = submit_cb(s, c.cb, st.next_value) {
+                let sems = (&sem_wait[..], &sem_signal[..]);
+                if let Err(e) = submit_cb(s, recorded_cb, sems, st.next_value) {
                     s.lost.store(true, Ordering::Relaxed);
                     for e2 in entries.iter_mut() {
                         e2.status = e2.status.and(Err(e));
@@ -834,6 +888,9 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                 st.next_value
             }
         };
+        for (f, i) in sem_submitted {
+            f(entries[i].status);
+        }
         for e in entries.iter().filter(|e| e.status.is_ok()) {
             e.progress.submitted(submitted_at);
         }
@@ -856,22 +913,55 @@ fn begin_cb(s: &Shared) -> CLResult<Cb> {
     Ok(cb)
 }
 
-fn submit_cb(s: &Shared, cb: vk::CommandBuffer, value: u64) -> CLResult<()> {
-    let r = Recorder {
-        device: &s.device,
-        cb,
-        held: Default::default(),
+/// Ends and submits `cb` (a submission without command buffers where
+/// `None`: one that only waits for or signals semaphores), signalling the
+/// timeline with `value`; `semaphores`: the binary semaphores it waits for
+/// (before any of its work, at every stage) and signals.
+fn submit_cb(
+    s: &Shared,
+    cb: Option<vk::CommandBuffer>,
+    semaphores: (&[vk::Semaphore], &[vk::Semaphore]),
+    value: u64,
+) -> CLResult<()> {
+    if let Some(cb) = cb {
+        let r = Recorder {
+            device: &s.device,
+            cb,
+            held: Default::default(),
+        };
+        r.host_barrier();
+        // SAFETY: cb is recording.
+        unsafe { s.device.raw.end_command_buffer(cb) }.map_err(map_vk_err)?;
+    }
+    let (wait, signal) = semaphores;
+    // The timeline, then the binary semaphores, which ignore their entry
+    // of the signal values. Without semaphores (every launch) nothing is
+    // allocated: empty vectors do not allocate.
+    let timeline = [s.timeline];
+    let timeline_value = [value];
+    let (mut sems, mut values) = (Vec::new(), Vec::new());
+    if !signal.is_empty() {
+        sems = timeline.iter().chain(signal).copied().collect();
+        values = std::iter::once(value)
+            .chain(signal.iter().map(|_| 0))
+            .collect();
+    }
+    let (sems, values) = if signal.is_empty() {
+        (&timeline[..], &timeline_value[..])
+    } else {
+        (&sems[..], &values[..])
     };
-    r.host_barrier();
-    // SAFETY: cb is recording.
-    unsafe { s.device.raw.end_command_buffer(cb) }.map_err(map_vk_err)?;
-    let values = [value];
-    let sems = [s.timeline];
-    let cbs = [cb];
-    let mut ts = vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values);
+    let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; wait.len()];
+    let wait_values = vec![0u64; wait.len()];
+    let mut ts = vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(values);
+    if !wait.is_empty() {
+        ts = ts.wait_semaphore_values(&wait_values);
+    }
     let si = [vk::SubmitInfo::default()
-        .command_buffers(&cbs)
-        .signal_semaphores(&sems)
+        .command_buffers(cb.as_slice())
+        .wait_semaphores(wait)
+        .wait_dst_stage_mask(&stages)
+        .signal_semaphores(sems)
         .push_next(&mut ts)];
     let q = s.device.queue.lock();
     // SAFETY: the queue is externally synchronized by its mutex.
