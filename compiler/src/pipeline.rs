@@ -178,6 +178,9 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
         }
     }
     let spirv = resolved.as_deref().unwrap_or(spirv);
+    let kept_modes = tools::bytes_to_words(spirv)
+        .map(|w| frontend::execution_mode_ids::kept_dispatch_modes(&w))
+        .unwrap_or_default();
     let scratch = ScratchDir::new()?;
     // Irreducible control flow: made reducible through LLVM IR.
     let reducible = frontend::make_il_reducible(spirv, &scratch)?;
@@ -197,6 +200,14 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
         Err(note) => (spirv, log + note),
     };
     dump::spirv(Pass::LinkIlMath, spirv);
+    // What the round trips through LLVM IR dropped (`execution_mode_ids`).
+    let restored = match tools::bytes_to_words(spirv) {
+        Some(w) if !kept_modes.is_empty() => Some(tools::words_to_bytes(
+            &frontend::execution_mode_ids::restore_dispatch_modes(&w, &kept_modes),
+        )),
+        _ => None,
+    };
+    let spirv = restored.as_deref().unwrap_or(spirv);
     build_module(spirv, None, log, caps, &scratch, None)
 }
 

@@ -32,13 +32,42 @@ fn max_num_sub_groups(cl: &Cl) -> usize {
 
 /// `MODULE` with its placeholders filled, assembled as SPIR-V 1.2.
 fn assemble(s: usize, extra_modes: &str) -> Vec<u8> {
+    assemble_text(
+        &MODULE
+            .replace("{S}", &s.to_string())
+            .replace("{EXTRA_MODES}", extra_modes),
+    )
+}
+
+/// `assemble`'s module with an OpenCL.std `sin` call in `fixed`, so that
+/// the build links libclc's math through LLVM IR (`frontend::il_math`),
+/// which loses the SubgroupDispatch modes unless they are put back.
+fn assemble_with_math(s: usize, extra_modes: &str) -> Vec<u8> {
     let text = MODULE
         .replace("{S}", &s.to_string())
-        .replace("{EXTRA_MODES}", extra_modes);
+        .replace("{EXTRA_MODES}", extra_modes)
+        .replace(
+            "OpMemoryModel",
+            "%std = OpExtInstImport \"OpenCL.std\"\nOpMemoryModel",
+        )
+        .replace(
+            "%void = OpTypeVoid",
+            "%void = OpTypeVoid\n%float = OpTypeFloat 32\n%f_half = OpConstant %float 0.5",
+        )
+        .replace(
+            "%wg32 = OpUConvert %uint %wg",
+            "%wg32 = OpUConvert %uint %wg\n%sin = OpExtInst %float %std sin %f_half",
+        );
+    assert!(text.contains("OpExtInst %float"));
+    assemble_text(&text)
+}
+
+fn assemble_text(text: &str) -> Vec<u8> {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "ferrocl-sgd-{}-{}",
         std::process::id(),
-        extra_modes.len() * 1000 + s
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("k.spvasm"), text).unwrap();
@@ -149,6 +178,17 @@ fn subgroups_per_workgroup_runs_and_is_enforced() {
         return;
     }
     let s = device_sub_group_size(&cl);
+    // Through libclc's math too: the modes survive the round trip.
+    let with_math = cl
+        .context
+        .try_build_spirv(&assemble_with_math(s, ""), "")
+        .unwrap_or_else(|e| panic!("SubgroupDispatch module with math: {e}"));
+    let k = with_math.kernel("fixed");
+    assert_eq!(
+        sub_group_info(&k, &cl, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, &[]),
+        2
+    );
+    assert_eq!(work_group_size(&k, &cl), 2 * s);
     let p = build(&cl, s, "");
     let k = p.kernel("fixed");
     // The host queries follow the mode.
@@ -283,11 +323,14 @@ fn impossible_modes_fail_the_build() {
         ),
     ];
     for (modes, word) in cases {
-        let err = match cl.context.try_build_spirv(&assemble(s, &modes), "") {
-            Ok(_) => panic!("{modes}: built"),
-            Err(e) => e,
-        };
-        assert_eq!(err.status.0, CL_BUILD_PROGRAM_FAILURE, "{modes}");
-        assert!(err.log.contains(word), "{modes}: log {}", err.log);
+        // Straight, and through libclc's math.
+        for il in [assemble(s, &modes), assemble_with_math(s, &modes)] {
+            let err = match cl.context.try_build_spirv(&il, "") {
+                Ok(_) => panic!("{modes}: built"),
+                Err(e) => e,
+            };
+            assert_eq!(err.status.0, CL_BUILD_PROGRAM_FAILURE, "{modes}");
+            assert!(err.log.contains(word), "{modes}: log {}", err.log);
+        }
     }
 }
