@@ -666,7 +666,8 @@ pub fn used_dims(implicit: &[(ImplicitField, u32)]) -> usize {
 
 /// The work-group sizes a kernel's launches are likely to use, most
 /// likely first (at most two), for creating their pipelines ahead of the
-/// first launch: its `reqd_work_group_size` when it has one; else, in the
+/// first launch: its `reqd_work_group_size` when it has one, N × S
+/// work-items for a kernel requiring N sub-groups of S; else, in the
 /// `dims` dimensions it indexes ([`used_dims`]), what a NULL local size
 /// picks for global sizes that are multiples of every power of two
 /// ([`choose_local_size`]: 256, 16×16 or 8×8×4 within the limits), and in
@@ -675,6 +676,11 @@ pub fn used_dims(implicit: &[(ImplicitField, u32)]) -> usize {
 pub fn likely_local_sizes(dims: usize, rules: &GroupRules, limits: &DeviceLimits) -> Vec<[u32; 3]> {
     if let Some(r) = rules.required {
         return vec![r];
+    }
+    // A required sub-group count: what a NULL local size picks for a
+    // global size it divides ([`local_size`]).
+    if let Some((n, s)) = rules.sub_groups {
+        return vec![[(n * s).min(rules.max_size) as u32, 1, 1]];
     }
     let dims = dims.clamp(1, 3);
     let mut global = [1usize; 3];
@@ -701,13 +707,14 @@ pub fn likely_local_sizes(dims: usize, rules: &GroupRules, limits: &DeviceLimits
 /// [`likely_local_sizes`], to a kernel that sizes `__local` buffers by
 /// its work-group: 64 and 128 work-items in one dimension, 8×8 in two;
 /// those within `rules.max_size` and the device's limits. None for a
-/// kernel with `reqd_work_group_size`, nor in three dimensions.
+/// kernel with `reqd_work_group_size` or a required sub-group count, nor
+/// in three dimensions.
 pub fn likely_explicit_local_sizes(
     dims: usize,
     rules: &GroupRules,
     limits: &DeviceLimits,
 ) -> Vec<[u32; 3]> {
-    if rules.required.is_some() {
+    if rules.required.is_some() || rules.sub_groups.is_some() {
         return Vec::new();
     }
     let candidates: &[[u32; 3]] = match dims {

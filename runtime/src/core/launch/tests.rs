@@ -212,7 +212,11 @@ fn required_sub_group_count_rules() {
         local_size(1, &[17, 1, 1], None, &nu, &LIMITS),
         Ok([16, 1, 1])
     );
+    // Pipelines made ahead: that one size.
+    assert_eq!(likely_local_sizes(1, &r, &LIMITS), vec![[16, 1, 1]]);
+    assert!(likely_explicit_local_sizes(1, &r, &LIMITS).is_empty());
 }
+
 #[test]
 fn non_uniform_needs_cl2_without_uniform_flag() {
     assert!(!allows_non_uniform("", false));
