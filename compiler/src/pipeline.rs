@@ -159,12 +159,28 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
     check_caps(caps)?;
     // Extensions and instruction sets the device does not take
     // (cl_khr_spirv_queries: what the device reports it takes).
+    let mut resolved = None;
     if let Some(words) = tools::bytes_to_words(spirv) {
         frontend::il_structure::check_il_structure(&words)
             .map_err(|e| BuildError::failure(format!("error: malformed SPIR-V module: {e}")))?;
         frontend::il_support::check_il_intake(&words, caps)
             .map_err(|e| BuildError::failure(format!("error: {e}")))?;
+        // SPIR-V 1.2's OpExecutionModeId as literal modes, then the
+        // SubgroupDispatch queries, which depend on them, as values.
+        let fail = |e: String| BuildError::failure(format!("error: {e}"));
+        let modes =
+            frontend::execution_mode_ids::resolve_execution_mode_ids(&words).map_err(fail)?;
+        let words = modes.as_deref().unwrap_or(&words);
+        let queries = frontend::subgroup_queries::resolve_kernel_subgroup_queries(words, caps)
+            .map_err(fail)?;
+        if let Some(w) = queries.as_deref().or(modes.as_deref()) {
+            resolved = Some(tools::words_to_bytes(w));
+        }
     }
+    let spirv = resolved.as_deref().unwrap_or(spirv);
+    let kept_modes = tools::bytes_to_words(spirv)
+        .map(|w| frontend::execution_mode_ids::kept_dispatch_modes(&w))
+        .unwrap_or_default();
     let scratch = ScratchDir::new()?;
     // Irreducible control flow: made reducible through LLVM IR.
     let reducible = frontend::make_il_reducible(spirv, &scratch)?;
@@ -184,6 +200,14 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
         Err(note) => (spirv, log + note),
     };
     dump::spirv(Pass::LinkIlMath, spirv);
+    // What the round trips through LLVM IR dropped (`execution_mode_ids`).
+    let restored = match tools::bytes_to_words(spirv) {
+        Some(w) if !kept_modes.is_empty() => Some(tools::words_to_bytes(
+            &frontend::execution_mode_ids::restore_dispatch_modes(&w, &kept_modes),
+        )),
+        _ => None,
+    };
+    let spirv = restored.as_deref().unwrap_or(spirv);
     build_module(spirv, None, log, caps, &scratch, None)
 }
 

@@ -21,6 +21,10 @@ pub struct Kernel {
     pub implicit: Vec<(ImplicitField, u32)>,
     /// `__attribute__((reqd_work_group_size(x,y,z)))`.
     pub reqd_work_group_size: Option<[u32; 3]>,
+    /// Sub-groups per work-group the kernel requires (SPIR-V execution
+    /// mode SubgroupsPerWorkgroup(Id)), CL_KERNEL_COMPILE_NUM_SUB_GROUPS;
+    /// 0 when it requires none.
+    pub compile_num_sub_groups: u32,
     /// `__attribute__((work_group_size_hint(x,y,z)))`.
     pub work_group_size_hint: Option<[u32; 3]>,
     /// `__attribute__((vec_type_hint(T)))` as written, e.g. `float4`.

@@ -42,6 +42,7 @@ pub fn reflect_kernel(
         arg_buffer: lowered.arg_buffer.clone(),
         implicit: lowered.implicit.clone(),
         reqd_work_group_size: lowered.reqd_work_group_size,
+        compile_num_sub_groups: lowered.compile_num_sub_groups,
         work_group_size_hint: lowered.work_group_size_hint,
         vec_type_hint: lowered.vec_type_hint.clone(),
         attributes: attributes.join(" "),

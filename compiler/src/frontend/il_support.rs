@@ -17,9 +17,7 @@
 //!   does not use, and an instruction the lowering cannot handle is
 //!   reported by it (`passes::lower`) with its name.
 //!
-//! Gaps: SubgroupDispatch (the SubgroupSize / SubgroupsPerWorkgroup
-//! execution modes and OpGetKernel*Subgroup* are not lowered), Pipes and
-//! DeviceEnqueue are not implemented and not listed.
+//! Gaps: Pipes and DeviceEnqueue are not implemented and not listed.
 
 use rspirv::spirv::Capability;
 
@@ -116,6 +114,12 @@ pub fn spirv_capabilities(caps: &DeviceCaps) -> Vec<Capability> {
         // cl_khr_subgroups' functions are OpGroup* at Subgroup scope, the
         // work-group collectives at Workgroup scope.
         c.push(C::Groups);
+    }
+    if caps.subgroups() && caps.max_num_sub_groups > 0 {
+        // The SubgroupSize / SubgroupsPerWorkgroup(Id) execution modes and
+        // OpGetKernelMaxNumSubgroups / OpGetKernelLocalSizeForSubgroupCount
+        // (`passes::lower::subgroup_dispatch`).
+        c.push(C::SubgroupDispatch);
     }
     if caps.subgroups() {
         c.push(C::GroupNonUniform);

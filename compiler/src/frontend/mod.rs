@@ -1,6 +1,7 @@
 //! Front end: OpenCL C → LLVM IR (clang-15) → Kernel-flavour SPIR-V
 //! (llvm-spirv-15), plus the kernel argument metadata clang records.
 
+pub mod execution_mode_ids;
 pub mod il_math;
 pub mod il_structure;
 pub mod il_support;
@@ -11,6 +12,7 @@ mod prelude;
 mod reachable;
 mod rotate;
 pub mod spec_constants;
+pub mod subgroup_queries;
 pub(crate) use reachable::drop_unreachable_functions;
 pub(crate) use rotate::define_rotates;
 

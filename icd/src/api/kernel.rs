@@ -751,8 +751,14 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
                         }
                     }
                     None => {
+                        // SubgroupsPerWorkgroup N: only N.
+                        let required = kern.info().compile_num_sub_groups as usize;
                         let n = count.saturating_mul(sg);
-                        if count > 0 && n <= wg_max && n <= d.max_work_item_sizes()[0] {
+                        if count > 0
+                            && (required == 0 || count == required)
+                            && n <= wg_max
+                            && n <= d.max_work_item_sizes()[0]
+                        {
                             out[0] = n;
                             for x in &mut out[1..] {
                                 *x = 1;
@@ -763,9 +769,12 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
                 Ok(Info::raw(&out))
             }
             CL_KERNEL_MAX_NUM_SUB_GROUPS => Ok(Info::usize(wg_max.div_ceil(sg))),
-            // `__attribute__((reqd_num_sub_groups(n)))` does not exist in
-            // clang 15 (it warns and ignores it): no kernel has one.
-            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => Ok(Info::usize(0)),
+            // SPIR-V's SubgroupsPerWorkgroup(Id) execution mode (OpenCL C
+            // has no attribute for it: clang 15 ignores
+            // `reqd_num_sub_groups`); 0 without it.
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => {
+                Ok(Info::usize(kern.info().compile_num_sub_groups as usize))
+            }
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.

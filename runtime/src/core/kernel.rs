@@ -535,8 +535,16 @@ pub(super) fn group_rules(
         required: dk.info.reqd_work_group_size,
         non_uniform: dk.non_uniform,
         max_size: kernel.work_group_size(dev),
+        sub_groups: required_sub_groups(&dk.info, dev),
     };
     (rules, device_limits(dev))
+}
+
+/// (N, S) of a kernel requiring N sub-groups of the device's S work-items
+/// per work-group (`GroupRules::sub_groups`).
+pub(super) fn required_sub_groups(k: &compiler::Kernel, dev: &Device) -> Option<(usize, usize)> {
+    let s = dev.subgroup_mode()?.size as usize;
+    (k.compile_num_sub_groups > 0).then_some((k.compile_num_sub_groups as usize, s))
 }
 
 /// clGetKernelSuggestedLocalWorkSizeKHR once the ICD layer has checked the

@@ -62,6 +62,10 @@ pub struct GroupRules {
     pub non_uniform: bool,
     /// CL_KERNEL_WORK_GROUP_SIZE on the device.
     pub max_size: usize,
+    /// (N, S): the kernel requires N sub-groups of S work-items per
+    /// work-group (SPIR-V SubgroupsPerWorkgroup, CL_KERNEL_COMPILE_NUM_SUB_GROUPS),
+    /// so a work-group has ((N - 1) S, N S] work-items.
+    pub sub_groups: Option<(usize, usize)>,
 }
 
 /// The NDRange of one launch; unused dimensions (past `work_dim`) have
@@ -169,6 +173,14 @@ pub fn local_size(
             if l[0] * l[1] * l[2] > rules.max_size {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
+            // "CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified
+            // and is not consistent with the required number of sub-groups
+            // for kernel in the program source."
+            if let Some((n, s)) = rules.sub_groups {
+                if (l[0] * l[1] * l[2]).div_ceil(s) != n {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+            }
             if !rules.non_uniform && (0..wd).any(|d| !global[d].is_multiple_of(l[d])) {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
@@ -182,9 +194,31 @@ pub fn local_size(
                 }
                 Ok(r)
             }
-            None => Ok(choose_local_size(wd, global, rules.max_size, limits)),
+            None => match rules.sub_groups {
+                Some((n, s)) => sub_group_local_size(global, n, s, rules),
+                None => Ok(choose_local_size(wd, global, rules.max_size, limits)),
+            },
         },
     }
+}
+
+/// A NULL local size for a kernel requiring `n` sub-groups of `s`
+/// work-items: one dimension of the largest size with `n` sub-groups that
+/// divides the global size (n × s where groups may be non-uniform).
+fn sub_group_local_size(
+    global: &[usize; 3],
+    n: usize,
+    s: usize,
+    rules: &GroupRules,
+) -> CLResult<[usize; 3]> {
+    let most = (n * s).min(rules.max_size);
+    let fewest = (n - 1) * s + 1;
+    let size = if rules.non_uniform {
+        Some(most).filter(|&m| m >= fewest)
+    } else {
+        (fewest..=most).rev().find(|l| global[0].is_multiple_of(*l))
+    };
+    size.map(|l| [l, 1, 1]).ok_or(CL_INVALID_WORK_GROUP_SIZE)
 }
 
 /// One Vulkan dispatch of an NDRange.
@@ -632,7 +666,8 @@ pub fn used_dims(implicit: &[(ImplicitField, u32)]) -> usize {
 
 /// The work-group sizes a kernel's launches are likely to use, most
 /// likely first (at most two), for creating their pipelines ahead of the
-/// first launch: its `reqd_work_group_size` when it has one; else, in the
+/// first launch: its `reqd_work_group_size` when it has one, N × S
+/// work-items for a kernel requiring N sub-groups of S; else, in the
 /// `dims` dimensions it indexes ([`used_dims`]), what a NULL local size
 /// picks for global sizes that are multiples of every power of two
 /// ([`choose_local_size`]: 256, 16×16 or 8×8×4 within the limits), and in
@@ -641,6 +676,11 @@ pub fn used_dims(implicit: &[(ImplicitField, u32)]) -> usize {
 pub fn likely_local_sizes(dims: usize, rules: &GroupRules, limits: &DeviceLimits) -> Vec<[u32; 3]> {
     if let Some(r) = rules.required {
         return vec![r];
+    }
+    // A required sub-group count: what a NULL local size picks for a
+    // global size it divides ([`local_size`]).
+    if let Some((n, s)) = rules.sub_groups {
+        return vec![[(n * s).min(rules.max_size) as u32, 1, 1]];
     }
     let dims = dims.clamp(1, 3);
     let mut global = [1usize; 3];
@@ -667,13 +707,14 @@ pub fn likely_local_sizes(dims: usize, rules: &GroupRules, limits: &DeviceLimits
 /// [`likely_local_sizes`], to a kernel that sizes `__local` buffers by
 /// its work-group: 64 and 128 work-items in one dimension, 8×8 in two;
 /// those within `rules.max_size` and the device's limits. None for a
-/// kernel with `reqd_work_group_size`, nor in three dimensions.
+/// kernel with `reqd_work_group_size` or a required sub-group count, nor
+/// in three dimensions.
 pub fn likely_explicit_local_sizes(
     dims: usize,
     rules: &GroupRules,
     limits: &DeviceLimits,
 ) -> Vec<[u32; 3]> {
-    if rules.required.is_some() {
+    if rules.required.is_some() || rules.sub_groups.is_some() {
         return Vec::new();
     }
     let candidates: &[[u32; 3]] = match dims {

@@ -188,7 +188,13 @@ pub fn work_group_size(k: &compiler::Kernel, d: &Device, subgroups: Option<Subgr
             let sg_limit = subgroups.map_or(usize::MAX, |m| {
                 (m.max_invocations as usize).min(d.max_work_item_sizes()[0])
             });
-            d.max_work_group_size().min(sg_limit)
+            // SubgroupsPerWorkgroup N: at most N sub-groups' work-items.
+            let n = k.compile_num_sub_groups as usize;
+            let count_limit = match d.subgroup_mode() {
+                Some(m) if n > 0 => n * m.size as usize,
+                _ => usize::MAX,
+            };
+            d.max_work_group_size().min(sg_limit).min(count_limit)
         }
     }
 }
@@ -263,6 +269,7 @@ impl KernelSlot {
             required: k.reqd_work_group_size,
             non_uniform: false,
             max_size: work_group_size(k, &self.device, subgroups),
+            sub_groups: super::kernel::required_sub_groups(k, &self.device),
         };
         let limits = device_limits(&self.device);
         let dims = launch::used_dims(&k.implicit);

@@ -171,6 +171,7 @@ impl<'a> Reader<'a> {
         };
         let implicit = self.implicit()?;
         let reqd_work_group_size = self.opt_dims()?;
+        let compile_num_sub_groups = self.u32()?;
         let work_group_size_hint = self.opt_dims()?;
         let vec_type_hint = if self.bool()? {
             Some(self.str()?)
@@ -186,6 +187,7 @@ impl<'a> Reader<'a> {
             arg_buffer,
             implicit,
             reqd_work_group_size,
+            compile_num_sub_groups,
             work_group_size_hint,
             vec_type_hint,
             attributes: self.str()?,

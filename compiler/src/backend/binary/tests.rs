@@ -114,6 +114,7 @@ fn kernel() -> Kernel {
             (ImplicitField::LocalArgOffset(3), 28),
         ],
         reqd_work_group_size: Some([4, 2, 1]),
+        compile_num_sub_groups: 3,
         work_group_size_hint: None,
         vec_type_hint: Some("float4".into()),
         attributes: "reqd_work_group_size(4,2,1) vec_type_hint(float4)".into(),
@@ -251,6 +252,7 @@ fn round_trip() {
     assert_eq!(k.arg_buffer, e.arg_buffer);
     assert_eq!(k.implicit, e.implicit);
     assert_eq!(k.reqd_work_group_size, e.reqd_work_group_size);
+    assert_eq!(k.compile_num_sub_groups, e.compile_num_sub_groups);
     assert_eq!(k.vec_type_hint, e.vec_type_hint);
     assert_eq!(k.attributes, e.attributes);
     assert_eq!((k.static_local_size, k.private_size), (64, 16));

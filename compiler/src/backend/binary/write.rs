@@ -127,6 +127,7 @@ impl Writer {
         }
         self.implicit(&k.implicit);
         self.opt_dims(k.reqd_work_group_size);
+        self.u32(k.compile_num_sub_groups);
         self.opt_dims(k.work_group_size_hint);
         match &k.vec_type_hint {
             Some(s) => {

@@ -452,6 +452,7 @@ pub(super) fn op_needs_kernel(inst: &Instruction) -> bool {
                 | Capability::Addresses
                 | Capability::GenericPointer
                 | Capability::DeviceEnqueue
+                | Capability::SubgroupDispatch
                 | Capability::Pipes
                 | Capability::Groups
                 | Capability::ImageBasic

@@ -43,6 +43,8 @@ pub struct LoweredKernel {
     pub arg_buffer: Option<ArgBuffer>,
     pub implicit: Vec<(ImplicitField, u32)>,
     pub reqd_work_group_size: Option<[u32; 3]>,
+    /// `Kernel::compile_num_sub_groups`.
+    pub compile_num_sub_groups: u32,
     pub work_group_size_hint: Option<[u32; 3]>,
     pub vec_type_hint: Option<String>,
     pub static_local_size: u32,
@@ -153,6 +155,8 @@ impl<'a> KernelLowering<'a> {
                 _ => {}
             }
         }
+        // SubgroupSize and SubgroupsPerWorkgroup(Id) (`subgroup_dispatch`).
+        let sub_groups = self.dispatch_modes(entry_fn)?.sub_groups;
         let facts = self.facts;
         let order = &facts.order;
         if self.caps.subgroups() && self.uses_subgroups(order) {
@@ -204,6 +208,7 @@ impl<'a> KernelLowering<'a> {
             arg_buffer: arg_info.arg_buffer,
             implicit: arg_info.implicit,
             reqd_work_group_size: self.work.reqd_size,
+            compile_num_sub_groups: sub_groups.unwrap_or(0),
             work_group_size_hint: hint,
             vec_type_hint: vec_hint,
             static_local_size: self.mem.static_local_size as u32,

@@ -114,6 +114,7 @@ mod memory;
 mod narrow;
 mod printf;
 mod subgroup;
+mod subgroup_dispatch;
 mod values;
 mod variables;
 mod vmm;

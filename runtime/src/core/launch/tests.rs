@@ -19,6 +19,7 @@ fn rules(required: Option<[u32; 3]>, non_uniform: bool) -> GroupRules {
         required,
         non_uniform,
         max_size: 1024,
+        sub_groups: None,
     }
 }
 
@@ -168,6 +169,52 @@ fn reqd_work_group_size_rules() {
         local_size(2, &[63, 64, 1], None, &nu, &LIMITS),
         Ok([8, 4, 1])
     );
+}
+
+/// SubgroupsPerWorkgroup 2 with sub-groups of 8: work-groups of 9 to 16
+/// work-items.
+#[test]
+fn required_sub_group_count_rules() {
+    let r = GroupRules {
+        sub_groups: Some((2, 8)),
+        ..rules(None, false)
+    };
+    for (local, ok) in [(16, true), (9, true), (8, false), (17, false)] {
+        assert_eq!(
+            local_size(1, &[144, 1, 1], Some([local, 1, 1]), &r, &LIMITS).is_ok(),
+            ok,
+            "local size {local}"
+        );
+    }
+    assert_eq!(
+        local_size(2, &[16, 2, 1], Some([8, 2, 1]), &r, &LIMITS),
+        Ok([8, 2, 1])
+    );
+    // NULL: the largest size with two sub-groups dividing the global size.
+    assert_eq!(
+        local_size(1, &[48, 1, 1], None, &r, &LIMITS),
+        Ok([16, 1, 1])
+    );
+    assert_eq!(
+        local_size(1, &[36, 1, 1], None, &r, &LIMITS),
+        Ok([12, 1, 1])
+    );
+    assert_eq!(
+        local_size(1, &[17, 1, 1], None, &r, &LIMITS),
+        Err(CL_INVALID_WORK_GROUP_SIZE)
+    );
+    // Non-uniform groups: two whole sub-groups.
+    let nu = GroupRules {
+        non_uniform: true,
+        ..r
+    };
+    assert_eq!(
+        local_size(1, &[17, 1, 1], None, &nu, &LIMITS),
+        Ok([16, 1, 1])
+    );
+    // Pipelines made ahead: that one size.
+    assert_eq!(likely_local_sizes(1, &r, &LIMITS), vec![[16, 1, 1]]);
+    assert!(likely_explicit_local_sizes(1, &r, &LIMITS).is_empty());
 }
 
 #[test]
