@@ -142,8 +142,9 @@ impl Device {
             progress: Arc::new(Untracked),
             record: Some(record),
             done: Box::new(move |res| {
-                drop(hold);
+                let failed = res.is_err();
                 let _ = tx.send(res.map(|_| ()));
+                failed.then_some(hold)
             }),
         });
         rx.recv().map_err(|_| CL_OUT_OF_RESOURCES)?

@@ -67,6 +67,12 @@ pub struct Device {
     /// here: decided by a small probe allocation on first ask
     /// ([`Device::shared_memory_works`]).
     pub(super) shared_probe: std::sync::OnceLock<bool>,
+    /// The device is lost (VK_ERROR_DEVICE_LOST) or treated as lost (a
+    /// submission outran `FERROCL_KERNEL_TIMEOUT_MS`, `queue`): no command
+    /// is recorded or submitted any more, each fails with
+    /// CL_OUT_OF_RESOURCES. Never cleared: Vulkan offers no way back but a
+    /// new VkDevice, and the work that timed out may still be running.
+    lost: AtomicBool,
 }
 
 /// What importing application memory as device memory needs.
@@ -329,9 +335,32 @@ impl Device {
             clock: parking_lot::Mutex::new(None),
             samplers: Default::default(),
             descriptor_pools: Default::default(),
+            lost: AtomicBool::new(false),
         });
         DEVICES.lock().push(Arc::downgrade(&device));
         Ok(device)
+    }
+
+    /// Whether the device is lost (see `Device::lost`).
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Marks the device lost (see `Device::lost`); `why` goes to the
+    /// `FERROCL_LOG` log the first time.
+    pub fn mark_lost(&self, why: &str) {
+        if !self.lost.swap(true, Ordering::AcqRel) && std::env::var_os("FERROCL_LOG").is_some() {
+            eprintln!("ferrocl: device {} lost: {why}", self.phys.name());
+        }
+    }
+
+    /// Notes `e`, the error of a Vulkan call on this device: a lost device
+    /// is marked so. Returns `e` as a CL error code.
+    pub fn vk_err(&self, e: vk::Result) -> opencl_sys::cl_int {
+        if e == vk::Result::ERROR_DEVICE_LOST {
+            self.mark_lost("VK_ERROR_DEVICE_LOST");
+        }
+        map_vk_err(e)
     }
 
     /// Notes that a pipeline was created through the pipeline cache (the
@@ -374,6 +403,12 @@ pub fn save_all_pipeline_caches() {
 impl Drop for Device {
     fn drop(&mut self) {
         self.save_pipeline_cache();
+        if self.is_lost() {
+            // Work that outran the kernel timeout may still be running:
+            // waiting for it could hang, destroying under it is undefined.
+            // The device and its memory are left to the process's end.
+            return;
+        }
         // SAFETY: all children hold an Arc to us, so none is alive; the
         // allocator must go before the device.
         unsafe {

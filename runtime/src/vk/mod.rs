@@ -12,6 +12,7 @@ pub mod clock;
 pub mod descriptors;
 pub mod device;
 pub mod dispatch;
+pub mod fault_injection;
 pub mod image;
 pub mod instance;
 pub mod loop_status;
