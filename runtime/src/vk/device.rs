@@ -73,6 +73,10 @@ pub struct Device {
     /// CL_OUT_OF_RESOURCES. Never cleared: Vulkan offers no way back but a
     /// new VkDevice, and the work that timed out may still be running.
     lost: AtomicBool,
+    /// robustBufferAccess and robustBufferAccess2 are enabled: accesses
+    /// through descriptors outside their range read zero, writes are
+    /// dropped (robust mode, `crate::core::robust`).
+    pub robust_buffers: bool,
 }
 
 /// What importing application memory as device memory needs.
@@ -131,6 +135,14 @@ impl Device {
             .queue_family_index(phys.queue_family)
             .queue_priorities(&prio)];
         let f = &phys.features;
+        // Robust mode (`crate::core::robust`): robustBufferAccess2 needs
+        // robustBufferAccess. Both bound only accesses through descriptors,
+        // which physical addressing (the default) does not make.
+        let robust = f.robust_buffer_access
+            && f.robust_buffer_access2
+            && crate::core::robust::device_robustness_wanted();
+        let mut robustness2 =
+            vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
         let base = vk::PhysicalDeviceFeatures::default()
             .shader_int64(true)
             .shader_int16(true)
@@ -138,7 +150,7 @@ impl Device {
             .shader_storage_image_write_without_format(f.shader_storage_image_write_without_format)
             .shader_storage_image_read_without_format(f.shader_storage_image_read_without_format)
             .shader_storage_image_extended_formats(f.shader_storage_image_extended_formats)
-            .robust_buffer_access(false);
+            .robust_buffer_access(robust);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(true)
             .uniform_and_storage_buffer16_bit_access(true)
@@ -268,6 +280,10 @@ impl Device {
         if placed {
             features2 = features2.push_next(&mut placed_features);
         }
+        if robust {
+            ext_names.push(c"VK_EXT_robustness2".as_ptr());
+            features2 = features2.push_next(&mut robustness2);
+        }
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_names)
@@ -336,6 +352,7 @@ impl Device {
             samplers: Default::default(),
             descriptor_pools: Default::default(),
             lost: AtomicBool::new(false),
+            robust_buffers: robust,
         });
         DEVICES.lock().push(Arc::downgrade(&device));
         Ok(device)
