@@ -196,6 +196,28 @@ fn commands_fail(q: cl_command_queue, fill: &Kernel, out: &Buffer<u32>, what: &s
         ClError(CL_SUCCESS),
         "{what}: blocking read on a lost device"
     );
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid queue and buffer, the whole buffer, blocking.
+    let p = unsafe {
+        clEnqueueMapBuffer(
+            q,
+            out.raw(),
+            CL_TRUE,
+            CL_MAP_READ,
+            0,
+            4 * out.len(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+            &mut status,
+        )
+    };
+    assert_ne!(
+        ClError(status),
+        ClError(CL_SUCCESS),
+        "{what}: blocking map on a lost device"
+    );
+    assert!(p.is_null(), "{what}: a failed map returns NULL");
     assert_eq!(
         ClError(finish(q)),
         ClError(CL_OUT_OF_RESOURCES),
@@ -408,4 +430,41 @@ fn allocation_the_device_cannot_satisfy() {
     }
     // Nothing the application had is lost; the device still works.
     works(&cl, &fill, &out, 2);
+}
+
+/// On lavapipe, the loop limiter (compiler/src/passes/loop_limit.rs) cuts
+/// an infinite loop: the wait ends at once with an error, without the
+/// kernel timeout, and the queue works again after clFinish reports it
+/// (tests/loop_limit.rs has the details). Elsewhere only the kernel
+/// timeout ends such a kernel (the test above).
+#[test]
+fn infinite_loop_is_cut_by_the_loop_limiter_on_lavapipe() {
+    let cl = Cl::new();
+    if in_child()
+        || !is_lavapipe(&cl)
+        || std::env::var("FERROCL_LOOP_LIMITER").as_deref() == Ok("0")
+    {
+        return;
+    }
+    let program = cl.build(SOURCE);
+    let spin = program.kernel("spin");
+    let flag = cl.buffer_from(&[0u32]);
+    let small = cl.buffer_from(&[0u32]);
+    spin.arg(0, &flag).arg(1, &small);
+    let start = Instant::now();
+    let e = launch(cl.queue.raw(), &spin, 64).expect("enqueue");
+    assert_eq!(
+        ClError(wait(&e)),
+        ClError(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+        "clWaitForEvents"
+    );
+    assert_eq!(ClError(e.status()), ClError(CL_OUT_OF_RESOURCES), "status");
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert_eq!(
+        ClError(finish(cl.queue.raw())),
+        ClError(CL_OUT_OF_RESOURCES)
+    );
+    let fill = program.kernel("fill");
+    let out = cl.buffer::<u32>(ITEMS);
+    works(&cl, &fill, &out, 3);
 }

@@ -25,6 +25,7 @@
 //!
 //! Out-of-order queues chain their own commands with wait lists (or
 //! through markers and barriers); in-order queues rely on the queue order.
+//! A third of the queues have profiling on.
 //! When every thread has run the same number of rounds, the callbacks'
 //! counters are checked. A watchdog prints where each thread is and exits
 //! with 3 when no thread has moved for `--hang-after` seconds (default
@@ -377,8 +378,14 @@ fn worker(sh: &Shared, t: usize) -> u64 {
     let n = sh.threads;
     let mut rng = Rng::for_item(sh.seed, t as u64);
     let ooo = rng.below(2) == 1;
+    // A third of the queues measure every command (timestamp queries).
+    let profiling = rng.below(3) == 0;
     let props = if ooo {
         CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+    } else {
+        0
+    } | if profiling {
+        CL_QUEUE_PROFILING_ENABLE
     } else {
         0
     };
@@ -446,6 +453,8 @@ fn worker(sh: &Shared, t: usize) -> u64 {
         let written = launch(sh, &lane, &produce, &w, t, r, "produce");
         sh.mail.put(('w', t, r), written);
         if late {
+            // SAFETY: valid queue.
+            ok(sh, unsafe { clFlush(lane.q.0) }, "clFlush", t, r);
             theirs.set(CL_COMPLETE);
         }
         drop(theirs);
