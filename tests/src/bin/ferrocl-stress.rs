@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! ferrocl-stress [--seed S] [--seconds D] [--threads T] [--hang-after H] [--quiet]
+//! ferrocl-stress --stall-at R ...   thread 0 stops at round R (checks the watchdog)
 //! ```
 //!
 //! Thread `t` owns a buffer whose contents follow a deterministic sequence
@@ -72,6 +73,7 @@ struct Args {
     threads: usize,
     hang_after: u64,
     quiet: bool,
+    stall_at: Option<u64>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -81,6 +83,7 @@ fn parse_args() -> Result<Args, String> {
         threads: 16,
         hang_after: 120,
         quiet: false,
+        stall_at: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -93,6 +96,9 @@ fn parse_args() -> Result<Args, String> {
                 a.hang_after = value()?.parse().map_err(|e| format!("--hang-after: {e}"))?
             }
             "--quiet" => a.quiet = true,
+            "--stall-at" => {
+                a.stall_at = Some(value()?.parse().map_err(|e| format!("--stall-at: {e}"))?)
+            }
             _ => return Err(format!("unknown argument {flag}")),
         }
     }
@@ -188,6 +194,7 @@ struct Shared<'a> {
     rounds: Rounds,
     commands: AtomicU64,
     failed: AtomicBool,
+    stall_at: Option<u64>,
 }
 
 /// What a callback needs: the queue to enqueue on, the kernel and the
@@ -229,10 +236,22 @@ extern "C" fn on_complete(_event: cl_event, status: cl_int, data: *mut c_void) {
     fired.fetch_add(1, Ordering::Release);
 }
 
+/// Reports the first failure and exits with `code`; a thread that fails
+/// after it waits for the exit (exit() must run once).
+fn exit_once(sh: &Shared, code: i32, report: impl FnOnce()) -> ! {
+    if sh.failed.swap(true, Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    report();
+    std::process::exit(code);
+}
+
 fn fail(sh: &Shared, msg: String) -> ! {
-    eprintln!("ferrocl-stress: FAILED (seed {}): {msg}", sh.seed);
-    sh.failed.store(true, Ordering::SeqCst);
-    std::process::exit(1);
+    exit_once(sh, 1, || {
+        eprintln!("ferrocl-stress: FAILED (seed {}): {msg}", sh.seed)
+    })
 }
 
 fn ok(sh: &Shared, s: cl_int, what: &str, t: usize, r: u64) {
@@ -414,6 +433,12 @@ fn worker(sh: &Shared, t: usize) -> u64 {
     let mut r = 0u64;
     while sh.rounds.start(t, r) {
         let pr = &sh.progress;
+        if t == 0 && sh.stall_at == Some(r) {
+            pr.note(t, r, "stalled on purpose (--stall-at)");
+            loop {
+                std::thread::park();
+            }
+        }
         // 1. A step waiting for a user event that thread t + 2 sets.
         pr.note(t, r, "step after user event");
         let user = Event::user(&sh.cl.context);
@@ -566,14 +591,15 @@ fn watchdog(sh: &Shared, hang_after: u64, done: &AtomicBool) {
         if ticks != last.0 {
             last = (ticks, Instant::now());
         } else if last.1.elapsed() > Duration::from_secs(hang_after) {
-            eprintln!(
-                "ferrocl-stress: HANG (seed {}): no progress for {hang_after} s",
-                sh.seed
-            );
-            for (t, (r, what)) in sh.progress.at.lock().unwrap().iter().enumerate() {
-                eprintln!("  thread {t:2}: round {r}, {what}");
-            }
-            std::process::exit(3);
+            exit_once(sh, 3, || {
+                eprintln!(
+                    "ferrocl-stress: HANG (seed {}): no progress for {hang_after} s",
+                    sh.seed
+                );
+                for (t, (r, what)) in sh.progress.at.lock().unwrap().iter().enumerate() {
+                    eprintln!("  thread {t:2}: round {r}, {what}");
+                }
+            });
         }
     }
 }
@@ -607,6 +633,7 @@ fn main() -> ExitCode {
         },
         commands: AtomicU64::new(0),
         failed: AtomicBool::new(false),
+        stall_at: args.stall_at,
     };
     let start = Instant::now();
     let done = AtomicBool::new(false);
