@@ -266,3 +266,22 @@ fn threads_build_and_run_their_own_programs_on_a_shared_queue() {
         }
     });
 }
+
+/// `ferrocl-stress` (src/bin/ferrocl-stress.rs) reports a hang: with
+/// thread 0 stopped on purpose, the others wait for it, and the watchdog
+/// must exit with status 3 naming where each thread is.
+#[test]
+fn stress_tool_watchdog_reports_a_stalled_thread() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ferrocl-stress"))
+        .args(["--stall-at", "3", "--hang-after", "3", "--seconds", "60"])
+        .args(["--threads", "4", "--quiet"])
+        .output()
+        .expect("run ferrocl-stress");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "exit status; stderr: {err}");
+    assert!(err.contains("HANG"), "{err}");
+    assert!(
+        err.contains("thread  0: round 3, stalled on purpose"),
+        "{err}"
+    );
+}

@@ -114,11 +114,16 @@ pub fn split_options(options: &str) -> Result<Vec<String>, BuildError> {
 
 /// The ferrocl-specific build (and link) options that choose the target
 /// rather than the OpenCL C dialect: `-ferrocl-addressing=physical|descriptor`
-/// (the address format of global pointers, `abi`), and clspv's `-pod-ubo`
+/// (the address format of global pointers, `abi`), clspv's `-pod-ubo`
 /// and `-cluster-pod-kernel-args` (`DescriptorOptions`; they imply
-/// descriptor addressing).
+/// descriptor addressing), and `-ferrocl-robust` (robust mode: descriptor
+/// addressing, whose accesses the device bounds; the runtime checks the
+/// device, `runtime/src/core/robust.rs`).
 pub fn is_target_option(w: &str) -> bool {
-    w.starts_with("-ferrocl-addressing=") || w == "-pod-ubo" || w == "-cluster-pod-kernel-args"
+    w.starts_with("-ferrocl-addressing=")
+        || w == "-pod-ubo"
+        || w == "-cluster-pod-kernel-args"
+        || w == "-ferrocl-robust"
 }
 
 /// The value of `-ferrocl-addressing=`.
@@ -144,12 +149,13 @@ pub fn check_target_option(w: &str) -> Result<(), BuildError> {
 /// (`is_target_option`): the device's default address format (the
 /// runtime's `FERROCL_ADDRESSING`) unless the options choose one.
 /// CL_INVALID_BUILD_OPTIONS for an unknown address format, or
-/// `-pod-ubo` / `-cluster-pod-kernel-args` with
+/// `-pod-ubo` / `-cluster-pod-kernel-args` / `-ferrocl-robust` with
 /// `-ferrocl-addressing=physical`.
 pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, BuildError> {
     let mut out = caps.clone();
     let mut addressing = None;
     let mut pod_options = false;
+    let mut robust = false;
     for w in split_options(options)? {
         if let Some(v) = w.strip_prefix("-ferrocl-addressing=") {
             addressing = Some(addressing_option(v)?);
@@ -159,7 +165,14 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
         } else if w == "-cluster-pod-kernel-args" {
             out.descriptor.cluster_pod_args = true;
             pod_options = true;
+        } else if w == "-ferrocl-robust" {
+            robust = true;
         }
+    }
+    if robust && addressing == Some(Addressing::Physical) {
+        return Err(BuildError::options(
+            "-ferrocl-robust needs descriptor addressing, not -ferrocl-addressing=physical",
+        ));
     }
     match addressing {
         Some(Addressing::Physical) if pod_options => {
@@ -169,7 +182,7 @@ pub fn target_caps(options: &str, caps: &DeviceCaps) -> Result<DeviceCaps, Build
             ))
         }
         Some(a) => out.addressing = a,
-        None if pod_options => out.addressing = Addressing::Descriptor,
+        None if pod_options || robust => out.addressing = Addressing::Descriptor,
         None => {}
     }
     Ok(out)
@@ -475,10 +488,15 @@ mod tests {
         let u = target_caps("-pod-ubo -cluster-pod-kernel-args", &c).unwrap();
         assert_eq!(u.addressing, Addressing::Descriptor);
         assert!(u.descriptor.pod_ubo && u.descriptor.cluster_pod_args);
+        // So does robust mode.
+        let r = target_caps("-ferrocl-robust", &c).unwrap();
+        assert_eq!(r.addressing, Addressing::Descriptor);
+        assert!(parse_build_options("-ferrocl-robust", &c).is_ok());
         for bad in [
             "-ferrocl-addressing=",
             "-ferrocl-addressing=flat",
             "-ferrocl-addressing=physical -pod-ubo",
+            "-ferrocl-robust -ferrocl-addressing=physical",
         ] {
             assert!(target_caps(bad, &c).unwrap_err().invalid_options, "{bad}");
         }

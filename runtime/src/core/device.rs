@@ -142,8 +142,9 @@ impl Device {
             progress: Arc::new(Untracked),
             record: Some(record),
             done: Box::new(move |res| {
-                drop(hold);
+                let failed = res.is_err();
                 let _ = tx.send(res.map(|_| ()));
+                failed.then_some(hold)
             }),
             semaphores: None,
         });
@@ -827,7 +828,8 @@ impl Device {
     /// their options choose one (`-ferrocl-addressing=`, see
     /// `ferrocl_compiler::target_caps`): physical (buffer device
     /// addresses) by default, descriptor (`abi`: one storage-buffer
-    /// binding per argument) with `FERROCL_ADDRESSING=descriptor` or on a
+    /// binding per argument) with `FERROCL_ADDRESSING=descriptor`,
+    /// `FERROCL_ROBUST=1` (`super::robust`) or on a
     /// device without bufferDeviceAddress (`FERROCL_ADDRESSING=physical`
     /// cannot change that). Read once per device.
     pub fn addressing(&self) -> Addressing {
@@ -835,11 +837,21 @@ impl Device {
             if !self.phys.features.buffer_device_address {
                 return Addressing::Descriptor;
             }
+            if super::robust::process_robust() {
+                return Addressing::Descriptor;
+            }
             match std::env::var("FERROCL_ADDRESSING").as_deref() {
                 Ok("descriptor") => Addressing::Descriptor,
                 _ => Addressing::Physical,
             }
         })
+    }
+
+    /// Whether kernels' accesses through descriptors are bounded (robust
+    /// mode, `super::robust`): the device was created with
+    /// robustBufferAccess2.
+    pub fn robust_buffers(&self) -> bool {
+        self.vk().is_ok_and(|v| v.robust_buffers)
     }
 
     /// A small device buffer, bound where a descriptor-addressed kernel

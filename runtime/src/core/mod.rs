@@ -6,8 +6,9 @@
 //!
 //! 1. foundation, pure or object-free: `error`, `exit`, `object`,
 //!    `hostcopy`, `clock_frequency` (the device's clock from the system),
-//!    `printf`, `image_format`, `image_geometry` (region geometry) and
-//!    `launch` (launch planning);
+//!    `printf`, `image_format`, `image_geometry` (region geometry),
+//!    `robust` (robust mode's switches and build checks) and `launch`
+//!    (launch planning);
 //! 2. platform and devices: `platform`, `device`, `context`,
 //!    `image_support`, `sampler`; programs: `program`, `global_vars`,
 //!    `prewarm` (kernel pipelines made ahead of launches), `local_args`
@@ -31,8 +32,8 @@
 //!    `external_memory` (buffers over memory other APIs exported, and
 //!    their ownership transfers).
 //!
-//! `crate::vk` sits below layer 2: it uses only `error`, `image_format`
-//! and `launch` of this module.
+//! `crate::vk` sits below layer 2: it uses only `error`, `image_format`,
+//! `robust` and `launch` of this module.
 
 pub mod clock_frequency;
 pub mod command_buffer;
@@ -62,6 +63,7 @@ pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod residency;
+pub mod robust;
 pub mod sampler;
 pub mod semaphore;
 pub mod svm;

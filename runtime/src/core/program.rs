@@ -346,7 +346,7 @@ impl Program {
                 },
                 Source::Linked => unreachable!("refused above"),
             };
-            let r = r.and_then(|p| runnable(d, p));
+            let r = r.and_then(|p| runnable(d, p, options));
             // A binary keeps the options it was built with (they decide,
             // e.g., non-uniform work-groups) unless new ones are given.
             let options = match &self.source {
@@ -490,7 +490,7 @@ impl Program {
             let linked = compiler::link_objects(&slices, options, &d.compiler_caps());
             let linked = linked.and_then(|l| match l {
                 compiler::Linked::Executable(p) => {
-                    runnable(&d, p).map(compiler::Linked::Executable)
+                    runnable(&d, p, options).map(compiler::Linked::Executable)
                 }
                 l => Ok(l),
             });
@@ -530,8 +530,13 @@ impl Program {
 
 /// `p` if device `d` can run it, else the build failure that says why
 /// (`Device::descriptor_limits_error`).
-fn runnable(d: &Device, p: compiler::Program) -> Result<compiler::Program, compiler::BuildError> {
-    match d.descriptor_limits_error(&p) {
+fn runnable(
+    d: &Device,
+    p: compiler::Program,
+    options: &str,
+) -> Result<compiler::Program, compiler::BuildError> {
+    let robust = super::robust::robust_error(&p, options, d.robust_buffers());
+    match robust.or_else(|| d.descriptor_limits_error(&p)) {
         Some(e) => Err(compiler::BuildError::failure(format!("{}{e}", p.log))),
         None => Ok(p),
     }

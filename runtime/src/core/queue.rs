@@ -24,7 +24,9 @@ use super::error::CLResult;
 use super::event::{Event, EventQueue};
 use super::object::{tag, Base, ClObject};
 use crate::vk::loop_status::StatusWord;
-use crate::vk::queue::{Command, Progress, QueueEngine, RecordFn, SemaphoreOps, WaitFn};
+use crate::vk::queue::{
+    Command, Leftover, Progress, QueueEngine, RecordFn, SemaphoreOps, WaitFn,
+};
 
 #[repr(C)]
 pub struct Queue {
@@ -303,19 +305,28 @@ impl Queue {
         }
         let ev = event.clone();
         let poison = self.poison.clone();
-        let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| match r {
-            Ok(times) => match host.map_or(Ok(()), |h| h()) {
-                Ok(()) if poison.is_set() => {
-                    ev.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        let done = Box::new(
+            move |r: CLResult<crate::vk::queue::DeviceTimes>| -> Leftover {
+                match r {
+                    Ok(times) => match host.map_or(Ok(()), |h| h()) {
+                        Ok(()) if poison.is_set() => {
+                            ev.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                        }
+                        Ok(()) => ev.complete(times),
+                        Err(e) => {
+                            poison.set();
+                            ev.set_status(e);
+                        }
+                    },
+                    Err(e) => {
+                        ev.set_status(e);
+                        // The host work holds what the device uses.
+                        return host.map(|h| Box::new(h) as Box<dyn Send>);
+                    }
                 }
-                Ok(()) => ev.complete(times),
-                Err(e) => {
-                    poison.set();
-                    ev.set_status(e);
-                }
+                None
             },
-            Err(e) => ev.set_status(e),
-        });
+        );
         *self.last.lock() = Some(Arc::downgrade(&event));
         self.engine.enqueue(Command {
             wait: deps.wait,
@@ -425,33 +436,38 @@ impl Queue {
             let (st, ev, host) = (stream.clone(), event.clone(), part.host);
             let poison = self.poison.clone();
             let last = i + 1 == n;
-            let done = Box::new(move |r: CLResult<crate::vk::queue::DeviceTimes>| {
-                let mut s = st.state.lock();
-                match r {
-                    Ok(times) => {
-                        if s.error.is_none() {
-                            if let Some(h) = host {
-                                h();
+            let done = Box::new(
+                move |r: CLResult<crate::vk::queue::DeviceTimes>| -> Leftover {
+                    let mut s = st.state.lock();
+                    let mut leftover = None;
+                    match r {
+                        Ok(times) => {
+                            if s.error.is_none() {
+                                if let Some(h) = host {
+                                    h();
+                                }
+                            }
+                            if let Some([start, end]) = times {
+                                s.times = Some([s.times.map_or(start, |t| t[0]), end]);
                             }
                         }
-                        if let Some([start, end]) = times {
-                            s.times = Some([s.times.map_or(start, |t| t[0]), end]);
+                        Err(e) => {
+                            s.error.get_or_insert(e);
+                            leftover = host.map(|h| Box::new(h) as Box<dyn Send>);
                         }
                     }
-                    Err(e) => {
-                        s.error.get_or_insert(e);
-                    }
-                }
-                if last {
-                    match s.error {
-                        Some(e) => ev.set_status(e),
-                        None if poison.is_set() => {
-                            ev.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                    if last {
+                        match s.error {
+                            Some(e) => ev.set_status(e),
+                            None if poison.is_set() => {
+                                ev.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                            }
+                            None => ev.complete(s.times),
                         }
-                        None => ev.complete(s.times),
                     }
-                }
-            });
+                    leftover
+                },
+            );
             let progress: Arc<dyn Progress> = if i == 0 {
                 event.clone()
             } else {
@@ -490,6 +506,11 @@ impl Queue {
     /// application can go on using the queue.
     pub fn finish_checked(&self) -> CLResult<()> {
         self.finish();
+        // A lost device (`crate::vk::device::Device::is_lost`) fails every
+        // command from then on: clFinish says so each time.
+        if self.engine.device_lost() {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
         if !self.poison.is_set() {
             return Ok(());
         }

@@ -156,10 +156,17 @@ struct Probe<'a> {
     queries: vk::QueryPool,
     fence: vk::Fence,
     cb: vk::CommandBuffer,
+    /// A sample's submission was given up on while still pending (the
+    /// device was lost): the objects are leaked rather than destroyed
+    /// under it.
+    abandoned: std::cell::Cell<bool>,
 }
 
 impl Drop for Probe<'_> {
     fn drop(&mut self) {
+        if self.abandoned.get() {
+            return;
+        }
         let d = &self.dev.raw;
         // SAFETY: the objects were created on this device; every submission
         // was waited for (or none happened), so none is in use. Destroying
@@ -181,6 +188,7 @@ impl<'a> Probe<'a> {
             queries: vk::QueryPool::null(),
             fence: vk::Fence::null(),
             cb: vk::CommandBuffer::null(),
+            abandoned: Default::default(),
         };
         let pi = vk::CommandPoolCreateInfo::default().queue_family_index(dev.queue_family);
         // SAFETY: valid device; every object below is owned by `p`.
@@ -217,15 +225,32 @@ impl<'a> Probe<'a> {
         let cbs = [self.cb];
         let si = [vk::SubmitInfo::default().command_buffers(&cbs)];
         let t0;
+        if self.dev.is_lost() {
+            return Err(opencl_sys::CL_OUT_OF_RESOURCES);
+        }
         {
             let q = self.dev.queue.lock();
             t0 = host_now_ns();
             // SAFETY: the queue is externally synchronized by its mutex; cb
             // is executable and not pending (earlier samples were waited for).
-            unsafe { d.queue_submit(*q, &si, self.fence) }.map_err(map_vk_err)?;
+            unsafe { d.queue_submit(*q, &si, self.fence) }.map_err(|e| self.dev.vk_err(e))?;
         }
-        // SAFETY: fence from this device, signalled by the submission above.
-        unsafe { d.wait_for_fences(&[self.fence], true, u64::MAX) }.map_err(map_vk_err)?;
+        // The submission runs after whatever the queues submitted before:
+        // if that never ends, the queue that waits for it marks the device
+        // lost (`FERROCL_KERNEL_TIMEOUT_MS`) and this wait gives up too.
+        loop {
+            // SAFETY: fence from this device, signalled by the submission above.
+            match unsafe { d.wait_for_fences(&[self.fence], true, 100_000_000) } {
+                Ok(()) => break,
+                Err(vk::Result::TIMEOUT) if self.dev.is_lost() => {
+                    // Still pending: the probe's objects must outlive it.
+                    self.abandoned.set(true);
+                    return Err(opencl_sys::CL_OUT_OF_RESOURCES);
+                }
+                Err(vk::Result::TIMEOUT) => {}
+                Err(e) => return Err(self.dev.vk_err(e)),
+            }
+        }
         let t1 = host_now_ns();
         // SAFETY: as above; not in use any more.
         unsafe { d.reset_fences(&[self.fence]) }.map_err(map_vk_err)?;

@@ -73,6 +73,16 @@ pub struct Device {
     /// VK_KHR_external_semaphore_fd, enabled where semaphores can be
     /// exported or imported as fds (`external_semaphore`).
     pub semaphore_fd: Option<ash::khr::external_semaphore_fd::Device>,
+    /// The device is lost (VK_ERROR_DEVICE_LOST) or treated as lost (a
+    /// submission outran `FERROCL_KERNEL_TIMEOUT_MS`, `queue`): no command
+    /// is recorded or submitted any more, each fails with
+    /// CL_OUT_OF_RESOURCES. Never cleared: Vulkan offers no way back but a
+    /// new VkDevice, and the work that timed out may still be running.
+    lost: AtomicBool,
+    /// robustBufferAccess and robustBufferAccess2 are enabled: accesses
+    /// through descriptors outside their range read zero, writes are
+    /// dropped (robust mode, `crate::core::robust`).
+    pub robust_buffers: bool,
 }
 
 /// What importing application memory as device memory needs.
@@ -131,6 +141,14 @@ impl Device {
             .queue_family_index(phys.queue_family)
             .queue_priorities(&prio)];
         let f = &phys.features;
+        // Robust mode (`crate::core::robust`): robustBufferAccess2 needs
+        // robustBufferAccess. Both bound only accesses through descriptors,
+        // which physical addressing (the default) does not make.
+        let robust = f.robust_buffer_access
+            && f.robust_buffer_access2
+            && crate::core::robust::device_robustness_wanted();
+        let mut robustness2 =
+            vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
         let base = vk::PhysicalDeviceFeatures::default()
             .shader_int64(true)
             .shader_int16(true)
@@ -138,7 +156,7 @@ impl Device {
             .shader_storage_image_write_without_format(f.shader_storage_image_write_without_format)
             .shader_storage_image_read_without_format(f.shader_storage_image_read_without_format)
             .shader_storage_image_extended_formats(f.shader_storage_image_extended_formats)
-            .robust_buffer_access(false);
+            .robust_buffer_access(robust);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(true)
             .uniform_and_storage_buffer16_bit_access(true)
@@ -273,6 +291,10 @@ impl Device {
         if placed {
             features2 = features2.push_next(&mut placed_features);
         }
+        if robust {
+            ext_names.push(c"VK_EXT_robustness2".as_ptr());
+            features2 = features2.push_next(&mut robustness2);
+        }
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_names)
@@ -345,9 +367,33 @@ impl Device {
             clock: parking_lot::Mutex::new(None),
             samplers: Default::default(),
             descriptor_pools: Default::default(),
+            lost: AtomicBool::new(false),
+            robust_buffers: robust,
         });
         DEVICES.lock().push(Arc::downgrade(&device));
         Ok(device)
+    }
+
+    /// Whether the device is lost (see `Device::lost`).
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Marks the device lost (see `Device::lost`); `why` goes to the
+    /// `FERROCL_LOG` log the first time.
+    pub fn mark_lost(&self, why: &str) {
+        if !self.lost.swap(true, Ordering::AcqRel) && std::env::var_os("FERROCL_LOG").is_some() {
+            eprintln!("ferrocl: device {} lost: {why}", self.phys.name());
+        }
+    }
+
+    /// Notes `e`, the error of a Vulkan call on this device: a lost device
+    /// is marked so. Returns `e` as a CL error code.
+    pub fn vk_err(&self, e: vk::Result) -> opencl_sys::cl_int {
+        if e == vk::Result::ERROR_DEVICE_LOST {
+            self.mark_lost("VK_ERROR_DEVICE_LOST");
+        }
+        map_vk_err(e)
     }
 
     /// Notes that a pipeline was created through the pipeline cache (the
@@ -390,6 +436,12 @@ pub fn save_all_pipeline_caches() {
 impl Drop for Device {
     fn drop(&mut self) {
         self.save_pipeline_cache();
+        if self.is_lost() {
+            // Work that outran the kernel timeout may still be running:
+            // waiting for it could hang, destroying under it is undefined.
+            // The device and its memory are left to the process's end.
+            return;
+        }
         // SAFETY: all children hold an Arc to us, so none is alive; the
         // allocator must go before the device.
         unsafe {

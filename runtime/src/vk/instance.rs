@@ -137,6 +137,10 @@ pub struct Features {
     /// 8/16/64-bit integers and half.
     pub shader_subgroup_extended_types: bool,
     pub robust_buffer_access: bool,
+    /// robustBufferAccess2 (VK_EXT_robustness2): out-of-bounds accesses
+    /// through descriptors read zero and drop writes (robust mode,
+    /// `crate::core::robust`).
+    pub robust_buffer_access2: bool,
     pub variable_pointers: bool,
     pub host_query_reset: bool,
     /// Storage images written through `Unknown`-format image variables.
@@ -204,6 +208,8 @@ pub struct Extensions {
     pub ext_calibrated_timestamps: bool,
     /// VK_EXT_conditional_rendering (`Features::conditional_rendering`).
     pub ext_conditional_rendering: bool,
+    /// VK_EXT_robustness2 (robustBufferAccess2).
+    pub ext_robustness2: bool,
     /// VK_KHR_shader_integer_dot_product (core in Vulkan 1.3).
     pub khr_shader_integer_dot_product: bool,
     /// VK_KHR_shader_clock: OpReadClockKHR (cl_khr_kernel_clock).
@@ -350,6 +356,7 @@ impl PhysicalDevice {
             ext_subgroup_size_control: has(c"VK_EXT_subgroup_size_control"),
             ext_calibrated_timestamps: has(c"VK_EXT_calibrated_timestamps"),
             ext_conditional_rendering: has(c"VK_EXT_conditional_rendering"),
+            ext_robustness2: has(c"VK_EXT_robustness2"),
             khr_shader_integer_dot_product: has(c"VK_KHR_shader_integer_dot_product"),
             khr_shader_clock: has(c"VK_KHR_shader_clock"),
             khr_maintenance4: has(c"VK_KHR_maintenance4"),
@@ -428,6 +435,7 @@ impl PhysicalDevice {
         let mut af2_features = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
         let mut placed_features = vk::PhysicalDeviceMapMemoryPlacedFeaturesEXT::default();
         let placed = ext.khr_map_memory2 && ext.ext_map_memory_placed;
+        let mut robustness2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f11)
             .push_next(&mut f12);
@@ -452,6 +460,9 @@ impl PhysicalDevice {
         if placed {
             f2 = f2.push_next(&mut placed_features);
         }
+        if ext.ext_robustness2 {
+            f2 = f2.push_next(&mut robustness2);
+        }
         // SAFETY: as above.
         unsafe { inst.get_physical_device_features2(raw, &mut f2) };
         let f = f2.features;
@@ -474,6 +485,7 @@ impl PhysicalDevice {
             compute_full_subgroups: size_control && sg_features.compute_full_subgroups != 0,
             shader_subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
             robust_buffer_access: f.robust_buffer_access != 0,
+            robust_buffer_access2: ext.ext_robustness2 && robustness2.robust_buffer_access2 != 0,
             variable_pointers: f11.variable_pointers != 0,
             host_query_reset: f12.host_query_reset != 0,
             shader_storage_image_write_without_format: f.shader_storage_image_write_without_format

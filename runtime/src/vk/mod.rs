@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod external;
 pub mod external_memory;
 pub mod external_semaphore;
+pub mod fault_injection;
 pub mod image;
 pub mod instance;
 pub mod loop_status;

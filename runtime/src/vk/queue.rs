@@ -57,6 +57,7 @@ use parking_lot::{Condvar, Mutex};
 
 use super::clock::{calibration, host_now_ns};
 use super::device::Device;
+use super::fault_injection;
 use super::map_vk_err;
 use crate::core::error::CLResult;
 
@@ -66,8 +67,14 @@ pub type RecordFn = Box<dyn FnOnce(&Recorder) -> CLResult<()> + Send>;
 /// ([`host_now_ns`]); `None` without profiling or without device work.
 pub type DeviceTimes = Option<[u64; 2]>;
 /// Runs once the command has finished on the device (or failed): gets its
-/// device times or the error code. Runs on the completer thread.
-pub type DoneFn = Box<dyn FnOnce(Result<DeviceTimes, cl_int>) + Send>;
+/// device times or the error code. Runs on the completer thread. Given an
+/// error, it returns what the command's device work uses (memory objects,
+/// staging): a failure seen before the device is done (a lost device, a
+/// submission past the kernel timeout) must not free memory the device
+/// may still access, so the engine keeps it until then.
+pub type DoneFn = Box<dyn FnOnce(Result<DeviceTimes, cl_int>) -> Leftover + Send>;
+/// What a failed command's device work may still use (see [`DoneFn`]).
+pub type Leftover = Option<Box<dyn Send>>;
 /// Blocks until the command's external dependencies are satisfied; returns
 /// an error code when one of them failed. Also used, without blocking, to
 /// check dependencies this queue already processed.
@@ -488,7 +495,10 @@ struct Shared {
     in_flight: std::sync::atomic::AtomicUsize,
     pending: Mutex<Pending>,
     pending_cv: Condvar,
-    lost: AtomicBool,
+    /// The completer left submissions the device may still execute
+    /// (`Stranded`) when the queue shut down: their command pools, query
+    /// pools and the timeline semaphore are never destroyed.
+    leaked: AtomicBool,
 }
 
 /// One queue's engine; dropping it drains the queue and joins the threads.
@@ -534,7 +544,7 @@ impl QueueEngine {
                 shutdown: false,
             }),
             pending_cv: Condvar::new(),
-            lost: AtomicBool::new(false),
+            leaked: AtomicBool::new(false),
         });
         let s1 = shared.clone();
         let s2 = shared.clone();
@@ -550,6 +560,12 @@ impl QueueEngine {
             shared,
             threads: vec![t1, t2],
         })
+    }
+
+    /// Whether the queue's device is lost (or treated as lost after the
+    /// kernel timeout): every command fails.
+    pub fn device_lost(&self) -> bool {
+        self.shared.device.is_lost()
     }
 
     /// Hands `cmds` to the submitter thread together: nothing enqueued by
@@ -620,6 +636,9 @@ impl Drop for QueueEngine {
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        if *self.leaked.get_mut() {
+            return;
+        }
         let d = &self.device.raw;
         let pool = self.pool.get_mut();
         let queries = self.queries.lock();
@@ -787,7 +806,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
             let mut queries = None;
             let mut held = Vec::new();
             if let (Ok(()), Some(record)) = (status, cmd.record) {
-                if s.lost.load(Ordering::Relaxed) {
+                if s.device.is_lost() {
                     status = Err(opencl_sys::CL_OUT_OF_RESOURCES);
                 } else {
                     if cb.is_none() {
@@ -871,7 +890,6 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                 st.next_value += 1;
                 let sems = (&sem_wait[..], &sem_signal[..]);
                 if let Err(e) = submit_cb(s, recorded_cb, sems, st.next_value) {
-                    s.lost.store(true, Ordering::Relaxed);
                     for e2 in entries.iter_mut() {
                         e2.status = e2.status.and(Err(e));
                         e2.progress.doomed();
@@ -931,7 +949,7 @@ fn submit_cb(
         };
         r.host_barrier();
         // SAFETY: cb is recording.
-        unsafe { s.device.raw.end_command_buffer(cb) }.map_err(map_vk_err)?;
+        unsafe { s.device.raw.end_command_buffer(cb) }.map_err(|e| s.device.vk_err(e))?;
     }
     let (wait, signal) = semaphores;
     // The timeline, then the binary semaphores, which ignore their entry
@@ -963,9 +981,12 @@ fn submit_cb(
         .wait_dst_stage_mask(&stages)
         .signal_semaphores(sems)
         .push_next(&mut ts)];
+    if fault_injection::submit_fails() {
+        return Err(s.device.vk_err(vk::Result::ERROR_DEVICE_LOST));
+    }
     let q = s.device.queue.lock();
     // SAFETY: the queue is externally synchronized by its mutex.
-    unsafe { s.device.raw.queue_submit(*q, &si, vk::Fence::null()) }.map_err(map_vk_err)
+    unsafe { s.device.raw.queue_submit(*q, &si, vk::Fence::null()) }.map_err(|e| s.device.vk_err(e))
 }
 
 /// How long the completer polls the timeline before it blocks in the
@@ -999,12 +1020,115 @@ fn spin_until(s: &Shared, value: u64) {
     }
 }
 
+/// Submissions whose commands were already failed (the device was lost or
+/// a submission outran the kernel timeout) but which the device may still
+/// execute: what they use is kept until their timeline value is reached,
+/// and leaked if the queue shuts down first.
+#[derive(Default)]
+struct Stranded(VecDeque<StrandedSubmission>);
+
+/// A submission's timeline value and what its commands use.
+struct StrandedSubmission {
+    value: u64,
+    cb: Option<Cb>,
+    held: Vec<Box<dyn Send>>,
+    queries: Vec<QueryPair>,
+}
+
+impl Stranded {
+    /// Frees what the submissions the device has finished used.
+    fn reap(&mut self, s: &Shared) {
+        // SAFETY: semaphore alive. A lost device executes nothing more.
+        let reached =
+            unsafe { s.device.raw.get_semaphore_counter_value(s.timeline) }.unwrap_or(u64::MAX);
+        while self.0.front().is_some_and(|x| x.value <= reached) {
+            let x = self.0.pop_front().expect("front exists");
+            drop(x.held);
+            for q in x.queries {
+                free_queries(s, q);
+            }
+            if let Some(cb) = x.cb {
+                recycle_cb(s, cb);
+            }
+        }
+    }
+}
+
+/// The longest a submission may run before the device is treated as lost
+/// and its commands fail with CL_OUT_OF_RESOURCES
+/// (`FERROCL_KERNEL_TIMEOUT_MS`, default 600000 = 10 minutes; 0: no
+/// limit). Counted from when the submission before it completed, i.e.
+/// from when the device is on it.
+fn kernel_timeout() -> Option<std::time::Duration> {
+    static MS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let ms = *MS.get_or_init(|| {
+        std::env::var("FERROCL_KERNEL_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(600_000)
+    });
+    (ms > 0).then(|| std::time::Duration::from_millis(ms))
+}
+
+/// Waits until the timeline reaches `value`: `None` once it has, else the
+/// error to fail the submission's commands with. A wait that outruns
+/// [`kernel_timeout`] marks the device lost.
+fn wait_for_value(s: &Shared, value: u64) -> Option<cl_int> {
+    if s.device.is_lost() {
+        // SAFETY: semaphore alive.
+        let reached = unsafe { s.device.raw.get_semaphore_counter_value(s.timeline) };
+        return match reached {
+            Ok(v) if v >= value => None,
+            _ => Some(opencl_sys::CL_OUT_OF_RESOURCES),
+        };
+    }
+    let sems = [s.timeline];
+    let values = [value];
+    let wi = vk::SemaphoreWaitInfo::default()
+        .semaphores(&sems)
+        .values(&values);
+    let deadline = kernel_timeout().map(|t| std::time::Instant::now() + t);
+    spin_until(s, value);
+    loop {
+        let slice_ns = match deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    s.device
+                        .mark_lost("a submission ran longer than FERROCL_KERNEL_TIMEOUT_MS");
+                    return Some(opencl_sys::CL_OUT_OF_RESOURCES);
+                }
+                (left.as_nanos() as u64).min(1_000_000_000)
+            }
+            None => 1_000_000_000,
+        };
+        // SAFETY: semaphore alive; blocking wait in the driver.
+        match unsafe { s.device.raw.wait_semaphores(&wi, slice_ns) } {
+            Ok(()) => return None,
+            Err(vk::Result::TIMEOUT) => {
+                // Another queue found the device lost meanwhile.
+                if s.device.is_lost() {
+                    return wait_for_value(s, value);
+                }
+            }
+            Err(e) => return Some(s.device.vk_err(e)),
+        }
+    }
+}
+
 fn completer(s: Arc<Shared>) {
+    let mut stranded = Stranded::default();
     loop {
         let item = {
             let mut p = s.pending.lock();
             while p.list.is_empty() && !p.shutdown {
-                s.pending_cv.wait(&mut p);
+                if stranded.0.is_empty() {
+                    s.pending_cv.wait(&mut p);
+                } else {
+                    s.pending_cv
+                        .wait_for(&mut p, std::time::Duration::from_millis(100));
+                    stranded.reap(&s);
+                }
             }
             match p.list.pop_front() {
                 Some(i) => i,
@@ -1016,30 +1140,17 @@ fn completer(s: Arc<Shared>) {
         for e in item.entries.iter().filter(|e| e.status.is_ok()) {
             e.progress.running();
         }
-        let sems = [s.timeline];
-        let values = [item.value];
-        let wi = vk::SemaphoreWaitInfo::default()
-            .semaphores(&sems)
-            .values(&values);
-        let mut failed = None;
-        spin_until(&s, item.value);
-        loop {
-            // SAFETY: semaphore alive; blocking wait in the driver.
-            match unsafe { s.device.raw.wait_semaphores(&wi, 1_000_000_000) } {
-                Ok(()) => break,
-                Err(vk::Result::TIMEOUT) => continue,
-                Err(e) => {
-                    s.lost.store(true, Ordering::Relaxed);
-                    failed = Some(map_vk_err(e));
-                    break;
-                }
-            }
-        }
+        let failed = wait_for_value(&s, item.value);
         // The device is done with the submission: from here on the queue
         // counts as idle for direct submission (`QueueEngine::enqueue`),
         // before the completion actions below wake an application thread
         // that may enqueue again at once.
         s.in_flight.fetch_sub(1, Ordering::AcqRel);
+        // A failed wait: the device may still be executing the
+        // submission, so what it uses stays until it is over.
+        let strand = failed.is_some();
+        let mut kept_held = Vec::new();
+        let mut kept_queries = Vec::new();
         for e in item.entries {
             let times = match (e.queries, failed) {
                 (Some(q), None) => read_queries(&s, q),
@@ -1049,16 +1160,37 @@ fn completer(s: Arc<Shared>) {
                 Some(err) => e.status.and(Err(err)),
                 None => e.status,
             };
-            (e.done)(st.map(|()| times));
-            drop(e.held);
-            if let Some(q) = e.queries {
-                free_queries(&s, q);
+            let leftover = (e.done)(st.map(|()| times));
+            if strand {
+                kept_held.extend(leftover);
+                kept_held.extend(e.held);
+                kept_queries.extend(e.queries);
+            } else {
+                drop(e.held);
+                if let Some(q) = e.queries {
+                    free_queries(&s, q);
+                }
             }
         }
-        // Last, once the application has its completions: resetting the
-        // pool is no part of the latency.
-        if let Some(cb) = item.cb {
+        if strand {
+            stranded.0.push_back(StrandedSubmission {
+                value: item.value,
+                cb: item.cb,
+                held: kept_held,
+                queries: kept_queries,
+            });
+            stranded.reap(&s);
+        } else if let Some(cb) = item.cb {
+            // Last, once the application has its completions: resetting
+            // the pool is no part of the latency.
             recycle_cb(&s, cb);
         }
+    }
+    stranded.reap(&s);
+    if !stranded.0.is_empty() {
+        // The device may still execute them: their memory, command and
+        // query pools and the timeline semaphore live on.
+        s.leaked.store(true, Ordering::Release);
+        std::mem::forget(stranded);
     }
 }

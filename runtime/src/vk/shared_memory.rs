@@ -222,7 +222,7 @@ fn map_identity(
             .raw
             .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
     }
-    .map_err(map_vk_err)?;
+    .map_err(|e| device.vk_err(e))?;
     if p as u64 == address {
         Ok(Some(p.cast()))
     } else {
