@@ -13,8 +13,8 @@
 //!
 //! The function: where both operands fit in 32 bits (the common case:
 //! sizes and ids), one 32-bit OpUDiv and OpUMod; otherwise restoring
-//! division, one quotient bit per iteration from bit 63 down (64
-//! iterations of shift, compare, subtract). A zero divisor gives an
+//! division, one quotient bit per iteration (shift, compare, subtract),
+//! only over the bits the quotient can have: bits(n) - bits(d) + 1. A zero divisor gives an
 //! unspecified value, never undefined behaviour (OpenCL C leaves the
 //! result undefined): the 32-bit path divides by 1 instead, the loop
 //! yields all-ones.
@@ -40,6 +40,8 @@ pub fn add_udivrem64(module: &mut Module) -> Word {
     let c64 = c(m, 64);
     let one32 = global(m, Op::Constant, Some(u32t), vec![lit(1)]);
     let zero32 = global(m, Op::Constant, Some(u32t), vec![lit(0)]);
+    let c33 = global(m, Op::Constant, Some(u32t), vec![lit(33)]);
+    let c64_32 = global(m, Op::Constant, Some(u32t), vec![lit(64)]);
 
     let mut f = Fresh(m);
     let fid = f.id();
@@ -71,15 +73,51 @@ pub fn add_udivrem64(module: &mut Module) -> Word {
     let rf = f.op(&mut b, Op::UConvert, u64t, &[r32]);
     b.push(goto(end));
     blocks.push(block(fast, b));
-    // slow: into the loop.
-    blocks.push(block(slow, vec![goto(header)]));
+    // slow: skip the quotient bits that must be 0. With `bits(x)` the
+    // length of x in bits, the quotient has at most bits(n) - bits(d) + 1
+    // bits, and the first bits(d) - 1 bits of n only shift into r: the
+    // loop starts at i0 = min(bits(n) - bits(d) + 1, 64) with r = n >> i0
+    // (none at all where d is longer than n: q = 0, r = n).
+    let glsl = glsl_import(f.0);
+    let mut b = Vec::new();
+    let bits = |f: &mut Fresh, b: &mut Vec<Instruction>, x: Word| {
+        let hi64 = f.op(b, Op::ShiftRightLogical, u64t, &[x, c32]);
+        let hi = f.op(b, Op::UConvert, u32t, &[hi64]);
+        let lo = f.op(b, Op::UConvert, u32t, &[x]);
+        let has_hi = f.op(b, Op::INotEqual, boolt, &[hi, zero32]);
+        let word = f.op(b, Op::Select, u32t, &[has_hi, hi, lo]);
+        // FindUMsb(0) is -1: bits(0) = 0.
+        let msb = f.id();
+        b.push(Instruction::new(
+            Op::ExtInst,
+            Some(u32t),
+            Some(msb),
+            vec![id(glsl), Operand::LiteralExtInstInteger(75), id(word)],
+        ));
+        let base = f.op(b, Op::Select, u32t, &[has_hi, c33, one32]);
+        f.op(b, Op::IAdd, u32t, &[msb, base])
+    };
+    let (bn, bd) = (bits(&mut f, &mut b, n), bits(&mut f, &mut b, d));
+    let longer = f.op(&mut b, Op::UGreaterThan, boolt, &[bd, bn]);
+    let diff = f.op(&mut b, Op::ISub, u32t, &[bn, bd]);
+    let k = f.op(&mut b, Op::IAdd, u32t, &[diff, one32]);
+    let over = f.op(&mut b, Op::UGreaterThan, boolt, &[k, c64_32]);
+    let k = f.op(&mut b, Op::Select, u32t, &[over, c64_32, k]);
+    let i0_32 = f.op(&mut b, Op::Select, u32t, &[longer, zero32, k]);
+    let i0 = f.op(&mut b, Op::UConvert, u64t, &[i0_32]);
+    let all = f.op(&mut b, Op::IEqual, boolt, &[i0, c64]);
+    let shift = f.op(&mut b, Op::Select, u64t, &[all, c0, i0]);
+    let shifted = f.op(&mut b, Op::ShiftRightLogical, u64t, &[n, shift]);
+    let r0 = f.op(&mut b, Op::Select, u64t, &[all, c0, shifted]);
+    b.push(goto(header));
+    blocks.push(block(slow, b));
     // header: q, r, i; i counts the bits left.
     let (q, r, i) = (f.id(), f.id(), f.id());
     let (q2, r2, i2) = (f.id(), f.id(), f.id());
     let mut b = vec![
         phi(u64t, q, &[(c0, slow), (q2, cont)]),
-        phi(u64t, r, &[(c0, slow), (r2, cont)]),
-        phi(u64t, i, &[(c64, slow), (i2, cont)]),
+        phi(u64t, r, &[(r0, slow), (r2, cont)]),
+        phi(u64t, i, &[(i0, slow), (i2, cont)]),
     ];
     let more = f.op(&mut b, Op::INotEqual, boolt, &[i, c0]);
     b.push(Instruction::new(
@@ -152,6 +190,26 @@ pub fn add_udivrem64(module: &mut Module) -> Word {
         blocks,
     });
     fid
+}
+
+/// The module's GLSL.std.450 import, added if missing.
+fn glsl_import(m: &mut Module) -> Word {
+    let name = Operand::LiteralString("GLSL.std.450".into());
+    if let Some(i) = m
+        .ext_inst_imports
+        .iter()
+        .find(|i| i.operands.first() == Some(&name))
+    {
+        return i.result_id.unwrap_or(0);
+    }
+    let r = fresh_id(m);
+    m.ext_inst_imports.push(Instruction::new(
+        Op::ExtInstImport,
+        None,
+        Some(r),
+        vec![name],
+    ));
+    r
 }
 
 struct Fresh<'m>(&'m mut Module);
