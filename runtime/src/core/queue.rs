@@ -24,9 +24,7 @@ use super::error::CLResult;
 use super::event::{Event, EventQueue};
 use super::object::{tag, Base, ClObject};
 use crate::vk::loop_status::StatusWord;
-use crate::vk::queue::{
-    Command, Leftover, Progress, QueueEngine, RecordFn, SemaphoreOps, WaitFn,
-};
+use crate::vk::queue::{Command, Leftover, Progress, QueueEngine, RecordFn, SemaphoreOps, WaitFn};
 
 #[repr(C)]
 pub struct Queue {
