@@ -10,6 +10,7 @@
 //!   release themselves; [`Cl`] bundles a context and a queue.
 //! - [`images`]: images and samplers, format lists, image reads/writes.
 //! - [`compare`]: element-wise checks against a CPU reference.
+//! - [`apifuzz`]: random calls of every entry point (`ferrocl-apifuzz`).
 //! - [`ilfuzz`]: malformed SPIR-V and program binaries (`ferrocl-ilfuzz`).
 //! - [`mathref`]: long double references for double-precision math, and
 //!   errors in ulps.
@@ -17,6 +18,7 @@
 //! To check the tests themselves against another implementation:
 //! `OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FERROCL_TEST_PLATFORM=Portable cargo test -p ferrocl-tests`.
 
+pub mod apifuzz;
 pub mod compare;
 pub mod error;
 pub mod events;
