@@ -25,6 +25,8 @@ extern "C" {
         enable: cl_bool,
         old: *mut cl_command_queue_properties,
     ) -> cl_int;
+    // OpenCL 1.0's, deprecated in 1.2.
+    fn clUnloadCompiler() -> cl_int;
 }
 
 pub fn get_platform_ids(g: &mut G) {
@@ -598,4 +600,19 @@ pub fn get_extension_function_address(g: &mut G) {
         "clGetExtensionFunctionAddressForPlatform",
         if f.is_null() == expect { 1 } else { 0 },
     );
+}
+
+/// clSetDefaultDeviceCommandQueue (no device-side queues: the spec's
+/// code for a device without them) and clUnloadCompiler.
+pub fn unsupported(g: &mut G) {
+    if g.chance(50) {
+        let c = g.ctx();
+        let d = g.device();
+        let q = g.queue();
+        let code = unsafe { clSetDefaultDeviceCommandQueue(c, d, q) };
+        g.rec("clSetDefaultDeviceCommandQueue", code);
+    } else {
+        let code = unsafe { clUnloadCompiler() };
+        g.rec("clUnloadCompiler", code);
+    }
 }

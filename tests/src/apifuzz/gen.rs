@@ -49,6 +49,8 @@ pub struct G<'a> {
     pub events: Vec<cl_event>,
     /// This thread's command buffers.
     pub cmdbufs: Vec<cl_command_buffer_khr>,
+    /// Mutable commands recorded into them.
+    pub mutables: Vec<(cl_command_buffer_khr, cl_mutable_command_khr)>,
     /// Wait list storage of the current call.
     pub wl: Vec<cl_event>,
     /// The returned-event slot of the current call.
@@ -92,6 +94,7 @@ impl<'a> G<'a> {
             kernels,
             events: Vec::new(),
             cmdbufs: Vec::new(),
+            mutables: Vec::new(),
             wl: Vec::new(),
             ev: ptr::null_mut(),
             counts: BTreeMap::new(),

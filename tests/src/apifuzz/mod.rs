@@ -122,6 +122,7 @@ pub const CALLS: &[(&str, u32, Call)] = &[
     }),
     ("program_info", 20, calls_prog::program_info),
     ("program_misc", 10, calls_prog::program_misc),
+    ("unsupported", 3, calls_core::unsupported),
     ("create_kernels", 15, calls_prog::create_kernels),
     ("retain_release_kernel", 10, |g| {
         calls_core::retain_release(g, Kind::Kernel)
@@ -149,6 +150,8 @@ pub const CALLS: &[(&str, u32, Call)] = &[
         calls_cmdbuf::finalize_enqueue_info,
     ),
     ("cmdbuf_record", 20, calls_cmdbuf::record),
+    ("cmdbuf_record_more", 15, calls_cmdbuf::record_more),
+    ("mutable_dispatch", 10, calls_cmdbuf::mutable_dispatch),
 ];
 
 /// What one batch of calls found.

@@ -84,6 +84,12 @@ fn table(function: &str) -> (&'static [cl_int], &'static [cl_int]) {
             CL_INVALID_QUEUE_PROPERTIES
         ]),
         "clRetainCommandQueue" | "clReleaseCommandQueue" => set!([CL_INVALID_COMMAND_QUEUE]),
+        "clSetDefaultDeviceCommandQueue" => set!([
+            CL_INVALID_CONTEXT,
+            CL_INVALID_DEVICE,
+            CL_INVALID_COMMAND_QUEUE,
+            CL_INVALID_OPERATION
+        ]),
         "clGetCommandQueueInfo" => set!([CL_INVALID_COMMAND_QUEUE, CL_INVALID_VALUE]),
         "clSetCommandQueueProperty" => set!([
             CL_INVALID_COMMAND_QUEUE,
@@ -339,6 +345,8 @@ fn table(function: &str) -> (&'static [cl_int], &'static [cl_int]) {
         ]),
         // 5.8.9 Unloading the OpenCL Compiler; 5.8.10 Program Object Queries.
         "clUnloadPlatformCompiler" => set!([CL_INVALID_PLATFORM]),
+        // Deprecated 1.1 form: "always returns CL_SUCCESS".
+        "clUnloadCompiler" => set!([]),
         "clGetProgramInfo" => set!([
             CL_INVALID_VALUE,
             CL_INVALID_PROGRAM,
@@ -550,6 +558,78 @@ fn table(function: &str) -> (&'static [cl_int], &'static [cl_int]) {
             CL_INVALID_IMAGE_SIZE,
             CL_IMAGE_FORMAT_NOT_SUPPORTED
         ]),
+        "clCommandCopyBufferRectKHR" => set!([
+            CL_INVALID_COMMAND_QUEUE,
+            CL_INVALID_COMMAND_BUFFER_KHR,
+            CL_INVALID_OPERATION,
+            CL_INVALID_VALUE,
+            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR,
+            CL_INVALID_CONTEXT,
+            CL_INVALID_MEM_OBJECT,
+            CL_MISALIGNED_SUB_BUFFER_OFFSET,
+            CL_MEM_COPY_OVERLAP
+        ]),
+        "clCommandCopyImageKHR" => set!([
+            CL_INVALID_COMMAND_QUEUE,
+            CL_INVALID_COMMAND_BUFFER_KHR,
+            CL_INVALID_OPERATION,
+            CL_INVALID_VALUE,
+            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR,
+            CL_INVALID_CONTEXT,
+            CL_INVALID_MEM_OBJECT,
+            CL_IMAGE_FORMAT_MISMATCH,
+            CL_INVALID_IMAGE_SIZE,
+            CL_IMAGE_FORMAT_NOT_SUPPORTED,
+            CL_MEM_COPY_OVERLAP
+        ]),
+        "clCommandCopyBufferToImageKHR" | "clCommandCopyImageToBufferKHR" => set!([
+            CL_INVALID_COMMAND_QUEUE,
+            CL_INVALID_COMMAND_BUFFER_KHR,
+            CL_INVALID_OPERATION,
+            CL_INVALID_VALUE,
+            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR,
+            CL_INVALID_CONTEXT,
+            CL_INVALID_MEM_OBJECT,
+            CL_MISALIGNED_SUB_BUFFER_OFFSET,
+            CL_INVALID_IMAGE_SIZE,
+            CL_IMAGE_FORMAT_NOT_SUPPORTED
+        ]),
+        "clCommandFillImageKHR" => set!([
+            CL_INVALID_COMMAND_QUEUE,
+            CL_INVALID_COMMAND_BUFFER_KHR,
+            CL_INVALID_OPERATION,
+            CL_INVALID_VALUE,
+            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR,
+            CL_INVALID_CONTEXT,
+            CL_INVALID_MEM_OBJECT,
+            CL_INVALID_IMAGE_SIZE,
+            CL_IMAGE_FORMAT_NOT_SUPPORTED
+        ]),
+        "clCommandSVMMemcpyKHR" | "clCommandSVMMemFillKHR" => set!([
+            CL_INVALID_COMMAND_QUEUE,
+            CL_INVALID_COMMAND_BUFFER_KHR,
+            CL_INVALID_OPERATION,
+            CL_INVALID_VALUE,
+            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR,
+            CL_INVALID_CONTEXT,
+            CL_MEM_COPY_OVERLAP
+        ]),
+        // cl_khr_command_buffer_mutable_dispatch.
+        "clUpdateMutableCommandsKHR" => set!([
+            CL_INVALID_COMMAND_BUFFER_KHR,
+            CL_INVALID_OPERATION,
+            CL_INVALID_VALUE,
+            CL_INVALID_MUTABLE_COMMAND_KHR,
+            CL_INVALID_WORK_DIMENSION,
+            CL_INVALID_GLOBAL_WORK_SIZE,
+            CL_INVALID_GLOBAL_OFFSET,
+            CL_INVALID_WORK_GROUP_SIZE,
+            CL_INVALID_WORK_ITEM_SIZE,
+            CL_INVALID_ARG_INDEX,
+            CL_INVALID_ARG_VALUE,
+            CL_INVALID_ARG_SIZE
+        ]),
+        "clGetMutableCommandInfoKHR" => set!([CL_INVALID_MUTABLE_COMMAND_KHR, CL_INVALID_VALUE]),
         _ => panic!("apifuzz: no error table for {function}"),
     }
 }
