@@ -12,6 +12,7 @@
 //! - [`compare`]: element-wise checks against a CPU reference.
 //! - [`apifuzz`]: random calls of every entry point (`ferrocl-apifuzz`).
 //! - [`ilfuzz`]: malformed SPIR-V and program binaries (`ferrocl-ilfuzz`).
+//! - [`soak`]: create/use/release cycles of every object kind (`ferrocl-soak`).
 //! - [`mathref`]: long double references for double-precision math, and
 //!   errors in ulps.
 //!
@@ -30,6 +31,7 @@ pub mod loader;
 pub mod mathref;
 pub mod objects;
 pub mod pod;
+pub mod soak;
 
 pub use compare::{assert_close, assert_same};
 pub use error::{check, cl_result, error_name, expect_error, ClError};

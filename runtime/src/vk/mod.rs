@@ -14,6 +14,7 @@ pub mod device;
 pub mod dispatch;
 pub mod image;
 pub mod instance;
+pub mod live;
 pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
