@@ -64,8 +64,18 @@ fn ext<T: Copy>(p: cl_platform_id, name: &CStr) -> T {
     unsafe { std::mem::transmute_copy(&f) }
 }
 
+impl Default for Target {
+    fn default() -> Self {
+        Target::new()
+    }
+}
+
 impl Target {
-    pub fn new(platform: cl_platform_id, device: cl_device_id) -> Target {
+    /// The platform under test (`FERROCL_TEST_PLATFORM`) and its first
+    /// device.
+    pub fn new() -> Target {
+        let platform = crate::platform();
+        let device = crate::device();
         let flag = |param| {
             let mut v = 0u64;
             // SAFETY: 8 bytes out.

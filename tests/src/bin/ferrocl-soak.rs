@@ -41,9 +41,7 @@ fn main() {
         std::env::set_var("FERROCL_LOG", "1");
     }
     ferrocl_tests::init();
-    let platform = ferrocl_tests::platform();
-    let device = ferrocl_tests::device();
-    let t = Target::new(platform, device);
+    let t = Target::new();
     let mut file = out.map(|p| std::fs::File::create(p).expect("--out file"));
     let mut row = |line: String| {
         println!("{line}");
