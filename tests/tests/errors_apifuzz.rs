@@ -157,9 +157,10 @@ fn rect_extents_that_overflow_are_invalid() {
     );
 }
 
-/// clEnqueueWaitForEvents (OpenCL 1.1, 5.10): "CL_INVALID_EVENT if event
-/// objects specified in event_list are not valid events" (ferrocl gave the
-/// wait-list code of the newer functions, CL_INVALID_EVENT_WAIT_LIST).
+/// clEnqueueWaitForEvents (OpenCL 1.0/1.1, deprecated since 1.2):
+/// "CL_INVALID_EVENT if event objects specified in event_list are not
+/// valid events" (ferrocl gave the wait-list code of the newer functions,
+/// CL_INVALID_EVENT_WAIT_LIST, which this function's errors never name).
 #[test]
 #[allow(deprecated)]
 fn enqueue_wait_for_events_invalid_event() {

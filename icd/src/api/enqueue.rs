@@ -389,10 +389,11 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
     if n == 0 || list.is_null() {
         return CL_INVALID_VALUE;
     }
-    // OpenCL 1.1 (5.10), which this entry point is from: "CL_INVALID_EVENT
-    // if event objects specified in event_list are not valid events" (the
-    // list itself is non-empty here, so the wait list's own check can
-    // only fail for its events).
+    // OpenCL 1.0/1.1, whose entry point this is (deprecated since 1.2):
+    // "CL_INVALID_EVENT if event objects specified in event_list are not
+    // valid events" (the unified 3.0 text lists no code for them; none
+    // names a wait list, which this function does not have). The list is
+    // non-empty here, so the wait list's check fails only for its events.
     match marker(q, n, list, std::ptr::null_mut(), CL_COMMAND_MARKER) {
         CL_INVALID_EVENT_WAIT_LIST => CL_INVALID_EVENT,
         code => code,

@@ -299,21 +299,21 @@ fn table(function: &str) -> (&'static [cl_int], &'static [cl_int]) {
         "clCreateProgramWithBuiltInKernels" => {
             set!([CL_INVALID_CONTEXT, CL_INVALID_VALUE, CL_INVALID_DEVICE])
         }
-        // 5.8.3 Retaining and Releasing Program Objects (and 5.8.4's
-        // release callback, deprecated in 3.0).
+        // 5.8.2 Retaining and Releasing Program Objects (and the release
+        // callback, deprecated in 3.0).
         "clRetainProgram" | "clReleaseProgram" => set!([CL_INVALID_PROGRAM]),
         "clSetProgramReleaseCallback" => {
             set!([CL_INVALID_PROGRAM, CL_INVALID_VALUE, CL_INVALID_OPERATION])
         }
-        // 5.8.5 Setting SPIR-V specialization constants.
+        // 5.8.3 Setting SPIR-V Specialization Constants.
         "clSetProgramSpecializationConstant" => set!([
             CL_INVALID_PROGRAM,
             CL_INVALID_OPERATION,
             CL_INVALID_SPEC_ID,
             CL_INVALID_VALUE
         ]),
-        // 5.8.6 Building Program Executables; 5.8.7 Separate Compilation
-        // and Linking.
+        // 5.8.4 Building Program Executables; 5.8.5 Separate Compilation
+        // and Linking of Programs.
         "clBuildProgram" => set!([
             CL_INVALID_PROGRAM,
             CL_INVALID_VALUE,
@@ -343,7 +343,7 @@ fn table(function: &str) -> (&'static [cl_int], &'static [cl_int]) {
             CL_LINKER_NOT_AVAILABLE,
             CL_LINK_PROGRAM_FAILURE
         ]),
-        // 5.8.9 Unloading the OpenCL Compiler; 5.8.10 Program Object Queries.
+        // 5.8.8 Unloading the OpenCL Compiler; 5.8.9 Program Object Queries.
         "clUnloadPlatformCompiler" => set!([CL_INVALID_PLATFORM]),
         // Deprecated 1.1 form: "always returns CL_SUCCESS".
         "clUnloadCompiler" => set!([]),
@@ -448,6 +448,7 @@ fn table(function: &str) -> (&'static [cl_int], &'static [cl_int]) {
         // same section of the 1.x specs).
         "clEnqueueMarkerWithWaitList" | "clEnqueueBarrierWithWaitList" => set!(QUEUE_CMD + []),
         "clEnqueueMarker" => set!([CL_INVALID_COMMAND_QUEUE, CL_INVALID_VALUE]),
+        // The 1.0/1.1 text (the 3.0 one drops CL_INVALID_EVENT).
         "clEnqueueBarrier" => set!([CL_INVALID_COMMAND_QUEUE]),
         "clEnqueueWaitForEvents" => set!([
             CL_INVALID_COMMAND_QUEUE,
