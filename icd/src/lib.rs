@@ -49,6 +49,11 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clGetKernelSuggestedLocalWorkSizeKHR" => {
             api::suggested_local::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
+        // Debug aid, not API: live Vulkan-backed objects (leak checks,
+        // `ferrocl-soak`), only while FERROCL_LOG is set.
+        "ferroclDebugLiveVulkanObjects" if std::env::var_os("FERROCL_LOG").is_some() => {
+            debug_live_vulkan_objects as *mut c_void
+        }
         // cl_ext_buffer_device_address.
         "clSetKernelArgDevicePointerEXT" => {
             api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
@@ -79,6 +84,20 @@ unsafe extern "C" fn get_extension_function_address_for_platform(
     }
     // SAFETY: forwarded.
     unsafe { get_extension_function_address(name) }
+}
+
+/// Writes up to `n` counts of live Vulkan-backed objects (buffers, images,
+/// buffer views, kernel pipeline sets, queue engines:
+/// `ferrocl_runtime::vk::live`) to `out`; returns how many kinds there are.
+unsafe extern "C" fn debug_live_vulkan_objects(out: *mut i64, n: u32) -> u32 {
+    let counts = ferrocl_runtime::vk::live::counts();
+    if !out.is_null() {
+        for (i, c) in counts.iter().take(n as usize).enumerate() {
+            // SAFETY: the caller gives room for `n` counts.
+            unsafe { *out.add(i) = *c };
+        }
+    }
+    counts.len() as u32
 }
 
 /// The ICD loader's entry point (looked up with dlsym).

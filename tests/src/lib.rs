@@ -10,13 +10,16 @@
 //!   release themselves; [`Cl`] bundles a context and a queue.
 //! - [`images`]: images and samplers, format lists, image reads/writes.
 //! - [`compare`]: element-wise checks against a CPU reference.
+//! - [`apifuzz`]: random calls of every entry point (`ferrocl-apifuzz`).
 //! - [`ilfuzz`]: malformed SPIR-V and program binaries (`ferrocl-ilfuzz`).
+//! - [`soak`]: create/use/release cycles of every object kind (`ferrocl-soak`).
 //! - [`mathref`]: long double references for double-precision math, and
 //!   errors in ulps.
 //!
 //! To check the tests themselves against another implementation:
 //! `OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FERROCL_TEST_PLATFORM=Portable cargo test -p ferrocl-tests`.
 
+pub mod apifuzz;
 pub mod compare;
 pub mod error;
 pub mod events;
@@ -28,6 +31,7 @@ pub mod loader;
 pub mod mathref;
 pub mod objects;
 pub mod pod;
+pub mod soak;
 
 pub use compare::{assert_close, assert_same};
 pub use error::{check, cl_result, error_name, expect_error, ClError};

@@ -389,7 +389,15 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
     if n == 0 || list.is_null() {
         return CL_INVALID_VALUE;
     }
-    marker(q, n, list, std::ptr::null_mut(), CL_COMMAND_MARKER)
+    // OpenCL 1.0/1.1, whose entry point this is (deprecated since 1.2):
+    // "CL_INVALID_EVENT if event objects specified in event_list are not
+    // valid events" (the unified 3.0 text lists no code for them; none
+    // names a wait list, which this function does not have). The list is
+    // non-empty here, so the wait list's check fails only for its events.
+    match marker(q, n, list, std::ptr::null_mut(), CL_COMMAND_MARKER) {
+        CL_INVALID_EVENT_WAIT_LIST => CL_INVALID_EVENT,
+        code => code,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -583,15 +591,25 @@ pub(crate) fn rect_side(
         return Err(CL_INVALID_VALUE);
     }
     let row = if row == 0 { region[0] } else { row };
-    if slice != 0 && (slice < region[1] * row || !slice.is_multiple_of(row)) {
+    // A slice of region[1] rows past the address space fits no memory.
+    let rows = region[1].checked_mul(row).ok_or(CL_INVALID_VALUE)?;
+    if slice != 0 && (slice < rows || !slice.is_multiple_of(row)) {
         return Err(CL_INVALID_VALUE);
     }
-    let slice = if slice == 0 { region[1] * row } else { slice };
-    Ok(transfer::Rect {
+    let slice = if slice == 0 { rows } else { slice };
+    let rect = transfer::Rect {
         origin,
         row_pitch: row,
         slice_pitch: slice,
-    })
+    };
+    // "CL_INVALID_VALUE if the region being read or written [...] is out
+    // of bounds": a rectangle ending past the address space is out of the
+    // bounds of any buffer or host memory (and its row offsets would
+    // overflow).
+    if rect.end(region).is_none() {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(rect)
 }
 
 /// Region and buffer-side checks shared by the rect commands.
@@ -602,7 +620,7 @@ pub(crate) fn rect_in_buffer(
 ) -> CLResult<()> {
     // "CL_INVALID_VALUE if the region being read or written specified by
     // (buffer_origin, region, buffer_row_pitch, buffer_slice_pitch) is out of bounds."
-    if side.end(region) > mem.size {
+    if side.end(region).is_none_or(|end| end > mem.size) {
         return Err(CL_INVALID_VALUE);
     }
     Ok(())

@@ -701,9 +701,17 @@ impl Rect {
             + self.origin[0]
     }
 
-    /// One past the last byte the region touches.
-    pub fn end(&self, region: &[usize; 3]) -> usize {
-        self.row_offset(region[1] - 1, region[2] - 1) + region[0]
+    /// One past the last byte the region touches, or `None` when that is
+    /// past the address space (no memory holds such a rectangle). Every
+    /// [`Rect::row_offset`] of the region is below it, so a rectangle with
+    /// an end computes its rows without overflow.
+    pub fn end(&self, region: &[usize; 3]) -> Option<usize> {
+        let z = self.origin[2].checked_add(region[2].checked_sub(1)?)?;
+        let y = self.origin[1].checked_add(region[1].checked_sub(1)?)?;
+        z.checked_mul(self.slice_pitch)?
+            .checked_add(y.checked_mul(self.row_pitch)?)?
+            .checked_add(self.origin[0])?
+            .checked_add(region[0])
     }
 }
 

@@ -42,6 +42,7 @@ pub struct Buffer {
     /// address (`super::shared_memory`). Either way the host reaches the
     /// bytes in place, at the device address's host twin.
     own_memory: Option<vk::DeviceMemory>,
+    _live: super::live::Live,
 }
 
 /// The usage of every cl_mem buffer's storage: storage buffer, copies,
@@ -181,6 +182,7 @@ impl Buffer {
             address,
             mapped,
             own_memory: None,
+            _live: super::live::Live::new(super::live::Kind::Buffer),
         })
     }
 
@@ -291,6 +293,7 @@ impl Buffer {
             address,
             mapped: None,
             own_memory: Some(memory),
+            _live: super::live::Live::new(super::live::Kind::Buffer),
         })
     }
 
@@ -319,6 +322,7 @@ impl Buffer {
             address,
             mapped: std::ptr::NonNull::new(mapped),
             own_memory: Some(memory),
+            _live: super::live::Live::new(super::live::Kind::Buffer),
         }
     }
 

@@ -42,6 +42,7 @@ pub struct Image {
     pub sampled_view: vk::ImageView,
     /// Null without STORAGE usage.
     pub storage_view: vk::ImageView,
+    _live: super::live::Live,
 }
 
 /// The single-mip, all-layers color subresource range.
@@ -87,6 +88,7 @@ impl Image {
             own_memory: None,
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
+            _live: super::live::Live::new(super::live::Kind::Image),
         };
         // SAFETY: raw was just created on this device.
         let requirements = unsafe { device.raw.get_image_memory_requirements(raw) };
@@ -244,6 +246,7 @@ impl ImagePlaceholders {
 pub struct BufferView {
     pub device: Arc<Device>,
     pub raw: vk::BufferView,
+    _live: super::live::Live,
 }
 
 impl BufferView {
@@ -266,6 +269,7 @@ impl BufferView {
         Ok(BufferView {
             device: device.clone(),
             raw,
+            _live: super::live::Live::new(super::live::Kind::BufferView),
         })
     }
 }

@@ -18,6 +18,7 @@ pub mod external_semaphore;
 pub mod fault_injection;
 pub mod image;
 pub mod instance;
+pub mod live;
 pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;

@@ -110,6 +110,7 @@ pub struct KernelPipelines {
     free_sets: Mutex<Vec<DescriptorSet>>,
     /// Whose layout sits at `LOOP_STATUS_SET` (not ours to destroy).
     loop_status: Option<Arc<super::loop_status::LoopStatus>>,
+    _live: super::live::Live,
 }
 
 impl KernelPipelines {
@@ -155,6 +156,7 @@ impl KernelPipelines {
             arg_set: None,
             free_sets: Mutex::new(Vec::new()),
             loop_status: descriptors.loop_status.clone(),
+            _live: super::live::Live::new(super::live::Kind::KernelPipelines),
         };
         let literal = !descriptors.literal_samplers.is_empty();
         let status_set = ferrocl_compiler::LOOP_STATUS_SET;

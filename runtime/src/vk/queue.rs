@@ -505,6 +505,7 @@ struct Shared {
 pub struct QueueEngine {
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
+    _live: super::live::Live,
 }
 
 impl QueueEngine {
@@ -559,6 +560,7 @@ impl QueueEngine {
         Ok(QueueEngine {
             shared,
             threads: vec![t1, t2],
+            _live: super::live::Live::new(super::live::Kind::QueueEngine),
         })
     }
 
