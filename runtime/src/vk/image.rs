@@ -136,6 +136,7 @@ impl Image {
             own_memory: Some(memory),
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
+            _live: super::live::Live::new(super::live::Kind::Image),
         };
         image.make_views(spec)?;
         Ok(image)
