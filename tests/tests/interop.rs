@@ -893,6 +893,21 @@ fn semaphore_error_codes() {
                 assert!(exportable, "{h:?} exportable semaphore created");
                 assert_eq!(ext.info_u64(x, CL_SEMAPHORE_EXPORTABLE_KHR), vec![1]);
                 ext.release_semaphore(x);
+                // The same handle type twice in the export list.
+                let twice = [
+                    ty,
+                    binary,
+                    export,
+                    cl_handle(h).into(),
+                    cl_handle(h).into(),
+                    export_end,
+                    0,
+                ];
+                expect_error(
+                    e(ext.try_semaphore(ctx, &twice)),
+                    CL_INVALID_VALUE,
+                    "a handle type twice in the export list",
+                );
             }
             Err(err) => {
                 assert!(!exportable, "{h:?}: {err}");

@@ -65,9 +65,12 @@ pub unsafe fn read_property(
                 .ok()
                 .and_then(sema::handle_type_vk)
                 .ok_or(CL_INVALID_PROPERTY)?;
-            if !out.export.contains(&h) {
-                out.export.push(h);
+            // A handle type named twice in the list: CL_INVALID_VALUE (as
+            // CTS semaphores_negative_create_invalid_value checks).
+            if out.export.contains(&h) {
+                return Err(CL_INVALID_VALUE);
             }
+            out.export.push(h);
         }
         return Ok(Some(n));
     }
