@@ -5,7 +5,8 @@
 //! decoration of such a conversion on a forward reference's placeholder,
 //! leaving a plain truncation (`v = convert_uchar_sat(0x17ffe & 0xffff)`
 //! gave 0xfe, not 0xff). ferrocl now defines the integer saturating
-//! conversions in IR itself (`compiler/src/frontend/saturate.rs`).
+//! conversions in IR itself (`compiler/src/frontend/saturate.rs`); the
+//! same defect dropped the saturation of conversions from `float`.
 
 use ferrocl_tests::Cl;
 
@@ -28,6 +29,24 @@ kernel void carried(global const ushort *a, global const int *b, global int *out
         s = convert_short_sat(b[j]);
         c = convert_char2_sat((int2)(b[(j + 1u) & 63u], (int)a[j]));
         m = convert_uint_sat((long)b[j] * 3L);
+    }
+}
+
+kernel void carried_from_float(global const float *f, global int *out, int n) {
+    uint i = get_global_id(0);
+    int v = 0;
+    uchar u = 0;
+    short2 s = (short2)(0);
+    for (int k = 0; k < n; k++) {
+        global int *o = out + (i * (uint)n + (uint)k) * 4u;
+        o[0] = v;
+        o[1] = u;
+        o[2] = s.x;
+        o[3] = s.y;
+        uint j = (i + (uint)k) & 31u;
+        v = convert_int_sat(f[j]);
+        u = convert_uchar_sat_rtp(f[j]);
+        s = convert_short2_sat_rte((float2)(f[j], f[(j + 1u) & 31u]));
     }
 }
 "#;
@@ -83,6 +102,83 @@ fn saturating_conversions_carried_by_a_loop() {
                 "work-item {wi}, iteration {}, value {}: {:#x}, want {:#x}",
                 rest / 5,
                 rest % 5,
+                got[x],
+                want[x]
+            )
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn saturating_conversions_from_float_carried_by_a_loop() {
+    let cl = Cl::new();
+    let f: Vec<f32> = vec![
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e10,
+        -1e10,
+        3e9,
+        -0.5,
+        255.5,
+        254.2,
+        65535.7,
+        -32768.6,
+        32767.4,
+        2.5,
+        -2.5,
+        3.5,
+        -3.5,
+        2147483520.0,
+        -2147483648.0,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.49,
+        -0.51,
+        127.5,
+        300.0,
+        -300.0,
+        40000.5,
+        -40000.5,
+        1.5,
+        7.0,
+        -7.25,
+    ];
+    let (global, n) = (32usize, 6usize);
+    let mut want = Vec::with_capacity(global * n * 4);
+    for i in 0..global {
+        let (mut v, mut u, mut s) = (0i32, 0u8, [0i16; 2]);
+        for k in 0..n {
+            want.extend([v, u as i32, s[0] as i32, s[1] as i32]);
+            let j = (i + k) & 31;
+            // Rust's float-to-integer `as` saturates and gives 0 for NaN.
+            v = f[j] as i32;
+            u = f[j].ceil() as u8;
+            s = [
+                f[j].round_ties_even() as i16,
+                f[(j + 1) & 31].round_ties_even() as i16,
+            ];
+        }
+    }
+    let program = cl.build(SOURCE);
+    let k = program.kernel("carried_from_float");
+    let fb = cl.buffer_from(&f);
+    let out = cl.buffer::<i32>(want.len());
+    k.arg(0, &fb).arg(1, &out).arg(2, &(n as i32));
+    cl.queue.run(&k, &[global], Some(&[16]));
+    let got = cl.queue.read(&out);
+    let bad: Vec<String> = (0..want.len())
+        .filter(|&x| got[x] != want[x])
+        .take(16)
+        .map(|x| {
+            let (wi, rest) = (x / (n * 4), x % (n * 4));
+            format!(
+                "work-item {wi}, iteration {}, value {}: {:#x}, want {:#x}",
+                rest / 4,
+                rest % 4,
                 got[x],
                 want[x]
             )

@@ -21,9 +21,10 @@
 //! (signed compares from a signed source, unsigned from an unsigned one,
 //! only the bounds the source can pass), and truncated to the
 //! destination's width. The rounding suffixes mean nothing between
-//! integer types (OpenCL C §6.4.3). Conversions from floating-point types
-//! stay llvm-spirv's: their saturation is an `OpConvertFToU`/`FToS`
-//! decoration that the lowering handles.
+//! integer types (OpenCL C §6.4.3). From `float` and `double` (the same
+//! defect drops the saturation of `OpConvertFToS`/`FToU`): rounded as the
+//! suffix says, NaN to 0, out-of-range values to the bounds
+//! (`float_definition`). From `half`, the conversions stay llvm-spirv's.
 
 /// (width in bits, signed) of an Itanium builtin-type code.
 fn int_code(code: &str) -> Option<(u32, bool)> {
@@ -61,7 +62,18 @@ struct Overload<'a> {
     name: &'a str,
     lanes: u32,
     dst: (u32, bool),
-    src: (u32, bool),
+    src: Source,
+    /// `_rte`, `_rtp`, `_rtn` (`_rtz` and none: towards zero).
+    rounding: &'a str,
+}
+
+/// What a conversion converts from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// (width, signed).
+    Int(u32, bool),
+    /// Width: 32 (`float`) or 64 (`double`).
+    Float(u32),
 }
 
 /// The overload a `declare` line declares, if it is one.
@@ -77,9 +89,9 @@ fn overload(line: &str) -> Option<Overload<'_>> {
     let ident = rest.get(digits..digits + len)?;
     let param = &rest[digits + len..];
     let ty = ident.strip_prefix("convert_")?;
-    let ty = ["_sat_rte", "_sat_rtz", "_sat_rtp", "_sat_rtn", "_sat"]
+    let (ty, rounding) = ["_sat_rte", "_sat_rtz", "_sat_rtp", "_sat_rtn", "_sat"]
         .iter()
-        .find_map(|s| ty.strip_suffix(s))?;
+        .find_map(|s| Some((ty.strip_suffix(s)?, &s[4..])))?;
     let base = ty.trim_end_matches(|c: char| c.is_ascii_digit());
     let lanes: u32 = match &ty[base.len()..] {
         "" => 1,
@@ -96,11 +108,20 @@ fn overload(line: &str) -> Option<Overload<'_>> {
     if src_lanes != lanes {
         return None;
     }
+    let src = match code {
+        "f" => Source::Float(32),
+        "d" => Source::Float(64),
+        _ => {
+            let (w, signed) = int_code(code)?;
+            Source::Int(w, signed)
+        }
+    };
     Some(Overload {
         name,
         lanes,
         dst,
-        src: int_code(code)?,
+        src,
+        rounding,
     })
 }
 
@@ -125,8 +146,113 @@ fn splat(lanes: u32, width: u32, value: i128) -> String {
 
 /// The IR definition of `o` named `own`.
 fn definition(o: &Overload, own: &str) -> String {
+    match o.src {
+        Source::Int(sw, ssigned) => int_definition(o, own, sw, ssigned),
+        Source::Float(fw) => float_definition(o, own, fw),
+    }
+}
+
+/// The LLVM type of `lanes` lanes of a `width`-bit float, and the
+/// intrinsics' type suffix.
+fn float_type(lanes: u32, width: u32) -> (String, String) {
+    let (ty, sfx) = if width == 32 {
+        ("float", "f32")
+    } else {
+        ("double", "f64")
+    };
+    if lanes == 1 {
+        (ty.into(), sfx.into())
+    } else {
+        (format!("<{lanes} x {ty}>"), format!("v{lanes}{sfx}"))
+    }
+}
+
+/// A float constant (exact: a power of two or zero, negated) of
+/// `float_type(lanes, width)` in every lane, in LLVM's hexadecimal form.
+fn float_splat(lanes: u32, width: u32, value: f64) -> String {
+    let lane = format!("0x{:016X}", value.to_bits());
+    if lanes == 1 {
+        lane
+    } else {
+        let elem = if width == 32 { "float" } else { "double" };
+        let one = format!("{elem} {lane}");
+        format!("<{}>", vec![one; lanes as usize].join(", "))
+    }
+}
+
+/// From a float: rounded as the suffix says (`llvm.rint`, `llvm.ceil`,
+/// `llvm.floor`; towards zero is the conversion's own), NaN to 0, below
+/// the destination's range to its minimum, at or above 2^bits to its
+/// maximum (both bounds are powers of two, exact in float and double),
+/// else converted.
+fn float_definition(o: &Overload, own: &str, fw: u32) -> String {
     let (dw, dsigned) = o.dst;
-    let (sw, ssigned) = o.src;
+    let (fty, sfx) = float_type(o.lanes, fw);
+    let dst_ty = llvm_type(o.lanes, dw);
+    let bool_ty = llvm_type(o.lanes, 1);
+    let mut body = String::new();
+    let mut v = "%x".to_string();
+    if let Some(f) = match o.rounding {
+        "_rte" => Some("rint"),
+        "_rtp" => Some("ceil"),
+        "_rtn" => Some("floor"),
+        _ => None,
+    } {
+        body.push_str(&format!(
+            "  %rounded = call {fty} @llvm.{f}.{sfx}({fty} %x)\n"
+        ));
+        v = "%rounded".into();
+    }
+    let pow = |bits: u32| 2f64.powi(bits as i32);
+    let (lo_f, hi_f, lo_i, hi_i) = if dsigned {
+        let m = 1i128 << (dw - 1);
+        (-pow(dw - 1), pow(dw - 1), -m, m - 1)
+    } else {
+        (0.0, pow(dw), 0, (1i128 << dw) - 1)
+    };
+    let conv = if dsigned { "fptosi" } else { "fptoui" };
+    let (lo, hi) = (
+        float_splat(o.lanes, fw, lo_f),
+        float_splat(o.lanes, fw, hi_f),
+    );
+    let (lo_c, hi_c, zero) = (
+        splat(o.lanes, dw, lo_i),
+        splat(o.lanes, dw, hi_i),
+        splat(o.lanes, dw, 0),
+    );
+    body.push_str(&format!(
+        "  %below = fcmp olt {fty} {v}, {lo}\n  \
+         %above = fcmp oge {fty} {v}, {hi}\n  \
+         %nan = fcmp uno {fty} {v}, {v}\n  \
+         %in = select {bool_ty} %below, {fty} {lo}, {fty} {v}\n  \
+         %c = {conv} {fty} %in to {dst_ty}\n  \
+         %hi = select {bool_ty} %above, {dst_ty} {hi_c}, {dst_ty} %c\n  \
+         %lo = select {bool_ty} %below, {dst_ty} {lo_c}, {dst_ty} %hi\n  \
+         %r = select {bool_ty} %nan, {dst_ty} {zero}, {dst_ty} %lo\n"
+    ));
+    format!(
+        "\ndefine internal spir_func {dst_ty} @{own}({fty} %x) nounwind readnone alwaysinline {{\n{body}  ret {dst_ty} %r\n}}\n"
+    )
+}
+
+/// The intrinsic declarations `float_definition` of `o` calls.
+fn float_intrinsic(o: &Overload) -> Option<String> {
+    let Source::Float(fw) = o.src else {
+        return None;
+    };
+    let f = match o.rounding {
+        "_rte" => "rint",
+        "_rtp" => "ceil",
+        "_rtn" => "floor",
+        _ => return None,
+    };
+    let (fty, sfx) = float_type(o.lanes, fw);
+    Some(format!("declare {fty} @llvm.{f}.{sfx}({fty})"))
+}
+
+/// From an integer (module doc).
+fn int_definition(o: &Overload, own: &str, sw: u32, ssigned: bool) -> String {
+    let (dw, dsigned) = o.dst;
     let w = dw.max(sw);
     let (src_ty, dst_ty, wide) = (
         llvm_type(o.lanes, sw),
@@ -191,6 +317,17 @@ pub(crate) fn define_int_saturations(ll: &str) -> String {
             Some(o) => {
                 let own = format!("__ferrocl_sat.{}", o.name);
                 defs.push_str(&definition(&o, &own));
+                if let Some(decl) = float_intrinsic(&o) {
+                    let at = decl.find('@').unwrap_or(0);
+                    let callee = &decl[at..at + decl[at..].find('(').unwrap_or(0) + 1];
+                    let declared = ll
+                        .lines()
+                        .any(|l| l.starts_with("declare ") && l.contains(callee));
+                    if !declared && !defs.contains(&decl) {
+                        defs.push_str(&decl);
+                        defs.push('\n');
+                    }
+                }
                 renames.push((format!("@{}(", o.name), format!("@{own}(")));
             }
             None => {
@@ -233,8 +370,10 @@ mod tests {
         assert!(out.contains("%below = icmp slt <2 x i32> %x, <i32 -32768, i32 -32768>\n"));
         assert!(out.contains("%above = icmp sgt <2 x i32> %lo, <i32 32767, i32 32767>\n"));
         assert!(out.contains("%r = trunc <2 x i32> %hi to <2 x i16>\n"));
-        // A float source stays llvm-spirv's.
-        assert!(out.contains("declare spir_func i32 @_Z16convert_uint_satf(float noundef)"));
+        // From float: NaN to 0, clamped, converted towards zero.
+        assert!(out.contains("%c = fptoui float %in to i32\n"));
+        assert!(out.contains("%nan = fcmp uno float %x, %x\n"));
+        assert!(!out.contains("declare spir_func i32 @_Z16convert_uint_satf"));
         assert_eq!(
             define_int_saturations("declare i32 @f()\n"),
             "declare i32 @f()\n"
