@@ -319,7 +319,7 @@ fn unoptimized_executable(linked: String) -> String {
     } else {
         linked
     };
-    let patched = frontend::define_rotates(&patched);
+    let patched = frontend::define_rotates(&frontend::define_int_saturations(&patched));
     frontend::drop_unreachable_functions(&patched).unwrap_or(patched)
 }
 

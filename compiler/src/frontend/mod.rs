@@ -11,10 +11,12 @@ mod options;
 mod prelude;
 mod reachable;
 mod rotate;
+mod saturate;
 pub mod spec_constants;
 pub mod subgroup_queries;
 pub(crate) use reachable::drop_unreachable_functions;
 pub(crate) use rotate::define_rotates;
+pub(crate) use saturate::define_int_saturations;
 
 pub use metadata::{read_kernel_arg_metadata, read_unsigned_vec_type_hints, ArgMetadata};
 pub use options::{
@@ -172,7 +174,7 @@ pub fn compile_to_bitcode(
         ll = reoptimize(scratch, &args, fixes)?;
     }
     dump::ir(Pass::CompileToBitcode, &ll);
-    let ll = rotate::define_rotates(&remove_freeze(&ll));
+    let ll = rotate::define_rotates(&saturate::define_int_saturations(&remove_freeze(&ll)));
     Ok((ll, log))
 }
 

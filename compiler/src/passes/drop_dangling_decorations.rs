@@ -4,7 +4,11 @@
 //! llvm-spirv-15 leaves such decorations behind when LLVM's optimizer has
 //! folded the value they were written for: e.g. `convert_short3_sat` of a
 //! comparison folded to a constant keeps its `OpDecorate %id
-//! SaturatedConversion` while `%id` is gone. SPIR-V calls such a module
+//! SaturatedConversion` while `%id` is gone. (It also writes the decoration of a
+//! conversion used before its definition, by a loop header's `phi`, on the
+//! forward reference's placeholder id: that conversion would lose its
+//! saturation here, so the front end defines the integer saturating
+//! conversions itself, `frontend::saturate`.) SPIR-V calls such a module
 //! invalid, and spirt refuses to read it ("decorated IDs never defined"),
 //! which failed the build with an internal compiler error. A decoration of
 //! nothing says nothing, so dropping it changes no behaviour. The same
