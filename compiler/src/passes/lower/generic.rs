@@ -94,6 +94,10 @@ impl Lower<'_> {
                     "a pointer converted to generic whose own address space is not known".into(),
                 )
             }
+            // `analyses::private_variables` keeps such variables in the frame.
+            Space::Variable(_) => {
+                return Err("a private variable's own array converted to generic".into())
+            }
         }
         Ok(())
     }
