@@ -14,21 +14,26 @@
 //!
 //! Per function of the kernel, every `OpVariable` (Function storage, not
 //! an image or sampler) is a candidate; its *pointers* are the variable
-//! and every access chain, pointer-to-pointer bitcast and copy of one of
-//! its pointers (iterated to a fixed point, so any block order works). A
-//! candidate is kept when each use of each of its pointers is
+//! and every access chain, pointer-to-pointer bitcast, copy and cast to
+//! or from generic of one of its pointers (iterated to a fixed point, so
+//! any block order works). Generic ones count: in OpenCL C 2.0 and later
+//! `(uchar *)array` is a generic pointer, and where it is only accessed
+//! through, its space is known statically. A candidate is kept when each
+//! use of each of its pointers is
 //!
 //! * the pointer operand of an `OpLoad` or `OpStore`,
 //! * an operand of `OpCopyMemory`/`OpCopyMemorySized`,
-//! * the base of an access chain, a bitcast to another pointer type or an
-//!   `OpCopyObject` (which make another of its pointers),
+//! * the base of an access chain, a bitcast to another pointer type, an
+//!   `OpCopyObject` or a cast to or from generic (which make another of
+//!   its pointers),
 //! * `OpLifetimeStart`/`OpLifetimeStop`.
 //!
 //! Any other use lets the pointer escape and the variable stays in the
-//! frame: stored as a value, converted to generic or to an integer,
-//! passed to a function, returned, a phi or select operand (which could
-//! mix it with another variable's pointer), compared, an atomic's or an
-//! extended instruction's operand, a printf argument.
+//! frame: stored as a value, converted to an integer, passed to a
+//! function, returned, a phi or select operand (which could mix it with
+//! another variable's pointer), compared, asked for its fence
+//! (`get_fence`), an atomic's or an extended instruction's operand, a
+//! printf argument.
 //!
 //! Offsets stay byte offsets within the variable (the pointer's value
 //! starts at 0), so type punning is the same word arithmetic as in the
@@ -129,10 +134,13 @@ fn derives_pointer(ix: &ModuleIndex, inst: &dr::Instruction) -> bool {
         | Op::InBoundsAccessChain
         | Op::PtrAccessChain
         | Op::InBoundsPtrAccessChain
-        | Op::CopyObject => true,
+        | Op::CopyObject
+        | Op::PtrCastToGeneric
+        | Op::GenericCastToPtr
+        | Op::GenericCastToPtrExplicit => true,
         Op::Bitcast => matches!(
             inst.result_type.map(|t| ix.tys.get(t)),
-            Some(Ty::Pointer(StorageClass::Function, _))
+            Some(Ty::Pointer(..))
         ),
         _ => false,
     }
