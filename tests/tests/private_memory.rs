@@ -189,43 +189,59 @@ __attribute__((noinline)) uint pick(const uint* p, uint i) {
     return p[i] + p[(i + 1) % 12];
 }
 
+// `a` and `c` share `fill` (both stay in the frame), `b` alone is passed
+// to `pick` (an array of its own, reached by the parameter), `d` is passed
+// nowhere (an array of its own).
 kernel void helper(global const uint* in, global uint* out) {
     uint g = get_global_id(0);
     uint x = in[g];
-    uint a[12];
-    uint b[12];
+    uint a[12], b[12], c[5], d[7];
     fill(a, 12, x);
-    for (uint i = 0; i < 12; i++) b[i] = a[(i * 5 + x) % 12] + i;
+    fill(c, 5, x + 1);
+    for (uint i = 0; i < 12; i++) b[i] = a[(i * 5 + x) % 12] + c[i % 5];
+    for (uint i = 0; i < 7; i++) d[i] = b[(x + i) % 12] - i;
     b[x % 7] ^= a[x % 12];
-    out[3 * g] = pick(a, x % 12);
-    out[3 * g + 1] = b[(x >> 4) % 12];
-    out[3 * g + 2] = b[x % 12] + b[11];
+    d[x % 7] += c[x % 5];
+    out[4 * g] = pick(b, x % 12);
+    out[4 * g + 1] = b[(x >> 4) % 12];
+    out[4 * g + 2] = a[x % 12] + c[(x >> 3) % 5];
+    out[4 * g + 3] = d[(x >> 5) % 7] + d[6];
 }
 "#;
 
-fn helper_reference(x: u32) -> [u32; 3] {
-    let a: Vec<u32> = (0..12u32)
-        .map(|i| x.wrapping_mul(i + 1) ^ (i << 3))
-        .collect();
+fn helper_reference(x: u32) -> [u32; 4] {
+    let fill = |n: u32, seed: u32| -> Vec<u32> {
+        (0..n)
+            .map(|i| seed.wrapping_mul(i + 1) ^ (i << 3))
+            .collect()
+    };
+    let a = fill(12, x);
+    let c = fill(5, x.wrapping_add(1));
     let mut b: Vec<u32> = (0..12u32)
-        .map(|i| a[((i * 5).wrapping_add(x) % 12) as usize].wrapping_add(i))
+        .map(|i| a[((i * 5).wrapping_add(x) % 12) as usize].wrapping_add(c[(i % 5) as usize]))
+        .collect();
+    let mut d: Vec<u32> = (0..7u32)
+        .map(|i| b[(x.wrapping_add(i) % 12) as usize].wrapping_sub(i))
         .collect();
     b[(x % 7) as usize] ^= a[(x % 12) as usize];
+    d[(x % 7) as usize] = d[(x % 7) as usize].wrapping_add(c[(x % 5) as usize]);
     let i = (x % 12) as usize;
     [
-        a[i].wrapping_add(a[(i + 1) % 12]),
+        b[i].wrapping_add(b[(i + 1) % 12]),
         b[((x >> 4) % 12) as usize],
-        b[i].wrapping_add(b[11]),
+        a[i].wrapping_add(c[((x >> 3) % 5) as usize]),
+        d[((x >> 5) % 7) as usize].wrapping_add(d[6]),
     ]
 }
 
-/// A private array passed to helper functions by pointer (it stays in the
-/// frame) beside one that is not (an array of its own).
+/// Private arrays passed to helper functions by pointer: two to the same
+/// helper (they stay in the frame), one alone to another (an array of its
+/// own that the helper reaches), beside one passed nowhere.
 #[test]
-fn private_array_passed_to_a_helper_function() {
+fn private_arrays_passed_to_helper_functions() {
     let cl = Cl::new();
     let x = inputs(N);
-    let (din, out) = (cl.buffer_from(&x), cl.buffer::<u32>(3 * N));
+    let (din, out) = (cl.buffer_from(&x), cl.buffer::<u32>(4 * N));
     let kernel = cl.kernel(HELPER, "helper");
     kernel.arg(0, &din).arg(1, &out);
     cl.queue.run(&kernel, &[N], None);

@@ -12,36 +12,44 @@
 //!
 //! # Algorithm
 //!
-//! Per function of the kernel, every `OpVariable` (Function storage, not
-//! an image or sampler) is a candidate; its *pointers* are the variable
-//! and every access chain, pointer-to-pointer bitcast, copy and cast to
-//! or from generic of one of its pointers (iterated to a fixed point, so
-//! any block order works). Generic ones count: in OpenCL C 2.0 and later
-//! `(uchar *)array` is a generic pointer, and where it is only accessed
-//! through, its space is known statically. A candidate is kept when each
-//! use of each of its pointers is
+//! Over the kernel's call graph, every `OpVariable` (Function storage,
+//! not an image or sampler) is a candidate; its *pointers* are the
+//! variable, every access chain, pointer-to-pointer bitcast, copy and
+//! cast to or from generic of one of its pointers, and every pointer
+//! parameter a call passes one of its pointers to (iterated to a fixed
+//! point, so any block or function order works). Generic ones count: in
+//! OpenCL C 2.0 and later `(uchar *)array` is a generic pointer, and where
+//! it is only accessed through, its space is known statically. A
+//! candidate is kept when each use of each of its pointers is
 //!
 //! * the pointer operand of an `OpLoad` or `OpStore`,
 //! * an operand of `OpCopyMemory`/`OpCopyMemorySized`,
 //! * the base of an access chain, a bitcast to another pointer type, an
 //!   `OpCopyObject` or a cast to or from generic (which make another of
 //!   its pointers),
-//! * `OpLifetimeStart`/`OpLifetimeStop`.
+//! * `OpLifetimeStart`/`OpLifetimeStop`,
+//! * an argument of a call whose parameter receives pointers into this
+//!   variable only, from every call in the kernel (hashcat's
+//!   `md5_transform(ctx->w0, ...)`: one variable behind each parameter).
 //!
 //! Any other use lets the pointer escape and the variable stays in the
-//! frame: stored as a value, converted to an integer, passed to a
-//! function, returned, a phi or select operand (which could mix it with
-//! another variable's pointer), compared, asked for its fence
-//! (`get_fence`), an atomic's or an extended instruction's operand, a
-//! printf argument.
+//! frame: stored as a value, converted to an integer, returned, merged by
+//! a phi or select (which could mix it with another variable's pointer),
+//! compared, asked for its fence (`get_fence`), an atomic's or an
+//! extended instruction's operand, a printf argument, passed to a
+//! parameter that also receives other pointers (a helper called with two
+//! different arrays keeps both in the frame).
 //!
 //! Offsets stay byte offsets within the variable (the pointer's value
 //! starts at 0), so type punning is the same word arithmetic as in the
 //! frame, and an out-of-bounds offset is as undefined as in OpenCL C.
+//! A variable reached through a parameter lives in a Private array (per
+//! invocation, like the frame: OpenCL C has no recursion), any other in a
+//! Function array (`passes::lower::variables`).
 //!
-//! Gaps: a pointer passed to a helper function keeps its variable in the
-//! frame even where every call passes the same variable (the callee's
-//! frame is per function, the array would have to be per invocation).
+//! Gaps: a helper called with pointers into different variables keeps
+//! them all in the frame (cloning the helper per variable would free
+//! them).
 
 use std::collections::{HashMap, HashSet};
 
@@ -53,18 +61,15 @@ use super::type_table::Ty;
 
 /// The pointer values of every private variable of the kernel's functions
 /// `order` that gets an array of its own (module docs): pointer id → the
-/// variable's id (a variable maps to itself).
+/// variable's id (a variable maps to itself; a parameter that points into
+/// one maps to it too).
 pub fn own_variable_pointers(ix: &ModuleIndex, order: &[Word]) -> HashMap<Word, Word> {
-    let mut all = HashMap::new();
-    for &f in order {
-        all.extend(own_in_function(ix, ix.funcs[&f]));
-    }
-    all
-}
-
-/// `own_variable_pointers` of one function.
-fn own_in_function(ix: &ModuleIndex, f: &dr::Function) -> HashMap<Word, Word> {
-    let insts = || f.blocks.iter().flat_map(|b| &b.instructions);
+    let funcs: Vec<&dr::Function> = order.iter().map(|f| ix.funcs[f]).collect();
+    let insts = || {
+        funcs
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+    };
     let mut root: HashMap<Word, Word> = HashMap::new();
     for inst in insts() {
         if inst.class.opcode != Op::Variable {
@@ -88,11 +93,22 @@ fn own_in_function(ix: &ModuleIndex, f: &dr::Function) -> HashMap<Word, Word> {
     if root.is_empty() {
         return root;
     }
-    // Derived pointers, to a fixed point (a use may precede its definition
-    // in block order).
+    // Derived pointers and the parameters they are passed to, to a fixed
+    // point (a use may precede its definition in block order, a callee its
+    // caller). A parameter takes the root of the first argument seen; the
+    // check below makes sure every call agrees.
     loop {
         let mut changed = false;
         for inst in insts() {
+            if inst.class.opcode == Op::FunctionCall {
+                for (p, a) in call_pairs(ix, inst) {
+                    if let (Some(&r), false) = (root.get(&a), root.contains_key(&p)) {
+                        root.insert(p, r);
+                        changed = true;
+                    }
+                }
+                continue;
+            }
             let (Some(id), Some(&r)) = (
                 inst.result_id,
                 inst.operands
@@ -113,6 +129,23 @@ fn own_in_function(ix: &ModuleIndex, f: &dr::Function) -> HashMap<Word, Word> {
     }
     let mut escaped: HashSet<Word> = HashSet::new();
     for inst in insts() {
+        if inst.class.opcode == Op::FunctionCall && !ix.funcs.contains_key(&callee_of(inst)) {
+            // No body: nothing to follow the pointers into.
+            let args = inst.operands[1..].iter().filter_map(|o| o.id_ref_any());
+            escaped.extend(args.filter_map(|a| root.get(&a)).copied());
+            continue;
+        }
+        if inst.class.opcode == Op::FunctionCall {
+            // Every argument for a parameter that points into a variable
+            // must point into that same variable, and the reverse.
+            for (p, a) in call_pairs(ix, inst) {
+                let (rp, ra) = (root.get(&p), root.get(&a));
+                if rp != ra {
+                    escaped.extend(rp.into_iter().chain(ra).copied());
+                }
+            }
+            continue;
+        }
         for (k, o) in inst.operands.iter().enumerate() {
             let Some(&r) = o.id_ref_any().and_then(|id| root.get(&id)) else {
                 continue;
@@ -124,6 +157,24 @@ fn own_in_function(ix: &ModuleIndex, f: &dr::Function) -> HashMap<Word, Word> {
     }
     root.retain(|_, r| !escaped.contains(r));
     root
+}
+
+/// The (parameter, argument) pairs of a call whose parameter is a pointer
+/// (images and samplers are no concern here: they are no variables').
+fn call_pairs(ix: &ModuleIndex, call: &dr::Instruction) -> Vec<(Word, Word)> {
+    let Some(f) = ix.funcs.get(&callee_of(call)) else {
+        return Vec::new();
+    };
+    f.parameters
+        .iter()
+        .zip(&call.operands[1..])
+        .filter(|(p, _)| matches!(p.result_type.map(|t| ix.tys.get(t)), Some(Ty::Pointer(..))))
+        .filter_map(|(p, a)| Some((p.result_id?, a.id_ref_any()?)))
+        .collect()
+}
+
+fn callee_of(call: &dr::Instruction) -> Word {
+    call.operands[0].unwrap_id_ref()
 }
 
 /// Whether `inst`, whose operand 0 is a pointer of a candidate, makes
@@ -146,8 +197,8 @@ fn derives_pointer(ix: &ModuleIndex, inst: &dr::Instruction) -> bool {
     }
 }
 
-/// Whether operand `k` of `inst`, a pointer of a candidate, is used in a
-/// way that keeps it within its variable (module docs).
+/// Whether operand `k` of `inst` (not a call), a pointer of a candidate,
+/// is used in a way that keeps it within its variable (module docs).
 fn is_access_use(ix: &ModuleIndex, inst: &dr::Instruction, k: usize) -> bool {
     match inst.class.opcode {
         Op::Load => k == 0,

@@ -173,8 +173,11 @@ pub(crate) struct MemoryArrays {
     /// Bytes of the private frame.
     pub private_size: u64,
     /// The own word arrays of private variables (`split_private_frame`):
-    /// input variable id → the array's Function-storage variable.
-    pub own_arrays: HashMap<Word, Word>,
+    /// input variable id → the array's variable and its storage class
+    /// (Function; Private where other functions reach it by a parameter).
+    pub own_arrays: HashMap<Word, (Word, StorageClass)>,
+    /// The Private own arrays, for the entry point's interface.
+    pub own_globals: Vec<Word>,
     /// The own arrays to declare at the top of each function: function id
     /// → (array variable, its pointer type).
     pub own_decls: HashMap<Word, Vec<(Word, Word)>>,
@@ -206,6 +209,7 @@ impl MemoryArrays {
             static_local_size: 0,
             private_size: 0,
             own_arrays: HashMap::new(),
+            own_globals: Vec::new(),
             own_decls: HashMap::new(),
             own_size: 0,
             const_data: Vec::new(),

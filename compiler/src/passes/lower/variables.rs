@@ -241,6 +241,10 @@ impl Lower<'_> {
                     continue;
                 }
                 let src = inst.operands[0].unwrap_id_ref();
+                if let Some(Space::Variable(_)) = self.facts.spaces.get(&src) {
+                    // Its own array, where NULL is never made (`generic`).
+                    continue;
+                }
                 match self.tys.get(self.ix.ty_of(src)) {
                     Ty::Pointer(StorageClass::Workgroup, _) => {
                         self.mem.static_local_size = self.mem.static_local_size.max(4)
@@ -256,12 +260,21 @@ impl Lower<'_> {
 
     /// Gives each private variable whose pointers never leave it
     /// (`analyses::private_variables`: their space is `Space::Variable`)
-    /// a Function-storage `u32` array of its own, declared at the top of
-    /// its function (`declare_own_arrays`), instead of a slice of the
-    /// private frame. Its pointers are byte offsets into that array, from
-    /// 0, so accesses are the frame's word arithmetic on another array and
-    /// constant offsets become constant indices.
+    /// a `u32` array of its own instead of a slice of the private frame:
+    /// Function storage, declared at the top of its function
+    /// (`declare_own_arrays`), or Private storage where other functions
+    /// reach it through a parameter. Its pointers are byte offsets into
+    /// that array, from 0, so accesses are the frame's word arithmetic on
+    /// another array and constant offsets become constant indices.
     pub(crate) fn split_private_frame(&mut self, order: &[Word]) {
+        let shared: HashSet<Word> = order
+            .iter()
+            .flat_map(|f| &self.ix.funcs[f].parameters)
+            .filter_map(|p| match self.facts.spaces.get(&p.result_id?) {
+                Some(Space::Variable(v)) => Some(*v),
+                _ => None,
+            })
+            .collect();
         for &f in order {
             for inst in self.ix.funcs[&f]
                 .blocks
@@ -283,7 +296,12 @@ impl Lower<'_> {
                 let u32t = self.out.t_u32();
                 let len = self.out.c_u32((size / 4) as u32);
                 let at = self.out.t_array(u32t, len);
-                let pt = self.out.t_ptr(StorageClass::Function, at);
+                let sc = if shared.contains(&var) {
+                    StorageClass::Private
+                } else {
+                    StorageClass::Function
+                };
+                let pt = self.out.t_ptr(sc, at);
                 let arr = self.out.id();
                 let name = self.ix.name_of(var);
                 if !name.starts_with('%') {
@@ -294,8 +312,18 @@ impl Lower<'_> {
                         vec![Operand::IdRef(arr), Operand::LiteralString(name)],
                     ));
                 }
-                self.mem.own_arrays.insert(var, arr);
-                self.mem.own_decls.entry(f).or_default().push((arr, pt));
+                self.mem.own_arrays.insert(var, (arr, sc));
+                if sc == StorageClass::Private {
+                    self.out.globals.push(Instruction::new(
+                        Op::Variable,
+                        Some(pt),
+                        Some(arr),
+                        vec![Operand::StorageClass(sc)],
+                    ));
+                    self.mem.own_globals.push(arr);
+                } else {
+                    self.mem.own_decls.entry(f).or_default().push((arr, pt));
+                }
                 let zero = self.out.c_u32(0);
                 self.alias.insert(var, zero);
             }
