@@ -1,11 +1,13 @@
 //! Private arrays and structs reached through pointers, which the compiler
-//! places either in arrays of their own (`split_private_frame`, a variable
-//! whose pointers never leave it) or in the shared private frame (a
-//! variable whose pointer is passed to a function or becomes generic):
+//! places in arrays of their own (`split_private_frame`: a variable whose
+//! pointers never leave it, also through a helper's parameter or a phi)
+//! or in the shared private frame (a variable whose pointers mix with
+//! another's, in a helper's parameter, a generic pointer or a phi):
 //! several arrays with dynamic indices in one kernel, type punning through
-//! pointer casts, an array passed to a helper function, a private pointer
-//! converted to generic, 64-bit and vector elements, structs with array
-//! members. Every result is compared with a CPU reference.
+//! pointer casts and unions, arrays passed to helper functions, private
+//! pointers converted to generic, 64-bit and vector elements, structs with
+//! array members, pointers merged by selects and phis. Every result is
+//! compared with a CPU reference.
 
 use ferrocl_tests::{assert_same, Cl};
 
@@ -477,5 +479,73 @@ fn struct_with_array_members() {
     let want: Vec<u32> = (0..N)
         .flat_map(|g| structs_reference(g as u32, x[g]))
         .collect();
+    assert_same("out", &cl.queue.read(&out), &want);
+}
+
+const MERGED: &str = r#"
+kernel void merged(global const uint* in, global uint* out) {
+    uint g = get_global_id(0);
+    uint x = in[g];
+    uint a[8], b[8], c[8];
+    for (uint i = 0; i < 8; i++) {
+        a[i] = x + i;
+        b[i] = x ^ i;
+        c[i] = i * 3;
+    }
+    // Pointers into one variable chosen at run time.
+    uint* p = (x & 1) ? &a[x & 7] : &a[(x >> 3) & 7];
+    *p += 100;
+    uint* q;
+    switch (x % 3) {
+    case 0: q = &a[1]; break;
+    case 1: q = &a[4]; break;
+    default: q = &a[(x >> 2) & 7]; break;
+    }
+    *q ^= 0xff;
+    // Pointers into two variables chosen at run time.
+    uint* r = (x & 2) ? &b[x & 7] : &c[(x >> 4) & 7];
+    *r += 1;
+    for (uint i = 0; i < 8; i++) {
+        out[24 * g + i] = a[i];
+        out[24 * g + 8 + i] = b[i];
+        out[24 * g + 16 + i] = c[i];
+    }
+}
+"#;
+
+fn merged_reference(x: u32) -> Vec<u32> {
+    let mut a: Vec<u32> = (0..8).map(|i| x.wrapping_add(i)).collect();
+    let mut b: Vec<u32> = (0..8).map(|i| x ^ i).collect();
+    let mut c: Vec<u32> = (0..8).map(|i| i * 3).collect();
+    let p = if x & 1 != 0 { x & 7 } else { (x >> 3) & 7 } as usize;
+    a[p] = a[p].wrapping_add(100);
+    let q = match x % 3 {
+        0 => 1,
+        1 => 4,
+        _ => ((x >> 2) & 7) as usize,
+    };
+    a[q] ^= 0xff;
+    if x & 2 != 0 {
+        b[(x & 7) as usize] += 1;
+    } else {
+        c[((x >> 4) & 7) as usize] += 1;
+    }
+    a.extend(b);
+    a.extend(c);
+    a
+}
+
+/// Pointers chosen by selects and phis: between elements of one array
+/// (it keeps an array of its own) and between two arrays (both stay in
+/// the frame).
+#[test]
+fn pointers_merged_by_select_and_phi() {
+    let cl = Cl::new();
+    let x = inputs(N);
+    let (din, out) = (cl.buffer_from(&x), cl.buffer::<u32>(24 * N));
+    let kernel = cl.kernel(MERGED, "merged");
+    kernel.arg(0, &din).arg(1, &out);
+    cl.queue.run(&kernel, &[N], None);
+    let want: Vec<u32> = x.iter().flat_map(|&x| merged_reference(x)).collect();
     assert_same("out", &cl.queue.read(&out), &want);
 }

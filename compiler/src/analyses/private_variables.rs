@@ -15,9 +15,10 @@
 //! Over the kernel's call graph, every `OpVariable` (Function storage,
 //! not an image or sampler) is a candidate; its *pointers* are the
 //! variable, every access chain, pointer-to-pointer bitcast, copy and
-//! cast to or from generic of one of its pointers, and every pointer
-//! parameter a call passes one of its pointers to (iterated to a fixed
-//! point, so any block or function order works). Generic ones count: in
+//! cast to or from generic of one of its pointers, every phi or select
+//! that chooses between its pointers only, and every pointer parameter a
+//! call passes one of its pointers to (iterated to a fixed point, so any
+//! block or function order works). Generic ones count: in
 //! OpenCL C 2.0 and later `(uchar *)array` is a generic pointer, and where
 //! it is only accessed through, its space is known statically. A
 //! candidate is kept when each use of each of its pointers is
@@ -28,14 +29,18 @@
 //!   `OpCopyObject` or a cast to or from generic (which make another of
 //!   its pointers),
 //! * `OpLifetimeStart`/`OpLifetimeStop`,
+//! * an operand of a phi or select whose other operands point into the
+//!   same variable (clang merges the stores of a switch's cases into one
+//!   store through a phi of their pointers: hashcat's
+//!   `switch_buffer_by_offset_le`),
 //! * an argument of a call whose parameter receives pointers into this
 //!   variable only, from every call in the kernel (hashcat's
 //!   `md5_transform(ctx->w0, ...)`: one variable behind each parameter).
 //!
 //! Any other use lets the pointer escape and the variable stays in the
 //! frame: stored as a value, converted to an integer, returned, merged by
-//! a phi or select (which could mix it with another variable's pointer),
-//! compared, asked for its fence (`get_fence`), an atomic's or an
+//! a phi or select with a pointer into another variable (or anything
+//! else: a global pointer, NULL), compared, asked for its fence (`get_fence`), an atomic's or an
 //! extended instruction's operand, a printf argument, passed to a
 //! parameter that also receives other pointers (a helper called with two
 //! different arrays keeps both in the frame).
@@ -47,9 +52,10 @@
 //! invocation, like the frame: OpenCL C has no recursion), any other in a
 //! Function array (`passes::lower::variables`).
 //!
-//! Gaps: a helper called with pointers into different variables keeps
-//! them all in the frame (cloning the helper per variable would free
-//! them).
+//! Gaps: a helper called with pointers into different variables, or a
+//! phi of pointers into different variables, keeps them all in the frame
+//! (cloning the helper per variable, or giving such variables one array
+//! together, would free them).
 
 use std::collections::{HashMap, HashSet};
 
@@ -109,6 +115,17 @@ pub fn own_variable_pointers(ix: &ModuleIndex, order: &[Word]) -> HashMap<Word, 
                 }
                 continue;
             }
+            if let Some(ops) = merged_pointers(inst) {
+                let id = inst.result_id.unwrap_or(0);
+                if let (Some(r), false) = (
+                    ops.iter().find_map(|o| root.get(o)).copied(),
+                    root.contains_key(&id),
+                ) {
+                    root.insert(id, r);
+                    changed = true;
+                }
+                continue;
+            }
             let (Some(id), Some(&r)) = (
                 inst.result_id,
                 inst.operands
@@ -146,6 +163,17 @@ pub fn own_variable_pointers(ix: &ModuleIndex, order: &[Word]) -> HashMap<Word, 
             }
             continue;
         }
+        if let Some(ops) = merged_pointers(inst) {
+            // Every merged pointer must point into the merge's variable.
+            let rm = inst.result_id.and_then(|id| root.get(&id));
+            for o in ops {
+                let ro = root.get(&o);
+                if ro != rm {
+                    escaped.extend(rm.into_iter().chain(ro).copied());
+                }
+            }
+            continue;
+        }
         for (k, o) in inst.operands.iter().enumerate() {
             let Some(&r) = o.id_ref_any().and_then(|id| root.get(&id)) else {
                 continue;
@@ -171,6 +199,22 @@ fn call_pairs(ix: &ModuleIndex, call: &dr::Instruction) -> Vec<(Word, Word)> {
         .filter(|(p, _)| matches!(p.result_type.map(|t| ix.tys.get(t)), Some(Ty::Pointer(..))))
         .filter_map(|(p, a)| Some((p.result_id?, a.id_ref_any()?)))
         .collect()
+}
+
+/// The values an `OpPhi` or `OpSelect` chooses between (phi: every
+/// incoming value; select: both arms), or None for other instructions.
+fn merged_pointers(inst: &dr::Instruction) -> Option<Vec<Word>> {
+    let ids = |ops: &[dr::Operand]| ops.iter().filter_map(|o| o.id_ref_any()).collect();
+    match inst.class.opcode {
+        Op::Phi => Some(ids(&inst
+            .operands
+            .iter()
+            .step_by(2)
+            .cloned()
+            .collect::<Vec<_>>())),
+        Op::Select => Some(ids(inst.operands.get(1..3)?)),
+        _ => None,
+    }
 }
 
 fn callee_of(call: &dr::Instruction) -> Word {
