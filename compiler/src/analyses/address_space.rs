@@ -54,6 +54,10 @@ pub enum Space {
     Private,
     /// A byte offset into the program-scope constant data.
     Const,
+    /// A byte offset into the own word array of the private variable with
+    /// this id (`private_variables`: a variable none of whose pointers
+    /// escapes it).
+    Variable(Word),
     /// Different spaces reach this value, or a generic pointer from
     /// memory: known at run time only (a generic pointer's tag).
     Mixed,

@@ -9,6 +9,7 @@ use rspirv::spirv::{Op, Word};
 use super::address_space::{infer_kernel_spaces, Space};
 use super::image_origins::Origin;
 use super::module_index::ModuleIndex;
+use super::private_variables::own_variable_pointers;
 
 pub struct KernelFacts<'a> {
     /// The input module by id.
@@ -17,7 +18,9 @@ pub struct KernelFacts<'a> {
     pub entry_fn: Word,
     /// Functions reachable from `entry_fn`, `entry_fn` first.
     pub order: Vec<Word>,
-    /// Where each pointer value points (`address_space`).
+    /// Where each pointer value points (`address_space`; the pointers of
+    /// private variables with arrays of their own, `private_variables`:
+    /// `Space::Variable`).
     pub spaces: HashMap<Word, Space>,
     /// Offsets of the program-scope `__global` variables (and large
     /// `__constant` tables) in the program's global-variable buffer
@@ -37,7 +40,10 @@ impl<'a> KernelFacts<'a> {
         origins: &'a HashMap<Word, Origin>,
     ) -> Result<Self, String> {
         let order = ix.call_graph(entry_fn)?;
-        let spaces = infer_kernel_spaces(ix, global_offsets, &order, entry_fn);
+        let mut spaces = infer_kernel_spaces(ix, global_offsets, &order, entry_fn);
+        for (ptr, var) in own_variable_pointers(ix, &order) {
+            spaces.insert(ptr, Space::Variable(var));
+        }
         Ok(KernelFacts {
             ix,
             entry_fn,

@@ -5,6 +5,8 @@
 //! * `module_index`: the module's globals, functions, decorations and
 //!   value types by id, and call graphs.
 //! * `address_space`: where each pointer value points (`Space`).
+//! * `private_variables`: which private variables get arrays of their
+//!   own instead of slices of the private frame.
 //! * `buffer_slots`: which buffers each global pointer may point into
 //!   (descriptor addressing).
 //! * `image_origins`: which kernel argument or literal sampler each
@@ -19,4 +21,5 @@ pub mod builtin_imports;
 pub mod image_origins;
 pub mod kernel_facts;
 pub mod module_index;
+pub mod private_variables;
 pub mod type_table;

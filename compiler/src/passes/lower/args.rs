@@ -699,6 +699,7 @@ impl Lower<'_> {
             ));
             interface.push(var);
         }
+        interface.extend(&self.mem.own_globals);
         if self.mem.uses_private {
             let n = self
                 .out

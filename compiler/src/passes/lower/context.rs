@@ -172,6 +172,17 @@ pub(crate) struct MemoryArrays {
     pub static_local_size: u64,
     /// Bytes of the private frame.
     pub private_size: u64,
+    /// The own word arrays of private variables (`split_private_frame`):
+    /// input variable id → the array's variable and its storage class
+    /// (Function; Private where other functions reach it by a parameter).
+    pub own_arrays: HashMap<Word, (Word, StorageClass)>,
+    /// The Private own arrays, for the entry point's interface.
+    pub own_globals: Vec<Word>,
+    /// The own arrays to declare at the top of each function: function id
+    /// → (array variable, its pointer type).
+    pub own_decls: HashMap<Word, Vec<(Word, Word)>>,
+    /// Bytes of all own arrays together.
+    pub own_size: u64,
     /// The program-scope `__constant` data.
     pub const_data: Vec<u8>,
     /// Offsets of the program-scope `__constant` variables in `const_data`.
@@ -197,6 +208,10 @@ impl MemoryArrays {
             uses_const: false,
             static_local_size: 0,
             private_size: 0,
+            own_arrays: HashMap::new(),
+            own_globals: Vec::new(),
+            own_decls: HashMap::new(),
+            own_size: 0,
             const_data: Vec::new(),
             const_offsets: HashMap::new(),
             local_end: None,
@@ -413,9 +428,37 @@ impl<'a> Lower<'a> {
     }
 
     pub(crate) fn emit(&mut self, b: &mut Block, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        if let Some(c) = self.fold_u32(op, ty, &operands) {
+            return c;
+        }
         let id = self.out.id();
         b.push(op, Some(ty), Some(id), operands);
         id
+    }
+
+    /// `op` on two 32-bit integer constants made here, as a constant:
+    /// the address arithmetic on constant offsets (`memory`) folds to
+    /// constant word indices, which drivers split arrays by.
+    fn fold_u32(&mut self, op: Op, ty: Word, operands: &[Operand]) -> Option<Word> {
+        let [Operand::IdRef(x), Operand::IdRef(y)] = operands else {
+            return None;
+        };
+        if ty != self.out.t_u32() {
+            return None;
+        }
+        let (x, y) = (self.out.const_u32(*x)?, self.out.const_u32(*y)?);
+        let v = match op {
+            Op::IAdd => x.wrapping_add(y),
+            Op::ISub => x.wrapping_sub(y),
+            Op::IMul => x.wrapping_mul(y),
+            Op::ShiftRightLogical if y < 32 => x >> y,
+            Op::ShiftLeftLogical if y < 32 => x << y,
+            Op::BitwiseAnd => x & y,
+            Op::BitwiseOr => x | y,
+            Op::BitwiseXor => x ^ y,
+            _ => return None,
+        };
+        Some(self.out.c_u32(v))
     }
 
     /// The space a pointer operand points to, or an error.

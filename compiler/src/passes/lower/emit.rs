@@ -64,6 +64,19 @@ impl Out {
         self.index.get(&id).map(|&i| &self.globals[i])
     }
 
+    /// The value of `id` if it is a cached 32-bit integer constant.
+    pub fn const_u32(&self, id: Word) -> Option<u32> {
+        let d = self.def(id)?;
+        match (d.class.opcode, d.operands.as_slice()) {
+            (Op::Constant, [Operand::LiteralBit32(v)])
+                if self.int_width(d.result_type?) == Some(32) =>
+            {
+                Some(*v)
+            }
+            _ => None,
+        }
+    }
+
     /// Width of an integer type, or of a vector's integer elements.
     pub fn int_width(&self, ty: Word) -> Option<u32> {
         let d = self.def(ty)?;

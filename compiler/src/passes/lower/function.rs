@@ -24,7 +24,6 @@ use super::dot_product::is_dot_op;
 use super::emit::{ids, Block};
 use super::ext_inst::ClExtInst;
 use super::kernel::KernelLowering;
-use crate::analyses::address_space::Space;
 use crate::analyses::builtin_imports::BuiltinImport;
 use crate::analyses::type_table::Ty;
 
@@ -94,6 +93,7 @@ impl<'a> KernelLowering<'a> {
         for (k, blk) in f.blocks.iter().enumerate() {
             let mut b = Block::default();
             if k == 0 {
+                self.declare_own_arrays(&mut b, def.result_id.unwrap_or(0));
                 self.define_global_addresses(&mut b, f);
             }
             for inst in &blk.instructions {
@@ -178,7 +178,9 @@ impl<'a> KernelLowering<'a> {
                         };
                         let align = self.tys.align_of(pointee);
                         let v = self.v(init);
-                        self.store_value(b, Space::Private, ptr, pointee, v, align)?;
+                        let space = self.space(ptr)?;
+                        let addr = self.addr_of(b, space, ptr)?;
+                        self.store_value(b, space, addr, pointee, v, align)?;
                     }
                 }
             }

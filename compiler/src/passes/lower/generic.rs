@@ -94,6 +94,13 @@ impl Lower<'_> {
                     "a pointer converted to generic whose own address space is not known".into(),
                 )
             }
+            // A pointer into a private variable's own array: every use of
+            // the generic value accesses that variable
+            // (`analyses::private_variables`), so it is just the offset.
+            Space::Variable(_) => {
+                let t64 = self.out.t_u64();
+                b.push(Op::UConvert, Some(t64), Some(id), ids(&[v]));
+            }
         }
         Ok(())
     }
@@ -120,7 +127,11 @@ impl Lower<'_> {
         } else {
             self.out.c_u32(0)
         };
-        let source = self.facts.spaces.get(&src).copied();
+        // A private variable's own array is private memory.
+        let source = self.facts.spaces.get(&src).map(|&s| match s {
+            Space::Variable(_) => Space::Private,
+            s => s,
+        });
         let v = self.v(src);
         match source {
             // NULL or undefined; or known to point elsewhere.

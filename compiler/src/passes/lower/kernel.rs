@@ -167,6 +167,7 @@ impl<'a> KernelLowering<'a> {
         self.lower_constants();
         self.reserve_null_offsets(order);
         self.classify_globals(order)?;
+        self.split_private_frame(order);
         self.assign_frames(order)?;
         self.prepare_descriptors(order, entry_fn)?;
         // Two words per image (channel order, data type), three more for a
@@ -212,7 +213,7 @@ impl<'a> KernelLowering<'a> {
             work_group_size_hint: hint,
             vec_type_hint: vec_hint,
             static_local_size: self.mem.static_local_size as u32,
-            private_size: self.mem.private_size as u32,
+            private_size: (self.mem.private_size + self.mem.own_size) as u32,
             printf_strings: if self.printf.calls.is_empty() {
                 Vec::new()
             } else {

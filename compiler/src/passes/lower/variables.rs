@@ -12,9 +12,12 @@
 //!   function that uses one).
 //! * `reserve_null_offsets`: offset 0 of the `__local` and private arrays
 //!   stays free where pointers into them become generic (`generic`).
-//! * `assign_frames`: every Function-storage variable gets a static offset
-//!   in the private frame array (OpenCL forbids recursion, so one frame
-//!   per function suffices).
+//! * `split_private_frame`: a private variable none of whose pointers
+//!   leaves it (`analyses::private_variables`) gets a Function-storage
+//!   word array of its own.
+//! * `assign_frames`: every other Function-storage variable gets a static
+//!   offset in the private frame array (OpenCL forbids recursion, so one
+//!   frame per function suffices).
 //!
 //! Gaps: a global variable in another storage class is reported.
 
@@ -238,6 +241,10 @@ impl Lower<'_> {
                     continue;
                 }
                 let src = inst.operands[0].unwrap_id_ref();
+                if let Some(Space::Variable(_)) = self.facts.spaces.get(&src) {
+                    // Its own array, where NULL is never made (`generic`).
+                    continue;
+                }
                 match self.tys.get(self.ix.ty_of(src)) {
                     Ty::Pointer(StorageClass::Workgroup, _) => {
                         self.mem.static_local_size = self.mem.static_local_size.max(4)
@@ -251,8 +258,93 @@ impl Lower<'_> {
         }
     }
 
-    /// Gives every Function-storage variable of the kernel's functions a
-    /// static offset in the private frame array.
+    /// Gives each private variable whose pointers never leave it
+    /// (`analyses::private_variables`: their space is `Space::Variable`)
+    /// a `u32` array of its own instead of a slice of the private frame:
+    /// Function storage, declared at the top of its function
+    /// (`declare_own_arrays`), or Private storage where other functions
+    /// reach it through a parameter. Its pointers are byte offsets into
+    /// that array, from 0, so accesses are the frame's word arithmetic on
+    /// another array and constant offsets become constant indices.
+    pub(crate) fn split_private_frame(&mut self, order: &[Word]) {
+        let shared: HashSet<Word> = order
+            .iter()
+            .flat_map(|f| &self.ix.funcs[f].parameters)
+            .filter_map(|p| match self.facts.spaces.get(&p.result_id?) {
+                Some(Space::Variable(v)) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        for &f in order {
+            for inst in self.ix.funcs[&f]
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instructions)
+            {
+                let Some(var) = inst.result_id else { continue };
+                if inst.class.opcode != Op::Variable
+                    || self.facts.spaces.get(&var) != Some(&Space::Variable(var))
+                {
+                    continue;
+                }
+                let Ty::Pointer(_, pointee) = self.tys.get(inst.result_type.unwrap_or(0)).clone()
+                else {
+                    continue;
+                };
+                let size = self.tys.size_of(pointee).max(1).next_multiple_of(4);
+                self.mem.own_size += size;
+                let u32t = self.out.t_u32();
+                let len = self.out.c_u32((size / 4) as u32);
+                let at = self.out.t_array(u32t, len);
+                let sc = if shared.contains(&var) {
+                    StorageClass::Private
+                } else {
+                    StorageClass::Function
+                };
+                let pt = self.out.t_ptr(sc, at);
+                let arr = self.out.id();
+                let name = self.ix.name_of(var);
+                if !name.starts_with('%') {
+                    self.out.names.push(Instruction::new(
+                        Op::Name,
+                        None,
+                        None,
+                        vec![Operand::IdRef(arr), Operand::LiteralString(name)],
+                    ));
+                }
+                self.mem.own_arrays.insert(var, (arr, sc));
+                if sc == StorageClass::Private {
+                    self.out.globals.push(Instruction::new(
+                        Op::Variable,
+                        Some(pt),
+                        Some(arr),
+                        vec![Operand::StorageClass(sc)],
+                    ));
+                    self.mem.own_globals.push(arr);
+                } else {
+                    self.mem.own_decls.entry(f).or_default().push((arr, pt));
+                }
+                let zero = self.out.c_u32(0);
+                self.alias.insert(var, zero);
+            }
+        }
+    }
+
+    /// Declares the own arrays of function `f`'s private variables
+    /// (`split_private_frame`) at the top of its first block `b`.
+    pub(crate) fn declare_own_arrays(&mut self, b: &mut Block, f: Word) {
+        for &(arr, pt) in self.mem.own_decls.get(&f).into_iter().flatten() {
+            b.push(
+                Op::Variable,
+                Some(pt),
+                Some(arr),
+                vec![Operand::StorageClass(StorageClass::Function)],
+            );
+        }
+    }
+
+    /// Gives every other Function-storage variable of the kernel's
+    /// functions a static offset in the private frame array.
     pub(crate) fn assign_frames(&mut self, order: &[Word]) -> Res<()> {
         for &f in order {
             for inst in self.ix.funcs[&f]
@@ -260,7 +352,12 @@ impl Lower<'_> {
                 .iter()
                 .flat_map(|b| &b.instructions)
             {
-                if inst.class.opcode != Op::Variable {
+                if inst.class.opcode != Op::Variable
+                    || self
+                        .mem
+                        .own_arrays
+                        .contains_key(&inst.result_id.unwrap_or(0))
+                {
                     continue;
                 }
                 let Ty::Pointer(_, pointee) = self.tys.get(inst.result_type.unwrap_or(0)).clone()

@@ -742,6 +742,11 @@ impl Lower<'_> {
                 self.mem.uses_const = true;
                 (self.mem.const_var, StorageClass::Private)
             }
+            Space::Variable(v) => *self
+                .mem
+                .own_arrays
+                .get(&v)
+                .ok_or("a private variable without its array")?,
             _ => return Err("word access to global memory".into()),
         };
         let u32t = self.out.t_u32();
