@@ -753,10 +753,13 @@ fn create_release_cycles_free_the_import() {
     let host = HostMem::new(bytes, align);
     let n = bytes / 4;
     let cycles = 10_000;
-    let mut before = 0;
+    let (mut before, mut middle) = (0, 0);
     for i in 0..cycles {
         if i == 1000 {
             before = rss();
+        }
+        if i == 5500 {
+            middle = rss();
         }
         let b = use_host_ptr(&cl, host.at(0), n);
         if path == Path::InPlace && i % 1000 == 999 {
@@ -774,15 +777,20 @@ fn create_release_cycles_free_the_import() {
         }
         drop(b);
     }
-    let grown = rss().saturating_sub(before);
+    let after = rss();
+    let (first, second) = (middle.saturating_sub(before), after.saturating_sub(middle));
     // A leaked buffer costs the driver's buffer (and, on the copy path,
-    // its megabyte of memory): 9000 cycles may not grow the process by
-    // 1 MiB. (A leaked VkDeviceMemory import alone costs lavapipe too
-    // little to see here; the in-place checks catch it where imports
+    // its megabyte of memory), every cycle: each half of the 9000
+    // cycles would grow the process by half a MiB or more. One half may
+    // grow by a step of 1-2 MiB on its own: the allocator keeping a freed
+    // megabyte-sized block (seen with the copy path on lavapipe, once in
+    // a few runs, the same over 39,000 cycles as over 9000), which is
+    // not a leak. (A leaked VkDeviceMemory import alone costs lavapipe
+    // too little to see here; the in-place checks catch it where imports
     // are counted.)
     assert!(
-        grown < 1 << 20,
-        "resident set grew by {grown} bytes over {} cycles",
+        (first < 1 << 19 || second < 1 << 19) && first + second < 4 << 20,
+        "resident set grew by {first} then {second} bytes over two halves of {} cycles",
         cycles - 1000
     );
 }
