@@ -204,6 +204,36 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
     })
 }
 
+/// The pattern of clEnqueueSVMMemFill and clEnqueueMemFillINTEL, checked
+/// as both specify. SVM: "CL_INVALID_VALUE if svm_ptr is NULL", "[...] if
+/// svm_ptr is not aligned to pattern_size bytes", "[...] if pattern is
+/// NULL or if pattern_size is 0 or if pattern_size is not one of {1, 2,
+/// 4, 8, 16, 32, 64, 128}", "[...] if size is not a multiple of
+/// pattern_size." USM says the same of dst_ptr, with "greater than the
+/// size of the largest integer or floating-point vector data type
+/// supported by the device" (long16, 128 bytes).
+///
+/// # Safety
+/// `pattern` points at `pattern_size` bytes when not NULL.
+pub(super) unsafe fn fill_pattern<'a>(
+    dst: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+) -> CLResult<&'a [u8]> {
+    if dst.is_null()
+        || pattern.is_null()
+        || !pattern_size.is_power_of_two()
+        || pattern_size > 128
+        || !(dst as usize).is_multiple_of(pattern_size)
+        || !size.is_multiple_of(pattern_size)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: caller contract.
+    Ok(unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) })
+}
+
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn clEnqueueSVMMemFill(
     q: cl_command_queue,
@@ -218,21 +248,8 @@ pub unsafe extern "C" fn clEnqueueSVMMemFill(
     code(|| {
         // SAFETY: pointers from the application.
         let (queue, waits) = unsafe { svm_prologue(q, n, list) }?;
-        // "CL_INVALID_VALUE if svm_ptr is NULL", "[...] if svm_ptr is not
-        // aligned to pattern_size bytes", "[...] if pattern is NULL or if
-        // pattern_size is 0 or if pattern_size is not one of {1, 2, 4, 8,
-        // 16, 32, 64, 128}", "[...] if size is not a multiple of pattern_size."
-        if ptr.is_null()
-            || pattern.is_null()
-            || !pattern_size.is_power_of_two()
-            || pattern_size > 128
-            || !(ptr as usize).is_multiple_of(pattern_size)
-            || !size.is_multiple_of(pattern_size)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
         // SAFETY: `pattern_size` bytes per the application.
-        let bytes = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let bytes = unsafe { fill_pattern(ptr, pattern, pattern_size, size) }?;
         let e = if size == 0 {
             ferrocl_runtime::core::transfer::enqueue_marker(&queue, CL_COMMAND_SVM_MEMFILL, waits)
         } else {

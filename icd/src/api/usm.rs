@@ -304,23 +304,8 @@ pub unsafe extern "C" fn clEnqueueMemFillINTEL(
     code(|| {
         // SAFETY: pointers from the application.
         let (queue, waits) = unsafe { prologue(q, n, list) }?;
-        // "CL_INVALID_VALUE if dst_ptr is NULL, or if dst_ptr is not aligned
-        // to pattern_size bytes", "[...] if pattern is NULL", "[...] if
-        // pattern_size is not a power of two or is greater than the size of
-        // the largest integer or floating-point vector data type supported
-        // by the device" (long16, 128 bytes), "[...] if size is not a
-        // multiple of pattern_size."
-        if dst.is_null()
-            || pattern.is_null()
-            || !pattern_size.is_power_of_two()
-            || pattern_size > 128
-            || !(dst as usize).is_multiple_of(pattern_size)
-            || !size.is_multiple_of(pattern_size)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
         // SAFETY: `pattern_size` bytes per the application.
-        let bytes = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let bytes = unsafe { super::svm::fill_pattern(dst, pattern, pattern_size, size) }?;
         let e = if size == 0 {
             enqueue_marker(&queue, CL_COMMAND_MEMFILL_INTEL, waits)
         } else {
