@@ -568,16 +568,7 @@ pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
         svm_device(&cmdbuf)?;
-        // "CL_INVALID_VALUE if dst_ptr or src_ptr is NULL."
-        if dst.is_null() || src.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr
-        // and size result in an overlapping copy."
-        let (d, s) = (dst as u64, src as u64);
-        if d < s.saturating_add(size as u64) && s < d.saturating_add(size as u64) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
+        let (d, s) = super::svm::copy_ends(dst, src, size)?;
         let (dmem, doff) = svm_range(&cmdbuf, d, size)?;
         let (smem, soff) = svm_range(&cmdbuf, s, size)?;
         let sp = if size == 0 {
@@ -613,22 +604,9 @@ pub unsafe extern "C" fn clCommandSVMMemFillKHR(
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
         svm_device(&cmdbuf)?;
-        // "CL_INVALID_VALUE if svm_ptr is NULL", "[...] if svm_ptr is not
-        // aligned to pattern_size bytes", "[...] if pattern is NULL or if
-        // pattern_size is 0 or if pattern_size is not one of {1, 2, 4, 8,
-        // 16, 32, 64, 128}", "[...] if size is not a multiple of pattern_size."
-        if ptr.is_null()
-            || pattern.is_null()
-            || !pattern_size.is_power_of_two()
-            || pattern_size > 128
-            || !(ptr as usize).is_multiple_of(pattern_size)
-            || !size.is_multiple_of(pattern_size)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        let (mem, off) = svm_range(&cmdbuf, ptr as u64, size)?;
         // SAFETY: `pattern_size` bytes per the application; copied now.
-        let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let pat = unsafe { super::svm::fill_pattern(ptr, pattern, pattern_size, size) }?;
+        let (mem, off) = svm_range(&cmdbuf, ptr as u64, size)?;
         let sp = if size == 0 {
             cmdbuf.nothing(waits)?
         } else {

@@ -180,16 +180,7 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
     code(|| {
         // SAFETY: pointers from the application.
         let (queue, waits) = unsafe { svm_prologue(q, n, list) }?;
-        // "CL_INVALID_VALUE if dst_ptr or src_ptr is NULL."
-        if dst.is_null() || src.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr
-        // and size result in an overlapping copy."
-        let (d, s) = (dst as u64, src as u64);
-        if d < s.saturating_add(size as u64) && s < d.saturating_add(size as u64) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
+        let (d, s) = copy_ends(dst, src, size)?;
         let e = if size == 0 {
             ferrocl_runtime::core::transfer::enqueue_marker(&queue, CL_COMMAND_SVM_MEMCPY, waits)
         } else {
@@ -204,8 +195,24 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
     })
 }
 
-/// The pattern of clEnqueueSVMMemFill and clEnqueueMemFillINTEL, checked
-/// as both specify. SVM: "CL_INVALID_VALUE if svm_ptr is NULL", "[...] if
+/// The addresses of an SVM or USM memcpy (clEnqueueSVMMemcpy,
+/// clCommandSVMMemcpyKHR, clEnqueueMemcpyINTEL), checked as all three
+/// specify: "CL_INVALID_VALUE if dst_ptr or src_ptr is NULL",
+/// "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and
+/// size result in an overlapping copy."
+pub(super) fn copy_ends(dst: *mut c_void, src: *const c_void, size: usize) -> CLResult<(u64, u64)> {
+    if dst.is_null() || src.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    let (d, s) = (dst as u64, src as u64);
+    if d < s.saturating_add(size as u64) && s < d.saturating_add(size as u64) {
+        return Err(CL_MEM_COPY_OVERLAP);
+    }
+    Ok((d, s))
+}
+
+/// The pattern of clEnqueueSVMMemFill, clCommandSVMMemFillKHR and
+/// clEnqueueMemFillINTEL, checked as they specify. SVM: "CL_INVALID_VALUE if svm_ptr is NULL", "[...] if
 /// svm_ptr is not aligned to pattern_size bytes", "[...] if pattern is
 /// NULL or if pattern_size is 0 or if pattern_size is not one of {1, 2,
 /// 4, 8, 16, 32, 64, 128}", "[...] if size is not a multiple of

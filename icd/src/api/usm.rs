@@ -331,16 +331,7 @@ pub unsafe extern "C" fn clEnqueueMemcpyINTEL(
     code(|| {
         // SAFETY: pointers from the application.
         let (queue, waits) = unsafe { prologue(q, n, list) }?;
-        // "CL_INVALID_VALUE if either dst_ptr or src_ptr are NULL."
-        if dst.is_null() || src.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr
-        // and size result in an overlapping copy."
-        let (d, s) = (dst as u64, src as u64);
-        if d < s.saturating_add(size as u64) && s < d.saturating_add(size as u64) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
+        let (d, s) = super::svm::copy_ends(dst, src, size)?;
         let e = if size == 0 {
             enqueue_marker(&queue, CL_COMMAND_MEMCPY_INTEL, waits)
         } else {
