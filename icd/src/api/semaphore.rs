@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use ferrocl_runtime::core::context::Context;
 use ferrocl_runtime::core::device::Device;
+use ferrocl_runtime::core::event::Event;
 use ferrocl_runtime::core::object::{get, get_arc, handle_of, into_handle, release, retain};
+use ferrocl_runtime::core::queue::Queue;
 use ferrocl_runtime::core::semaphore::{self as sema, Semaphore, SemaphoreDesc};
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
@@ -166,10 +168,7 @@ unsafe fn enqueue_args(
     q: cl_command_queue,
     num: cl_uint,
     semas: *const cl_semaphore_khr,
-) -> CLResult<(
-    Arc<ferrocl_runtime::core::queue::Queue>,
-    Vec<Arc<Semaphore>>,
-)> {
+) -> CLResult<(Arc<Queue>, Vec<Arc<Semaphore>>)> {
     // "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid command-queue".
     let queue = queue_arc(q)?;
     // "CL_INVALID_VALUE if num_sema_objects is 0" (or the list is NULL).
@@ -202,7 +201,7 @@ unsafe fn enqueue_args(
 
 /// "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution status
 /// of any of the events in event_wait_list is a negative integer value."
-fn failed_waits(waits: &[Arc<ferrocl_runtime::core::event::Event>]) -> CLResult<()> {
+fn failed_waits(waits: &[Arc<Event>]) -> CLResult<()> {
     if waits.iter().any(|e| e.status() < 0) {
         return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     }
@@ -218,18 +217,9 @@ pub unsafe extern "C" fn clEnqueueWaitSemaphoresKHR(
     list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    code(|| {
-        // SAFETY: forwarded application pointers.
-        let (queue, semas) = unsafe { enqueue_args(q, num, semas) }?;
-        // Binary semaphores take no payload: sema_payload_list is ignored.
-        // SAFETY: n handles per the application.
-        let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
-        failed_waits(&waits)?;
-        let e = sema::enqueue_wait(&queue, semas, waits);
-        // SAFETY: NULL or valid per the application.
-        unsafe { return_event(event, e) };
-        Ok(())
-    })
+    // Binary semaphores take no payload: sema_payload_list is ignored.
+    // SAFETY: forwarded application pointers.
+    unsafe { enqueue_semaphores(q, num, semas, n, list, event, sema::enqueue_wait) }
 }
 
 pub unsafe extern "C" fn clEnqueueSignalSemaphoresKHR(
@@ -241,14 +231,37 @@ pub unsafe extern "C" fn clEnqueueSignalSemaphoresKHR(
     list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
+    // SAFETY: forwarded application pointers.
+    unsafe { enqueue_semaphores(q, num, semas, n, list, event, sema::enqueue_signal) }
+}
+
+/// `sema::enqueue_wait` or `sema::enqueue_signal`.
+type EnqueueSemaphores = fn(&Arc<Queue>, Vec<Arc<Semaphore>>, Vec<Arc<Event>>) -> Arc<Event>;
+
+/// clEnqueueWaitSemaphoresKHR and clEnqueueSignalSemaphoresKHR: their
+/// shared checks, then `enqueue` (`sema::enqueue_wait` or
+/// `sema::enqueue_signal`).
+///
+/// # Safety
+/// `semas` points at `num` handles and `list` at `n` when not NULL;
+/// `event` is NULL or writable.
+unsafe fn enqueue_semaphores(
+    q: cl_command_queue,
+    num: cl_uint,
+    semas: *const cl_semaphore_khr,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+    enqueue: EnqueueSemaphores,
+) -> cl_int {
     code(|| {
-        // SAFETY: forwarded application pointers.
+        // SAFETY: caller contract.
         let (queue, semas) = unsafe { enqueue_args(q, num, semas) }?;
-        // SAFETY: n handles per the application.
+        // SAFETY: caller contract.
         let waits = unsafe { wait_list_in(n, list, &queue.context) }?;
         failed_waits(&waits)?;
-        let e = sema::enqueue_signal(&queue, semas, waits);
-        // SAFETY: NULL or valid per the application.
+        let e = enqueue(&queue, semas, waits);
+        // SAFETY: caller contract.
         unsafe { return_event(event, e) };
         Ok(())
     })
