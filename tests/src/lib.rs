@@ -32,6 +32,7 @@ pub mod mathref;
 pub mod objects;
 pub mod pod;
 pub mod soak;
+pub mod worker;
 
 pub use compare::{assert_close, assert_same};
 pub use error::{check, cl_result, error_name, expect_error, ClError};

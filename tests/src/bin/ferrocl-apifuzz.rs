@@ -21,7 +21,7 @@
 //! are 0, 1 otherwise, 2 on a usage error.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
@@ -243,16 +243,7 @@ fn supervise(a: &Args) -> ExitCode {
             .stderr(Stdio::from(err))
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start a worker ({}): {e}", exe.display()));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = ferrocl_tests::worker::stdout_lines(&mut child);
         let mut current: Option<u64> = None;
         let mut last = Instant::now();
         loop {

@@ -35,7 +35,7 @@
 //! `fuzz-failures`) as `s<seed>-p<index>-<kind>.cl` (runnable again with
 //! `--check`) with a `.txt` report.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
@@ -329,16 +329,7 @@ fn supervise(a: &Args) -> ExitCode {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start a worker ({}): {e}", exe.display()));
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = ferrocl_tests::worker::stdout_lines(&mut child);
         let mut current: Option<u64> = None;
         let mut last = Instant::now();
         loop {

@@ -28,7 +28,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
@@ -464,16 +464,7 @@ fn supervise(a: &Args) -> ExitCode {
             .stderr(Stdio::from(err))
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start a worker ({}): {e}", exe.display()));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = ferrocl_tests::worker::stdout_lines(&mut child);
         let mut current: Option<u64> = None;
         let mut phase = String::from("start");
         let mut last = Instant::now();
