@@ -237,6 +237,7 @@ mod tests {
             vulkan_memory_model: false,
             loop_limiter: false,
             soft_int64_division: false,
+            wide_narrow_arithmetic: false,
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,

@@ -119,6 +119,10 @@ pub struct DeviceCaps {
     /// and much faster than a loop, which would also count against its
     /// loop limiter).
     pub soft_int64_division: bool,
+    /// 8- and 16-bit integer arithmetic is done in 32 bits and truncated
+    /// (`passes::widen_narrow_arithmetic`): NVIDIA's driver 580 loses the
+    /// wrap-around of narrow results whose range it thinks it knows.
+    pub wide_narrow_arithmetic: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

@@ -43,6 +43,7 @@ fn main() -> ExitCode {
     let mut vulkan_memory_model = false;
     let mut loop_limiter = false;
     let mut soft_int64_division = false;
+    let mut wide_narrow_arithmetic = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -69,6 +70,8 @@ fn main() -> ExitCode {
             loop_limiter = true;
         } else if a == "-soft-int64-division" {
             soft_int64_division = true;
+        } else if a == "-wide-narrow-arithmetic" {
+            wide_narrow_arithmetic = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -173,6 +176,7 @@ fn main() -> ExitCode {
         vulkan_memory_model,
         loop_limiter,
         soft_int64_division,
+        wide_narrow_arithmetic,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

@@ -31,6 +31,7 @@ pub fn test_caps() -> DeviceCaps {
         vulkan_memory_model: false,
         loop_limiter: false,
         soft_int64_division: false,
+        wide_narrow_arithmetic: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,

@@ -981,6 +981,7 @@ impl Device {
             vulkan_memory_model: self.vulkan_memory_model(),
             loop_limiter: self.loop_limiter(),
             soft_int64_division: self.soft_int64_division(),
+            wide_narrow_arithmetic: self.wide_narrow_arithmetic(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1105,6 +1106,20 @@ impl Device {
     /// overrides the table.
     pub fn soft_int64_division(&self) -> bool {
         match std::env::var("FERROCL_SOFT_INT64_DIVISION").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+    }
+
+    /// Whether 8- and 16-bit integer arithmetic is done in 32 bits
+    /// (`DeviceCaps::wide_narrow_arithmetic`): on NVIDIA's driver, which
+    /// loses the wrap-around of some narrow results (GPU fuzz sample,
+    /// tests/narrow_integers.rs). `FERROCL_WIDE_NARROW_ARITHMETIC=0|1`
+    /// overrides the table.
+    pub fn wide_narrow_arithmetic(&self) -> bool {
+        match std::env::var("FERROCL_WIDE_NARROW_ARITHMETIC").as_deref() {
             Ok("0") => return false,
             Ok("1") => return true,
             _ => {}

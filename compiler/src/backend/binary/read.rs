@@ -139,6 +139,7 @@ impl<'a> Reader<'a> {
             vulkan_memory_model: self.bool()?,
             loop_limiter: self.bool()?,
             soft_int64_division: self.bool()?,
+            wide_narrow_arithmetic: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,
