@@ -275,6 +275,95 @@ fn kernel_writes_visible_after_its_event() {
     check(unsafe { clReleaseEvent(ev) }, "clReleaseEvent");
 }
 
+/// Setting a user event is a synchronization point: a kernel enqueued
+/// behind a user event sees the host's in-place writes made after the
+/// enqueue but before clSetUserEventStatus.
+#[test]
+fn host_writes_before_a_user_event_reach_the_kernel() {
+    let cl = Cl::new();
+    if !has(
+        &cl,
+        CL_DEVICE_SVM_FINE_GRAIN_BUFFER,
+        "fine-grained buffer SVM",
+    ) {
+        return;
+    }
+    const N: usize = 1024;
+    let data = Fine::new(&cl, N * 4, 0);
+    // SAFETY: N ints; no command uses them yet.
+    unsafe { ptr::write_bytes(data.at::<i32>(0), 0, N) };
+    let k = cl.kernel(
+        "kernel void f(global int *p) { size_t i = get_global_id(0); p[i] = p[i] * 2 + 1; }",
+        "f",
+    );
+    set_svm_arg(&k, 0, data.ptr);
+    let user = ferrocl_tests::events::Event::user(&cl.context);
+    let ev = ferrocl_tests::events::launch(cl.queue.raw(), &k, N, &[&user]);
+    // SAFETY: valid queue.
+    check(unsafe { clFlush(cl.queue.raw()) }, "clFlush");
+    let host: Vec<i32> = (0..N as i32).map(|i| i * 11 - 3000).collect();
+    for (i, &v) in host.iter().enumerate() {
+        // SAFETY: N ints; the kernel waits for the user event.
+        unsafe { *data.at::<i32>(i) = v };
+    }
+    user.set(CL_COMPLETE);
+    cl.queue.finish();
+    assert_eq!(ev.status(), CL_COMPLETE);
+    // SAFETY: N ints, written by the finished kernel.
+    let got = unsafe { std::slice::from_raw_parts(data.at::<i32>(0), N) }.to_vec();
+    let want: Vec<i32> = host.iter().map(|v| v * 2 + 1).collect();
+    assert_same("kernel after the user event", &got, &want);
+}
+
+/// Fine grain is byte-granular: a kernel writes the bytes at even
+/// offsets while the host (after the enqueue and a flush, before
+/// clFinish) writes those at odd offsets of the same allocation; neither
+/// side's bytes are lost (no word-wide read-modify-write on either side).
+#[test]
+fn host_and_kernel_write_neighbouring_bytes() {
+    let cl = Cl::new();
+    if !has(
+        &cl,
+        CL_DEVICE_SVM_FINE_GRAIN_BUFFER,
+        "fine-grained buffer SVM",
+    ) {
+        return;
+    }
+    const N: usize = 1 << 18;
+    let bytes = Fine::new(&cl, N, 0);
+    // SAFETY: N bytes; no command uses them yet.
+    unsafe { ptr::write_bytes(bytes.at::<u8>(0), 0xff, N) };
+    let k = cl.kernel(
+        "kernel void f(global uchar *p) {
+             size_t i = get_global_id(0) * 2;
+             p[i] = (uchar)(i * 7 + 1);
+         }",
+        "f",
+    );
+    set_svm_arg(&k, 0, bytes.ptr);
+    let ev = enqueue(&cl, &k, N / 2);
+    // SAFETY: valid queue.
+    check(unsafe { clFlush(cl.queue.raw()) }, "clFlush");
+    for i in (1..N).step_by(2) {
+        // SAFETY: an odd byte of the allocation, which the kernel does not
+        // write; volatile so that the host writes bytes one by one.
+        unsafe { bytes.at::<u8>(i).write_volatile((i * 3) as u8) };
+    }
+    wait_and_release(ev);
+    // SAFETY: N bytes, the kernel complete.
+    let got = unsafe { std::slice::from_raw_parts(bytes.at::<u8>(0), N) }.to_vec();
+    let want: Vec<u8> = (0..N)
+        .map(|i| {
+            if i % 2 == 0 {
+                (i * 7 + 1) as u8
+            } else {
+                (i * 3) as u8
+            }
+        })
+        .collect();
+    assert_same("bytes of the kernel and the host", &got, &want);
+}
+
 /// The node of a tree the host builds in fine-grained memory.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -476,8 +565,9 @@ const PRELUDE: &str = "#ifdef __opencl_c_atomic_scope_all_devices
 /// many times it added. So: the host saw a running kernel's store, the
 /// kernel saw the host's (its loop is bounded, within lavapipe's loop
 /// budget, so that a device that does not see it ends with "not seen"
-/// instead of hanging: on lavapipe it gives up after about 2 s, while the
-/// host needs milliseconds), and no addition of either side was lost.
+/// instead of hanging: on lavapipe it gives up after about 2 s, while
+/// the host needs milliseconds), and no addition of either side was
+/// lost.
 #[test]
 fn host_and_running_kernel_share_atomics() {
     let cl = Cl::new();
