@@ -318,11 +318,11 @@ pub unsafe extern "C" fn clEnqueueMemFillINTEL(
     })
 }
 
-/// The extension's deprecated byte fill: "clEnqueueMemsetINTEL [...] is
-/// equivalent to clEnqueueMemFillINTEL with a pattern_size of 1", the
-/// pattern being `value` converted to an unsigned char. It is the same
-/// command (CL_COMMAND_MEMFILL_INTEL; the headers define no other type for
-/// it) with the same checks.
+/// The extension's deprecated byte fill (the headers: "deprecated, use
+/// clEnqueueMemFillINTEL instead"): as C's memset, `value` converted to
+/// an unsigned char fills `size` bytes, i.e. clEnqueueMemFillINTEL with a
+/// one-byte pattern. It is the same command (CL_COMMAND_MEMFILL_INTEL;
+/// the headers define no other type for it) with the same checks.
 pub unsafe extern "C" fn clEnqueueMemsetINTEL(
     q: cl_command_queue,
     dst: *mut c_void,
