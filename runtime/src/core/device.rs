@@ -466,37 +466,71 @@ impl Device {
     /// `super::usm` has the reasons): device allocations are device-local
     /// storage with a device address, reached and updated atomically by
     /// kernels; host and single-device shared ones are SVM's shared memory,
-    /// where the device has it; concurrent access (host or other devices
-    /// while a kernel runs), cross-device shared and shared system
-    /// allocations are never reported.
+    /// where the device has it, with concurrent (and concurrent atomic)
+    /// access exactly where SVM atomics hold (`svm_atomics`: the host and
+    /// a running kernel on one allocation, atomics included);
+    /// cross-device shared and shared system allocations are never
+    /// reported.
     pub fn usm_capabilities(
         &self,
         query: cl_device_info,
     ) -> cl_device_unified_shared_memory_capabilities_intel {
         let access =
             CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL;
+        let concurrent = CL_UNIFIED_SHARED_MEMORY_CONCURRENT_ACCESS_INTEL
+            | CL_UNIFIED_SHARED_MEMORY_CONCURRENT_ATOMIC_ACCESS_INTEL;
         match query {
             CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL => access,
             CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
-            | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
-                if self.svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER != 0 =>
-            {
-                access
+            | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL => {
+                let svm = self.svm_capabilities();
+                if svm & CL_DEVICE_SVM_ATOMICS != 0 {
+                    access | concurrent
+                } else if svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER != 0 {
+                    access
+                } else {
+                    0
+                }
             }
             _ => 0,
         }
     }
 
-    /// CL_DEVICE_SVM_CAPABILITIES: coarse-grained buffer SVM where an
-    /// allocation can have its host mapping at its device address (a
-    /// probe allocation on first ask, `vk::Device::shared_memory_works`;
-    /// `super::svm` has the design). Fine-grained SVM is not reported.
+    /// CL_DEVICE_SVM_CAPABILITIES (`super::svm` has the design): coarse-
+    /// and fine-grained buffer SVM where an allocation can have its host
+    /// mapping at its device address (a probe allocation on first ask,
+    /// `vk::Device::shared_memory_works`); the memory is always
+    /// host-visible and host-coherent, and every command buffer ends with
+    /// a host barrier, so the host reads and writes it in place between
+    /// commands. SVM atomics only where [`Device::svm_atomics`] holds.
+    /// Fine-grained system SVM never (malloc'd memory has no device
+    /// address).
     pub fn svm_capabilities(&self) -> cl_device_svm_capabilities {
-        if self.vk().is_ok_and(|v| v.shared_memory_works()) {
-            CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
-        } else {
-            0
+        if !self.vk().is_ok_and(|v| v.shared_memory_works()) {
+            return 0;
         }
+        let buffer = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+        if self.svm_atomics() {
+            buffer | CL_DEVICE_SVM_ATOMICS
+        } else {
+            buffer
+        }
+    }
+
+    /// Whether the host and a running kernel may update one SVM location
+    /// atomically and see each other's updates while the kernel runs
+    /// (CL_DEVICE_SVM_ATOMICS, USM concurrent access). Vulkan promises
+    /// nothing of the kind, so it is reported only where it holds
+    /// physically: a CPU device (lavapipe), whose kernels run on the
+    /// host's own cores, in the process's memory, with the host's atomic
+    /// instructions, and which has device-scope atomics
+    /// (`DeviceCaps::device_scope_atomics`: all-SVM-devices scope is
+    /// device scope). `tests/tests/svm_fine_grain.rs` proves it on
+    /// lavapipe with a kernel and the host handing a flag to and fro
+    /// while the kernel runs. A GPU's writes may sit in its caches, and
+    /// its atomics on host memory across the bus are not host atomics.
+    pub fn svm_atomics(&self) -> bool {
+        self.phys.is_cpu() && self.compiler_caps().device_scope_atomics()
     }
 
     /// The OpenCL 3.1 requirements (API, OpenCL C and SPIR-V environment
@@ -650,12 +684,15 @@ impl Device {
     /// (`vulkan_memory_model`) or on lavapipe (`rmw_ordering`) (the
     /// compiler's `lower::atomic` and `lower::vmm` have the mapping). seq_cst is implemented as acq_rel, which is all Vulkan
     /// has (what that leaves out: `lower::atomic`). All-devices scope is
-    /// device scope: with no SVM or coarse-grained SVM only (single-device
-    /// contexts, `super::svm`) no memory is shared with the host or
-    /// another device while a kernel runs, so the work-items of this
-    /// device are all that can observe an atomic (OpenCL 3.0 API §4.2
-    /// leaves SCOPE_ALL_DEVICES to devices that can honour it; this one
-    /// can, trivially). The OpenCL C features follow
+    /// device scope: SVM contexts have one device (`super::svm`), and
+    /// without SVM atomics nothing but this device's work-items may update
+    /// shared memory while a kernel runs (fine-grained buffer SVM leaves
+    /// concurrent updates of one location undefined), so they are all
+    /// that can observe an atomic; with SVM atomics (`svm_atomics`, CPU
+    /// devices) device-scope atomics are the host's own atomic
+    /// instructions on the same memory, which the host observes as well
+    /// (OpenCL 3.0 API §4.2 leaves SCOPE_ALL_DEVICES to devices that can
+    /// honour it). The OpenCL C features follow
     /// (`opencl_c_features`), and ferrocl's compiler defines their macros
     /// for every device.
     pub fn atomic_memory_capabilities(&self) -> cl_device_atomic_capabilities {
