@@ -603,7 +603,9 @@ mod launches {
             let st = worker().state.lock();
             st.jobs.iter().filter(|j| groups.contains(&j.group)).count()
         };
-        assert!(queued() >= 8, "the backlog is queued");
+        // At least one pipeline per kernel, less the job the worker may
+        // have taken (it waits for the lock).
+        assert!(queued() >= 7, "the backlog is queued");
         std::thread::scope(|s| {
             // Local size 3: a pipeline nothing made ahead.
             let launcher = s.spawn(|| launch(&q, &k, 24, Some(3)));
@@ -818,9 +820,12 @@ fn a_warm_rebuild_queues_no_copies_and_creates_no_pipeline() {
     once.sort_unstable();
     once.dedup();
     assert_eq!(once.len(), queued.len(), "no job twice: {queued:?}");
-    // Every predicted pipeline of the warm build is queued (the worker
-    // took one job of the cold build, which waits for the lock).
-    assert_eq!(queued.len(), predicted, "{queued:?}");
+    // Every predicted pipeline of the warm build is queued, but the job
+    // the worker may have taken (it waits for the lock).
+    assert!(
+        (predicted - 1..=predicted).contains(&queued.len()),
+        "{predicted} predicted: {queued:?}"
+    );
     // clCreateKernel on the warm build while the worker makes the cold
     // build's first pipelines object (in progress: waited for, not made
     // twice).
