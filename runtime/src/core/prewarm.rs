@@ -29,8 +29,9 @@
 //!   next: a program of 64 kernels built at start-up must not hold up
 //!   one built later), at most [`MAX_QUEUED`] jobs in all (the oldest
 //!   dropped); clBuildProgram does not wait for any of it;
-//! - clCreateKernel moves the kernel's jobs to the front (queueing its
-//!   pipelines if the build's budget left them out), and makes the
+//! - clCreateKernel moves the kernel's jobs to the front (those of an
+//!   identical kernel of a later build too, which replaced them; queueing
+//!   its pipelines if the build's budget left them out), and makes the
 //!   `KernelPipelines` itself unless the worker has made it or is making
 //!   it (then it waits for that one);
 //! - a launch looks its pipeline up (`KernelPipelines::get`): made ahead,
@@ -499,7 +500,8 @@ impl ProgramPipelines {
         };
         if enabled() {
             if slot.predicted_queued.swap(true, Ordering::AcqRel) {
-                worker().promote(Arc::as_ptr(&slot) as usize);
+                let kernel = shared::Key::new(d, slot.info()).digest();
+                worker().promote(Arc::as_ptr(&slot) as usize, kernel);
             } else {
                 let _ = worker().submit(slot.jobs(), true);
             }
@@ -639,14 +641,16 @@ impl Worker {
         true
     }
 
-    /// Moves the queued jobs of `group` to the front.
-    fn promote(&self, group: usize) {
+    /// Moves the queued jobs of `group`, and those of identical kernels
+    /// (`kernel`, a `shared::Key::digest`: a later build of the same
+    /// kernels replaced this slot's jobs with its own), to the front.
+    fn promote(&self, group: usize, kernel: u64) {
+        let mine = |j: &Job| j.group == group || j.what.is_some_and(|(k, _)| k == kernel);
         let mut st = self.state.lock();
-        if !st.jobs.iter().any(|j| j.group == group) {
+        if !st.jobs.iter().any(mine) {
             return;
         }
-        let (mine, rest): (VecDeque<Job>, VecDeque<Job>) =
-            st.jobs.drain(..).partition(|j| j.group == group);
+        let (mine, rest): (VecDeque<Job>, VecDeque<Job>) = st.jobs.drain(..).partition(mine);
         st.jobs = mine;
         st.jobs.extend(rest);
     }

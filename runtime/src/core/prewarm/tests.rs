@@ -794,7 +794,7 @@ fn a_warm_rebuild_queues_no_copies_and_creates_no_pipeline() {
     // The worker waits at its first creation while this is held (the
     // creation in progress), so the queue keeps what both builds put
     // there.
-    let hold = vkdev.pipeline_lock.lock(Priority::Now);
+    let mut hold = Some(vkdev.pipeline_lock.lock(Priority::Now));
     let cold = build(&d, &src, "");
     // The same source again: the program cache's executable, the same
     // kernels.
@@ -826,13 +826,43 @@ fn a_warm_rebuild_queues_no_copies_and_creates_no_pipeline() {
         (predicted - 1..=predicted).contains(&queued.len()),
         "{predicted} predicted: {queued:?}"
     );
+    // clCreateKernel on the cold build: its kernel's jobs are the warm
+    // build's now, and they move to the front.
+    let last = names.last().expect("kernels");
+    std::thread::scope(|s| {
+        let k = s.spawn(|| Kernel::new(&cold, last).expect("clCreateKernel"));
+        let id = k.thread().id();
+        // It waits for the lock (its shader module), after promoting.
+        wait_until("clCreateKernel waits for the pipeline lock", || {
+            vkdev.pipeline_lock.is_waiting_now(id)
+        });
+        let order: Vec<u64> = {
+            let st = worker().state.lock();
+            st.jobs
+                .iter()
+                .filter_map(|j| j.what.map(|(k, _)| k))
+                .filter(|k| kernels.contains(k))
+                .collect()
+        };
+        let first_other = order.iter().position(|k| *k != kernels[3]);
+        let last_mine = order.iter().rposition(|k| *k == kernels[3]);
+        assert!(
+            last_mine.is_some() && first_other.is_some_and(|o| o > last_mine.unwrap()),
+            "{last}'s jobs first: {order:?}"
+        );
+        // Let it through, then hold the lock again (after the creation
+        // in progress, if the worker started one meanwhile).
+        drop(hold.take());
+        k.join().expect("no panic");
+        hold = Some(vkdev.pipeline_lock.lock(Priority::Now));
+    });
     // clCreateKernel on the warm build while the worker makes the cold
     // build's first pipelines object (in progress: waited for, not made
     // twice).
     std::thread::scope(|s| {
         let k = s.spawn(|| Kernel::new(&warm, "pw_warm0").expect("clCreateKernel"));
         std::thread::sleep(std::time::Duration::from_millis(20));
-        drop(hold);
+        drop(hold.take());
         let k = k.join().expect("no panic");
         let k0 = Kernel::new(&cold, "pw_warm0").expect("clCreateKernel");
         assert!(Arc::ptr_eq(
