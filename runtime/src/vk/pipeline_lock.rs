@@ -118,12 +118,16 @@ mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::{Duration, Instant};
 
-    fn wait_until(what: &str, cond: impl Fn() -> bool) {
+    /// Whether `cond` came to hold within 20 s.
+    fn wait_until(cond: impl Fn() -> bool) -> bool {
         let t = Instant::now();
         while !cond() {
-            assert!(t.elapsed() < Duration::from_secs(20), "timed out: {what}");
+            if t.elapsed() > Duration::from_secs(20) {
+                return false;
+            }
             std::thread::sleep(Duration::from_millis(1));
         }
+        true
     }
 
     #[test]
@@ -132,6 +136,7 @@ mod tests {
         let background_grant = AtomicU64::new(0);
         let now_grant = AtomicU64::new(0);
         let held = lock.lock(Priority::Now);
+        assert_eq!(held.grant(), 1);
         std::thread::scope(|s| {
             s.spawn(|| {
                 let g = lock.lock(Priority::Background);
@@ -145,9 +150,11 @@ mod tests {
                 assert_eq!(g.background_before(), 0);
             });
             let id = now.thread().id();
-            wait_until("the Now waiter waits", || lock.is_waiting_now(id));
-            assert_eq!(held.grant(), 1);
+            let waiting = wait_until(|| lock.is_waiting_now(id));
+            // Let go before asserting: a failure must not leave the
+            // threads waiting.
             drop(held);
+            assert!(waiting, "the Now caller waited");
         });
         assert_eq!(now_grant.load(Ordering::SeqCst), 2);
         assert_eq!(background_grant.load(Ordering::SeqCst), 3);

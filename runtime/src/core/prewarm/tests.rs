@@ -15,16 +15,18 @@ use crate::core::program::{Program, Source};
 use crate::vk::pipeline::test_failures;
 use crate::vk::pipeline_lock::Priority;
 
-/// Waits (20 s at most) until `cond` holds.
-fn wait_until(what: &str, cond: impl Fn() -> bool) {
+/// Waits (20 s at most) until `cond` holds: whether it did. Tests that
+/// hold the pipeline lock assert it only after letting go of the lock, so
+/// that a failure does not leave their other threads waiting for it.
+fn wait_until(cond: impl Fn() -> bool) -> bool {
     let t = std::time::Instant::now();
     while !cond() {
-        assert!(
-            t.elapsed() < std::time::Duration::from_secs(20),
-            "timed out: {what}"
-        );
+        if t.elapsed() > std::time::Duration::from_secs(20) {
+            return false;
+        }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+    true
 }
 
 /// The first device, or `None` (the test then passes vacuously, saying so).
@@ -610,12 +612,11 @@ mod launches {
             // Local size 3: a pipeline nothing made ahead.
             let launcher = s.spawn(|| launch(&q, &k, 24, Some(3)));
             let id = launcher.thread().id();
-            wait_until("the launch waits for the pipeline lock", || {
-                vkdev.pipeline_lock.is_waiting_now(id)
-            });
+            let waiting = wait_until(|| vkdev.pipeline_lock.is_waiting_now(id));
             let (_, background) = vkdev.pipeline_lock.grants();
             drop(hold);
             launcher.join().expect("no panic").expect("launch");
+            assert!(waiting, "the launch waited for the pipeline lock");
             // Its creation came right after the one in progress: no
             // background creation in between.
             assert_eq!(kp.launch_creations(), 1);
@@ -833,9 +834,7 @@ fn a_warm_rebuild_queues_no_copies_and_creates_no_pipeline() {
         let k = s.spawn(|| Kernel::new(&cold, last).expect("clCreateKernel"));
         let id = k.thread().id();
         // It waits for the lock (its shader module), after promoting.
-        wait_until("clCreateKernel waits for the pipeline lock", || {
-            vkdev.pipeline_lock.is_waiting_now(id)
-        });
+        let waiting = wait_until(|| vkdev.pipeline_lock.is_waiting_now(id));
         let order: Vec<u64> = {
             let st = worker().state.lock();
             st.jobs
@@ -844,16 +843,17 @@ fn a_warm_rebuild_queues_no_copies_and_creates_no_pipeline() {
                 .filter(|k| kernels.contains(k))
                 .collect()
         };
+        // Let it through, then hold the lock again (after the creation
+        // in progress, if the worker started one meanwhile).
+        drop(hold.take());
+        k.join().expect("no panic");
+        assert!(waiting, "clCreateKernel waited for the pipeline lock");
         let first_other = order.iter().position(|k| *k != kernels[3]);
         let last_mine = order.iter().rposition(|k| *k == kernels[3]);
         assert!(
             last_mine.is_some() && first_other.is_some_and(|o| o > last_mine.unwrap()),
             "{last}'s jobs first: {order:?}"
         );
-        // Let it through, then hold the lock again (after the creation
-        // in progress, if the worker started one meanwhile).
-        drop(hold.take());
-        k.join().expect("no panic");
         hold = Some(vkdev.pipeline_lock.lock(Priority::Now));
     });
     // clCreateKernel on the warm build while the worker makes the cold
