@@ -129,7 +129,7 @@ impl Kernel {
             let Some(slot) = program.pipelines.slot(d, &out, name) else {
                 return Err(CL_INVALID_KERNEL_NAME);
             };
-            let pipelines = slot.pipelines()?;
+            let pipelines = slot.pipelines(crate::vk::pipeline_lock::Priority::Now)?;
             let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
