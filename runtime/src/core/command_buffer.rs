@@ -1,5 +1,6 @@
-//! cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch:
-//! commands recorded once into Vulkan command buffers and replayed.
+//! cl_khr_command_buffer, cl_khr_command_buffer_mutable_dispatch and
+//! cl_khr_command_buffer_multi_device: commands recorded once into Vulkan
+//! command buffers and replayed.
 //!
 //! **Recording.** Each clCommand*KHR call resolves its command at once, as
 //! the matching clEnqueue* would: a kernel command takes a snapshot of the
@@ -13,7 +14,7 @@
 //! **Finalize** records every command into a secondary VkCommandBuffer of
 //! its own (`crate::vk::recording`, SIMULTANEOUS_USE), preceded by a full
 //! barrier where the command must follow earlier ones: every command but
-//! the first on an in-order queue; on an out-of-order queue a command
+//! the first of its queue's on an in-order queue; on an out-of-order queue a command
 //! with a sync-point wait list (a full barrier is a superset of the sync
 //! points' order) and every barrier command.
 //!
@@ -42,6 +43,30 @@
 //! `crate::vk::loop_status`), so a loop cut during such an enqueue fails
 //! it and poisons the recording queue, not the substitute.
 //!
+//! **Several queues** (cl_khr_command_buffer_multi_device). A command
+//! buffer has one *lane* per creation queue; each command belongs to the
+//! lane of the queue it was recorded to, and is planned and recorded for
+//! that queue's device (each device its own VkDevice). Sync points number
+//! the commands of all lanes together. The replay is cut into *segments*
+//! (`settle`): maximal runs of consecutive commands of one lane. Each
+//! segment is its own queue command on its lane's executing queue, one
+//! vkCmdExecuteCommands, whose wait list is the events of the segments it
+//! follows (its lane's previous segment, and every segment holding a
+//! sync point one of its commands waits for; the application's wait list
+//! for a segment that follows none). So a dependency between lanes is an
+//! event between queues, waited for host-side by the later queue's
+//! submitter (universal sync; no device lists another in
+//! CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR), and memory objects follow
+//! the residency rules of plain enqueues (`super::residency::resident`
+//! around each segment: made current on the segment's device once its
+//! waits are satisfied). With one lane there is one segment and the
+//! enqueue is exactly the single-queue path above. With several, the
+//! event returned is `super::joined_event`'s: no queue, complete when
+//! every segment is. Commands of one lane are also ordered across its
+//! segments (the previous-segment edge), also on an out-of-order queue,
+//! which is stricter than needed but never wrong. A barrier command
+//! orders its own lane. Remapping: `remap`.
+//!
 //! Image commands reuse the image transfers' copies
 //! (`super::image_transfer::ReusableCopy`); a fill's texels are expanded
 //! into staging once, at recording.
@@ -51,8 +76,9 @@
 //! CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR, recording one fails
 //! with CL_INVALID_OPERATION), SVM commands with a host pointer outside
 //! every SVM allocation (a replay cannot copy at enqueue as
-//! clEnqueueSVMMemcpy does; CL_INVALID_OPERATION), several queues
-//! (cl_khr_command_buffer_multi_device). SVM memcpy and fill between SVM
+//! clEnqueueSVMMemcpy does; CL_INVALID_OPERATION), device-side sync
+//! between queues (CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR is accepted
+//! for a command buffer of one queue only). SVM memcpy and fill between SVM
 //! allocations are buffer copies and fills of the allocations' memory
 //! objects (`super::svm`). Known limit: an image↔buffer
 //! copy at an offset Vulkan cannot copy at goes through one bounce buffer
