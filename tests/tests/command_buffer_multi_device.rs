@@ -53,6 +53,7 @@ struct Ext {
     copy: clCommandCopyBufferKHR_t,
     ndrange: clCommandNDRangeKernelKHR_t,
     command_info: clGetMutableCommandInfoKHR_t,
+    update: clUpdateMutableCommandsKHR_t,
     remap: clRemapCommandBufferKHR_t,
 }
 
@@ -86,6 +87,7 @@ impl Ext {
             copy: ext_fn!("clCommandCopyBufferKHR", clCommandCopyBufferKHR_t),
             ndrange: ext_fn!("clCommandNDRangeKernelKHR", clCommandNDRangeKernelKHR_t),
             command_info: ext_fn!("clGetMutableCommandInfoKHR", clGetMutableCommandInfoKHR_t),
+            update: ext_fn!("clUpdateMutableCommandsKHR", clUpdateMutableCommandsKHR_t),
             remap: ext_fn!("clRemapCommandBufferKHR", clRemapCommandBufferKHR_t),
         }
     }
@@ -734,6 +736,74 @@ fn remap_to_swapped_queues() {
     assert_same("a after the remapped recording", &t.q0.read(&d.a), &a5);
     assert_same("b after the remapped recording", &t.q0.read(&d.b), &b5);
     assert_eq!(rec.state(), CL_COMMAND_BUFFER_STATE_RECORDING_KHR);
+}
+
+/// Mutable dispatch of a command of device 1's queue: the update plans
+/// and records it on device 1, and the next replay uses the new argument.
+#[test]
+fn mutable_command_of_the_second_device() {
+    let t = two();
+    let ext = Ext::load();
+    let program = t.context.build_for_all(KERNELS);
+    let (step, consume) = (program.kernel("step"), program.kernel("consume"));
+    let d = data(&t);
+    let props = [
+        CL_COMMAND_BUFFER_FLAGS_KHR,
+        CL_COMMAND_BUFFER_MUTABLE_KHR,
+        0,
+    ];
+    let cb = ext
+        .try_create(&[t.q0.raw(), t.q1.raw()], &props)
+        .expect("mutable command buffer");
+    let hs = pipeline(&cb, t.q0.raw(), t.q1.raw(), &step, &consume, &d);
+    cb.finalize();
+    cb.enqueue(&[], &[]).wait();
+    check_data(&t, &d, 1, "before the update");
+    // consume now adds into b2 (b's initial contents), written on device 1.
+    let (_, b0) = initial();
+    let b2: Buffer<u32> = t.context.buffer(N);
+    t.q1.write(&b2, 0, &b0);
+    t.q1.finish();
+    let b2raw = b2.raw();
+    let arg = cl_mutable_dispatch_arg_khr {
+        arg_index: 1,
+        arg_size: std::mem::size_of::<cl_mem>(),
+        arg_value: (&b2raw as *const cl_mem).cast(),
+    };
+    let config = cl_mutable_dispatch_config_khr {
+        command: hs[1],
+        num_args: 1,
+        num_svm_args: 0,
+        num_exec_infos: 0,
+        work_dim: 0,
+        arg_list: &arg,
+        arg_svm_list: ptr::null(),
+        exec_info_list: ptr::null(),
+        global_work_offset: ptr::null(),
+        global_work_size: ptr::null(),
+        local_work_size: ptr::null(),
+    };
+    let types = [CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR];
+    let mut configs = [(&config as *const cl_mutable_dispatch_config_khr).cast::<c_void>()];
+    // SAFETY: one configuration of its type.
+    let s = unsafe { (ext.update.unwrap())(cb.raw, 1, types.as_ptr(), configs.as_mut_ptr()) };
+    assert_eq!(s, CL_SUCCESS, "clUpdateMutableCommandsKHR");
+    cb.enqueue(&[], &[]).wait();
+    // a stepped twice; b as after one replay (and c its copy again); b2
+    // the second replay's consume.
+    let (a, _) = reference(2);
+    let (_, b1) = reference(1);
+    let want_b2: Vec<u32> = b0
+        .iter()
+        .zip(&a)
+        .map(|(y, x)| y.wrapping_add(x ^ 0x55))
+        .collect();
+    for (q, dev) in [(&t.q0, 0), (&t.q1, 1)] {
+        assert_same(&format!("a on device {dev}"), &q.read(&d.a), &a);
+        assert_same(&format!("b on device {dev}"), &q.read(&d.b), &b1);
+        assert_same(&format!("c on device {dev}"), &q.read(&d.c), &b1);
+        assert_same(&format!("b2 on device {dev}"), &q.read(&b2), &want_b2);
+    }
 }
 
 #[test]
