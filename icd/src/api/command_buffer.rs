@@ -1,5 +1,7 @@
 //! cl_khr_command_buffer: the command-buffer object (create, retain,
-//! release, finalize, enqueue, clGetCommandBufferInfoKHR). The recording
+//! release, finalize, enqueue, clGetCommandBufferInfoKHR), with
+//! cl_khr_command_buffer_multi_device's rules for several queues and its
+//! clRemapCommandBufferKHR. The recording
 //! entry points are in `command_buffer_commands.rs`, mutable dispatch in
 //! `mutable_dispatch.rs`; all are extension functions
 //! ([`extension_function`], reached through
