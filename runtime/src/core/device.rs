@@ -454,6 +454,13 @@ impl Device {
             "cl_khr_command_buffer_mutable_dispatch",
             super::command_buffer::MUTABLE_DISPATCH_VERSION,
         ));
+        // Commands of several queues (of any devices of a context) in one
+        // command buffer, synchronized through the queues' events, and
+        // remapping (`super::command_buffer`).
+        e.push((
+            "cl_khr_command_buffer_multi_device",
+            super::command_buffer::MULTI_DEVICE_VERSION,
+        ));
         // Interop: semaphores, and external memory and semaphores for the
         // handle types the Vulkan device has (`super::external_memory`,
         // `super::semaphore`).
