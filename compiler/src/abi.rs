@@ -308,6 +308,15 @@ pub enum ImplicitField {
     ImageBufferWidth(u16),
     /// The height of that image (0 for other images).
     ImageBufferHeight(u16),
+    /// The number of mip levels of the image bound to argument `n` (1 for
+    /// images without mipmaps; cl_khr_mipmap_image):
+    /// `get_image_num_mip_levels` and the level clamp of reads with a lod.
+    ImageMipLevels(u16),
+    /// The CL_SAMPLER_LOD_MIN_KHR (f32 bits) of the sampler bound to
+    /// argument `n` (0.0 unless given; cl_khr_mipmap_image).
+    SamplerLodMin(u16),
+    /// Its CL_SAMPLER_LOD_MAX_KHR (f32 bits; MAXFLOAT unless given).
+    SamplerLodMax(u16),
     /// Where the part of `__local` pointer argument `n` starts in the
     /// Workgroup array (its pointer value, a byte offset; module doc,
     /// "`__local` memory").
@@ -328,6 +337,10 @@ pub mod sampler_bits {
     pub const FILTER_MASK: u32 = 0x30;
     pub const FILTER_NEAREST: u32 = 0x10;
     pub const FILTER_LINEAR: u32 = 0x20;
+    /// Not OpenCL C's: the CL_SAMPLER_MIP_FILTER_MODE_KHR of a sampler
+    /// argument made with CL_FILTER_LINEAR (cl_khr_mipmap_image; literal
+    /// samplers filter mip levels NEAREST).
+    pub const MIP_FILTER_LINEAR: u32 = 0x40;
 }
 
 /// Geometry of an image argument (its OpenCL C type).

@@ -50,6 +50,11 @@ pub struct DeviceCaps {
     /// images (CL_DEPTH on R32_SFLOAT / R16_UNORM), their texels a scalar
     /// float in the kernel.
     pub depth_images: bool,
+    /// Mipmapped images (cl_khr_mipmap_image): reads with a lod or
+    /// gradients and `get_image_num_mip_levels` (`passes::lower::image`).
+    /// Writes to a mip level (cl_khr_mipmap_image_writes) are never
+    /// declared.
+    pub mipmap_image: bool,
     /// 2D images made from buffers (cl_khr_image2d_from_buffer; 0: not
     /// supported): in a kernel with at most this many image arguments,
     /// every 2D image argument (at a position below

@@ -15,6 +15,7 @@ fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
         images: false,
         read_write_images: false,
         depth_images: false,
+        mipmap_image: false,
         image2d_from_buffer_args: 0,
         fused_fma32,
         denorms32,

@@ -17,6 +17,7 @@ fn caps() -> DeviceCaps {
         images: false,
         read_write_images: false,
         depth_images: false,
+        mipmap_image: false,
         image2d_from_buffer_args: 0,
         khr_subgroups: false,
         subgroup_ops: 0,

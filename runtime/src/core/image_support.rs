@@ -307,6 +307,16 @@ impl Device {
                 .all(|&t| self.list_supported(&DEPTH, t, use_))
     }
 
+    /// Mipmapped images (cl_khr_mipmap_image): VkImages with mip levels
+    /// for every image type but 1D image buffers; host commands on a
+    /// level; kernels read a level by lod or gradients with OpImageFetch
+    /// (`ferrocl_compiler::passes::lower::image`, `DeviceCaps::mipmap_image`),
+    /// which every device with images has. Writes to a level
+    /// (cl_khr_mipmap_image_writes) are not offered.
+    pub fn mipmap_image(&self) -> bool {
+        self.image_support()
+    }
+
     /// 2D images made from buffers (cl_khr_image2d_from_buffer): texel-buffer
     /// views of the buffer, as for 1D image buffers, which every device
     /// with images reads and writes in the minimum format list

@@ -408,6 +408,7 @@ pub(super) fn resolve_args<'a>(
                     channel_order: img.format.image_channel_order,
                     channel_data_type: img.format.image_channel_data_type,
                     buffer_shape,
+                    mip_levels: img.desc.levels(),
                 };
                 if multi {
                     r.writes.push(
@@ -422,7 +423,7 @@ pub(super) fn resolve_args<'a>(
                 r.descriptors
                     .push(Descriptor::Sampler(binding, smp.vk_sampler(dev)?));
                 r.samplers.push(smp.clone());
-                ArgData::Sampler(smp.bits())
+                ArgData::Sampler(smp.bits(), smp.lod_range())
             }
             (ArgKind::Buffer, ArgValue::Buffer(m)) => {
                 // A buffer released since clSetKernelArg is no valid argument.

@@ -25,6 +25,10 @@ pub struct ImageSpec {
     pub format: vk::Format,
     pub extent: vk::Extent3D,
     pub layers: u32,
+    /// Mip levels (1 unless cl_khr_mipmap_image): the sampled view sees
+    /// them all, the storage view level 0 (Vulkan storage views have one
+    /// level).
+    pub levels: u32,
     /// SAMPLED and/or STORAGE (what the format allows) plus TRANSFER_SRC/DST.
     pub usage: vk::ImageUsageFlags,
     /// Component mapping of the sampled view.
@@ -45,25 +49,25 @@ pub struct Image {
     _live: super::live::Live,
 }
 
-/// The single-mip, all-layers color subresource range.
+/// The all-levels, all-layers color subresource range.
 pub fn color_range(layers: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,
         base_mip_level: 0,
-        level_count: 1,
+        level_count: vk::REMAINING_MIP_LEVELS,
         base_array_layer: 0,
         layer_count: layers,
     }
 }
 
-/// The VkImageCreateInfo of `spec`: one mip level, one sample, OPTIMAL
+/// The VkImageCreateInfo of `spec`: its mip levels, one sample, OPTIMAL
 /// tiling, exclusive sharing, no flags.
 pub fn create_info(spec: &ImageSpec) -> vk::ImageCreateInfo<'static> {
     vk::ImageCreateInfo::default()
         .image_type(spec.image_type)
         .format(spec.format)
         .extent(spec.extent)
-        .mip_levels(1)
+        .mip_levels(spec.levels)
         .array_layers(spec.layers)
         .samples(vk::SampleCountFlags::TYPE_1)
         .tiling(vk::ImageTiling::OPTIMAL)
@@ -159,7 +163,8 @@ impl Image {
         Ok(())
     }
 
-    /// A view of the whole image restricted to `usage`.
+    /// A view of every layer restricted to `usage`: all mip levels for
+    /// sampling, level 0 for storage.
     fn view(
         &self,
         spec: &ImageSpec,
@@ -172,7 +177,14 @@ impl Image {
             .view_type(spec.view_type)
             .format(spec.format)
             .components(components)
-            .subresource_range(color_range(spec.layers))
+            .subresource_range(vk::ImageSubresourceRange {
+                level_count: if usage == vk::ImageUsageFlags::STORAGE {
+                    1
+                } else {
+                    spec.levels
+                },
+                ..color_range(spec.layers)
+            })
             .push_next(&mut u);
         // SAFETY: the image is alive with bound memory and this usage.
         unsafe { self.device.raw.create_image_view(&info, None) }.map_err(map_vk_err)
@@ -229,6 +241,7 @@ impl ImagePlaceholders {
                     depth: 1,
                 },
                 layers: 1,
+                levels: 1,
                 usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::STORAGE,
                 sampled_mapping: crate::core::image_format::IDENTITY,
             },

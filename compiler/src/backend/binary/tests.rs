@@ -23,6 +23,7 @@ fn caps() -> DeviceCaps {
         images: false,
         read_write_images: false,
         depth_images: false,
+        mipmap_image: false,
         image2d_from_buffer_args: 0,
         fused_fma64: true,
         fused_fma32: true,

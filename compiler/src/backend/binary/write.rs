@@ -58,6 +58,7 @@ impl Writer {
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
         self.u8(c.depth_images as u8);
+        self.u8(c.mipmap_image as u8);
         self.u32(c.image2d_from_buffer_args);
         self.u8(c.fused_fma64 as u8);
         self.u8(c.fused_fma32 as u8);
@@ -95,6 +96,9 @@ impl Writer {
                 ImplicitField::ImageRowPitch(n) => (12, n),
                 ImplicitField::ImageBufferWidth(n) => (13, n),
                 ImplicitField::ImageBufferHeight(n) => (14, n),
+                ImplicitField::ImageMipLevels(n) => (15, n),
+                ImplicitField::SamplerLodMin(n) => (16, n),
+                ImplicitField::SamplerLodMax(n) => (17, n),
                 ImplicitField::SamplerValue(n) => (9, n),
                 ImplicitField::NullBufferArgs(w) => (10, w.into()),
                 ImplicitField::LocalArgOffset(n) => (11, n),

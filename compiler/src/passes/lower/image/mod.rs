@@ -50,6 +50,7 @@
 mod bindings;
 mod from_buffer;
 mod inst;
+mod mip;
 mod sampler;
 mod scan;
 
@@ -190,6 +191,10 @@ pub(crate) struct Images {
     sampler_args: BTreeMap<u32, Option<Word>>,
     /// Literal samplers used: (bits, variable); binding = index.
     literal: Vec<(u32, Word)>,
+    /// Whether the kernel reads a mip level or queries the levels
+    /// (cl_khr_mipmap_image, `mip`): its images and samplers then have
+    /// more implicit fields.
+    pub mips: bool,
     /// The SpecId `abi::IMAGE_FROM_BUFFER_SPEC_ID` constant, once used.
     from_buffer_mask: Option<Word>,
     caps: Vec<Capability>,
