@@ -34,7 +34,8 @@
 //!   is lowered.
 //!
 //! This file holds the image state of one kernel (`Images`) and its types;
-//! `scan`, `inst`, `sampler`, `from_buffer` and `bindings` the stages above.
+//! `scan`, `inst`, `sampler`, `mip`, `from_buffer` and `bindings` the
+//! stages above.
 //!
 //! * 2D images that may be made from buffers (cl_khr_image2d_from_buffer):
 //!   a texel-buffer twin binding and a branch on a specialization
@@ -43,8 +44,14 @@
 //!   colour format (the runtime's CL_DEPTH): a scalar float texel in the
 //!   kernel, component 0 of the Vulkan texel read, (d, 0, 0, 0) written.
 //!
-//! Gaps: multi-sample and mipmapped images (cl_khr_gl_msaa_sharing,
-//! cl_khr_mipmap_image) and an image or sampler
+//! * Mipmapped images (cl_khr_mipmap_image): reads with a lod or
+//!   gradients choose the level(s) in the shader and read them through
+//!   the same filtering (`mip`); `get_image_num_mip_levels` is an
+//!   implicit field.
+//!
+//! Gaps: multi-sample images (cl_khr_gl_msaa_sharing), writes to a mip
+//! level (cl_khr_mipmap_image_writes: Vulkan storage views have one level,
+//! so each level would need its own binding), and an image or sampler
 //! chosen at run time are reported as unsupported.
 
 mod bindings;
