@@ -771,3 +771,68 @@ fn writes_without_a_lod_go_to_level_0_and_writes_with_one_do_not_compile() {
         "write_imagef with a lod must not compile"
     );
 }
+
+#[test]
+fn depth_images_may_be_mipmapped() {
+    let depth = device_string(device(), CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_depth_images");
+    if !has_mipmaps() || !depth {
+        return;
+    }
+    // The CTS (test_cl_read_write_images test_mipmaps) creates mipmapped
+    // CL_DEPTH images, which cl_khr_mipmap_image's built-ins read.
+    let cl = Cl::new();
+    let s = Shape {
+        ty: CL_MEM_OBJECT_IMAGE2D,
+        size: [8, 6, 0, 0],
+        levels: 3,
+    };
+    let img = cl
+        .context
+        .try_image(CL_MEM_READ_WRITE, &format(CL_DEPTH, CL_FLOAT), &s.desc(3))
+        .unwrap_or_else(|e| panic!("mipmapped CL_DEPTH image: {e}"));
+    let r = s.extent(1);
+    let data: Vec<f32> = (0..r[0] * r[1]).map(|i| i as f32 * 0.5).collect();
+    let o = s.origin([0; 3], 1);
+    // SAFETY: blocking write of the level's region from `data`.
+    check(
+        unsafe {
+            clEnqueueWriteImage(
+                cl.queue.raw(),
+                img.raw(),
+                CL_TRUE,
+                o.as_ptr(),
+                r.as_ptr(),
+                0,
+                0,
+                data.as_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        },
+        "clEnqueueWriteImage",
+    );
+    let mut out = vec![0f32; data.len()];
+    // SAFETY: blocking read into `out`, sized for the region.
+    check(
+        unsafe {
+            clEnqueueReadImage(
+                cl.queue.raw(),
+                img.raw(),
+                CL_TRUE,
+                o.as_ptr(),
+                r.as_ptr(),
+                0,
+                0,
+                out.as_mut_ptr().cast(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        },
+        "clEnqueueReadImage",
+    );
+    assert_eq!(out, data);
+}
