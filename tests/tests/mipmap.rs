@@ -836,3 +836,48 @@ fn depth_images_may_be_mipmapped() {
     );
     assert_eq!(out, data);
 }
+
+const MANY: &str = r#"
+kernel void many(read_only image2d_t a, read_only image2d_t b, read_only image2d_t c,
+                 read_only image2d_t d, read_only image2d_t e, read_only image2d_t f,
+                 sampler_t s, global float4 *out, global int *n) {
+    float2 p = (float2)(0.3f, 0.7f);
+    out[0] = read_imagef(a, s, p, 0.0f);
+    out[1] = read_imagef(b, s, p, 1.0f);
+    out[2] = read_imagef(c, s, p, 2.0f);
+    out[3] = read_imagef(d, s, p, 3.0f);
+    out[4] = read_imagef(e, s, p, 0.5f);
+    out[5] = read_imagef(f, s, p, 9.0f);
+    n[0] = get_image_num_mip_levels(a) + 10 * get_image_num_mip_levels(f);
+}
+"#;
+
+#[test]
+fn many_mipmapped_arguments_spill_their_fields() {
+    if !has_mipmaps() {
+        return;
+    }
+    // Six images and a sampler with their level counts and lod ranges
+    // crowd the push constants: the fields move to the argument buffer.
+    let cl = Cl::new();
+    let s = SHAPES[2];
+    let img = filled_image(&cl, CL_MEM_READ_ONLY, &s);
+    let k = cl
+        .context
+        .try_build(MANY, "-cl-std=CL3.0")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .kernel("many");
+    let smp = mip_sampler(&cl, CL_FILTER_LINEAR, [0.0, 2.0]);
+    let out = cl.buffer::<[f32; 4]>(6);
+    let n = cl.buffer::<i32>(1);
+    for i in 0..6 {
+        k.arg(i, &img);
+    }
+    k.arg(6, &smp).arg(7, &out).arg(8, &n);
+    cl.queue.run(&k, &[1], None);
+    let coord = [0.3, 0.7, 0.0];
+    let t = |l| nearest_texel(&s, l, coord, 0);
+    let want = [t(0), t(1), t(2), t(2), mix(t(0), t(1), 0.5), t(2)];
+    assert_eq!(cl.queue.read(&out), want.to_vec());
+    assert_eq!(cl.queue.read(&n), vec![44]);
+}
