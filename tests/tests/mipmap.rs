@@ -770,6 +770,17 @@ fn writes_without_a_lod_go_to_level_0_and_writes_with_one_do_not_compile() {
         cl.context.try_build(with_lod, "-cl-std=CL3.0").is_err(),
         "write_imagef with a lod must not compile"
     );
+    // The extension macros follow the extension list (OpenCL C 3.0; clang
+    // declares cl_khr_mipmap_image and its built-ins from OpenCL C 2.0 on,
+    // as the extension is written against 2.0).
+    let macros = r#"
+        #if !defined(cl_khr_mipmap_image) || defined(cl_khr_mipmap_image_writes)
+        #error mipmap extension macros
+        #endif
+        kernel void k(global int *p) { p[0] = 1; }"#;
+    if let Err(e) = cl.context.try_build(macros, "-cl-std=CL3.0") {
+        panic!("{e}");
+    }
 }
 
 #[test]
