@@ -176,6 +176,16 @@ pub const IMAGE_FROM_BUFFER_SPEC_ID: u32 = 7;
 /// descriptor set (above every argument binding).
 pub const IMAGE_BUFFER_BINDING_BASE: u32 = 1024;
 
+/// Writes to a mip level (cl_khr_mipmap_image_writes): levels 1 to
+/// `MIP_WRITE_LEVELS - 1` of image argument `n` that a kernel writes with a
+/// lod are storage images of their own (views of one level each; Vulkan
+/// takes no Lod on OpImageWrite) at bindings
+/// `IMAGE_LEVEL_BINDING_BASE + n * MIP_WRITE_LEVELS + level`, in the
+/// image's set; level 0 is the image's own binding.
+pub const IMAGE_LEVEL_BINDING_BASE: u32 = 4096;
+/// The levels a kernel can write (images of up to 16384 texels a side).
+pub const MIP_WRITE_LEVELS: u32 = 15;
+
 /// Image arguments at positions below this may be 2D images made from
 /// buffers (one bit each of SpecId [`IMAGE_FROM_BUFFER_SPEC_ID`]).
 pub const IMAGE_FROM_BUFFER_MAX_ARGS: u32 = 32;
@@ -548,6 +558,11 @@ pub enum ArgKind {
         /// says which binding the launch uses; the other one holds a
         /// placeholder).
         buffer_binding: Option<u32>,
+        /// An image the kernel writes with a lod (cl_khr_mipmap_image_writes):
+        /// the binding of its level 0, `IMAGE_LEVEL_BINDING_BASE + n *
+        /// MIP_WRITE_LEVELS`; level `l` (1 to `MIP_WRITE_LEVELS - 1`) is a
+        /// storage image at this binding + `l`.
+        level_binding: Option<u32>,
     },
 }
 

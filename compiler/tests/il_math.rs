@@ -18,6 +18,7 @@ fn caps() -> DeviceCaps {
         read_write_images: false,
         depth_images: false,
         mipmap_image: false,
+        mipmap_image_write_args: 0,
         image2d_from_buffer_args: 0,
         khr_subgroups: false,
         subgroup_ops: 0,

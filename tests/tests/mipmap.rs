@@ -5,9 +5,9 @@
 //! origin[2] of 1D arrays and 2D images, origin[3] of 2D arrays and 3D
 //! images), kernels reading a level by lod (NEAREST and LINEAR mip
 //! filtering, the sampler's lod range) and by gradients, and
-//! `get_image_num_mip_levels`; every value against a CPU reference of the
-//! level data. cl_khr_mipmap_image_writes is not offered: writes go to
-//! level 0, and `write_image*` with a lod does not compile.
+//! `get_image_num_mip_levels`, and (cl_khr_mipmap_image_writes) kernels
+//! writing every level; every value against a CPU reference of the level
+//! data. Writes without a lod go to level 0.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -215,12 +215,6 @@ fn the_extension_and_the_level_count() {
         );
         return;
     }
-    let ext = device_string(device(), CL_DEVICE_EXTENSIONS);
-    assert!(
-        !ext.split_whitespace()
-            .any(|e| e == "cl_khr_mipmap_image_writes"),
-        "writes to a mip level are not implemented and must not be reported"
-    );
     for (levels, want) in [(0, 0u32), (1, 1), (3, 3)] {
         let img = try_mip_image(&cl, CL_MEM_READ_WRITE, &s.desc(levels)).unwrap();
         assert_eq!(
@@ -726,7 +720,43 @@ fn kernels_read_levels_by_gradients() {
     }
 }
 
+fn has_mipmap_writes() -> bool {
+    device_string(device(), CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_mipmap_image_writes")
+}
+
 const WRITES: &str = r#"
+// Texel i of level lod (i: the work-item's index in the level's extent):
+// (lod·1000 + i, +0.25, +0.5, +0.75), as `texel` on the host.
+float4 value(int lod) {
+    int i = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0)
+            + get_global_id(0);
+    float v = lod * 1000 + i;
+    return (float4)(v, v + 0.25f, v + 0.5f, v + 0.75f);
+}
+kernel void w1d(write_only image1d_t im, int lod) {
+    write_imagef(im, (int)get_global_id(0), lod, value(lod));
+}
+kernel void w1da(write_only image1d_array_t im, int lod) {
+    write_imagef(im, (int2)(get_global_id(0), get_global_id(1)), lod, value(lod));
+}
+kernel void w2d(write_only image2d_t im, int lod) {
+    write_imagef(im, (int2)(get_global_id(0), get_global_id(1)), lod, value(lod));
+}
+kernel void w2da(write_only image2d_array_t im, int lod) {
+    write_imagef(im, (int4)(get_global_id(0), get_global_id(1), get_global_id(2), 0), lod,
+                 value(lod));
+}
+#ifdef cl_khr_3d_image_writes
+kernel void w3d(write_only image3d_t im, int lod) {
+    write_imagef(im, (int4)(get_global_id(0), get_global_id(1), get_global_id(2), 0), lod,
+                 value(lod));
+}
+#endif
+"#;
+
+const PUT: &str = r#"
 kernel void put(write_only image2d_t im, global int *n) {
     int x = get_global_id(0), y = get_global_id(1);
     write_imagef(im, (int2)(x, y), (float4)(x, y, 7.0f, 8.0f));
@@ -735,7 +765,39 @@ kernel void put(write_only image2d_t im, global int *n) {
 "#;
 
 #[test]
-fn writes_without_a_lod_go_to_level_0_and_writes_with_one_do_not_compile() {
+fn kernels_write_every_level_of_every_image_type() {
+    if !has_mipmap_writes() {
+        return;
+    }
+    let cl = Cl::new();
+    let prog = cl
+        .context
+        .try_build(WRITES, "-cl-std=CL3.0")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let writes_3d = device_string(device(), CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_3d_image_writes");
+    for (s, name) in SHAPES.iter().zip(["w1d", "w1da", "w2d", "w2da", "w3d"]) {
+        if s.ty == CL_MEM_OBJECT_IMAGE3D && !writes_3d {
+            continue;
+        }
+        let img = try_mip_image(&cl, CL_MEM_WRITE_ONLY, &s.desc(s.levels)).unwrap();
+        let k = prog.kernel(name);
+        // Every level, the last first, so that a write landing on another
+        // level is overwritten by that level's own or seen.
+        for l in (0..s.levels).rev() {
+            k.arg(0, &img).arg(1, &(l as i32));
+            cl.queue.run(&k, &s.extent(l), None);
+        }
+        for l in 0..s.levels {
+            let got = try_read(&cl, &img, s.origin([0; 3], l), s.extent(l)).unwrap();
+            assert_eq!(floats(&got), level_data(s, l), "level {l} of {s:?}");
+        }
+    }
+}
+
+#[test]
+fn writes_without_a_lod_go_to_level_0() {
     if !has_mipmaps() {
         return;
     }
@@ -744,7 +806,7 @@ fn writes_without_a_lod_go_to_level_0_and_writes_with_one_do_not_compile() {
     let img = filled_image(&cl, CL_MEM_READ_WRITE, &s);
     let k = cl
         .context
-        .try_build(WRITES, "-cl-std=CL3.0")
+        .try_build(PUT, "-cl-std=CL3.0")
         .unwrap_or_else(|e| panic!("{e}"))
         .kernel("put");
     let n = cl.buffer::<i32>(1);
@@ -761,26 +823,38 @@ fn writes_without_a_lod_go_to_level_0_and_writes_with_one_do_not_compile() {
     assert_eq!(got, want, "level 0 written");
     let got = floats(&try_read(&cl, &img, s.origin([0; 3], 1), s.extent(1)).unwrap());
     assert_eq!(got, level_data(&s, 1), "level 1 untouched");
-    // cl_khr_mipmap_image_writes is not reported: no write_image with a lod.
+}
+
+#[test]
+fn the_extension_macros_follow_the_extension_list() {
+    if !has_mipmaps() {
+        return;
+    }
+    let cl = Cl::new();
+    // OpenCL C 3.0: clang declares cl_khr_mipmap_image and its built-ins
+    // from OpenCL C 2.0 on (the extension is written against 2.0).
+    let writes = has_mipmap_writes();
+    let macros = format!(
+        "#if !defined(cl_khr_mipmap_image) || {}defined(cl_khr_mipmap_image_writes)\n\
+         #error mipmap extension macros\n\
+         #endif\n\
+         kernel void k(global int *p) {{ p[0] = 1; }}",
+        if writes { "!" } else { "" }
+    );
+    if let Err(e) = cl.context.try_build(&macros, "-cl-std=CL3.0") {
+        panic!("{e}");
+    }
+    // Without cl_khr_mipmap_image_writes, write_image with a lod does not
+    // compile.
     let with_lod = r#"
         kernel void k(write_only image2d_t im) {
             write_imagef(im, (int2)(0, 0), 1, (float4)(1.0f));
         }"#;
-    assert!(
-        cl.context.try_build(with_lod, "-cl-std=CL3.0").is_err(),
-        "write_imagef with a lod must not compile"
+    assert_eq!(
+        cl.context.try_build(with_lod, "-cl-std=CL3.0").is_ok(),
+        writes,
+        "write_imagef with a lod compiles exactly with cl_khr_mipmap_image_writes"
     );
-    // The extension macros follow the extension list (OpenCL C 3.0; clang
-    // declares cl_khr_mipmap_image and its built-ins from OpenCL C 2.0 on,
-    // as the extension is written against 2.0).
-    let macros = r#"
-        #if !defined(cl_khr_mipmap_image) || defined(cl_khr_mipmap_image_writes)
-        #error mipmap extension macros
-        #endif
-        kernel void k(global int *p) { p[0] = 1; }"#;
-    if let Err(e) = cl.context.try_build(macros, "-cl-std=CL3.0") {
-        panic!("{e}");
-    }
 }
 
 #[test]
@@ -891,4 +965,33 @@ fn many_mipmapped_arguments_spill_their_fields() {
     let want = [t(0), t(1), t(2), t(2), mix(t(0), t(1), 0.5), t(2)];
     assert_eq!(cl.queue.read(&out), want.to_vec());
     assert_eq!(cl.queue.read(&n), vec![44]);
+}
+
+#[test]
+fn a_kernel_writes_levels_of_as_many_images_as_the_device_binds() {
+    if !has_mipmap_writes() {
+        return;
+    }
+    // Each written level is a storage image of its own: two images per
+    // kernel at least (lavapipe's budget), and nine are more than any
+    // device is given (8 at most), a build error that says so.
+    let cl = Cl::new();
+    let src = |n: usize| {
+        let params: Vec<String> = (0..n)
+            .map(|i| format!("write_only image2d_t i{i}"))
+            .collect();
+        let body: String = (0..n)
+            .map(|i| format!("write_imagef(i{i}, (int2)(0, 0), lod, (float4)({i}.0f));"))
+            .collect();
+        format!("kernel void k({}, int lod) {{ {body} }}", params.join(", "))
+    };
+    if let Err(e) = cl.context.try_build(&src(2), "-cl-std=CL3.0") {
+        panic!("two images: {e}");
+    }
+    let err = cl
+        .context
+        .try_build(&src(9), "-cl-std=CL3.0")
+        .err()
+        .expect("nine images written at a level must not build");
+    assert!(err.to_string().contains("at most"), "{err}");
 }

@@ -14,3 +14,10 @@ kernel void mip(read_only image2d_t im, sampler_t s, float lod, global float4 *o
                          (float2)(0.0f, 0.25f));
     levels[0] = get_image_num_mip_levels(im);
 }
+
+// cl_khr_mipmap_image_writes: level 0 is the image's own binding, levels
+// 1 to 14 storage images of their own (IMAGE_LEVEL_BINDING_BASE), chosen
+// by a switch in a helper.
+kernel void mipwrite(write_only image2d_t w, int lod) {
+    write_imagef(w, (int2)(get_global_id(0), 0), lod, (float4)(1.0f, 2.0f, 3.0f, 4.0f));
+}

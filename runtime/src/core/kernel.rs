@@ -318,6 +318,7 @@ pub(super) fn resolve_args<'a>(
                     descriptor,
                     binding,
                     buffer_binding,
+                    level_binding,
                     ..
                 },
                 ArgValue::Image(w),
@@ -371,6 +372,29 @@ pub(super) fn resolve_args<'a>(
                     } else {
                         r.descriptors
                             .push(Descriptor::Texel(tb, twin_ty, p.texels.raw));
+                    }
+                }
+                // An image the kernel writes at a mip level: level l's
+                // storage view at its binding + l; levels the image lacks
+                // (writes there are undefined) get its level 0 (a buffer's
+                // image: the placeholder).
+                if let Some(base) = level_binding {
+                    let level0 = match &img.storage {
+                        ImageStorage::Image(i) => i.storage_view,
+                        ImageStorage::TexelBuffer { .. } => {
+                            super::image::image_placeholders(dev)?.image.storage_view
+                        }
+                    };
+                    for l in 1..compiler::MIP_WRITE_LEVELS {
+                        let view = match &img.storage {
+                            ImageStorage::Image(i) => i.level_view(l).unwrap_or(level0),
+                            ImageStorage::TexelBuffer { .. } => level0,
+                        };
+                        r.descriptors.push(Descriptor::Image(
+                            base + l,
+                            vk::DescriptorType::STORAGE_IMAGE,
+                            view,
+                        ));
                     }
                 }
                 // A 2D image made from a buffer with a texel-buffer

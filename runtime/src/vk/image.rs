@@ -46,6 +46,10 @@ pub struct Image {
     pub sampled_view: vk::ImageView,
     /// Null without STORAGE usage.
     pub storage_view: vk::ImageView,
+    /// Storage views of levels 1 and up, one level each (kernel writes to
+    /// a mip level, cl_khr_mipmap_image_writes); empty without STORAGE
+    /// usage or mip levels.
+    level_views: Vec<vk::ImageView>,
     _live: super::live::Live,
 }
 
@@ -92,6 +96,7 @@ impl Image {
             own_memory: None,
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
+            level_views: Vec::new(),
             _live: super::live::Live::new(super::live::Kind::Image),
         };
         // SAFETY: raw was just created on this device.
@@ -140,6 +145,7 @@ impl Image {
             own_memory: Some(memory),
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
+            level_views: Vec::new(),
             _live: super::live::Live::new(super::live::Kind::Image),
         };
         image.make_views(spec)?;
@@ -159,8 +165,38 @@ impl Image {
                 crate::core::image_format::IDENTITY,
                 vk::ImageUsageFlags::STORAGE,
             )?;
+            for level in 1..spec.levels {
+                let v = image.level_view_of(spec, level)?;
+                image.level_views.push(v);
+            }
         }
         Ok(())
+    }
+
+    /// The storage view of mip level `level` (≥ 1), if the image has it.
+    pub fn level_view(&self, level: u32) -> Option<vk::ImageView> {
+        self.level_views
+            .get(level.checked_sub(1)? as usize)
+            .copied()
+    }
+
+    /// A storage view of every layer of mip level `level` alone.
+    fn level_view_of(&self, spec: &ImageSpec, level: u32) -> CLResult<vk::ImageView> {
+        let mut u = vk::ImageViewUsageCreateInfo::default().usage(vk::ImageUsageFlags::STORAGE);
+        let info = vk::ImageViewCreateInfo::default()
+            .image(self.raw)
+            .view_type(spec.view_type)
+            .format(spec.format)
+            .components(crate::core::image_format::IDENTITY)
+            .subresource_range(vk::ImageSubresourceRange {
+                base_mip_level: level,
+                level_count: 1,
+                ..color_range(spec.layers)
+            })
+            .push_next(&mut u);
+        // SAFETY: the image is alive with bound memory, STORAGE usage and
+        // this level.
+        unsafe { self.device.raw.create_image_view(&info, None) }.map_err(map_vk_err)
     }
 
     /// A view of every layer restricted to `usage`: all mip levels for
@@ -196,7 +232,10 @@ impl Drop for Image {
         // SAFETY: the last user is gone (commands hold the cl_mem until
         // they complete); null handles are skipped.
         unsafe {
-            for v in [self.sampled_view, self.storage_view] {
+            for &v in [self.sampled_view, self.storage_view]
+                .iter()
+                .chain(&self.level_views)
+            {
                 if v != vk::ImageView::null() {
                     self.device.raw.destroy_image_view(v, None);
                 }

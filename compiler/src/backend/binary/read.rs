@@ -133,6 +133,7 @@ impl<'a> Reader<'a> {
             read_write_images: self.bool()?,
             depth_images: self.bool()?,
             mipmap_image: self.bool()?,
+            mipmap_image_write_args: self.u32()?,
             image2d_from_buffer_args: self.u32()?,
             fused_fma64: self.bool()?,
             fused_fma32: self.bool()?,
@@ -297,6 +298,10 @@ impl<'a> Reader<'a> {
                     },
                     binding: self.u32()?,
                     buffer_binding: match self.u32()? {
+                        u32::MAX => None,
+                        b => Some(b),
+                    },
+                    level_binding: match self.u32()? {
                         u32::MAX => None,
                         b => Some(b),
                     },

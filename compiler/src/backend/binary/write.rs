@@ -59,6 +59,7 @@ impl Writer {
         self.u8(c.read_write_images as u8);
         self.u8(c.depth_images as u8);
         self.u8(c.mipmap_image as u8);
+        self.u32(c.mipmap_image_write_args);
         self.u32(c.image2d_from_buffer_args);
         self.u8(c.fused_fma64 as u8);
         self.u8(c.fused_fma32 as u8);
@@ -216,6 +217,7 @@ impl Writer {
                 descriptor,
                 binding,
                 buffer_binding,
+                level_binding,
             } => {
                 self.u8(4);
                 self.u8(match dim {
@@ -234,6 +236,7 @@ impl Writer {
                 });
                 self.u32(binding);
                 self.u32(buffer_binding.map_or(u32::MAX, |b| b));
+                self.u32(level_binding.map_or(u32::MAX, |b| b));
             }
         }
         self.u32(a.offset);

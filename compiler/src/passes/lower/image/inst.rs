@@ -13,7 +13,7 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::GlslStd450Op as GLOp;
 use rspirv::spirv::{self, Capability, Decoration, Dim, ImageOperands, Op, StorageClass, Word};
 
-use super::{arrayed, spatial_dims, LowerImages, Texel};
+use super::{arrayed, image_operands, spatial_dims, LowerImages, Texel};
 use crate::abi::{AccessQualifier, ImageDescriptor, ImageDim, ImplicitField};
 use crate::analyses::type_table::Ty;
 use crate::passes::lower::context::Res;
@@ -143,7 +143,7 @@ impl LowerImages<'_, '_> {
         )
     }
 
-    fn uniform_constant_var(&mut self, ty: Word) -> Word {
+    pub(super) fn uniform_constant_var(&mut self, ty: Word) -> Word {
         let pt = self.out.t_ptr(StorageClass::UniformConstant, ty);
         let var = self.out.id();
         self.out.globals.push(Instruction::new(
@@ -227,7 +227,14 @@ impl LowerImages<'_, '_> {
                 let v = self.texel_from_cl(b, id_op(2), texel);
                 let v = self.storage_swizzle(b, arg, v, texel, &WRITE_SWIZZLES);
                 self.add_cap(Capability::StorageImageWriteWithoutFormat);
-                if self.may_be_from_buffer(arg) {
+                let lod = image_operands(inst, 3)
+                    .contains(ImageOperands::LOD)
+                    .then(|| id_op(4))
+                    .filter(|&l| !self.is_zero_constant(l));
+                if let Some(lod) = lod {
+                    let v4 = self.texel_vec4(texel);
+                    self.write_at_level(b, arg, coord, (v, v4), lod)?;
+                } else if self.may_be_from_buffer(arg) {
                     let v4 = self.texel_vec4(texel);
                     self.write_to_buffer_or_image(b, arg, coord, (v, v4));
                 } else {

@@ -210,6 +210,109 @@ impl LowerImages<'_, '_> {
         self.glsl(b, GLOp::Log2, f32t, &[r])
     }
 
+    /// `write_image{f,i,ui}(image, coord, lod, texel)`
+    /// (cl_khr_mipmap_image_writes): texel `v` (of type `vt`, in the
+    /// stored component order) to level `lod` (an input id) of `arg`. A
+    /// helper switches on the lod: level 0 is the image's own write (made
+    /// from a buffer or not), level `l` up to `abi::MIP_WRITE_LEVELS - 1`
+    /// the storage image of its own binding; other lods (undefined by
+    /// OpenCL) write level 0.
+    pub(super) fn write_at_level(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        (coord, ct): (Word, Word),
+        (v, vt): (Word, Word),
+        lod: Word,
+    ) -> Res<()> {
+        let lod_ty = self.ty_of(lod);
+        let lt = self.lower_ty(lod_ty)?;
+        let key = format!("image_write_level_{arg}_{ct}_{vt}_{lt}");
+        let f = match self.helper(&key) {
+            Some(f) => f,
+            None => {
+                let [fid, pc, pv, pl] = [(); 4].map(|_| self.out.id());
+                let void = self.out.t_void();
+                let [entry, level0, merge] = [(); 3].map(|_| self.out.id());
+                let levels: Vec<(u32, Word)> = (1..crate::abi::MIP_WRITE_LEVELS)
+                    .map(|l| (l, self.out.id()))
+                    .collect();
+                let mut eb = Block::default();
+                eb.push(
+                    Op::SelectionMerge,
+                    None,
+                    None,
+                    vec![
+                        Operand::IdRef(merge),
+                        Operand::SelectionControl(rspirv::spirv::SelectionControl::NONE),
+                    ],
+                );
+                let mut sw = vec![Operand::IdRef(pl), Operand::IdRef(level0)];
+                for &(l, label) in &levels {
+                    sw.push(Operand::LiteralBit32(l));
+                    sw.push(Operand::IdRef(label));
+                }
+                eb.push(Op::Switch, None, None, sw);
+                let mut blocks = vec![(entry, eb)];
+                let mut b0 = Block::default();
+                if self.may_be_from_buffer(arg) {
+                    self.write_to_buffer_or_image(&mut b0, arg, (pc, ct), (pv, vt));
+                } else {
+                    let (im, _) = self.load_image(&mut b0, arg);
+                    b0.push(Op::ImageWrite, None, None, ids(&[im, pc, pv]));
+                }
+                b0.push(Op::Branch, None, None, ids(&[merge]));
+                blocks.push((level0, b0));
+                for (l, label) in levels {
+                    let mut bl = Block::default();
+                    let im = self.load_level(&mut bl, arg, l);
+                    bl.push(Op::ImageWrite, None, None, ids(&[im, pc, pv]));
+                    bl.push(Op::Branch, None, None, ids(&[merge]));
+                    blocks.push((label, bl));
+                }
+                let mut mb = Block::default();
+                mb.push(Op::Return, None, None, vec![]);
+                blocks.push((merge, mb));
+                self.define_helper(
+                    key,
+                    crate::passes::lower::helper_fn::HelperFn {
+                        id: fid,
+                        result: void,
+                        params: vec![(pc, ct), (pv, vt), (pl, lt)],
+                        blocks,
+                    },
+                );
+                fid
+            }
+        };
+        let void = self.out.t_void();
+        let l = self.v(lod);
+        self.call_helper(b, f, void, &[coord, v, l]);
+        Ok(())
+    }
+
+    /// Loads the storage image of level `level` of `arg` (its own
+    /// binding, `abi::IMAGE_LEVEL_BINDING_BASE`).
+    fn load_level(&mut self, b: &mut Block, arg: u32, level: u32) -> Word {
+        let ty = self.image_vk_type(arg);
+        let var = match self.images.args[&arg].level_vars.get(&level) {
+            Some(&v) => v,
+            None => {
+                let v = self.uniform_constant_var(ty);
+                let a = self.images.args.get_mut(&arg).expect("image argument");
+                a.level_vars.insert(level, v);
+                let d = if a.access == crate::abi::AccessQualifier::WriteOnly {
+                    rspirv::spirv::Decoration::NonReadable
+                } else {
+                    rspirv::spirv::Decoration::Coherent
+                };
+                self.out.decorate(v, vec![Operand::Decoration(d)]);
+                v
+            }
+        };
+        self.emit(b, Op::Load, ty, ids(&[var]))
+    }
+
     /// `get_image_num_mip_levels` (OpImageQueryLevels): the bound image's
     /// levels, from `ImplicitField::ImageMipLevels` (Vulkan queries levels
     /// of sampled images only).

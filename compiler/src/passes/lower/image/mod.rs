@@ -105,6 +105,11 @@ pub(crate) struct ImageArg {
     var: Option<Word>,
     /// The texel-buffer variable of a `from_buffer` image, once used.
     buffer_var: Option<Word>,
+    /// Written with a lod (cl_khr_mipmap_image_writes): levels 1 and up
+    /// have bindings of their own (`abi::IMAGE_LEVEL_BINDING_BASE`).
+    pub mip_writes: bool,
+    /// The variables of those levels (level → variable), once used.
+    level_vars: BTreeMap<u32, Word>,
 }
 
 impl ImageArg {

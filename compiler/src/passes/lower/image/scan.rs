@@ -181,6 +181,8 @@ impl LowerImages<'_, '_> {
                             texel: None,
                             var: None,
                             buffer_var: None,
+                            mip_writes: false,
+                            level_vars: Default::default(),
                         },
                     );
                     image_type_name(dim, depth)
@@ -265,9 +267,13 @@ impl LowerImages<'_, '_> {
                 self.images.mips = true;
                 return Ok(());
             }
-            Op::ImageWrite if image_operands(inst, 3).contains(ImageOperands::LOD) => {
+            Op::ImageWrite
+                if image_operands(inst, 3).contains(ImageOperands::LOD)
+                    && self.caps.mipmap_image_write_args == 0 =>
+            {
                 return Err(
-                    "write_image to a mip level (cl_khr_mipmap_image_writes) is not supported"
+                    "write_image to a mip level (cl_khr_mipmap_image_writes) is not supported by \
+                     the device"
                         .into(),
                 )
             }
@@ -302,6 +308,23 @@ impl LowerImages<'_, '_> {
         };
         let arg = self.image_arg(image)?;
         let name = self.arg_name(arg);
+        let level_write = inst.class.opcode == Op::ImageWrite
+            && ext.contains(ImageOperands::LOD)
+            && !self.is_zero_constant(id_op(4));
+        if level_write {
+            self.images.mips = true;
+            if let Some(a) = self.images.args.get_mut(&arg) {
+                a.mip_writes = true;
+            }
+            let n = self.images.args.values().filter(|a| a.mip_writes).count() as u32;
+            let most = self.caps.mipmap_image_write_args;
+            if n > most {
+                return Err(format!(
+                    "the kernel writes mip levels of {n} images; the device takes at most {most} \
+                     (cl_khr_mipmap_image_writes: each level is a storage image of its own)"
+                ));
+            }
+        }
         let a = self
             .images
             .args
