@@ -47,12 +47,12 @@
 //! * Mipmapped images (cl_khr_mipmap_image): reads with a lod or
 //!   gradients choose the level(s) in the shader and read them through
 //!   the same filtering (`mip`); `get_image_num_mip_levels` is an
-//!   implicit field.
+//!   implicit field. Writes with a lod (cl_khr_mipmap_image_writes) go
+//!   through a switch to a storage image per level, each its own binding
+//!   (`abi::IMAGE_LEVEL_BINDING_BASE`).
 //!
-//! Gaps: multi-sample images (cl_khr_gl_msaa_sharing), writes to a mip
-//! level (cl_khr_mipmap_image_writes: Vulkan storage views have one level,
-//! so each level would need its own binding), and an image or sampler
-//! chosen at run time are reported as unsupported.
+//! Gaps: multi-sample images (cl_khr_gl_msaa_sharing) and an image or
+//! sampler chosen at run time are reported as unsupported.
 
 mod bindings;
 mod from_buffer;
