@@ -1,4 +1,4 @@
-//! Reads of mipmapped images with a sampler (cl_khr_mipmap_image):
+//! Mipmapped images in kernels. Reads with a sampler (cl_khr_mipmap_image):
 //! `read_image{f,i,ui}(image, sampler, coord, lod)` and the gradient
 //! forms, which llvm-spirv emits as OpImageSampleExplicitLod with a `Lod`
 //! or `Grad` operand (every other sampled read has `Lod 0.0`).
@@ -20,9 +20,14 @@
 //!   of levels `floor(λ')` and `min(floor(λ') + 1, q)` mixed by
 //!   `λ' - floor(λ')`; the mode bit selects at run time.
 //!
-//! Each level is read with OpImageFetch at that level, its size from
-//! OpImageQuerySizeLod, so no Vulkan sampler or implicit-lod sampling is
-//! involved.
+//! Each level is read with OpImageFetch at that level, its size computed
+//! from level 0's (`image_size_at`), so no Vulkan sampler or implicit-lod
+//! sampling is involved.
+//!
+//! Writes with a lod (cl_khr_mipmap_image_writes, `write_at_level`): a
+//! helper switches on the lod; level 0 is the image's own binding, level
+//! `l` a storage image of its own at `abi::IMAGE_LEVEL_BINDING_BASE + n *
+//! abi::MIP_WRITE_LEVELS + l` (Vulkan has no Lod on OpImageWrite).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, ImageOperands, Op, Word};
