@@ -166,6 +166,8 @@ fn main() -> ExitCode {
         images: true,
         read_write_images: true,
         depth_images: true,
+        mipmap_image: true,
+        mipmap_image_write_args: 8,
         image2d_from_buffer_args: 0,
         fused_fma64,
         fused_fma32,

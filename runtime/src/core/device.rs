@@ -396,6 +396,12 @@ impl Device {
         if self.depth_images() {
             e.push(("cl_khr_depth_images", (1, 0, 0)));
         }
+        if self.mipmap_image() {
+            e.push(("cl_khr_mipmap_image", (1, 0, 0)));
+        }
+        if self.mipmap_image_writes() {
+            e.push(("cl_khr_mipmap_image_writes", (1, 0, 0)));
+        }
         if self.image2d_from_buffer() {
             e.push(("cl_khr_image2d_from_buffer", (1, 0, 0)));
         }
@@ -1015,6 +1021,8 @@ impl Device {
             images: self.image_support(),
             read_write_images: self.read_write_images(),
             depth_images: self.depth_images(),
+            mipmap_image: self.mipmap_image(),
+            mipmap_image_write_args: self.mipmap_image_write_args(),
             image2d_from_buffer_args: self.image2d_from_buffer_args(),
             fused_fma64: self.fused_fma64(),
             fused_fma32: self.fused_fma32(),

@@ -136,6 +136,7 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
                 descriptor,
                 binding,
                 buffer_binding,
+                level_binding,
                 ..
             } => {
                 // A 2D image that may be made from a buffer: its texel
@@ -147,6 +148,13 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
                 };
                 let mut v = vec![(binding, descriptor_type(descriptor))];
                 v.extend(buffer_binding.map(|b| (b, twin)));
+                // Levels written by the kernel (cl_khr_mipmap_image_writes).
+                if let Some(base) = level_binding {
+                    v.extend(
+                        (1..compiler::MIP_WRITE_LEVELS)
+                            .map(|l| (base + l, vk::DescriptorType::STORAGE_IMAGE)),
+                    );
+                }
                 v
             }
             _ => Vec::new(),
