@@ -1124,12 +1124,8 @@ impl Device {
     /// the CPU, so they order memory without one). `FERROCL_RMW_ORDERING=0|1`
     /// overrides the table.
     pub fn rmw_ordering(&self) -> bool {
-        match std::env::var("FERROCL_RMW_ORDERING").as_deref() {
-            Ok("0") => return false,
-            Ok("1") => return true,
-            _ => {}
-        }
-        self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE
+        env_switch("FERROCL_RMW_ORDERING")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
     }
 
     /// Whether the driver cuts long loops (`DeviceCaps::loop_limiter`):
@@ -1142,13 +1138,10 @@ impl Device {
     /// `FERROCL_LOOP_LIMITER=0|1` overrides the table (read once per
     /// device).
     pub fn loop_limiter(&self) -> bool {
-        *self
-            .loop_limiter
-            .get_or_init(|| match std::env::var("FERROCL_LOOP_LIMITER").as_deref() {
-                Ok("0") => false,
-                Ok("1") => true,
-                _ => self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE,
-            })
+        *self.loop_limiter.get_or_init(|| {
+            env_switch("FERROCL_LOOP_LIMITER")
+                .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
+        })
     }
 
     /// Whether 64-bit division is ferrocl's own loop where the operands do
@@ -1157,12 +1150,8 @@ impl Device {
     /// sample, tests/int64_division.rs). `FERROCL_SOFT_INT64_DIVISION=0|1`
     /// overrides the table.
     pub fn soft_int64_division(&self) -> bool {
-        match std::env::var("FERROCL_SOFT_INT64_DIVISION").as_deref() {
-            Ok("0") => return false,
-            Ok("1") => return true,
-            _ => {}
-        }
-        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+        env_switch("FERROCL_SOFT_INT64_DIVISION")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 
     /// Whether 8- and 16-bit integer arithmetic is done in 32 bits
@@ -1171,12 +1160,8 @@ impl Device {
     /// tests/narrow_integers.rs). `FERROCL_WIDE_NARROW_ARITHMETIC=0|1`
     /// overrides the table.
     pub fn wide_narrow_arithmetic(&self) -> bool {
-        match std::env::var("FERROCL_WIDE_NARROW_ARITHMETIC").as_deref() {
-            Ok("0") => return false,
-            Ok("1") => return true,
-            _ => {}
-        }
-        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+        env_switch("FERROCL_WIDE_NARROW_ARITHMETIC")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one
@@ -1187,12 +1172,8 @@ impl Device {
     /// rounds the product first; other drivers get the exact software fma
     /// until measured. `FERROCL_FUSED_FMA64=0|1` overrides the table.
     pub fn fused_fma64(&self) -> bool {
-        match std::env::var("FERROCL_FUSED_FMA64").as_deref() {
-            Ok("0") => return false,
-            Ok("1") => return true,
-            _ => {}
-        }
-        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+        env_switch("FERROCL_FUSED_FMA64")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on floats with one
@@ -1203,15 +1184,21 @@ impl Device {
     /// the product first (measured); other drivers get libclc's software
     /// fma until measured. `FERROCL_FUSED_FMA32=0|1` overrides the table.
     pub fn fused_fma32(&self) -> bool {
-        match std::env::var("FERROCL_FUSED_FMA32").as_deref() {
-            Ok("0") => return false,
-            Ok("1") => return true,
-            _ => {}
-        }
-        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+        env_switch("FERROCL_FUSED_FMA32")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 
     pub fn max_group_count(&self) -> [u32; 3] {
         self.limits().max_compute_work_group_count
+    }
+}
+
+/// A `0|1` switch of the environment that overrides a per-driver table:
+/// `Some(false)` for `0`, `Some(true)` for `1`, `None` otherwise.
+fn env_switch(name: &str) -> Option<bool> {
+    match std::env::var(name).as_deref() {
+        Ok("0") => Some(false),
+        Ok("1") => Some(true),
+        _ => None,
     }
 }
