@@ -176,6 +176,16 @@ pub const IMAGE_FROM_BUFFER_SPEC_ID: u32 = 7;
 /// descriptor set (above every argument binding).
 pub const IMAGE_BUFFER_BINDING_BASE: u32 = 1024;
 
+/// Writes to a mip level (cl_khr_mipmap_image_writes): levels 1 to
+/// `MIP_WRITE_LEVELS - 1` of image argument `n` that a kernel writes with a
+/// lod are storage images of their own (views of one level each; Vulkan
+/// takes no Lod on OpImageWrite) at bindings
+/// `IMAGE_LEVEL_BINDING_BASE + n * MIP_WRITE_LEVELS + level`, in the
+/// image's set; level 0 is the image's own binding.
+pub const IMAGE_LEVEL_BINDING_BASE: u32 = 4096;
+/// The levels a kernel can write (images of up to 16384 texels a side).
+pub const MIP_WRITE_LEVELS: u32 = 15;
+
 /// Image arguments at positions below this may be 2D images made from
 /// buffers (one bit each of SpecId [`IMAGE_FROM_BUFFER_SPEC_ID`]).
 pub const IMAGE_FROM_BUFFER_MAX_ARGS: u32 = 32;
@@ -308,6 +318,15 @@ pub enum ImplicitField {
     ImageBufferWidth(u16),
     /// The height of that image (0 for other images).
     ImageBufferHeight(u16),
+    /// The number of mip levels of the image bound to argument `n` (1 for
+    /// images without mipmaps; cl_khr_mipmap_image):
+    /// `get_image_num_mip_levels` and the level clamp of reads with a lod.
+    ImageMipLevels(u16),
+    /// The CL_SAMPLER_LOD_MIN_KHR (f32 bits) of the sampler bound to
+    /// argument `n` (0.0 unless given; cl_khr_mipmap_image).
+    SamplerLodMin(u16),
+    /// Its CL_SAMPLER_LOD_MAX_KHR (f32 bits; MAXFLOAT unless given).
+    SamplerLodMax(u16),
     /// Where the part of `__local` pointer argument `n` starts in the
     /// Workgroup array (its pointer value, a byte offset; module doc,
     /// "`__local` memory").
@@ -328,6 +347,10 @@ pub mod sampler_bits {
     pub const FILTER_MASK: u32 = 0x30;
     pub const FILTER_NEAREST: u32 = 0x10;
     pub const FILTER_LINEAR: u32 = 0x20;
+    /// Not OpenCL C's: the CL_SAMPLER_MIP_FILTER_MODE_KHR of a sampler
+    /// argument made with CL_FILTER_LINEAR (cl_khr_mipmap_image; literal
+    /// samplers filter mip levels NEAREST).
+    pub const MIP_FILTER_LINEAR: u32 = 0x40;
 }
 
 /// Geometry of an image argument (its OpenCL C type).
@@ -535,6 +558,11 @@ pub enum ArgKind {
         /// says which binding the launch uses; the other one holds a
         /// placeholder).
         buffer_binding: Option<u32>,
+        /// An image the kernel writes with a lod (cl_khr_mipmap_image_writes):
+        /// the binding of its level 0, `IMAGE_LEVEL_BINDING_BASE + n *
+        /// MIP_WRITE_LEVELS`; level `l` (1 to `MIP_WRITE_LEVELS - 1`) is a
+        /// storage image at this binding + `l`.
+        level_binding: Option<u32>,
     },
 }
 

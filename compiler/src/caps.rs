@@ -50,6 +50,14 @@ pub struct DeviceCaps {
     /// images (CL_DEPTH on R32_SFLOAT / R16_UNORM), their texels a scalar
     /// float in the kernel.
     pub depth_images: bool,
+    /// Mipmapped images (cl_khr_mipmap_image): reads with a lod or
+    /// gradients and `get_image_num_mip_levels` (`passes::lower::image`).
+    pub mipmap_image: bool,
+    /// Writes to a mip level (cl_khr_mipmap_image_writes; 0: not
+    /// supported): how many image arguments a kernel may write at a level,
+    /// each taking `abi::MIP_WRITE_LEVELS - 1` more storage-image bindings
+    /// (`abi::IMAGE_LEVEL_BINDING_BASE`) of the device's per-stage budget.
+    pub mipmap_image_write_args: u32,
     /// 2D images made from buffers (cl_khr_image2d_from_buffer; 0: not
     /// supported): in a kernel with at most this many image arguments,
     /// every 2D image argument (at a position below
@@ -119,6 +127,10 @@ pub struct DeviceCaps {
     /// and much faster than a loop, which would also count against its
     /// loop limiter).
     pub soft_int64_division: bool,
+    /// 8- and 16-bit integer arithmetic is done in 32 bits and truncated
+    /// (`passes::widen_narrow_arithmetic`): NVIDIA's driver 580 loses the
+    /// wrap-around of narrow results whose range it thinks it knows.
+    pub wide_narrow_arithmetic: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

@@ -79,8 +79,10 @@ pub enum Pass {
     SpecializeImageCalls = 19,
     LowerKernel = 20,
     SremViaSdiv = 21,
-    GuardInt64Division = 22,
-    GuardLoopLimit = 23,
+    WidenNarrowArithmetic = 22,
+    FoldSelectShifts = 23,
+    GuardInt64Division = 24,
+    GuardLoopLimit = 25,
 }
 
 impl Pass {
@@ -109,6 +111,8 @@ impl Pass {
             Pass::SpecializeImageCalls => "specialize_image_calls",
             Pass::LowerKernel => "lower_kernel",
             Pass::SremViaSdiv => "srem_via_sdiv",
+            Pass::WidenNarrowArithmetic => "widen_narrow_arithmetic",
+            Pass::FoldSelectShifts => "fold_select_shifts",
             Pass::GuardInt64Division => "guard_int64_division",
             Pass::GuardLoopLimit => "guard_loop_limit",
         }
@@ -192,7 +196,7 @@ mod tests {
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "23-k-guard_loop_limit.spv"
+            "25-k-guard_loop_limit.spv"
         );
     }
 }

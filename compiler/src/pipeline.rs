@@ -21,8 +21,9 @@ use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
-    async_copy, copy_byval_params, dispatch_generic, global_vars, guard_int64_division, image_args,
-    loop_limit, lower, specialize, srem_via_sdiv, structurize,
+    async_copy, copy_byval_params, dispatch_generic, fold_select_shifts, global_vars,
+    guard_int64_division, image_args, loop_limit, lower, specialize, srem_via_sdiv, structurize,
+    widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -388,6 +389,16 @@ impl KernelBuild<'_> {
             srem_via_sdiv::srem_via_sdiv(&mut lowered.module)
         });
         dump::module(Pass::SremViaSdiv, kernel, &lowered.module);
+        if caps.wide_narrow_arithmetic {
+            timing::pass(Pass::WidenNarrowArithmetic, kernel, || {
+                widen_narrow_arithmetic::widen_narrow_arithmetic(&mut lowered.module)
+            });
+            dump::module(Pass::WidenNarrowArithmetic, kernel, &lowered.module);
+        }
+        timing::pass(Pass::FoldSelectShifts, kernel, || {
+            fold_select_shifts::fold_select_shifts(&mut lowered.module)
+        });
+        dump::module(Pass::FoldSelectShifts, kernel, &lowered.module);
         timing::pass(Pass::GuardInt64Division, kernel, || {
             guard_int64_division::guard_int64_division(
                 &mut lowered.module,

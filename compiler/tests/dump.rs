@@ -39,8 +39,10 @@ const MODULE_PASSES: &[&str] = &[
     "19-specialize_image_calls.spv",
     "20-sample-lower_kernel.spv",
     "21-sample-srem_via_sdiv.spv",
-    "22-sample-guard_int64_division.spv",
-    "23-sample-guard_loop_limit.spv",
+    "22-sample-widen_narrow_arithmetic.spv",
+    "23-sample-fold_select_shifts.spv",
+    "24-sample-guard_int64_division.spv",
+    "25-sample-guard_loop_limit.spv",
 ];
 
 fn caps() -> DeviceCaps {
@@ -48,6 +50,7 @@ fn caps() -> DeviceCaps {
         images: true,
         loop_limiter: true,
         soft_int64_division: true,
+        wide_narrow_arithmetic: true,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

@@ -15,6 +15,8 @@ fn caps(fused_fma32: bool, denorms32: bool) -> DeviceCaps {
         images: false,
         read_write_images: false,
         depth_images: false,
+        mipmap_image: false,
+        mipmap_image_write_args: 0,
         image2d_from_buffer_args: 0,
         fused_fma32,
         denorms32,

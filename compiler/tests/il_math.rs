@@ -17,6 +17,8 @@ fn caps() -> DeviceCaps {
         images: false,
         read_write_images: false,
         depth_images: false,
+        mipmap_image: false,
+        mipmap_image_write_args: 0,
         image2d_from_buffer_args: 0,
         khr_subgroups: false,
         subgroup_ops: 0,

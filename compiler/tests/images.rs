@@ -90,6 +90,7 @@ fn image_and_sampler_arguments_are_reflected() {
         descriptor,
         binding,
         buffer_binding: None,
+        level_binding: None,
     };
     let expect = [
         (
@@ -408,6 +409,7 @@ fn il_image_arguments_are_reflected_from_the_types() {
             descriptor: ImageDescriptor::Storage,
             binding: 1,
             buffer_binding: None,
+            level_binding: None,
         }
     );
     assert!(k.literal_samplers.is_empty());

@@ -58,7 +58,8 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
         "clSetKernelArgDevicePointerEXT" => {
             api::kernel::clSetKernelArgDevicePointerEXT as *mut c_void
         }
-        // cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch,
+        // cl_khr_command_buffer, cl_khr_command_buffer_mutable_dispatch and
+        // cl_khr_command_buffer_multi_device,
         // cl_khr_external_memory, cl_khr_semaphore,
         // cl_khr_external_semaphore and cl_intel_unified_shared_memory.
         _ => [

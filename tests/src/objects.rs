@@ -143,11 +143,23 @@ impl Context {
     /// A queue on this context's device with `properties`
     /// (CL_QUEUE_PROPERTIES bits: out-of-order, profiling).
     pub fn queue_with(&self, properties: cl_command_queue_properties) -> Queue {
+        self.queue_on_with(self.device, properties)
+    }
+
+    /// A queue on `device` of this context with `properties`
+    /// (CL_QUEUE_PROPERTIES bits: out-of-order, profiling).
+    // An opaque handle, as in `queue_on`.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    pub fn queue_on_with(
+        &self,
+        device: cl_device_id,
+        properties: cl_command_queue_properties,
+    ) -> Queue {
         let props = [CL_QUEUE_PROPERTIES as cl_queue_properties, properties, 0];
         let mut status = CL_SUCCESS;
         // SAFETY: valid context and device, a 0-terminated property list.
         let raw = unsafe {
-            clCreateCommandQueueWithProperties(self.raw, self.device, props.as_ptr(), &mut status)
+            clCreateCommandQueueWithProperties(self.raw, device, props.as_ptr(), &mut status)
         };
         check(status, "clCreateCommandQueueWithProperties");
         Queue { raw }

@@ -130,8 +130,10 @@ fn capabilities_match_the_feature_macros() {
     assert_eq!(memory & min_memory, min_memory, "memory {memory:#x}");
     assert_eq!(fence & min_fence, min_fence, "fence {fence:#x}");
     if !testing_pocl() {
-        // ferrocl: every order and scope (all devices = this device
-        // without fine-grained SVM), for atomics and fences alike.
+        // ferrocl: every order and scope (all devices = device scope:
+        // SVM contexts have one device, and SVM atomics are reported only
+        // on CPU devices, whose atomics are the host's), for atomics and
+        // fences alike.
         let all = CL_DEVICE_ATOMIC_ORDER_RELAXED
             | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
             | CL_DEVICE_ATOMIC_ORDER_SEQ_CST

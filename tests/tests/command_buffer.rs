@@ -443,7 +443,11 @@ fn extensions_queries_and_entry_points() {
         CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR,
     ))
     .expect("caps");
-    assert_eq!(caps, CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR);
+    assert_eq!(
+        caps,
+        CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR
+            | CL_COMMAND_BUFFER_CAPABILITY_MULTIPLE_QUEUE_KHR
+    );
     let supported_props: u64 = query_value(device_info(
         device(),
         CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR,
@@ -472,16 +476,17 @@ fn extensions_queries_and_entry_points() {
             | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR
             | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR
     );
-    // Every entry point of both extensions; no multi-device remap.
+    // Every entry point of the three extensions (multi-device's remap:
+    // tests/tests/command_buffer_multi_device.rs).
     Ext::load();
     for name in [
         "clCommandCopyImageKHR",
         "clCommandSVMMemcpyKHR",
         "clCommandSVMMemFillKHR",
+        "clRemapCommandBufferKHR",
     ] {
         assert!(!lookup(name).is_null(), "{name}");
     }
-    assert!(lookup("clRemapCommandBufferKHR").is_null());
 }
 
 #[test]
@@ -1293,9 +1298,9 @@ fn error_codes() {
     assert!(raw.is_null());
     expect_error(status, CL_INVALID_VALUE, "NULL queues");
     let qs = [q, q];
-    // SAFETY: two queues.
-    unsafe { (ext.create.unwrap())(2, qs.as_ptr(), ptr::null(), &mut status) };
-    expect_error(status, CL_INVALID_VALUE, "two queues");
+    // SAFETY: a queue list of no queues.
+    unsafe { (ext.create.unwrap())(0, qs.as_ptr(), ptr::null(), &mut status) };
+    expect_error(status, CL_INVALID_VALUE, "no queues");
     let bad_q: cl_command_queue = a.raw().cast();
     // SAFETY: an invalid queue handle (a buffer).
     unsafe { (ext.create.unwrap())(1, &bad_q, ptr::null(), &mut status) };
@@ -1328,18 +1333,19 @@ fn error_codes() {
             CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR,
             0
         ]),
-        Some(CL_INVALID_PROPERTY),
-        "device-side sync needs multi-device"
+        None,
+        "device-side sync of one queue (cl_khr_command_buffer_multi_device)"
     );
 
     let cb = ext.create(&cl.queue, &[]);
     // Recording errors.
     let mut sp = 0;
-    // SAFETY: a queue where NULL is required.
+    let unlisted = cl.queue_with(0);
+    // SAFETY: a queue the command buffer was not created with.
     let s = unsafe {
         (ext.barrier.unwrap())(
             cb.raw,
-            q,
+            unlisted.raw(),
             ptr::null(),
             0,
             ptr::null(),
@@ -1347,7 +1353,7 @@ fn error_codes() {
             ptr::null_mut(),
         )
     };
-    expect_error(s, CL_INVALID_COMMAND_QUEUE, "command_queue not NULL");
+    expect_error(s, CL_INVALID_COMMAND_QUEUE, "command_queue not listed");
     // SAFETY: a wait count without a list.
     let s = unsafe {
         (ext.barrier.unwrap())(
@@ -1884,6 +1890,7 @@ fn svm_fill_and_memcpy_replayed() {
     let n = 256usize;
     let a = SvmAlloc::new(&cl, n * 4);
     let b = SvmAlloc::new(&cl, n * 4);
+    let unlisted = cl.queue_with(0);
     let cb = ext.create(&cl.queue, &[]);
     let pattern = [0x1111_2222i32, -7];
     let none = ptr::null_mut();
@@ -2067,7 +2074,7 @@ fn svm_fill_and_memcpy_replayed() {
             (
                 (ext.svm_fill.unwrap())(
                     cb.raw,
-                    cl.queue.raw(),
+                    unlisted.raw(),
                     ptr::null(),
                     a.at(0),
                     pattern.as_ptr().cast(),
@@ -2079,7 +2086,7 @@ fn svm_fill_and_memcpy_replayed() {
                     none,
                 ),
                 CL_INVALID_COMMAND_QUEUE,
-                "fill with a queue",
+                "fill with a queue not listed",
             ),
         ];
         for (got, want, what) in errors {

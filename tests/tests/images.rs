@@ -629,14 +629,15 @@ fn image_creation_errors() {
             CL_INVALID_IMAGE_DESCRIPTOR,
             "row pitch not a multiple of the element",
         );
-        let mip = cl_image_desc {
-            num_mip_levels: 2,
+        // (Mip levels: tests/mipmap.rs, with cl_khr_mipmap_image.)
+        let msaa = cl_image_desc {
+            num_samples: 2,
             ..d2
         };
         expect_error(
-            err(cl.try_image(CL_MEM_READ_WRITE, &f, &mip)),
+            err(cl.try_image(CL_MEM_READ_WRITE, &f, &msaa)),
             CL_INVALID_IMAGE_DESCRIPTOR,
-            "mip levels",
+            "samples",
         );
     }
     // A 1D image buffer: larger than its buffer; over an image.

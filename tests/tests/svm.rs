@@ -111,8 +111,11 @@ fn capabilities() {
     let caps: cl_device_svm_capabilities = device_value(cl.device(), CL_DEVICE_SVM_CAPABILITIES);
     if testing_ferrocl_on_lavapipe(&cl) {
         assert_eq!(
-            caps, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER,
-            "ferrocl on lavapipe"
+            caps,
+            CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
+                | CL_DEVICE_SVM_FINE_GRAIN_BUFFER
+                | CL_DEVICE_SVM_ATOMICS,
+            "ferrocl on lavapipe (svm_fine_grain.rs tests the fine grain)"
         );
     }
     // Fine grain is never reported without coarse grain.
@@ -747,14 +750,19 @@ fn error_codes() {
     // SAFETY (all calls): valid handles; pointers NULL or to live memory.
     unsafe {
         // clSVMAlloc returns NULL: atomics without fine grain, fine grain
-        // (not reported), size 0, an alignment that is no power of two.
+        // or atomics where not reported, size 0, an alignment that is no
+        // power of two; fine grain and atomics are had where reported.
         assert!(clSVMAlloc(c, CL_MEM_READ_WRITE | CL_MEM_SVM_ATOMICS, 64, 0).is_null());
         let caps: cl_device_svm_capabilities =
             device_value(cl.device(), CL_DEVICE_SVM_CAPABILITIES);
-        if caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER == 0 {
-            assert!(
-                clSVMAlloc(c, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 64, 0).is_null()
-            );
+        let fine = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
+        for (flags, cap) in [
+            (fine, CL_DEVICE_SVM_FINE_GRAIN_BUFFER),
+            (fine | CL_MEM_SVM_ATOMICS, CL_DEVICE_SVM_ATOMICS),
+        ] {
+            let p = clSVMAlloc(c, flags, 64, 0);
+            assert_eq!(!p.is_null(), caps & cap != 0, "clSVMAlloc({flags:#x})");
+            clSVMFree(c, p);
         }
         assert!(clSVMAlloc(c, CL_MEM_READ_WRITE, 0, 0).is_null());
         assert!(clSVMAlloc(c, CL_MEM_READ_WRITE, 64, 3).is_null());

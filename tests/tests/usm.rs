@@ -53,6 +53,15 @@ type FillFn = unsafe extern "system" fn(
     *const cl_event,
     *mut cl_event,
 ) -> cl_int;
+type MemsetFn = unsafe extern "system" fn(
+    cl_command_queue,
+    *mut c_void,
+    cl_int,
+    usize,
+    cl_uint,
+    *const cl_event,
+    *mut cl_event,
+) -> cl_int;
 type MemcpyFn = unsafe extern "system" fn(
     cl_command_queue,
     cl_bool,
@@ -92,6 +101,7 @@ struct Usm {
     info: InfoFn,
     set_arg: SetArgFn,
     fill: FillFn,
+    memset: MemsetFn,
     memcpy: MemcpyFn,
     migrate: HintFn,
     advise: AdviseFn,
@@ -140,6 +150,7 @@ fn usm(cl: &Cl) -> Option<Usm> {
                 c"clSetKernelArgMemPointerINTEL",
             )),
             fill: std::mem::transmute::<*mut c_void, FillFn>(entry(c"clEnqueueMemFillINTEL")),
+            memset: std::mem::transmute::<*mut c_void, MemsetFn>(entry(c"clEnqueueMemsetINTEL")),
             memcpy: std::mem::transmute::<*mut c_void, MemcpyFn>(entry(c"clEnqueueMemcpyINTEL")),
             migrate: std::mem::transmute::<*mut c_void, HintFn>(entry(c"clEnqueueMigrateMemINTEL")),
             advise: std::mem::transmute::<*mut c_void, AdviseFn>(entry(c"clEnqueueMemAdviseINTEL")),
@@ -326,7 +337,13 @@ fn capabilities() {
     if testing_ferrocl_on_lavapipe(&cl) {
         let access =
             CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL;
-        let want = [access, access, access, 0, 0];
+        // Host and shared memory is concurrent where SVM atomics hold
+        // (lavapipe: svm_fine_grain.rs host_and_running_kernel_share_atomics
+        // proves it).
+        let concurrent = access
+            | CL_UNIFIED_SHARED_MEMORY_CONCURRENT_ACCESS_INTEL
+            | CL_UNIFIED_SHARED_MEMORY_CONCURRENT_ATOMIC_ACCESS_INTEL;
+        let want = [concurrent, access, concurrent, 0, 0];
         let got: Vec<u64> = all.iter().map(|&q| caps(q)).collect();
         assert_eq!(got, want, "host, device, shared, cross-device, system");
     }
@@ -604,6 +621,76 @@ fn memfill_patterns() {
         }
         u.free(&cl, p);
     }
+}
+
+/// clEnqueueMemsetINTEL (the deprecated byte fill): `value` converted to
+/// an unsigned char over an interior range of each kind (odd start and
+/// length), the bytes around it untouched; its event is a
+/// CL_COMMAND_MEMFILL_INTEL command; a NULL pointer is CL_INVALID_VALUE.
+#[test]
+fn memset_bytes() {
+    let cl = Cl::new();
+    let Some(u) = usm(&cl) else { return };
+    const BYTES: usize = 1000;
+    for kind in kinds(&cl) {
+        let p = u.alloc(&cl, kind, BYTES);
+        let background: Vec<u8> = (0..BYTES).map(|i| (i * 7) as u8).collect();
+        u.write(&cl, p, &background);
+        let (start, len, value) = (13usize, 517usize, 0x1234_56c3);
+        let mut ev = ptr::null_mut();
+        // SAFETY: [start, start + len) lies in the allocation.
+        check(
+            unsafe {
+                (u.memset)(
+                    cl.queue.raw(),
+                    p.cast::<u8>().add(start).cast(),
+                    value,
+                    len,
+                    0,
+                    ptr::null(),
+                    &mut ev,
+                )
+            },
+            "clEnqueueMemsetINTEL",
+        );
+        let mut ty: cl_command_type = 0;
+        // SAFETY: our event; a cl_command_type-sized out value.
+        unsafe {
+            check(
+                clGetEventInfo(
+                    ev,
+                    CL_EVENT_COMMAND_TYPE,
+                    std::mem::size_of_val(&ty),
+                    (&mut ty as *mut cl_command_type).cast(),
+                    ptr::null_mut(),
+                ),
+                "clGetEventInfo",
+            );
+            check(clReleaseEvent(ev), "clReleaseEvent");
+        }
+        assert_eq!(ty, CL_COMMAND_MEMFILL_INTEL, "command type");
+        let got: Vec<u8> = u.read(&cl, p, BYTES);
+        let mut want = background.clone();
+        want[start..start + len].fill(0xc3);
+        assert_same(&format!("{kind:?} memset"), &got, &want);
+        u.free(&cl, p);
+    }
+    // SAFETY: a NULL destination, refused before anything is read.
+    expect_error(
+        unsafe {
+            (u.memset)(
+                cl.queue.raw(),
+                ptr::null_mut(),
+                0,
+                4,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        },
+        CL_INVALID_VALUE,
+        "memset of NULL",
+    );
 }
 
 /// Device atomics on device, host and shared allocations: 4096

@@ -43,6 +43,7 @@ fn main() -> ExitCode {
     let mut vulkan_memory_model = false;
     let mut loop_limiter = false;
     let mut soft_int64_division = false;
+    let mut wide_narrow_arithmetic = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -69,6 +70,8 @@ fn main() -> ExitCode {
             loop_limiter = true;
         } else if a == "-soft-int64-division" {
             soft_int64_division = true;
+        } else if a == "-wide-narrow-arithmetic" {
+            wide_narrow_arithmetic = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -163,6 +166,8 @@ fn main() -> ExitCode {
         images: true,
         read_write_images: true,
         depth_images: true,
+        mipmap_image: true,
+        mipmap_image_write_args: 8,
         image2d_from_buffer_args: 0,
         fused_fma64,
         fused_fma32,
@@ -173,6 +178,7 @@ fn main() -> ExitCode {
         vulkan_memory_model,
         loop_limiter,
         soft_int64_division,
+        wide_narrow_arithmetic,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

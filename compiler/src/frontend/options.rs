@@ -395,6 +395,16 @@ pub fn parse_build_options(
         ext.push("-cl_khr_depth_images");
         out.undef_macros.push("cl_khr_depth_images");
     }
+    // Mipmaps (cl_khr_mipmap_image) and writes to a level
+    // (cl_khr_mipmap_image_writes) where the device reports them.
+    if !caps.mipmap_image {
+        ext.push("-cl_khr_mipmap_image");
+        out.undef_macros.push("cl_khr_mipmap_image");
+    }
+    if caps.mipmap_image_write_args == 0 {
+        ext.push("-cl_khr_mipmap_image_writes");
+        out.undef_macros.push("cl_khr_mipmap_image_writes");
+    }
     // 64-bit atomics (global: Int64Atomics; local: `lower::local64`) where
     // the device has shaderBufferInt64Atomics, as the runtime reports
     // cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics; without
@@ -453,6 +463,8 @@ mod tests {
             images: false,
             read_write_images: false,
             depth_images: false,
+            mipmap_image: false,
+            mipmap_image_write_args: 0,
             image2d_from_buffer_args: 0,
             fused_fma64: true,
             fused_fma32: true,
@@ -463,6 +475,7 @@ mod tests {
             vulkan_memory_model: false,
             loop_limiter: false,
             soft_int64_division: false,
+            wide_narrow_arithmetic: false,
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,

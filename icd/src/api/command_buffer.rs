@@ -1,5 +1,7 @@
 //! cl_khr_command_buffer: the command-buffer object (create, retain,
-//! release, finalize, enqueue, clGetCommandBufferInfoKHR). The recording
+//! release, finalize, enqueue, clGetCommandBufferInfoKHR), with
+//! cl_khr_command_buffer_multi_device's rules for several queues and its
+//! clRemapCommandBufferKHR. The recording
 //! entry points are in `command_buffer_commands.rs`, mutable dispatch in
 //! `mutable_dispatch.rs`; all are extension functions
 //! ([`extension_function`], reached through
@@ -9,7 +11,9 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use ferrocl_runtime::core::command_buffer::{CommandBuffer, SUPPORTED_QUEUE_PROPERTIES};
+use ferrocl_runtime::core::command_buffer::{
+    CommandBuffer, MutableCommand, SUPPORTED_QUEUE_PROPERTIES,
+};
 use ferrocl_runtime::core::object::{
     get, get_arc, handle_of, into_handle, release, retain, ClObject,
 };
@@ -31,6 +35,7 @@ pub fn extension_function(name: &str) -> *mut c_void {
         "clFinalizeCommandBufferKHR" => clFinalizeCommandBufferKHR as *mut c_void,
         "clEnqueueCommandBufferKHR" => clEnqueueCommandBufferKHR as *mut c_void,
         "clGetCommandBufferInfoKHR" => clGetCommandBufferInfoKHR as *mut c_void,
+        "clRemapCommandBufferKHR" => clRemapCommandBufferKHR as *mut c_void,
         "clCommandBarrierWithWaitListKHR" => cmds::clCommandBarrierWithWaitListKHR as *mut c_void,
         "clCommandCopyBufferKHR" => cmds::clCommandCopyBufferKHR as *mut c_void,
         "clCommandCopyBufferRectKHR" => cmds::clCommandCopyBufferRectKHR as *mut c_void,
@@ -60,27 +65,71 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
     errcode_ret: *mut cl_int,
 ) -> cl_command_buffer_khr {
     object(errcode_ret, || {
-        // "CL_INVALID_VALUE if queues is NULL" and "if num_queues is not
-        // one" (several queues need cl_khr_command_buffer_multi_device).
-        if queues.is_null() || num_queues != 1 {
+        // "CL_INVALID_VALUE if queues is NULL" and (with
+        // cl_khr_command_buffer_multi_device) "if num_queues is zero".
+        if queues.is_null() || num_queues == 0 {
             return Err(CL_INVALID_VALUE);
         }
         // "CL_INVALID_COMMAND_QUEUE if any command-queue in queues is not a
-        // valid command-queue."
-        // SAFETY: one handle per the application.
-        let queue = queue_arc(unsafe { *queues })?;
+        // valid command-queue", "CL_INVALID_CONTEXT if all the
+        // command-queues in queues do not have the same OpenCL context".
+        // SAFETY: num_queues handles per the application.
+        let list = unsafe { queue_list(num_queues, queues) }?;
         // SAFETY: a 0-terminated list per the application.
-        let (list, flags) = unsafe { read_properties(properties) }?;
-        // "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if the properties of any
-        // command-queue in queues does not contain the minimum properties
-        // specified by CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR"
-        // (none) or has a property CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR
-        // lacks (every host-queue property is supported).
-        if queue.properties & !SUPPORTED_QUEUE_PROPERTIES != 0 {
-            return Err(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR);
-        }
-        Ok(into_handle(CommandBuffer::new(queue, list, flags)) as cl_command_buffer_khr)
+        let (props, flags) = unsafe { read_properties(properties) }?;
+        check_queues(&list, flags)?;
+        Ok(into_handle(CommandBuffer::new(list, props, flags)) as cl_command_buffer_khr)
     })
+}
+
+/// The `n` queues at `queues`, each valid ("CL_INVALID_COMMAND_QUEUE if any
+/// command-queue in queues is not a valid command-queue"), all of one
+/// context ("CL_INVALID_CONTEXT if all the command-queues in queues do
+/// not have the same OpenCL context").
+///
+/// # Safety
+/// `queues` must point at `n` handles.
+unsafe fn queue_list(n: cl_uint, queues: *const cl_command_queue) -> CLResult<Vec<Arc<Queue>>> {
+    // SAFETY: caller contract.
+    let handles = unsafe { std::slice::from_raw_parts(queues, n as usize) };
+    let list = handles
+        .iter()
+        .map(|&q| queue_arc(q))
+        .collect::<CLResult<Vec<_>>>()?;
+    if list
+        .iter()
+        .any(|q| !Arc::ptr_eq(&q.context, &list[0].context))
+    {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok(list)
+}
+
+/// The queues a command buffer may be made for (clCreateCommandBufferKHR,
+/// clRemapCommandBufferKHR), each "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR"
+/// case: "if the properties of any command-queue in queues does not
+/// contain the minimum properties specified by
+/// CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR" (none) or has
+/// a property CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR
+/// lacks (every host-queue property is supported); several queues of one
+/// device are fine (CL_COMMAND_BUFFER_CAPABILITY_MULTIPLE_QUEUE_KHR), and
+/// devices synchronize with the platform's universal sync; but "if the
+/// CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR flag is set, and any device
+/// associated with a command-queue in queues cannot natively synchronize
+/// with the other devices": no device lists another (or itself) in
+/// CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR, so that flag allows one
+/// queue only.
+fn check_queues(queues: &[Arc<Queue>], flags: cl_command_buffer_flags_khr) -> CLResult<()> {
+    if queues
+        .iter()
+        .any(|q| q.properties & !SUPPORTED_QUEUE_PROPERTIES != 0)
+    {
+        return Err(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR);
+    }
+    if flags & CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR != 0 && queues.len() > 1 {
+        return Err(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR);
+    }
+    Ok(())
 }
 
 /// The creation property list: "CL_INVALID_VALUE if values specified in
@@ -126,10 +175,9 @@ unsafe fn read_properties(
                 if value & !known != 0 {
                     return Err(CL_INVALID_VALUE);
                 }
-                // Device-side sync needs cl_khr_command_buffer_multi_device.
-                if value & CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR != 0 {
-                    return Err(CL_INVALID_PROPERTY);
-                }
+                // CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR
+                // (cl_khr_command_buffer_multi_device) is checked against
+                // the queues (`check_queues`).
                 flags = value;
             }
             md::CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR => {
@@ -194,41 +242,130 @@ pub unsafe extern "C" fn clEnqueueCommandBufferKHR(
         if queues.is_null() != (num_queues == 0) {
             return Err(CL_INVALID_VALUE);
         }
-        if num_queues > 1 {
+        if num_queues > 0 && num_queues as usize != cmdbuf.queues.len() {
             return Err(CL_INVALID_VALUE);
         }
-        let queue = if num_queues == 0 {
-            cmdbuf.queue.clone()
+        let exec = if num_queues == 0 {
+            cmdbuf.queues.clone()
         } else {
-            // "CL_INVALID_COMMAND_QUEUE if any element of queues is not a
-            // valid command-queue."
-            // SAFETY: one handle per the application.
-            let q = queue_arc(unsafe { *queues })?;
-            // "CL_INVALID_CONTEXT if any element of queues does not have
-            // the same context as the command-queue set on command_buffer
-            // creation at the same list index."
-            if !Arc::ptr_eq(&q.context, &cmdbuf.queue.context) {
-                return Err(CL_INVALID_CONTEXT);
+            // SAFETY: num_queues handles per the application.
+            let handles = unsafe { std::slice::from_raw_parts(queues, num_queues as usize) };
+            let mut exec = Vec::with_capacity(handles.len());
+            for (&h, recorded) in handles.iter().zip(&cmdbuf.queues) {
+                // "CL_INVALID_COMMAND_QUEUE if any element of queues is not
+                // a valid command-queue."
+                let q = queue_arc(h)?;
+                // "CL_INVALID_CONTEXT if any element of queues does not have
+                // the same context as the command-queue set on
+                // command_buffer creation at the same list index."
+                if !Arc::ptr_eq(&q.context, &recorded.context) {
+                    return Err(CL_INVALID_CONTEXT);
+                }
+                // "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if any element of
+                // queues is not compatible with the command-queue set on
+                // command_buffer creation at the same list index."
+                if !compatible(&q, recorded) {
+                    return Err(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR);
+                }
+                exec.push(q);
             }
-            // "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if any element of queues
-            // is not compatible with the command-queue set on
-            // command_buffer creation at the same list index."
-            if !compatible(&q, &cmdbuf.queue) {
-                return Err(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR);
-            }
-            q
+            exec
         };
         // "CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and
         // num_events_in_wait_list > 0, [...]".
         // "CL_INVALID_CONTEXT if context associated with command_buffer and
         // events in event_wait_list are not the same."
         // SAFETY: pointers from the application.
-        let waits = unsafe { wait_list_in(n, list, &cmdbuf.queue.context) }?;
+        let waits = unsafe { wait_list_in(n, list, cmdbuf.context()) }?;
         // "CL_INVALID_OPERATION if command_buffer has not been finalized."
-        let e = cmdbuf.enqueue(&queue, waits)?;
+        let e = cmdbuf.enqueue(&exec, waits)?;
         // SAFETY: pointer from the application.
         unsafe { return_event(event, e) };
         Ok(())
+    })
+}
+
+/// clRemapCommandBufferKHR (cl_khr_command_buffer_multi_device): a deep
+/// copy of `cb` for `queues` (`core::command_buffer::remap`).
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn clRemapCommandBufferKHR(
+    cb: cl_command_buffer_khr,
+    automatic: cl_bool,
+    num_queues: cl_uint,
+    queues: *const cl_command_queue,
+    num_handles: cl_uint,
+    handles: *const cl_mutable_command_khr,
+    handles_ret: *mut cl_mutable_command_khr,
+    errcode_ret: *mut cl_int,
+) -> cl_command_buffer_khr {
+    object(errcode_ret, || {
+        // "CL_INVALID_COMMAND_BUFFER_KHR if command_buffer is not a valid
+        // command-buffer."
+        let cmdbuf = cmdbuf_arc(cb)?;
+        // "CL_INVALID_VALUE if num_queues is 0, or if queues is NULL."
+        if num_queues == 0 || queues.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if automatic is CL_FALSE and num_queues is not
+        // equal to the number of queues used on creation of command_buffer."
+        let automatic = automatic != CL_FALSE;
+        if !automatic && num_queues as usize != cmdbuf.queues.len() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if handles or handles_ret is NULL and
+        // num_handles is > 0, or either handles or handles_ret is not NULL
+        // and num_handles is 0."
+        if (num_handles > 0) != (!handles.is_null() && !handles_ret.is_null())
+            || (num_handles == 0 && (!handles.is_null() || !handles_ret.is_null()))
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if any handle in handles is not a valid command
+        // handle belonging to command_buffer."
+        let wanted: Vec<usize> = if num_handles == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: num_handles handles per the application.
+            let hs = unsafe { std::slice::from_raw_parts(handles, num_handles as usize) };
+            hs.iter()
+                .map(|&h| {
+                    // SAFETY: handle from the application.
+                    match unsafe { get::<MutableCommand>(h) } {
+                        Ok(c) if c.belongs_to(&cmdbuf) => Ok(h as usize),
+                        _ => Err(CL_INVALID_VALUE),
+                    }
+                })
+                .collect::<CLResult<Vec<_>>>()?
+        };
+        // "CL_INVALID_COMMAND_QUEUE if any command-queue in queues is not a
+        // valid command-queue." "CL_INVALID_CONTEXT if command_buffer and
+        // all the command-queues in queues do not have the same OpenCL
+        // context."
+        // SAFETY: num_queues handles per the application.
+        let list = unsafe { queue_list(num_queues, queues) }?;
+        if !Arc::ptr_eq(&list[0].context, cmdbuf.context()) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // "CL_INVALID_OPERATION if the platform does not support the
+        // CL_COMMAND_BUFFER_PLATFORM_REMAP_QUEUES_KHR flag" (it does, and
+        // CL_COMMAND_BUFFER_PLATFORM_AUTOMATIC_REMAP_KHR too).
+        // "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR if such an error would be
+        // returned by passing queues to clCreateCommandBufferKHR."
+        check_queues(&list, cmdbuf.flags)?;
+        // "Any error relating to device support that can be returned by a
+        // command recording entry-point may also be returned."
+        let remapped = cmdbuf.remap(list, automatic)?;
+        for (i, &h) in wanted.iter().enumerate() {
+            let new = remapped
+                .commands
+                .iter()
+                .find(|(old, _)| handle_of(old) as usize == h)
+                .map(|(_, new)| handle_of(new))
+                .ok_or(CL_INVALID_VALUE)?;
+            // SAFETY: num_handles entries per the application.
+            unsafe { *handles_ret.add(i) = new as cl_mutable_command_khr };
+        }
+        Ok(into_handle(remapped.command_buffer) as cl_command_buffer_khr)
     })
 }
 
@@ -243,12 +380,19 @@ pub unsafe extern "C" fn clGetCommandBufferInfoKHR(
         // SAFETY: handle from the application.
         let cmdbuf = unsafe { get::<CommandBuffer>(cb) }?;
         let info = match param {
-            CL_COMMAND_BUFFER_QUEUES_KHR => Ok(Info::ptr(handle_of(&cmdbuf.queue))),
-            CL_COMMAND_BUFFER_NUM_QUEUES_KHR => Ok(Info::u32(1)),
+            CL_COMMAND_BUFFER_QUEUES_KHR => {
+                let hs: Vec<usize> = cmdbuf
+                    .queues
+                    .iter()
+                    .map(|q| handle_of(q) as usize)
+                    .collect();
+                Ok(Info::raw(&hs))
+            }
+            CL_COMMAND_BUFFER_NUM_QUEUES_KHR => Ok(Info::u32(cmdbuf.queues.len() as u32)),
             CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR => Ok(Info::u32(cmdbuf.base().refcount())),
             CL_COMMAND_BUFFER_STATE_KHR => Ok(Info::u32(cmdbuf.state().raw())),
             CL_COMMAND_BUFFER_PROPERTIES_ARRAY_KHR => Ok(Info::raw(&cmdbuf.properties)),
-            CL_COMMAND_BUFFER_CONTEXT_KHR => Ok(Info::ptr(handle_of(&cmdbuf.queue.context))),
+            CL_COMMAND_BUFFER_CONTEXT_KHR => Ok(Info::ptr(handle_of(cmdbuf.context()))),
             // "CL_INVALID_VALUE if param_name is not one of the supported values".
             _ => Err(CL_INVALID_VALUE),
         };

@@ -12,6 +12,7 @@ use ferrocl_runtime::core::kernel::Kernel;
 use ferrocl_runtime::core::memory::Mem;
 use ferrocl_runtime::core::object::{get_arc, handle_of};
 use ferrocl_runtime::core::prepared_launch::Range;
+use ferrocl_runtime::core::queue::Queue;
 use ferrocl_runtime::core::svm;
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
@@ -27,13 +28,17 @@ use crate::entry::code;
 
 /// The checks every recording call shares, before its own:
 /// "CL_INVALID_COMMAND_BUFFER_KHR if command_buffer is not a valid
-/// command-buffer", "CL_INVALID_COMMAND_QUEUE if command_queue is not
-/// NULL" (a queue per command needs cl_khr_command_buffer_multi_device),
+/// command-buffer", "CL_INVALID_COMMAND_QUEUE if command_queue is NULL
+/// and command_buffer was created with more than one queue, or if
+/// command_queue is non-NULL and not a command-queue listed on
+/// command_buffer creation" (cl_khr_command_buffer_multi_device's rule),
 /// "CL_INVALID_OPERATION if command_buffer has been finalized", and the
 /// sync-point wait list: "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR if
 /// sync_point_wait_list is NULL and num_sync_points_in_wait_list is > 0,
 /// or sync_point_wait_list is not NULL and num_sync_points_in_wait_list is
 /// 0" (the points themselves are checked when the command is added).
+/// Returns the command buffer, the command's lane (its queue's index in
+/// the creation list) and the sync points.
 ///
 /// # Safety
 /// `waits` must be NULL or point at `n` sync points.
@@ -42,11 +47,20 @@ unsafe fn prologue<'a>(
     q: cl_command_queue,
     n: cl_uint,
     waits: *const cl_sync_point_khr,
-) -> CLResult<(Arc<CommandBuffer>, &'a [cl_sync_point_khr])> {
+) -> CLResult<(Arc<CommandBuffer>, usize, &'a [cl_sync_point_khr])> {
     let cmdbuf = cmdbuf_arc(cb)?;
-    if !q.is_null() {
-        return Err(CL_INVALID_COMMAND_QUEUE);
-    }
+    let lane = if q.is_null() {
+        if cmdbuf.queues.len() != 1 {
+            return Err(CL_INVALID_COMMAND_QUEUE);
+        }
+        0
+    } else {
+        cmdbuf
+            .queues
+            .iter()
+            .position(|x| std::ptr::eq(handle_of(x) as cl_command_queue, q))
+            .ok_or(CL_INVALID_COMMAND_QUEUE)?
+    };
     if cmdbuf.state() != ferrocl_runtime::core::command_buffer::State::Recording {
         return Err(CL_INVALID_OPERATION);
     }
@@ -59,7 +73,7 @@ unsafe fn prologue<'a>(
         // SAFETY: caller contract.
         unsafe { std::slice::from_raw_parts(waits, n as usize) }
     };
-    Ok((cmdbuf, list))
+    Ok((cmdbuf, lane, list))
 }
 
 /// A command without properties or mutable handle (every command but
@@ -95,13 +109,17 @@ unsafe fn return_sync_point(out: *mut cl_sync_point_khr, sp: cl_sync_point_khr) 
 }
 
 /// A memory object of the command buffer's context (CL_INVALID_CONTEXT
-/// otherwise), with storage on its queue's device.
-fn mem_of(cmdbuf: &CommandBuffer, m: cl_mem) -> CLResult<Arc<ferrocl_runtime::core::memory::Mem>> {
+/// otherwise), with storage on the device of lane `lane`'s queue.
+fn mem_of(
+    cmdbuf: &CommandBuffer,
+    lane: usize,
+    m: cl_mem,
+) -> CLResult<Arc<ferrocl_runtime::core::memory::Mem>> {
     let mem = mem_arc(m)?;
-    if !Arc::ptr_eq(&mem.context, &cmdbuf.queue.context) {
+    if !Arc::ptr_eq(&mem.context, cmdbuf.context()) {
         return Err(CL_INVALID_CONTEXT);
     }
-    mem.ensure_on(cmdbuf.queue.device_index)?;
+    mem.ensure_on(cmdbuf.queue(lane).device_index)?;
     Ok(mem)
 }
 
@@ -117,10 +135,10 @@ pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let sp = cmdbuf.barrier(waits)?;
+        let sp = cmdbuf.barrier(lane, waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -144,12 +162,12 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
         // "CL_INVALID_MEM_OBJECT if src_buffer and dst_buffer are not valid
         // buffer objects."
-        let (s, d) = (mem_of(&cmdbuf, src)?, mem_of(&cmdbuf, dst)?);
+        let (s, d) = (mem_of(&cmdbuf, lane, src)?, mem_of(&cmdbuf, lane, dst)?);
         if !s.is_buffer() || !d.is_buffer() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
@@ -171,7 +189,7 @@ pub unsafe extern "C" fn clCommandCopyBufferKHR(
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }
-        let sp = cmdbuf.copy(&s, &d, src_offset, dst_offset, size, waits)?;
+        let sp = cmdbuf.copy(lane, &s, &d, src_offset, dst_offset, size, waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -199,10 +217,10 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let (s, d) = (mem_of(&cmdbuf, src)?, mem_of(&cmdbuf, dst)?);
+        let (s, d) = (mem_of(&cmdbuf, lane, src)?, mem_of(&cmdbuf, lane, dst)?);
         if !s.is_buffer() || !d.is_buffer() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
@@ -227,7 +245,7 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }
-        let sp = cmdbuf.copy_rect(&s, &d, sr, dr, r, waits)?;
+        let sp = cmdbuf.copy_rect(lane, &s, &d, sr, dr, r, waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -251,10 +269,10 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let mem = mem_of(&cmdbuf, buffer)?;
+        let mem = mem_of(&cmdbuf, lane, buffer)?;
         if !mem.is_buffer() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
@@ -272,7 +290,7 @@ pub unsafe extern "C" fn clCommandFillBufferKHR(
         }
         // SAFETY: pattern_size bytes per the application; copied now.
         let pat = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
-        let sp = cmdbuf.fill(&mem, pat, offset, size, waits)?;
+        let sp = cmdbuf.fill(lane, &mem, pat, offset, size, waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -296,13 +314,13 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // "CL_INVALID_KERNEL if kernel is not a valid kernel object."
         // SAFETY: handle from the application.
         let kern = unsafe { get_arc::<Kernel>(k) }?;
         // "CL_INVALID_CONTEXT if the context associated with command_queue,
         // command_buffer, and kernel are not the same."
-        if !Arc::ptr_eq(&cmdbuf.queue.context, &kern.program.context) {
+        if !Arc::ptr_eq(cmdbuf.context(), &kern.program.context) {
             return Err(CL_INVALID_CONTEXT);
         }
         // "CL_INVALID_VALUE if values specified in properties are not
@@ -318,7 +336,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
         // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
         // program executable available for device associated with
         // command_queue."
-        kern.for_device(&cmdbuf.queue.device)
+        kern.for_device(&cmdbuf.queue(lane).device)
             .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
         // "CL_INVALID_WORK_DIMENSION if work_dim is not a valid value."
         if !(1..=3).contains(&work_dim) {
@@ -331,7 +349,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
         if no_more_groups && local.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        let (sp, command) = cmdbuf.ndrange(&kern, range, props, updatable, waits)?;
+        let (sp, command) = cmdbuf.ndrange(lane, &kern, range, props, updatable, waits)?;
         if !handle.is_null() {
             // SAFETY: pointer from the application; the handle lives as
             // long as the command buffer.
@@ -410,15 +428,16 @@ pub unsafe extern "C" fn clCommandCopyImageKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let queue = &cmdbuf.queue;
+        let queue = cmdbuf.queue(lane);
         // SAFETY: as above.
         let (s, d, so, dor, r) =
             unsafe { copy_image_args(queue, src, dst, src_origin, dst_origin, region) }?;
-        let copy = image_transfer::copy_image(queue, &s, &d, so, dor, r)?;
-        let sp = cmdbuf.image_command(copy, vec![(s, false), (d, true)], waits)?;
+        let (s2, d2) = (s.clone(), d.clone());
+        let make = move |q: &Arc<Queue>| image_transfer::copy_image(q, &s2, &d2, so, dor, r);
+        let sp = cmdbuf.image_command(lane, make, vec![(s, false), (d, true)], waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -442,15 +461,18 @@ pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let queue = &cmdbuf.queue;
+        let queue = cmdbuf.queue(lane);
         // SAFETY: as above.
         let (s, d, o, r) =
             unsafe { copy_image_to_buffer_args(queue, src, dst, src_origin, region, dst_offset) }?;
-        let copy = image_transfer::copy_image_to_buffer(queue, &s, &d, o, r, dst_offset)?;
-        let sp = cmdbuf.image_command(copy, vec![(s, false), (d, true)], waits)?;
+        let (s2, d2) = (s.clone(), d.clone());
+        let make = move |q: &Arc<Queue>| {
+            image_transfer::copy_image_to_buffer(q, &s2, &d2, o, r, dst_offset)
+        };
+        let sp = cmdbuf.image_command(lane, make, vec![(s, false), (d, true)], waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -474,15 +496,18 @@ pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let queue = &cmdbuf.queue;
+        let queue = cmdbuf.queue(lane);
         // SAFETY: as above.
         let (s, d, o, r) =
             unsafe { copy_buffer_to_image_args(queue, src, dst, src_offset, dst_origin, region) }?;
-        let copy = image_transfer::copy_buffer_to_image(queue, &s, &d, src_offset, o, r)?;
-        let sp = cmdbuf.image_command(copy, vec![(s, false), (d, true)], waits)?;
+        let (s2, d2) = (s.clone(), d.clone());
+        let make = move |q: &Arc<Queue>| {
+            image_transfer::copy_buffer_to_image(q, &s2, &d2, src_offset, o, r)
+        };
+        let sp = cmdbuf.image_command(lane, make, vec![(s, false), (d, true)], waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -505,14 +530,15 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        let queue = &cmdbuf.queue;
+        let queue = cmdbuf.queue(lane);
         // SAFETY: as above.
         let (mem, texel, o, r) = unsafe { fill_image_args(queue, image, color, origin, region) }?;
-        let copy = image_transfer::fill_image(queue, &mem, &texel, o, r)?;
-        let sp = cmdbuf.image_command(copy, vec![(mem, true)], waits)?;
+        let m2 = mem.clone();
+        let make = move |q: &Arc<Queue>| image_transfer::fill_image(q, &m2, &texel, o, r);
+        let sp = cmdbuf.image_command(lane, make, vec![(mem, true)], waits)?;
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
         Ok(())
@@ -522,8 +548,8 @@ pub unsafe extern "C" fn clCommandFillImageKHR(
 /// The SVM checks clCommandSVMMemcpyKHR and clCommandSVMMemFillKHR share:
 /// "CL_INVALID_OPERATION if the device associated with command_queue does
 /// not support SVM".
-fn svm_device(cmdbuf: &CommandBuffer) -> CLResult<()> {
-    if cmdbuf.queue.device.svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER == 0 {
+fn svm_device(cmdbuf: &CommandBuffer, lane: usize) -> CLResult<()> {
+    if cmdbuf.queue(lane).device.svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER == 0 {
         return Err(CL_INVALID_OPERATION);
     }
     Ok(())
@@ -535,15 +561,20 @@ fn svm_device(cmdbuf: &CommandBuffer) -> CLResult<()> {
 /// memory: a host pointer outside every allocation (which clEnqueueSVMMemcpy
 /// takes, copying at enqueue) cannot be replayed and is refused with
 /// CL_INVALID_OPERATION.
-fn svm_range(cmdbuf: &CommandBuffer, ptr: u64, size: usize) -> CLResult<(Arc<Mem>, usize)> {
-    let (mem, off) = svm::find(&cmdbuf.queue.context, ptr).ok_or(CL_INVALID_OPERATION)?;
+fn svm_range(
+    cmdbuf: &CommandBuffer,
+    lane: usize,
+    ptr: u64,
+    size: usize,
+) -> CLResult<(Arc<Mem>, usize)> {
+    let (mem, off) = svm::find(cmdbuf.context(), ptr).ok_or(CL_INVALID_OPERATION)?;
     // Past the allocation's end: "CL_INVALID_VALUE if [...] size [...]
     // require[s] accessing elements outside" it (clEnqueueSVMMemFill's
     // rule; SVM memcpy likewise).
     if off + size > mem.size {
         return Err(CL_INVALID_VALUE);
     }
-    mem.ensure_on(cmdbuf.queue.device_index)?;
+    mem.ensure_on(cmdbuf.queue(lane).device_index)?;
     Ok((mem, off))
 }
 
@@ -564,17 +595,17 @@ pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        svm_device(&cmdbuf)?;
+        svm_device(&cmdbuf, lane)?;
         let (d, s) = super::svm::copy_ends(dst, src, size)?;
-        let (dmem, doff) = svm_range(&cmdbuf, d, size)?;
-        let (smem, soff) = svm_range(&cmdbuf, s, size)?;
+        let (dmem, doff) = svm_range(&cmdbuf, lane, d, size)?;
+        let (smem, soff) = svm_range(&cmdbuf, lane, s, size)?;
         let sp = if size == 0 {
-            cmdbuf.nothing(waits)?
+            cmdbuf.nothing(lane, waits)?
         } else {
-            cmdbuf.copy(&smem, &dmem, soff, doff, size, waits)?
+            cmdbuf.copy(lane, &smem, &dmem, soff, doff, size, waits)?
         };
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };
@@ -600,17 +631,17 @@ pub unsafe extern "C" fn clCommandSVMMemFillKHR(
 ) -> cl_int {
     code(|| {
         // SAFETY: pointers from the application.
-        let (cmdbuf, waits) = unsafe { prologue(cb, q, n, waits) }?;
+        let (cmdbuf, lane, waits) = unsafe { prologue(cb, q, n, waits) }?;
         // SAFETY: as above.
         unsafe { plain(properties, handle) }?;
-        svm_device(&cmdbuf)?;
+        svm_device(&cmdbuf, lane)?;
         // SAFETY: `pattern_size` bytes per the application; copied now.
         let pat = unsafe { super::svm::fill_pattern(ptr, pattern, pattern_size, size) }?;
-        let (mem, off) = svm_range(&cmdbuf, ptr as u64, size)?;
+        let (mem, off) = svm_range(&cmdbuf, lane, ptr as u64, size)?;
         let sp = if size == 0 {
-            cmdbuf.nothing(waits)?
+            cmdbuf.nothing(lane, waits)?
         } else {
-            cmdbuf.fill(&mem, pat, off, size, waits)?
+            cmdbuf.fill(lane, &mem, pat, off, size, waits)?
         };
         // SAFETY: as above.
         unsafe { return_sync_point(sync_point, sp) };

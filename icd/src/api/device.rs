@@ -322,6 +322,12 @@ fn device_info(d: &Device, plat: &Arc<Platform>, param: cl_device_info) -> Resul
             Info::u64(command_buffer::SUPPORTED_QUEUE_PROPERTIES)
         }
         CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => Info::u64(0),
+        // cl_khr_command_buffer_multi_device: no device synchronizes
+        // natively with another (or between its own queues); sync points
+        // across queues are the platform's universal sync
+        // (`command_buffer::PLATFORM_CAPABILITIES`).
+        CL_DEVICE_COMMAND_BUFFER_NUM_SYNC_DEVICES_KHR => Info::u32(0),
+        CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR => Info::raw::<usize>(&[]),
         CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => {
             Info::u64(command_buffer::MUTABLE_DISPATCH_CAPABILITIES)
         }

@@ -10,7 +10,7 @@ use ferrocl_runtime::core::event::Event;
 use ferrocl_runtime::core::external_memory as external_memory_core;
 use ferrocl_runtime::core::image::HostData;
 use ferrocl_runtime::core::image_format;
-use ferrocl_runtime::core::image_geometry::{check_region, regions_overlap, ImageDesc};
+use ferrocl_runtime::core::image_geometry::{check_region, regions_overlap, ImageDesc, Origin};
 use ferrocl_runtime::core::image_support::ImageUse;
 use ferrocl_runtime::core::image_transfer;
 use ferrocl_runtime::core::memory::{Mapping, Mem};
@@ -99,6 +99,36 @@ unsafe fn create_image(
     unsafe { create_image_with(c, props, None, flags, format, desc, host_ptr, pitch_error) }
 }
 
+/// cl_khr_mipmap_image's rules for a mipmapped image (`num_mip_levels` >
+/// 1): "Mip-mapped images cannot be created for CL_MEM_OBJECT_IMAGE1D_BUFFER
+/// images [...] or multi-sampled (i.e. msaa) images" (nor from a buffer),
+/// and at most one level per halving of the largest dimension
+/// (CL_INVALID_IMAGE_DESCRIPTOR). The extension's text also names depth
+/// images, but its own built-ins read mipmapped `image2d_depth_t` and the
+/// CTS (test_cl_read_write_images test_mipmaps) creates them: allowed
+/// (ferrocl's depth images are colour images). "CL_MEM_USE_HOST_PTR or
+/// CL_MEM_COPY_HOST_PTR cannot be specified [...] The host_ptr argument to
+/// clCreateImage must be a NULL value" (CL_INVALID_HOST_PTR, the error of
+/// a host pointer the image cannot take).
+fn check_mipmapped(d: &cl_image_desc, flags: cl_mem_flags, host_ptr: *mut c_void) -> CLResult<()> {
+    let ty = d.image_type;
+    if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER || !d.buffer.is_null() {
+        return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+    }
+    let largest = match ty {
+        CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY => d.image_width.max(d.image_height),
+        CL_MEM_OBJECT_IMAGE3D => d.image_width.max(d.image_height).max(d.image_depth),
+        _ => d.image_width,
+    };
+    if d.num_mip_levels > largest.ilog2() + 1 {
+        return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+    }
+    if !host_ptr.is_null() || flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0 {
+        return Err(CL_INVALID_HOST_PTR);
+    }
+    Ok(())
+}
+
 /// [`create_image`], over imported memory where `external` gives a handle
 /// (cl_khr_external_memory, `super::external_memory`).
 #[allow(clippy::too_many_arguments)]
@@ -141,7 +171,12 @@ unsafe fn create_image_with(
     // SAFETY: non-null, from the application.
     let d = unsafe { *desc };
     let ty = d.image_type;
-    if !is_image_type(ty) || d.num_mip_levels != 0 || d.num_samples != 0 {
+    if !is_image_type(ty) || d.num_samples != 0 {
+        return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+    }
+    // num_mip_levels: 0 without cl_khr_mipmap_image; with it 0 or 1 (one
+    // level) or more for a mipmapped image (checked below).
+    if d.num_mip_levels != 0 && !ctx.devices.iter().any(|dev| dev.mipmap_image()) {
         return Err(CL_INVALID_IMAGE_DESCRIPTOR);
     }
     // mem_object: a buffer for a 1D image buffer, NULL or a buffer
@@ -203,6 +238,9 @@ unsafe fn create_image_with(
     };
     if !size_ok {
         return Err(CL_INVALID_IMAGE_SIZE);
+    }
+    if d.num_mip_levels > 1 {
+        check_mipmapped(&d, flags, host_ptr)?;
     }
     let (height, depth, array_size) = match ty {
         CL_MEM_OBJECT_IMAGE2D => (d.image_height, 0, 0),
@@ -351,6 +389,7 @@ unsafe fn create_image_with(
         array_size,
         row_pitch,
         slice_pitch,
+        num_mip_levels: d.num_mip_levels as usize,
     };
     if let Some((handle, fd)) = import {
         let m = external_memory_core::import_image(ctx, flags, format, desc, handle, fd, props)?;
@@ -648,7 +687,8 @@ pub unsafe extern "C" fn clGetImageInfo(
                     .map(handle_of)
                     .unwrap_or(std::ptr::null_mut()),
             )),
-            CL_IMAGE_NUM_MIP_LEVELS | CL_IMAGE_NUM_SAMPLES => Ok(Info::u32(0)),
+            CL_IMAGE_NUM_MIP_LEVELS => Ok(Info::u32(d.num_mip_levels as u32)),
+            CL_IMAGE_NUM_SAMPLES => Ok(Info::u32(0)),
             _ => Err(CL_INVALID_VALUE),
         };
         // SAFETY: pointers from the application.
@@ -756,15 +796,51 @@ fn host_pitches(
     ))
 }
 
-/// Origin and region, read and checked against the image.
+/// An image origin from the application: three entries, and for a
+/// mipmapped image (cl_khr_mipmap_image) the mip level in the coordinate
+/// after the image's last one ("If image argument is a 2D image array or
+/// a 3D image, origin[3] specifies the mip-level to use"); "If the mip
+/// level specified is not a valid value, these functions return the error
+/// CL_INVALID_MIP_LEVEL."
+///
+/// # Safety
+/// `origin` must be NULL or point at 3 entries, 4 for a mipmapped 2D image
+/// array or 3D image.
+unsafe fn read_origin(mem: &Mem, origin: *const usize) -> CLResult<Origin> {
+    // SAFETY: caller contract ("CL_INVALID_VALUE if origin is NULL").
+    let mut pos = unsafe { read3(origin) }?;
+    let desc = &mem.image()?.desc;
+    if desc.num_mip_levels <= 1 {
+        return Ok(pos.into());
+    }
+    let k = ImageDesc::level_coordinate(mem.mem_type);
+    let level = if k < 3 {
+        std::mem::take(&mut pos[k])
+    } else {
+        // SAFETY: caller contract (a fourth entry).
+        unsafe { *origin.add(3) }
+    };
+    if level >= desc.levels() as usize {
+        return Err(CL_INVALID_MIP_LEVEL);
+    }
+    Ok(Origin {
+        pos,
+        level: level as u32,
+    })
+}
+
+/// Origin and region, read and checked against the image (its mip level).
+///
+/// # Safety
+/// As for [`read_origin`]; `region` NULL or at 3 entries.
 unsafe fn origin_region(
     mem: &Mem,
     origin: *const usize,
     region: *const usize,
-) -> CLResult<([usize; 3], [usize; 3])> {
-    // SAFETY: three entries each, per the spec ("CL_INVALID_VALUE if
-    // origin or region is NULL").
-    let (o, r) = unsafe { (read3(origin)?, read3(region)?) };
+) -> CLResult<(Origin, [usize; 3])> {
+    // SAFETY: caller contract ("CL_INVALID_VALUE if origin or region is
+    // NULL").
+    let (o, r) = unsafe { (read_origin(mem, origin)?, read3(region)?) };
     check_region(&mem.image()?.desc, &o, &r)?;
     Ok((o, r))
 }
@@ -869,11 +945,11 @@ fn same_format(a: &Mem, b: &Mem) -> CLResult<bool> {
 }
 
 /// An image copy's checked source, destination, their origins and the region.
-type CopyArgs = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3], [usize; 3]);
+type CopyArgs = (Arc<Mem>, Arc<Mem>, Origin, Origin, [usize; 3]);
 /// An image↔buffer copy's checked source, destination, image origin and region.
-type ImageBufferArgs = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3]);
+type ImageBufferArgs = (Arc<Mem>, Arc<Mem>, Origin, [usize; 3]);
 /// An image fill's checked image, texel (in the image's format), origin and region.
-type FillArgs = (Arc<Mem>, Vec<u8>, [usize; 3], [usize; 3]);
+type FillArgs = (Arc<Mem>, Vec<u8>, Origin, [usize; 3]);
 
 /// clEnqueueCopyImage's checks of its memory objects and regions on
 /// `queue`'s device (also clCommandCopyImageKHR's).
@@ -895,15 +971,16 @@ pub(crate) unsafe fn copy_image_args(
     if !same_format(&s, &d)? {
         return Err(CL_IMAGE_FORMAT_MISMATCH);
     }
-    // SAFETY: three entries each per the spec.
-    let (so, dor) = unsafe { (read3(src_origin)?, read3(dst_origin)?) };
+    // SAFETY: three entries each per the spec (four with a mip level).
+    let (so, dor) = unsafe { (read_origin(&s, src_origin)?, read_origin(&d, dst_origin)?) };
     // SAFETY: as above.
     let r = unsafe { read3(region) }?;
     check_region(&s.image()?.desc, &so, &r)?;
     check_region(&d.image()?.desc, &dor, &r)?;
     // "CL_MEM_COPY_OVERLAP if src_image and dst_image are the same
-    // image object and the source and destination regions overlap."
-    if Arc::ptr_eq(&s, &d) && regions_overlap(&so, &dor, &r) {
+    // image object and the source and destination regions overlap" (in
+    // one mip level).
+    if Arc::ptr_eq(&s, &d) && so.level == dor.level && regions_overlap(&so.pos, &dor.pos, &r) {
         return Err(CL_MEM_COPY_OVERLAP);
     }
     Ok((s, d, so, dor, r))

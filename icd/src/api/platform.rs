@@ -88,6 +88,10 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => Ok(name_versions(PLATFORM_EXTENSIONS)),
             // The host timer counts nanoseconds (see api::timer).
             CL_PLATFORM_HOST_TIMER_RESOLUTION => Ok(Info::u64(1)),
+            // cl_khr_command_buffer_multi_device.
+            CL_PLATFORM_COMMAND_BUFFER_CAPABILITIES_KHR => Ok(Info::u64(
+                ferrocl_runtime::core::command_buffer::PLATFORM_CAPABILITIES,
+            )),
             // cl_khr_external_memory: the handle types every device imports.
             CL_PLATFORM_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR => Ok(Info::raw(
                 &super::external_memory::platform_import_types(&platform().devices),

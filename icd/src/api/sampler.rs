@@ -3,7 +3,7 @@
 use std::ffi::c_void;
 
 use ferrocl_runtime::core::object::{get, handle_of, into_handle, release, retain, ClObject};
-use ferrocl_runtime::core::sampler::{valid_addressing, valid_filter, Sampler};
+use ferrocl_runtime::core::sampler::{valid_addressing, valid_filter, MipSampling, Sampler};
 use ferrocl_runtime::CLResult;
 use opencl_sys::*;
 
@@ -16,6 +16,7 @@ fn create(
     normalized: cl_bool,
     addressing: cl_addressing_mode,
     filter: cl_filter_mode,
+    mip: MipSampling,
     properties: Vec<cl_sampler_properties>,
 ) -> CLResult<cl_sampler> {
     let ctx = ctx_arc(c)?;
@@ -32,7 +33,14 @@ fn create(
     if !ctx.devices.iter().any(|d| d.image_support()) {
         return Err(CL_INVALID_OPERATION);
     }
-    let s = Sampler::new(ctx, normalized == CL_TRUE, addressing, filter, properties)?;
+    let s = Sampler::new(
+        ctx,
+        normalized == CL_TRUE,
+        addressing,
+        filter,
+        mip,
+        properties,
+    )?;
     Ok(into_handle(s))
 }
 
@@ -44,7 +52,14 @@ pub unsafe extern "C" fn clCreateSampler(
     errcode_ret: *mut cl_int,
 ) -> cl_sampler {
     object(errcode_ret, || {
-        create(c, normalized, addressing, filter, Vec::new())
+        create(
+            c,
+            normalized,
+            addressing,
+            filter,
+            MipSampling::default(),
+            Vec::new(),
+        )
     })
 }
 
@@ -54,7 +69,11 @@ pub unsafe extern "C" fn clCreateSamplerWithProperties(
     errcode_ret: *mut cl_int,
 ) -> cl_sampler {
     object(errcode_ret, || {
-        ctx_arc(c)?;
+        let ctx = ctx_arc(c)?;
+        // cl_khr_mipmap_image's properties, where a device reports it.
+        let mipmaps = ctx.devices.iter().any(|d| d.mipmap_image());
+        let mut mip = MipSampling::default();
+        let (mut mip_filter, mut lod_min, mut lod_max) = (false, false, false);
         // The defaults: normalized coordinates, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST.
         let (mut norm, mut address, mut filter) = (
             None::<cl_bool>,
@@ -86,6 +105,23 @@ pub unsafe extern "C" fn clCreateSamplerWithProperties(
                         address.replace(value as cl_addressing_mode).is_some()
                     }
                     CL_SAMPLER_FILTER_MODE => filter.replace(value as cl_filter_mode).is_some(),
+                    CL_SAMPLER_MIP_FILTER_MODE if mipmaps => {
+                        let f = value as cl_filter_mode;
+                        if !valid_filter(f) {
+                            return Err(CL_INVALID_VALUE);
+                        }
+                        mip.filter_mode = f;
+                        std::mem::replace(&mut mip_filter, true)
+                    }
+                    // A cl_float in the value's low 32 bits.
+                    CL_SAMPLER_LOD_MIN if mipmaps => {
+                        mip.lod_min = f32::from_bits(value as u32);
+                        std::mem::replace(&mut lod_min, true)
+                    }
+                    CL_SAMPLER_LOD_MAX if mipmaps => {
+                        mip.lod_max = f32::from_bits(value as u32);
+                        std::mem::replace(&mut lod_max, true)
+                    }
                     _ => return Err(CL_INVALID_VALUE),
                 };
                 if slot_set {
@@ -98,6 +134,7 @@ pub unsafe extern "C" fn clCreateSamplerWithProperties(
             norm.unwrap_or(CL_TRUE),
             address.unwrap_or(CL_ADDRESS_CLAMP),
             filter.unwrap_or(CL_FILTER_NEAREST),
+            mip,
             list,
         )
     })
@@ -111,6 +148,11 @@ pub unsafe extern "C" fn clRetainSampler(s: cl_sampler) -> cl_int {
 pub unsafe extern "C" fn clReleaseSampler(s: cl_sampler) -> cl_int {
     // SAFETY: handle from the application.
     code(|| unsafe { release::<Sampler>(s) })
+}
+
+/// Whether a device of the sampler's context reports cl_khr_mipmap_image.
+fn mipmaps(smp: &Sampler) -> bool {
+    smp.context.devices.iter().any(|d| d.mipmap_image())
 }
 
 pub unsafe extern "C" fn clGetSamplerInfo(
@@ -129,6 +171,9 @@ pub unsafe extern "C" fn clGetSamplerInfo(
             CL_SAMPLER_NORMALIZED_COORDS => Ok(Info::bool(smp.normalized_coords)),
             CL_SAMPLER_ADDRESSING_MODE => Ok(Info::u32(smp.addressing_mode)),
             CL_SAMPLER_FILTER_MODE => Ok(Info::u32(smp.filter_mode)),
+            CL_SAMPLER_MIP_FILTER_MODE if mipmaps(smp) => Ok(Info::u32(smp.mip.filter_mode)),
+            CL_SAMPLER_LOD_MIN if mipmaps(smp) => Ok(Info::raw(&[smp.mip.lod_min])),
+            CL_SAMPLER_LOD_MAX if mipmaps(smp) => Ok(Info::raw(&[smp.mip.lod_max])),
             // "If the properties argument specified in
             // clCreateSamplerWithProperties [...] was not NULL, the
             // implementation must return the values specified in the

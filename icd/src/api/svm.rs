@@ -1,6 +1,7 @@
 //! Shared virtual memory entry points: clSVMAlloc/clSVMFree and the
-//! clEnqueueSVM* commands (coarse-grained buffer SVM where the device
-//! reports it; `ferrocl_runtime::core::svm` has the design). The kernel
+//! clEnqueueSVM* commands (coarse- and fine-grained buffer SVM, and SVM
+//! atomics, where the device reports them; `ferrocl_runtime::core::svm`
+//! has the design). The kernel
 //! side (clSetKernelArgSVMPointer, CL_KERNEL_EXEC_INFO_SVM_PTRS) is in
 //! `super::kernel`.
 
@@ -41,8 +42,19 @@ pub unsafe extern "C" fn clSVMAlloc(
         }
         // "CL_MEM_SVM_FINE_GRAIN_BUFFER or CL_MEM_SVM_ATOMICS is specified
         // in flags and these are not supported by at least one device in
-        // context": no device supports them.
-        if flags & (CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS) != 0 {
+        // context".
+        let mut asked = 0;
+        if flags & CL_MEM_SVM_FINE_GRAIN_BUFFER != 0 {
+            asked |= CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+        }
+        if flags & CL_MEM_SVM_ATOMICS != 0 {
+            asked |= CL_DEVICE_SVM_ATOMICS;
+        }
+        if ctx
+            .devices
+            .iter()
+            .any(|d| d.svm_capabilities() & asked != asked)
+        {
             return Err(CL_INVALID_OPERATION);
         }
         // "size is 0 or > CL_DEVICE_MAX_MEM_ALLOC_SIZE value for any device in context."

@@ -37,6 +37,7 @@ pub fn extension_function(name: &str) -> *mut c_void {
             super::kernel::clSetKernelArgMemPointerINTEL as *mut c_void
         }
         "clEnqueueMemFillINTEL" => clEnqueueMemFillINTEL as *mut c_void,
+        "clEnqueueMemsetINTEL" => clEnqueueMemsetINTEL as *mut c_void,
         "clEnqueueMemcpyINTEL" => clEnqueueMemcpyINTEL as *mut c_void,
         "clEnqueueMigrateMemINTEL" => clEnqueueMigrateMemINTEL as *mut c_void,
         "clEnqueueMemAdviseINTEL" => clEnqueueMemAdviseINTEL as *mut c_void,
@@ -315,6 +316,26 @@ pub unsafe extern "C" fn clEnqueueMemFillINTEL(
         unsafe { return_event(event, e) };
         Ok(())
     })
+}
+
+/// The extension's deprecated byte fill (the headers: "deprecated, use
+/// clEnqueueMemFillINTEL instead"): as C's memset, `value` converted to
+/// an unsigned char fills `size` bytes, i.e. clEnqueueMemFillINTEL with a
+/// one-byte pattern. It is the same command (CL_COMMAND_MEMFILL_INTEL;
+/// the headers define no other type for it) with the same checks.
+pub unsafe extern "C" fn clEnqueueMemsetINTEL(
+    q: cl_command_queue,
+    dst: *mut c_void,
+    value: cl_int,
+    size: usize,
+    n: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let byte = value as u8;
+    // SAFETY: forwarded; the pattern is one byte that outlives the call
+    // (the fill copies it before returning).
+    unsafe { clEnqueueMemFillINTEL(q, dst, (&byte as *const u8).cast(), 1, size, n, list, event) }
 }
 
 #[allow(clippy::too_many_arguments)]

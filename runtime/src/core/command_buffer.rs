@@ -1,5 +1,6 @@
-//! cl_khr_command_buffer and cl_khr_command_buffer_mutable_dispatch:
-//! commands recorded once into Vulkan command buffers and replayed.
+//! cl_khr_command_buffer, cl_khr_command_buffer_mutable_dispatch and
+//! cl_khr_command_buffer_multi_device: commands recorded once into Vulkan
+//! command buffers and replayed.
 //!
 //! **Recording.** Each clCommand*KHR call resolves its command at once, as
 //! the matching clEnqueue* would: a kernel command takes a snapshot of the
@@ -13,7 +14,7 @@
 //! **Finalize** records every command into a secondary VkCommandBuffer of
 //! its own (`crate::vk::recording`, SIMULTANEOUS_USE), preceded by a full
 //! barrier where the command must follow earlier ones: every command but
-//! the first on an in-order queue; on an out-of-order queue a command
+//! the first of its queue's on an in-order queue; on an out-of-order queue a command
 //! with a sync-point wait list (a full barrier is a superset of the sync
 //! points' order) and every barrier command.
 //!
@@ -42,6 +43,30 @@
 //! `crate::vk::loop_status`), so a loop cut during such an enqueue fails
 //! it and poisons the recording queue, not the substitute.
 //!
+//! **Several queues** (cl_khr_command_buffer_multi_device). A command
+//! buffer has one *lane* per creation queue; each command belongs to the
+//! lane of the queue it was recorded to, and is planned and recorded for
+//! that queue's device (each device its own VkDevice). Sync points number
+//! the commands of all lanes together. The replay is cut into *segments*
+//! (`settle`): maximal runs of consecutive commands of one lane. Each
+//! segment is its own queue command on its lane's executing queue, one
+//! vkCmdExecuteCommands, whose wait list is the events of the segments it
+//! follows (its lane's previous segment, and every segment holding a
+//! sync point one of its commands waits for; the application's wait list
+//! for a segment that follows none). So a dependency between lanes is an
+//! event between queues, waited for host-side by the later queue's
+//! submitter (universal sync; no device lists another in
+//! CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR), and memory objects follow
+//! the residency rules of plain enqueues (`super::residency::resident`
+//! around each segment: made current on the segment's device once its
+//! waits are satisfied). With one lane there is one segment and the
+//! enqueue is exactly the single-queue path above. With several, the
+//! event returned is `super::joined_event`'s: no queue, complete when
+//! every segment is. Commands of one lane are also ordered across its
+//! segments (the previous-segment edge), also on an out-of-order queue,
+//! which is stricter than needed but never wrong. A barrier command
+//! orders its own lane. Remapping: `remap`.
+//!
 //! Image commands reuse the image transfers' copies
 //! (`super::image_transfer::ReusableCopy`); a fill's texels are expanded
 //! into staging once, at recording.
@@ -51,8 +76,9 @@
 //! CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR, recording one fails
 //! with CL_INVALID_OPERATION), SVM commands with a host pointer outside
 //! every SVM allocation (a replay cannot copy at enqueue as
-//! clEnqueueSVMMemcpy does; CL_INVALID_OPERATION), several queues
-//! (cl_khr_command_buffer_multi_device). SVM memcpy and fill between SVM
+//! clEnqueueSVMMemcpy does; CL_INVALID_OPERATION), device-side sync
+//! between queues (CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR is accepted
+//! for a command buffer of one queue only). SVM memcpy and fill between SVM
 //! allocations are buffer copies and fills of the allocations' memory
 //! objects (`super::svm`). Known limit: an image↔buffer
 //! copy at an offset Vulkan cannot copy at goes through one bounce buffer
@@ -62,15 +88,19 @@
 //! Layer: commands, on top of kernel launches (`super::prepared_launch`)
 //! and memory objects.
 
+mod remap;
+
 use std::sync::Arc;
 
 use ash::vk;
 use opencl_sys::*;
 use parking_lot::Mutex;
 
+use super::context::Context;
 use super::error::CLResult;
 use super::event::Event;
 use super::image_transfer::ReusableCopy;
+use super::joined_event::join;
 use super::kernel::{ArgValue, IndirectPointers, IndirectUpdate, Kernel};
 use super::memory::Mem;
 use super::object::{tag, Base, ClObject};
@@ -82,6 +112,8 @@ use crate::vk::buffer::{BufferKind, Staging};
 use crate::vk::queue::Recorder;
 use crate::vk::recording::Recording;
 
+pub use remap::Remapped;
+
 /// cl_khr_command_buffer's version: the OpenCL-Headers'
 /// CL_KHR_COMMAND_BUFFER_EXTENSION_VERSION, whose API and states (no
 /// pending state; FINALIZED from mutable dispatch) this module follows.
@@ -91,13 +123,30 @@ pub const EXTENSION_VERSION: (u32, u32, u32) = (0, 9, 8);
 /// (CL_KHR_COMMAND_BUFFER_MUTABLE_DISPATCH_EXTENSION_VERSION).
 pub const MUTABLE_DISPATCH_VERSION: (u32, u32, u32) = (0, 9, 5);
 
+/// cl_khr_command_buffer_multi_device's version
+/// (CL_KHR_COMMAND_BUFFER_MULTI_DEVICE_EXTENSION_VERSION).
+pub const MULTI_DEVICE_VERSION: (u32, u32, u32) = (0, 9, 1);
+
 /// CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR: several enqueues of one
 /// command buffer may be pending, and it may be updated meanwhile (the
-/// recordings are immutable, an update replaces them). No printf, no
+/// recordings are immutable, an update replaces them); commands may be
+/// recorded to several queues of the device (each queue's commands are
+/// their own queue commands, see the module doc). No printf, no
 /// device-side enqueue; out-of-order queues are reported through the
 /// supported queue properties.
 pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr =
-    CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
+    CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR
+        | CL_COMMAND_BUFFER_CAPABILITY_MULTIPLE_QUEUE_KHR;
+
+/// CL_PLATFORM_COMMAND_BUFFER_CAPABILITIES_KHR: sync points between the
+/// commands of any queues (universal sync: the queues' events, host-side),
+/// explicit and automatic remapping (`remap`). No device lists another in
+/// CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR (nor itself): every
+/// synchronization between two queues goes through the host.
+pub const PLATFORM_CAPABILITIES: cl_platform_command_buffer_capabilities_khr =
+    CL_COMMAND_BUFFER_PLATFORM_UNIVERSAL_SYNC_KHR
+        | CL_COMMAND_BUFFER_PLATFORM_REMAP_QUEUES_KHR
+        | CL_COMMAND_BUFFER_PLATFORM_AUTOMATIC_REMAP_KHR;
 
 /// CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR: every
 /// host-queue property (CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR
@@ -139,7 +188,9 @@ impl State {
 #[repr(C)]
 pub struct CommandBuffer {
     base: Base,
-    pub queue: Arc<Queue>,
+    /// The queues given at creation, in order: a command's *lane* is the
+    /// index of its queue here (always 0 with one queue).
+    pub queues: Vec<Arc<Queue>>,
     /// The property list given at creation (empty for NULL).
     pub properties: Vec<cl_command_buffer_properties_khr>,
     pub flags: cl_command_buffer_flags_khr,
@@ -163,6 +214,10 @@ struct Inner {
 
 /// One recorded command.
 struct Step {
+    /// Its queue's index in `CommandBuffer::queues`.
+    lane: usize,
+    /// Its sync-point wait list.
+    waits: Vec<cl_sync_point_khr>,
     /// A full barrier goes first (see the module doc).
     barrier_before: bool,
     body: Body,
@@ -176,22 +231,52 @@ enum Body {
     Barrier,
 }
 
+/// A copy or fill's recording on one queue's device, and the staging it
+/// reads (kept alive with it).
+pub struct Made {
+    record: Box<dyn Fn(&Recorder) + Send + Sync>,
+    _staging: Option<Arc<Staging>>,
+}
+
+impl Made {
+    fn new(record: Box<dyn Fn(&Recorder) + Send + Sync>, staging: Option<Arc<Staging>>) -> Made {
+        Made {
+            record,
+            _staging: staging,
+        }
+    }
+}
+
+/// Makes a copy or fill for a queue: at recording, and again for the queue
+/// a remap moves the command to (`remap`).
+pub type MakeTransfer = Arc<dyn Fn(&Arc<Queue>) -> CLResult<Made> + Send + Sync>;
+
 /// A copy or fill: its recording and what it keeps alive.
 struct Transfer {
-    record: Box<dyn Fn(&Recorder) + Send + Sync>,
+    make: MakeTransfer,
+    made: Made,
     /// Its memory objects, `true` where written.
     uses: Vec<(Arc<Mem>, bool)>,
-    _staging: Option<Arc<Staging>>,
 }
 
 /// What one enqueue executes: shared by all pending enqueues.
 struct Replay {
+    segments: Vec<Segment>,
+}
+
+/// A run of consecutive commands of one lane: one queue command per
+/// enqueue (see the module doc).
+struct Segment {
+    lane: usize,
     raws: Vec<vk::CommandBuffer>,
     _recordings: Vec<Arc<Recording>>,
     launches: Vec<Arc<Launch>>,
     /// Every memory object the commands use (residency in a context with
     /// several devices).
     uses: Vec<(Arc<Mem>, bool)>,
+    /// The earlier segments it follows: the lane's previous one and those
+    /// holding a sync point its commands wait for.
+    after: Vec<usize>,
 }
 
 /// A kernel command: the handle clCommandNDRangeKernelKHR returns
@@ -201,7 +286,7 @@ pub struct MutableCommand {
     base: Base,
     /// The command buffer's handle (identity only; it owns this command).
     owner: usize,
-    /// The command buffer's queue.
+    /// The queue it was recorded to (one of the command buffer's).
     pub queue: Arc<Queue>,
     pub kernel: Arc<Kernel>,
     /// The property list given at recording (empty for NULL).
@@ -265,13 +350,14 @@ fn uniform(range: &Range, local: [usize; 3]) -> bool {
 
 impl CommandBuffer {
     pub fn new(
-        queue: Arc<Queue>,
+        queues: Vec<Arc<Queue>>,
         properties: Vec<cl_command_buffer_properties_khr>,
         flags: cl_command_buffer_flags_khr,
     ) -> Arc<CommandBuffer> {
+        debug_assert!(!queues.is_empty());
         Arc::new(CommandBuffer {
             base: Base::new(Self::TAG),
-            queue,
+            queues,
             properties,
             flags,
             inner: Mutex::new(Inner {
@@ -282,6 +368,16 @@ impl CommandBuffer {
         })
     }
 
+    /// The context of its queues.
+    pub fn context(&self) -> &Arc<Context> {
+        &self.queues[0].context
+    }
+
+    /// The queue of lane `lane`.
+    pub fn queue(&self, lane: usize) -> &Arc<Queue> {
+        &self.queues[lane]
+    }
+
     pub fn state(&self) -> State {
         self.inner.lock().state
     }
@@ -290,13 +386,18 @@ impl CommandBuffer {
         self.flags & CL_COMMAND_BUFFER_MUTABLE_KHR != 0
     }
 
-    fn in_order(&self) -> bool {
-        self.queue.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0
+    fn in_order(&self, lane: usize) -> bool {
+        self.queues[lane].properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0
     }
 
     /// Checks a recording call's state and sync-point wait list, and
-    /// appends its command; returns its sync point.
-    fn push(&self, waits: &[cl_sync_point_khr], body: Body) -> CLResult<cl_sync_point_khr> {
+    /// appends its command to lane `lane`; returns its sync point.
+    fn push(
+        &self,
+        lane: usize,
+        waits: &[cl_sync_point_khr],
+        body: Body,
+    ) -> CLResult<cl_sync_point_khr> {
         let mut inner = self.inner.lock();
         // "CL_INVALID_OPERATION if command_buffer has been finalized."
         if inner.state != State::Recording {
@@ -304,17 +405,21 @@ impl CommandBuffer {
         }
         // "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR if [...] any of the
         // sync-points specified by sync_point_wait_list is not valid": a
-        // sync point is the 1-based index of an earlier command.
+        // sync point is the 1-based index of an earlier command (of any
+        // lane: universal sync).
         let n = inner.steps.len() as u32;
         if waits.iter().any(|&s| s == 0 || s > n) {
             return Err(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR);
         }
+        let earlier = inner.steps.iter().any(|s| s.lane == lane);
         let barrier_before = match body {
             Body::Barrier => true,
-            _ if self.in_order() => n > 0,
+            _ if self.in_order(lane) => earlier,
             _ => !waits.is_empty(),
         };
         inner.steps.push(Step {
+            lane,
+            waits: waits.to_vec(),
             barrier_before,
             body,
             recording: None,
@@ -323,16 +428,18 @@ impl CommandBuffer {
     }
 
     /// clCommandBarrierWithWaitListKHR.
-    pub fn barrier(&self, waits: &[cl_sync_point_khr]) -> CLResult<cl_sync_point_khr> {
-        self.push(waits, Body::Barrier)
+    pub fn barrier(&self, lane: usize, waits: &[cl_sync_point_khr]) -> CLResult<cl_sync_point_khr> {
+        self.push(lane, waits, Body::Barrier)
     }
 
     /// clCommandNDRangeKernelKHR once the ICD layer checked the shapes.
     /// Arguments missing are an error unless `updatable` lets them be set
     /// by a later update (the command buffer then finalizes into
     /// [`State::Finalized`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn ndrange(
         self: &Arc<Self>,
+        lane: usize,
         kernel: &Arc<Kernel>,
         range: Range,
         properties: Vec<cl_command_properties_khr>,
@@ -343,15 +450,7 @@ impl CommandBuffer {
         if self.state() != State::Recording {
             return Err(CL_INVALID_OPERATION);
         }
-        let dk = kernel
-            .for_device(&self.queue.device)
-            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        // "CL_INVALID_OPERATION if the device associated with command_queue
-        // does not support CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR
-        // and kernel contains a printf call."
-        if !dk.info.printf.is_empty() {
-            return Err(CL_INVALID_OPERATION);
-        }
+        runnable(&self.queues[lane], kernel)?;
         let args = kernel.args.lock().clone();
         let complete = args.iter().all(Option::is_some);
         // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not
@@ -360,64 +459,81 @@ impl CommandBuffer {
         if !complete && !deferrable {
             return Err(CL_INVALID_KERNEL_ARGS);
         }
-        let indirect = kernel.indirect.lock().clone();
-        let launch = if complete {
-            let values: Vec<ArgValue> = args.iter().flatten().cloned().collect();
+        let dispatch = Dispatch {
+            args,
+            indirect: kernel.indirect.lock().clone(),
+            range,
+            launch: None,
+        };
+        let command = self.kernel_command(lane, kernel, properties, updatable, dispatch)?;
+        let sp = self.push(lane, waits, Body::Kernel(command.clone()))?;
+        Ok((sp, command))
+    }
+
+    /// A kernel command of lane `lane` with configuration `dispatch`, its
+    /// launch planned on the lane's queue where its arguments are all set.
+    fn kernel_command(
+        self: &Arc<Self>,
+        lane: usize,
+        kernel: &Arc<Kernel>,
+        properties: Vec<cl_command_properties_khr>,
+        updatable: cl_mutable_dispatch_fields_khr,
+        mut dispatch: Dispatch,
+    ) -> CLResult<Arc<MutableCommand>> {
+        let queue = &self.queues[lane];
+        runnable(queue, kernel)?;
+        dispatch.launch = if dispatch.args.iter().all(Option::is_some) {
+            let values: Vec<ArgValue> = dispatch.args.iter().flatten().cloned().collect();
             Some(Arc::new(Launch::prepare(
-                &self.queue,
+                queue,
                 kernel,
                 &values,
-                &indirect,
-                range,
+                &dispatch.indirect,
+                dispatch.range,
             )?))
         } else {
             None
         };
-        let command = Arc::new(MutableCommand {
+        Ok(Arc::new(MutableCommand {
             base: Base::new(MutableCommand::TAG),
             owner: Arc::as_ptr(self) as usize,
-            queue: self.queue.clone(),
+            queue: queue.clone(),
             kernel: kernel.clone(),
             properties,
             updatable,
-            dispatch: Mutex::new(Dispatch {
-                args,
-                indirect,
-                range,
-                launch,
-            }),
-        });
-        let sp = self.push(waits, Body::Kernel(command.clone()))?;
-        Ok((sp, command))
+            dispatch: Mutex::new(dispatch),
+        }))
     }
 
+    /// A copy or fill made by `make` for lane `lane`'s queue.
     fn transfer(
         &self,
+        lane: usize,
         waits: &[cl_sync_point_khr],
-        record: Box<dyn Fn(&Recorder) + Send + Sync>,
+        make: MakeTransfer,
         uses: Vec<(Arc<Mem>, bool)>,
-        staging: Option<Arc<Staging>>,
     ) -> CLResult<cl_sync_point_khr> {
-        self.push(
-            waits,
-            Body::Transfer(Transfer {
-                record,
-                uses,
-                _staging: staging,
-            }),
-        )
+        if self.state() != State::Recording {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let made = make(&self.queues[lane])?;
+        self.push(lane, waits, Body::Transfer(Transfer { make, made, uses }))
     }
 
     /// A command of no bytes (clCommandSVMMemcpyKHR or
     /// clCommandSVMMemFillKHR with size 0): ordered like any other, does
     /// nothing.
-    pub fn nothing(&self, waits: &[cl_sync_point_khr]) -> CLResult<cl_sync_point_khr> {
-        self.transfer(waits, Box::new(|_: &Recorder| {}), Vec::new(), None)
+    pub fn nothing(&self, lane: usize, waits: &[cl_sync_point_khr]) -> CLResult<cl_sync_point_khr> {
+        let make: MakeTransfer =
+            Arc::new(|_: &Arc<Queue>| Ok(Made::new(Box::new(|_: &Recorder| {}), None)));
+        self.transfer(lane, waits, make, Vec::new())
     }
 
     /// clCommandCopyBufferKHR once the ICD layer checked the ranges.
+    #[allow(clippy::too_many_arguments)]
     pub fn copy(
         &self,
+        lane: usize,
         src: &Arc<Mem>,
         dst: &Arc<Mem>,
         src_offset: usize,
@@ -425,25 +541,21 @@ impl CommandBuffer {
         size: usize,
         waits: &[cl_sync_point_khr],
     ) -> CLResult<cl_sync_point_khr> {
-        let di = self.queue.device_index;
-        let (a, b) = (src.buffer_on(di)?.raw, dst.buffer_on(di)?.raw);
         let region = vk::BufferCopy {
             src_offset: (src.offset + src_offset) as u64,
             dst_offset: (dst.offset + dst_offset) as u64,
             size: size as u64,
         };
-        let record = Box::new(move |r: &Recorder| r.copy_regions(a, b, &[region]));
-        self.transfer(
-            waits,
-            record,
-            vec![(src.clone(), false), (dst.clone(), true)],
-            None,
-        )
+        let make = copy_regions(src, dst, vec![region]);
+        let uses = vec![(src.clone(), false), (dst.clone(), true)];
+        self.transfer(lane, waits, make, uses)
     }
 
     /// clCommandCopyBufferRectKHR once the ICD layer checked the rectangles.
+    #[allow(clippy::too_many_arguments)]
     pub fn copy_rect(
         &self,
+        lane: usize,
         src: &Arc<Mem>,
         dst: &Arc<Mem>,
         s: Rect,
@@ -451,8 +563,6 @@ impl CommandBuffer {
         region: [usize; 3],
         waits: &[cl_sync_point_khr],
     ) -> CLResult<cl_sync_point_khr> {
-        let di = self.queue.device_index;
-        let (a, b) = (src.buffer_on(di)?.raw, dst.buffer_on(di)?.raw);
         let copies: Vec<vk::BufferCopy> = (0..region[2])
             .flat_map(|z| (0..region[1]).map(move |y| (y, z)))
             .map(|(y, z)| vk::BufferCopy {
@@ -461,13 +571,9 @@ impl CommandBuffer {
                 size: region[0] as u64,
             })
             .collect();
-        let record = Box::new(move |r: &Recorder| r.copy_regions(a, b, &copies));
-        self.transfer(
-            waits,
-            record,
-            vec![(src.clone(), false), (dst.clone(), true)],
-            None,
-        )
+        let make = copy_regions(src, dst, copies);
+        let uses = vec![(src.clone(), false), (dst.clone(), true)];
+        self.transfer(lane, waits, make, uses)
     }
 
     /// clCommandFillBufferKHR once the ICD layer checked the pattern and
@@ -476,14 +582,13 @@ impl CommandBuffer {
     /// staging memory holding the expanded pattern, made now.
     pub fn fill(
         &self,
+        lane: usize,
         mem: &Arc<Mem>,
         pattern: &[u8],
         offset: usize,
         size: usize,
         waits: &[cl_sync_point_khr],
     ) -> CLResult<cl_sync_point_khr> {
-        let di = self.queue.device_index;
-        let dst = mem.buffer_on(di)?.raw;
         let at = (mem.offset + offset) as u64;
         let uses = vec![(mem.clone(), true)];
         let word: Option<u32> = match pattern.len() {
@@ -496,47 +601,67 @@ impl CommandBuffer {
             ])),
             _ => None,
         };
+        let m = mem.clone();
         if let Some(w) = word.filter(|_| at.is_multiple_of(4) && size.is_multiple_of(4)) {
-            let record = Box::new(move |r: &Recorder| r.fill_buffer(dst, at, size as u64, w));
-            return self.transfer(waits, record, uses, None);
+            let make: MakeTransfer = Arc::new(move |q: &Arc<Queue>| {
+                let dst = m.buffer_on(q.device_index)?.raw;
+                let record = Box::new(move |r: &Recorder| r.fill_buffer(dst, at, size as u64, w));
+                Ok(Made::new(record, None))
+            });
+            return self.transfer(lane, waits, make, uses);
         }
-        let vkdev = self.queue.device.vk()?;
-        let staging = Arc::new(vkdev.staging(size.max(1) as u64, BufferKind::Upload)?);
-        let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
-        for chunk in (0..size).step_by(pattern.len()) {
-            // SAFETY: mapped host-visible memory of at least `size` bytes,
-            // used by nothing yet; size is a multiple of the pattern size.
-            unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), p.add(chunk), pattern.len()) };
-        }
-        let src = staging.raw;
-        let record = Box::new(move |r: &Recorder| r.copy_buffer(src, 0, dst, at, size as u64));
-        self.transfer(waits, record, uses, Some(staging))
+        let pattern = pattern.to_vec();
+        let make: MakeTransfer = Arc::new(move |q: &Arc<Queue>| {
+            let dst = m.buffer_on(q.device_index)?.raw;
+            let vkdev = q.device.vk()?;
+            let staging = Arc::new(vkdev.staging(size.max(1) as u64, BufferKind::Upload)?);
+            let p = staging.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+            for chunk in (0..size).step_by(pattern.len()) {
+                // SAFETY: mapped host-visible memory of at least `size`
+                // bytes, used by nothing yet; size is a multiple of the
+                // pattern size.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(pattern.as_ptr(), p.add(chunk), pattern.len())
+                };
+            }
+            let src = staging.raw;
+            let record = Box::new(move |r: &Recorder| r.copy_buffer(src, 0, dst, at, size as u64));
+            Ok(Made::new(record, Some(staging)))
+        });
+        self.transfer(lane, waits, make, uses)
     }
 
     /// An image command (clCommandCopyImageKHR, clCommandFillImageKHR,
-    /// ...) made by `super::image_transfer` once the ICD layer checked it;
-    /// `uses`: its memory objects, `true` where written.
+    /// ...): `make` is `super::image_transfer`'s for a queue, once the ICD
+    /// layer checked it; `uses`: its memory objects, `true` where written.
     pub fn image_command(
         &self,
-        copy: ReusableCopy,
+        lane: usize,
+        make: impl Fn(&Arc<Queue>) -> CLResult<ReusableCopy> + Send + Sync + 'static,
         uses: Vec<(Arc<Mem>, bool)>,
         waits: &[cl_sync_point_khr],
     ) -> CLResult<cl_sync_point_khr> {
-        let record = Box::new(move |r: &Recorder| copy.record(r));
-        self.transfer(waits, record, uses, None)
+        let make: MakeTransfer = Arc::new(move |q: &Arc<Queue>| {
+            let copy = make(q)?;
+            Ok(Made::new(
+                Box::new(move |r: &Recorder| copy.record(r)),
+                None,
+            ))
+        });
+        self.transfer(lane, waits, make, uses)
     }
 
     /// clFinalizeCommandBufferKHR: records every command into its own
-    /// secondary command buffer.
+    /// secondary command buffer, on its lane's device.
     pub fn finalize(&self) -> CLResult<()> {
         let mut inner = self.inner.lock();
         // "CL_INVALID_OPERATION if command_buffer has already been finalized."
         if inner.state != State::Recording {
             return Err(CL_INVALID_OPERATION);
         }
-        let device = self.queue.device.vk()?;
         let mut recordings = Vec::with_capacity(inner.steps.len());
         for step in &inner.steps {
+            let device = self.queues[step.lane].device.vk()?;
             recordings.push(record_step(&device, step)?);
         }
         for (step, r) in inner.steps.iter_mut().zip(recordings) {
@@ -546,9 +671,15 @@ impl CommandBuffer {
         Ok(())
     }
 
-    /// clEnqueueCommandBufferKHR on `queue` (the recording queue or a
-    /// compatible one, checked by the ICD layer).
-    pub fn enqueue(&self, queue: &Arc<Queue>, wait_list: Vec<Arc<Event>>) -> CLResult<Arc<Event>> {
+    /// clEnqueueCommandBufferKHR on `queues` (one per lane: the recording
+    /// queues or compatible ones, checked by the ICD layer). With one lane
+    /// the event is its queue's; with several, an event of no queue that
+    /// completes when every lane's commands have (`super::joined_event`).
+    pub fn enqueue(
+        &self,
+        queues: &[Arc<Queue>],
+        wait_list: Vec<Arc<Event>>,
+    ) -> CLResult<Arc<Event>> {
         let replay = {
             let inner = self.inner.lock();
             // "CL_INVALID_OPERATION if command_buffer has not been finalized"
@@ -558,36 +689,27 @@ impl CommandBuffer {
                 _ => return Err(CL_INVALID_OPERATION),
             }
         };
-        let r2 = replay.clone();
-        let record = Box::new(move |r: &Recorder| {
-            r.execute(&r2.raws);
-            Ok(())
-        });
-        // Residency only matters with several devices (no allocation
-        // otherwise).
-        let record = if queue.context.devices.len() > 1 {
-            let uses: Vec<(&Arc<Mem>, bool)> = replay.uses.iter().map(|(m, w)| (m, *w)).collect();
-            resident(queue, &uses, record)
-        } else {
-            record
-        };
-        // Every kernel's completion check, in order; the first failure is
-        // the event's status.
-        let host = Box::new(move || {
-            let mut status = Ok(());
-            for l in &replay.launches {
-                let r = l.finish();
-                if status.is_ok() {
-                    status = r;
-                }
-            }
-            status
-        });
-        Ok(queue.submit_checked(
+        let mut events: Vec<Arc<Event>> = Vec::with_capacity(replay.segments.len());
+        for (i, seg) in replay.segments.iter().enumerate() {
+            let waits = if seg.after.is_empty() {
+                wait_list.clone()
+            } else {
+                seg.after.iter().map(|&j| events[j].clone()).collect()
+            };
+            events.push(enqueue_segment(&queues[seg.lane], &replay, i, waits));
+        }
+        if self.queues.len() == 1 {
+            // One lane, one segment (`settle`).
+            return events.pop().ok_or(CL_OUT_OF_RESOURCES);
+        }
+        let profiling = queues
+            .iter()
+            .any(|q| q.properties & CL_QUEUE_PROFILING_ENABLE != 0);
+        Ok(join(
+            self.context().clone(),
+            profiling,
             CL_COMMAND_COMMAND_BUFFER_KHR,
-            wait_list,
-            Some(record),
-            Some(host),
+            &events,
         ))
     }
 
@@ -633,7 +755,7 @@ impl CommandBuffer {
             d.launch = if d.args.iter().all(Option::is_some) {
                 let values: Vec<ArgValue> = d.args.iter().flatten().cloned().collect();
                 let l = Launch::prepare(
-                    &self.queue,
+                    &u.command.queue,
                     &u.command.kernel,
                     &values,
                     &d.indirect,
@@ -653,7 +775,6 @@ impl CommandBuffer {
             };
             planned.push((u.command, d));
         }
-        let device = self.queue.device.vk()?;
         // Record the changed commands (last configuration of each).
         let mut fresh: Vec<(usize, Option<Arc<Recording>>)> = Vec::new();
         for (i, (c, d)) in planned.iter().enumerate() {
@@ -666,6 +787,7 @@ impl CommandBuffer {
                 .position(|s| matches!(&s.body, Body::Kernel(k) if Arc::ptr_eq(k, c)))
                 .ok_or(CL_INVALID_MUTABLE_COMMAND_KHR)?;
             let barrier = inner.steps[at].barrier_before;
+            let device = c.queue.device.vk()?;
             let rec = match &d.launch {
                 Some(l) => Some(Arc::new(Recording::record(&device, |r| {
                     if barrier {
@@ -688,6 +810,78 @@ impl CommandBuffer {
         settle(&mut inner);
         Ok(())
     }
+}
+
+/// Whether `kernel` can be a command of `queue`: "CL_INVALID_PROGRAM_EXECUTABLE
+/// if there is no successfully built program executable available for
+/// device associated with command_queue", and "CL_INVALID_OPERATION if
+/// the device associated with command_queue does not support
+/// CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR and kernel contains a
+/// printf call."
+fn runnable(queue: &Queue, kernel: &Kernel) -> CLResult<()> {
+    let dk = kernel
+        .for_device(&queue.device)
+        .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+    if !dk.info.printf.is_empty() {
+        return Err(CL_INVALID_OPERATION);
+    }
+    Ok(())
+}
+
+/// A buffer copy of `regions` (offsets from the roots' storage) from `src`
+/// to `dst`, for any queue.
+fn copy_regions(src: &Arc<Mem>, dst: &Arc<Mem>, regions: Vec<vk::BufferCopy>) -> MakeTransfer {
+    let (src, dst) = (src.clone(), dst.clone());
+    Arc::new(move |q: &Arc<Queue>| {
+        let di = q.device_index;
+        let (a, b) = (src.buffer_on(di)?.raw, dst.buffer_on(di)?.raw);
+        let regions = regions.clone();
+        let record = Box::new(move |r: &Recorder| r.copy_regions(a, b, &regions));
+        Ok(Made::new(record, None))
+    })
+}
+
+/// Enqueues segment `i` of `replay` on `queue`: one queue command whose
+/// recording is one vkCmdExecuteCommands of the segment's recordings.
+fn enqueue_segment(
+    queue: &Arc<Queue>,
+    replay: &Arc<Replay>,
+    i: usize,
+    waits: Vec<Arc<Event>>,
+) -> Arc<Event> {
+    let r2 = replay.clone();
+    let record = Box::new(move |r: &Recorder| {
+        r.execute(&r2.segments[i].raws);
+        Ok(())
+    });
+    let seg = &replay.segments[i];
+    // Residency only matters with several devices (no allocation
+    // otherwise).
+    let record = if queue.context.devices.len() > 1 {
+        let uses: Vec<(&Arc<Mem>, bool)> = seg.uses.iter().map(|(m, w)| (m, *w)).collect();
+        resident(queue, &uses, record)
+    } else {
+        record
+    };
+    // Every kernel's completion check, in order; the first failure is the
+    // event's status.
+    let r3 = replay.clone();
+    let host = Box::new(move || {
+        let mut status = Ok(());
+        for l in &r3.segments[i].launches {
+            let r = l.finish();
+            if status.is_ok() {
+                status = r;
+            }
+        }
+        status
+    });
+    queue.submit_checked(
+        CL_COMMAND_COMMAND_BUFFER_KHR,
+        waits,
+        Some(record),
+        Some(host),
+    )
 }
 
 /// The secondary command buffer of `step` (`None` for a kernel command
@@ -714,7 +908,7 @@ fn record_step(
             if barrier {
                 r.barrier();
             }
-            (t.record)(r);
+            (t.made.record)(r);
             Ok(())
         })?,
         Body::Barrier => Recording::record(device, |r| {
@@ -726,8 +920,8 @@ fn record_step(
 }
 
 /// After finalize or an update: executable when every command has its
-/// recording (the replay is rebuilt), else finalized with deferred
-/// arguments.
+/// recording (the replay is rebuilt: its segments, see the module doc),
+/// else finalized with deferred arguments.
 fn settle(inner: &mut Inner) {
     let complete = inner.steps.iter().all(|s| s.recording.is_some());
     if !complete {
@@ -735,29 +929,60 @@ fn settle(inner: &mut Inner) {
         inner.replay = None;
         return;
     }
-    let mut replay = Replay {
-        raws: Vec::with_capacity(inner.steps.len()),
-        _recordings: Vec::with_capacity(inner.steps.len()),
-        launches: Vec::new(),
-        uses: Vec::new(),
-    };
+    let mut segments: Vec<Segment> = Vec::new();
+    // The segment of each step.
+    let mut seg_of: Vec<usize> = Vec::with_capacity(inner.steps.len());
     for s in &inner.steps {
+        if segments.last().is_none_or(|g| g.lane != s.lane) {
+            let after: Vec<usize> = segments
+                .iter()
+                .rposition(|g| g.lane == s.lane)
+                .into_iter()
+                .collect();
+            segments.push(Segment {
+                lane: s.lane,
+                raws: Vec::new(),
+                _recordings: Vec::new(),
+                launches: Vec::new(),
+                uses: Vec::new(),
+                after,
+            });
+        }
+        let at = segments.len() - 1;
+        let seg = &mut segments[at];
+        for &w in &s.waits {
+            let j = seg_of[w as usize - 1];
+            if j != at && !seg.after.contains(&j) {
+                seg.after.push(j);
+            }
+        }
+        seg_of.push(at);
         let rec = s.recording.clone().expect("checked above");
-        replay.raws.push(rec.raw);
-        replay._recordings.push(rec);
+        seg.raws.push(rec.raw);
+        seg._recordings.push(rec);
         match &s.body {
             Body::Kernel(k) => {
                 if let Some(l) = k.dispatch.lock().launch.clone() {
-                    replay
-                        .uses
+                    seg.uses
                         .extend(l.uses().into_iter().map(|(m, w)| (m.clone(), w)));
-                    replay.launches.push(l);
+                    seg.launches.push(l);
                 }
             }
-            Body::Transfer(t) => replay.uses.extend(t.uses.iter().cloned()),
+            Body::Transfer(t) => seg.uses.extend(t.uses.iter().cloned()),
             Body::Barrier => {}
         }
     }
+    // An empty command buffer still is one (empty) queue command.
+    if segments.is_empty() {
+        segments.push(Segment {
+            lane: 0,
+            raws: Vec::new(),
+            _recordings: Vec::new(),
+            launches: Vec::new(),
+            uses: Vec::new(),
+            after: Vec::new(),
+        });
+    }
     inner.state = State::Executable;
-    inner.replay = Some(Arc::new(replay));
+    inner.replay = Some(Arc::new(Replay { segments }));
 }

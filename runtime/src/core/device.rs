@@ -396,6 +396,12 @@ impl Device {
         if self.depth_images() {
             e.push(("cl_khr_depth_images", (1, 0, 0)));
         }
+        if self.mipmap_image() {
+            e.push(("cl_khr_mipmap_image", (1, 0, 0)));
+        }
+        if self.mipmap_image_writes() {
+            e.push(("cl_khr_mipmap_image_writes", (1, 0, 0)));
+        }
         if self.image2d_from_buffer() {
             e.push(("cl_khr_image2d_from_buffer", (1, 0, 0)));
         }
@@ -454,6 +460,13 @@ impl Device {
             "cl_khr_command_buffer_mutable_dispatch",
             super::command_buffer::MUTABLE_DISPATCH_VERSION,
         ));
+        // Commands of several queues (of any devices of a context) in one
+        // command buffer, synchronized through the queues' events, and
+        // remapping (`super::command_buffer`).
+        e.push((
+            "cl_khr_command_buffer_multi_device",
+            super::command_buffer::MULTI_DEVICE_VERSION,
+        ));
         // Interop: semaphores, and external memory and semaphores for the
         // handle types the Vulkan device has (`super::external_memory`,
         // `super::semaphore`).
@@ -466,37 +479,71 @@ impl Device {
     /// `super::usm` has the reasons): device allocations are device-local
     /// storage with a device address, reached and updated atomically by
     /// kernels; host and single-device shared ones are SVM's shared memory,
-    /// where the device has it; concurrent access (host or other devices
-    /// while a kernel runs), cross-device shared and shared system
-    /// allocations are never reported.
+    /// where the device has it, with concurrent (and concurrent atomic)
+    /// access exactly where SVM atomics hold (`svm_atomics`: the host and
+    /// a running kernel on one allocation, atomics included);
+    /// cross-device shared and shared system allocations are never
+    /// reported.
     pub fn usm_capabilities(
         &self,
         query: cl_device_info,
     ) -> cl_device_unified_shared_memory_capabilities_intel {
         let access =
             CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL;
+        let concurrent = CL_UNIFIED_SHARED_MEMORY_CONCURRENT_ACCESS_INTEL
+            | CL_UNIFIED_SHARED_MEMORY_CONCURRENT_ATOMIC_ACCESS_INTEL;
         match query {
             CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL => access,
             CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
-            | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
-                if self.svm_capabilities() & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER != 0 =>
-            {
-                access
+            | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL => {
+                let svm = self.svm_capabilities();
+                if svm & CL_DEVICE_SVM_ATOMICS != 0 {
+                    access | concurrent
+                } else if svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER != 0 {
+                    access
+                } else {
+                    0
+                }
             }
             _ => 0,
         }
     }
 
-    /// CL_DEVICE_SVM_CAPABILITIES: coarse-grained buffer SVM where an
-    /// allocation can have its host mapping at its device address (a
-    /// probe allocation on first ask, `vk::Device::shared_memory_works`;
-    /// `super::svm` has the design). Fine-grained SVM is not reported.
+    /// CL_DEVICE_SVM_CAPABILITIES (`super::svm` has the design): coarse-
+    /// and fine-grained buffer SVM where an allocation can have its host
+    /// mapping at its device address (a probe allocation on first ask,
+    /// `vk::Device::shared_memory_works`); the memory is always
+    /// host-visible and host-coherent, and every command buffer ends with
+    /// a host barrier, so the host reads and writes it in place between
+    /// commands. SVM atomics only where [`Device::svm_atomics`] holds.
+    /// Fine-grained system SVM never (malloc'd memory has no device
+    /// address).
     pub fn svm_capabilities(&self) -> cl_device_svm_capabilities {
-        if self.vk().is_ok_and(|v| v.shared_memory_works()) {
-            CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
-        } else {
-            0
+        if !self.vk().is_ok_and(|v| v.shared_memory_works()) {
+            return 0;
         }
+        let buffer = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+        if self.svm_atomics() {
+            buffer | CL_DEVICE_SVM_ATOMICS
+        } else {
+            buffer
+        }
+    }
+
+    /// Whether the host and a running kernel may update one SVM location
+    /// atomically and see each other's updates while the kernel runs
+    /// (CL_DEVICE_SVM_ATOMICS, USM concurrent access). Vulkan promises
+    /// nothing of the kind, so it is reported only where it holds
+    /// physically: a CPU device (lavapipe), whose kernels run on the
+    /// host's own cores, in the process's memory, with the host's atomic
+    /// instructions, and which has device-scope atomics
+    /// (`DeviceCaps::device_scope_atomics`: all-SVM-devices scope is
+    /// device scope). `tests/tests/svm_fine_grain.rs` proves it on
+    /// lavapipe with a kernel and the host handing a flag to and fro
+    /// while the kernel runs. A GPU's writes may sit in its caches, and
+    /// its atomics on host memory across the bus are not host atomics.
+    pub fn svm_atomics(&self) -> bool {
+        self.phys.is_cpu() && self.compiler_caps().device_scope_atomics()
     }
 
     /// The OpenCL 3.1 requirements (API, OpenCL C and SPIR-V environment
@@ -650,12 +697,15 @@ impl Device {
     /// (`vulkan_memory_model`) or on lavapipe (`rmw_ordering`) (the
     /// compiler's `lower::atomic` and `lower::vmm` have the mapping). seq_cst is implemented as acq_rel, which is all Vulkan
     /// has (what that leaves out: `lower::atomic`). All-devices scope is
-    /// device scope: with no SVM or coarse-grained SVM only (single-device
-    /// contexts, `super::svm`) no memory is shared with the host or
-    /// another device while a kernel runs, so the work-items of this
-    /// device are all that can observe an atomic (OpenCL 3.0 API §4.2
-    /// leaves SCOPE_ALL_DEVICES to devices that can honour it; this one
-    /// can, trivially). The OpenCL C features follow
+    /// device scope: SVM contexts have one device (`super::svm`), and
+    /// without SVM atomics nothing but this device's work-items may update
+    /// shared memory while a kernel runs (fine-grained buffer SVM leaves
+    /// concurrent updates of one location undefined), so they are all
+    /// that can observe an atomic; with SVM atomics (`svm_atomics`, CPU
+    /// devices) device-scope atomics are the host's own atomic
+    /// instructions on the same memory, which the host observes as well
+    /// (OpenCL 3.0 API §4.2 leaves SCOPE_ALL_DEVICES to devices that can
+    /// honour it). The OpenCL C features follow
     /// (`opencl_c_features`), and ferrocl's compiler defines their macros
     /// for every device.
     pub fn atomic_memory_capabilities(&self) -> cl_device_atomic_capabilities {
@@ -971,6 +1021,8 @@ impl Device {
             images: self.image_support(),
             read_write_images: self.read_write_images(),
             depth_images: self.depth_images(),
+            mipmap_image: self.mipmap_image(),
+            mipmap_image_write_args: self.mipmap_image_write_args(),
             image2d_from_buffer_args: self.image2d_from_buffer_args(),
             fused_fma64: self.fused_fma64(),
             fused_fma32: self.fused_fma32(),
@@ -981,6 +1033,7 @@ impl Device {
             vulkan_memory_model: self.vulkan_memory_model(),
             loop_limiter: self.loop_limiter(),
             soft_int64_division: self.soft_int64_division(),
+            wide_narrow_arithmetic: self.wide_narrow_arithmetic(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1105,6 +1158,20 @@ impl Device {
     /// overrides the table.
     pub fn soft_int64_division(&self) -> bool {
         match std::env::var("FERROCL_SOFT_INT64_DIVISION").as_deref() {
+            Ok("0") => return false,
+            Ok("1") => return true,
+            _ => {}
+        }
+        self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY
+    }
+
+    /// Whether 8- and 16-bit integer arithmetic is done in 32 bits
+    /// (`DeviceCaps::wide_narrow_arithmetic`): on NVIDIA's driver, which
+    /// loses the wrap-around of some narrow results (GPU fuzz sample,
+    /// tests/narrow_integers.rs). `FERROCL_WIDE_NARROW_ARITHMETIC=0|1`
+    /// overrides the table.
+    pub fn wide_narrow_arithmetic(&self) -> bool {
+        match std::env::var("FERROCL_WIDE_NARROW_ARITHMETIC").as_deref() {
             Ok("0") => return false,
             Ok("1") => return true,
             _ => {}

@@ -92,7 +92,7 @@ impl Mem {
         };
         let raw = image.raw;
         let src = staging.as_ref().map(|s| s.raw);
-        let copy = buffer_image_copy(desc.image_type, 0, [0; 3], region);
+        let copy = buffer_image_copy(desc.image_type, 0, [0; 3].into(), region);
         let record = Box::new(move |r: &Recorder| {
             r.to_general(raw, layers as u32);
             if let Some(src) = src {
@@ -101,7 +101,9 @@ impl Mem {
             Ok(())
         });
         device.run_sync(record, Box::new(staging))?;
-        let size = tight_size(&region, element);
+        let size = (0..desc.levels())
+            .map(|l| tight_size(&desc.level_extent(l), element))
+            .sum();
         Mem::new_image_object(
             context,
             desc.image_type,
@@ -144,6 +146,7 @@ impl Mem {
             array_size: 0,
             row_pitch,
             slice_pitch: 0,
+            num_mip_levels: 0,
         };
         Mem::new_image_object(
             buffer.context.clone(),
@@ -217,6 +220,7 @@ impl Mem {
             array_size: 0,
             row_pitch,
             slice_pitch: 0,
+            num_mip_levels: 0,
         };
         let size = texel_range(&desc, info.element_size);
         let (read, write) = texel_views(&info, &storage, buffer.offset as u64, size as u64)?;
@@ -293,6 +297,7 @@ pub(super) fn image_spec(
         || extent[1] > m.height as usize
         || extent[2] > m.depth as usize
         || layers > props.max_array_layers as usize
+        || desc.levels() > props.max_mip_levels
     {
         return Err(CL_INVALID_IMAGE_SIZE);
     }
@@ -306,6 +311,7 @@ pub(super) fn image_spec(
             depth: extent[2] as u32,
         },
         layers: layers as u32,
+        levels: desc.levels(),
         usage,
         sampled_mapping: info.mapping,
     };

@@ -31,9 +31,61 @@ pub struct ImageDesc {
     /// host memory given at creation, or computed from the width.
     pub row_pitch: usize,
     pub slice_pitch: usize,
+    /// CL_IMAGE_NUM_MIP_LEVELS: the descriptor's `num_mip_levels` (0 or 1:
+    /// one level; more with cl_khr_mipmap_image).
+    pub num_mip_levels: usize,
+}
+
+/// An image position of host commands: OpenCL (x, y, z) coordinates (as
+/// `ImageDesc::extent` orders them) within mip level `level` (0 unless
+/// cl_khr_mipmap_image, which takes it from the origin's last coordinate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub pos: [usize; 3],
+    pub level: u32,
+}
+
+impl From<[usize; 3]> for Origin {
+    fn from(pos: [usize; 3]) -> Origin {
+        Origin { pos, level: 0 }
+    }
+}
+
+/// Size of mip level `level` of a dimension of size `size`.
+pub fn level_size(size: usize, level: u32) -> usize {
+    (size >> level.min(usize::BITS - 1)).max(1)
 }
 
 impl ImageDesc {
+    /// The number of mip levels of the VkImage.
+    pub fn levels(&self) -> u32 {
+        self.num_mip_levels.max(1) as u32
+    }
+
+    /// [`Self::extent`] of mip level `level`: the spatial sizes halved
+    /// `level` times (at least 1), the array size unchanged.
+    pub fn level_extent(&self, level: u32) -> [usize; 3] {
+        let e = self.extent();
+        let l = |v| level_size(v, level);
+        match self.image_type {
+            CL_MEM_OBJECT_IMAGE1D_ARRAY => [l(e[0]), e[1], 1],
+            CL_MEM_OBJECT_IMAGE2D => [l(e[0]), l(e[1]), 1],
+            CL_MEM_OBJECT_IMAGE2D_ARRAY => [l(e[0]), l(e[1]), e[2]],
+            CL_MEM_OBJECT_IMAGE3D => [l(e[0]), l(e[1]), l(e[2])],
+            _ => [l(e[0]), 1, 1],
+        }
+    }
+
+    /// The index of the origin coordinate that names the mip level
+    /// (cl_khr_mipmap_image): the one after the image's last coordinate.
+    pub fn level_coordinate(image_type: cl_mem_object_type) -> usize {
+        match image_type {
+            CL_MEM_OBJECT_IMAGE1D => 1,
+            CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D => 2,
+            _ => 3,
+        }
+    }
+
     /// (width, height, depth) in the OpenCL index space of origins and
     /// regions: the array size takes the place of height (1D arrays) or
     /// depth (2D arrays); unused dimensions are 1.
@@ -67,7 +119,7 @@ impl ImageDesc {
 /// layout of the mapped memory.
 #[derive(Clone, Copy, Debug)]
 pub struct MappedRegion {
-    pub origin: [usize; 3],
+    pub origin: Origin,
     pub region: [usize; 3],
     pub row_pitch: usize,
     pub slice_pitch: usize,
@@ -118,13 +170,15 @@ pub fn vk_region(
 /// not follow the rules described in the argument description for origin
 /// and region" (the unused coordinates of 1D and 2D images are 0 in
 /// origin and 1 in region; no region value is 0).
-pub fn check_region(desc: &ImageDesc, origin: &[usize; 3], region: &[usize; 3]) -> CLResult<()> {
-    if region.contains(&0) {
+///
+/// With cl_khr_mipmap_image the level must exist and the region lie in it.
+pub fn check_region(desc: &ImageDesc, origin: &Origin, region: &[usize; 3]) -> CLResult<()> {
+    if region.contains(&0) || origin.level >= desc.levels() {
         return Err(CL_INVALID_VALUE);
     }
-    let extent = desc.extent();
+    let extent = desc.level_extent(origin.level);
     for d in 0..3 {
-        match origin[d].checked_add(region[d]) {
+        match origin.pos[d].checked_add(region[d]) {
             Some(end) if end <= extent[d] => {}
             _ => return Err(CL_INVALID_VALUE),
         }
@@ -197,17 +251,17 @@ pub unsafe fn unpack_rows(
 pub fn buffer_image_copy(
     image_type: cl_mem_object_type,
     buffer_offset: u64,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
 ) -> vk::BufferImageCopy {
-    let v = vk_region(image_type, origin, region);
+    let v = vk_region(image_type, origin.pos, region);
     vk::BufferImageCopy {
         buffer_offset,
         buffer_row_length: 0,
         buffer_image_height: 0,
         image_subresource: vk::ImageSubresourceLayers {
             aspect_mask: vk::ImageAspectFlags::COLOR,
-            mip_level: 0,
+            mip_level: origin.level,
             base_array_layer: v.base_layer,
             layer_count: v.layers,
         },
@@ -229,24 +283,25 @@ fn line_axis_is_layer(image_type: cl_mem_object_type) -> bool {
 /// per line.
 pub fn image_copies(
     st: cl_mem_object_type,
-    so: [usize; 3],
+    src: Origin,
     dt: cl_mem_object_type,
-    dor: [usize; 3],
+    dst: Origin,
     region: [usize; 3],
 ) -> Vec<vk::ImageCopy> {
+    let (so, dor) = (src.pos, dst.pos);
     let one = |so: [usize; 3], dor: [usize; 3], region: [usize; 3]| {
         let s = vk_region(st, so, region);
         let d = vk_region(dt, dor, region);
-        let layers = |base, count| vk::ImageSubresourceLayers {
+        let layers = |level, base, count| vk::ImageSubresourceLayers {
             aspect_mask: vk::ImageAspectFlags::COLOR,
-            mip_level: 0,
+            mip_level: level,
             base_array_layer: base,
             layer_count: count,
         };
         vk::ImageCopy {
-            src_subresource: layers(s.base_layer, s.layers),
+            src_subresource: layers(src.level, s.base_layer, s.layers),
             src_offset: s.offset,
-            dst_subresource: layers(d.base_layer, d.layers),
+            dst_subresource: layers(dst.level, d.base_layer, d.layers),
             dst_offset: d.offset,
             extent: vk::Extent3D {
                 width: s.extent.width,
@@ -296,9 +351,9 @@ mod tests {
         // 2D → slice 2 of a 3D image: one region, depth 1.
         let c = image_copies(
             CL_MEM_OBJECT_IMAGE2D,
-            [0, 0, 0],
+            [0, 0, 0].into(),
             CL_MEM_OBJECT_IMAGE3D,
-            [1, 1, 2],
+            [1, 1, 2].into(),
             [4, 4, 1],
         );
         assert_eq!(c.len(), 1);
@@ -306,9 +361,9 @@ mod tests {
         // 3D → 2D array: depth ↔ layers.
         let c = image_copies(
             CL_MEM_OBJECT_IMAGE3D,
-            [0, 0, 1],
+            [0, 0, 1].into(),
             CL_MEM_OBJECT_IMAGE2D_ARRAY,
-            [0, 0, 0],
+            [0, 0, 0].into(),
             [4, 4, 3],
         );
         assert_eq!(c.len(), 1);
@@ -320,9 +375,9 @@ mod tests {
         // 1D array (layers) → 2D (rows): one region per line.
         let c = image_copies(
             CL_MEM_OBJECT_IMAGE1D_ARRAY,
-            [2, 1, 0],
+            [2, 1, 0].into(),
             CL_MEM_OBJECT_IMAGE2D,
-            [0, 5, 0],
+            [0, 5, 0].into(),
             [8, 3, 1],
         );
         assert_eq!(c.len(), 3);
@@ -348,7 +403,10 @@ mod tests {
             array_size: 0,
             row_pitch: 32,
             slice_pitch: 0,
+            num_mip_levels: 0,
         };
+        let check_region =
+            |d: &ImageDesc, o: &[usize; 3], r: &[usize; 3]| check_region(d, &Origin::from(*o), r);
         assert!(check_region(&d, &[0, 0, 0], &[8, 4, 1]).is_ok());
         assert_eq!(
             check_region(&d, &[1, 0, 0], &[8, 4, 1]),
@@ -368,5 +426,37 @@ mod tests {
         );
         assert!(regions_overlap(&[0, 0, 0], &[3, 3, 0], &[4, 4, 1]));
         assert!(!regions_overlap(&[0, 0, 0], &[4, 0, 0], &[4, 4, 1]));
+    }
+
+    #[test]
+    fn mip_level_regions() {
+        let d = ImageDesc {
+            image_type: CL_MEM_OBJECT_IMAGE2D_ARRAY,
+            width: 8,
+            height: 5,
+            depth: 0,
+            array_size: 3,
+            row_pitch: 32,
+            slice_pitch: 160,
+            num_mip_levels: 4,
+        };
+        assert_eq!(d.level_extent(1), [4, 2, 3]);
+        assert_eq!(d.level_extent(3), [1, 1, 3]);
+        let at = |pos, level| Origin { pos, level };
+        assert!(check_region(&d, &at([0, 0, 0], 2), &[2, 1, 3]).is_ok());
+        assert_eq!(
+            check_region(&d, &at([0, 0, 0], 2), &[3, 1, 3]),
+            Err(CL_INVALID_VALUE)
+        );
+        assert_eq!(
+            check_region(&d, &at([0, 0, 0], 4), &[1, 1, 1]),
+            Err(CL_INVALID_VALUE)
+        );
+        let c = buffer_image_copy(CL_MEM_OBJECT_IMAGE2D_ARRAY, 0, at([1, 0, 2], 1), [2, 2, 1]);
+        assert_eq!(c.image_subresource.mip_level, 1);
+        assert_eq!(c.image_subresource.base_array_layer, 2);
+        assert_eq!(ImageDesc::level_coordinate(CL_MEM_OBJECT_IMAGE1D), 1);
+        assert_eq!(ImageDesc::level_coordinate(CL_MEM_OBJECT_IMAGE2D), 2);
+        assert_eq!(ImageDesc::level_coordinate(CL_MEM_OBJECT_IMAGE3D), 3);
     }
 }

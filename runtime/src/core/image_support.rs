@@ -307,6 +307,40 @@ impl Device {
                 .all(|&t| self.list_supported(&DEPTH, t, use_))
     }
 
+    /// Mipmapped images (cl_khr_mipmap_image): VkImages with mip levels
+    /// for every image type but 1D image buffers; host commands on a
+    /// level; kernels read a level by lod or gradients with OpImageFetch
+    /// (`ferrocl_compiler::passes::lower::image`, `DeviceCaps::mipmap_image`),
+    /// which every device with images has.
+    pub fn mipmap_image(&self) -> bool {
+        self.image_support()
+    }
+
+    /// Writes to a mip level (cl_khr_mipmap_image_writes): each level an
+    /// image argument is written at is a storage-image binding of its own
+    /// (`ferrocl_compiler::IMAGE_LEVEL_BINDING_BASE`); reported where a
+    /// kernel can write at least one image so
+    /// ([`Self::mipmap_image_write_args`]).
+    pub fn mipmap_image_writes(&self) -> bool {
+        self.mipmap_image_write_args() > 0
+    }
+
+    /// `DeviceCaps::mipmap_image_write_args`: how many image arguments a
+    /// kernel may write at a mip level, each taking
+    /// `MIP_WRITE_LEVELS - 1` more storage images, within half the
+    /// per-stage storage-image limit and a quarter of the per-stage
+    /// resources (room for the kernel's other descriptors); 2 on lavapipe
+    /// (64 storage images, 128 resources), 8 at most.
+    pub fn mipmap_image_write_args(&self) -> u32 {
+        if !self.mipmap_image() {
+            return 0;
+        }
+        let l = self.limits_vk();
+        let extra = ferrocl_compiler::MIP_WRITE_LEVELS - 1;
+        ((l.max_per_stage_descriptor_storage_images / 2).min(l.max_per_stage_resources / 4) / extra)
+            .min(8)
+    }
+
     /// 2D images made from buffers (cl_khr_image2d_from_buffer): texel-buffer
     /// views of the buffer, as for 1D image buffers, which every device
     /// with images reads and writes in the minimum format list

@@ -17,6 +17,7 @@ use super::error::CLResult;
 use super::event::Event;
 use super::image_geometry::{
     buffer_image_copy, image_copies, pack_rows, tight_size, unpack_rows, ImageDesc, MappedRegion,
+    Origin,
 };
 use super::memory::{ImagePart, MapMemory, Mem};
 use super::queue::{HostFn, Queue};
@@ -31,7 +32,7 @@ enum End {
     Image {
         raw: vk::Image,
         image_type: cl_mem_object_type,
-        origin: [usize; 3],
+        origin: Origin,
     },
     Buffer {
         raw: vk::Buffer,
@@ -79,7 +80,8 @@ fn copy_rows(
 /// The copy end for `origin` of `mem` on `queue`'s device: its VkImage,
 /// or for a 1D image buffer (and a buffer) the bytes at `origin[0]`
 /// elements (bytes).
-fn end_of(queue: &Queue, mem: &Mem, origin: [usize; 3]) -> CLResult<End> {
+fn end_of(queue: &Queue, mem: &Mem, at: Origin) -> CLResult<End> {
+    let origin = at.pos;
     let dev = queue.device_index;
     let part = if mem.image.is_some() {
         Some(mem.image_on(dev)?)
@@ -90,7 +92,7 @@ fn end_of(queue: &Queue, mem: &Mem, origin: [usize; 3]) -> CLResult<End> {
         Some(i) => Ok(End::Image {
             raw: i.raw,
             image_type: mem.mem_type,
-            origin,
+            origin: at,
         }),
         // A 2D image made from a buffer: its rows at the row pitch.
         None if mem.mem_type == CL_MEM_OBJECT_IMAGE2D => {
@@ -334,8 +336,8 @@ pub fn copy_image(
     queue: &Queue,
     src: &Mem,
     dst: &Mem,
-    src_origin: [usize; 3],
-    dst_origin: [usize; 3],
+    src_origin: Origin,
+    dst_origin: Origin,
     region: [usize; 3],
 ) -> CLResult<ReusableCopy> {
     let element = src.image()?.element_size();
@@ -358,7 +360,7 @@ pub fn copy_image_to_buffer(
     queue: &Queue,
     src: &Mem,
     dst: &Mem,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     offset: usize,
 ) -> CLResult<ReusableCopy> {
@@ -381,7 +383,7 @@ pub fn copy_buffer_to_image(
     src: &Mem,
     dst: &Mem,
     offset: usize,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
 ) -> CLResult<ReusableCopy> {
     let element = dst.image()?.element_size();
@@ -402,7 +404,7 @@ pub fn fill_image(
     queue: &Queue,
     mem: &Mem,
     texel: &[u8],
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
 ) -> CLResult<ReusableCopy> {
     let element = mem.image()?.element_size();
@@ -441,7 +443,7 @@ struct HostPtr(usize);
 pub fn enqueue_read_image(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     pitches: (usize, usize),
     ptr: *mut u8,
@@ -493,7 +495,7 @@ pub fn enqueue_read_image(
 pub unsafe fn enqueue_write_image(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     pitches: (usize, usize),
     ptr: *const u8,
@@ -513,7 +515,7 @@ pub unsafe fn enqueue_write_image(
 fn upload_region(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     command_type: cl_command_type,
     wait_list: Vec<Arc<Event>>,
@@ -550,7 +552,7 @@ pub fn enqueue_fill_image(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
     texel: &[u8],
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
@@ -578,8 +580,8 @@ pub fn enqueue_copy_image(
     queue: &Arc<Queue>,
     src: &Arc<Mem>,
     dst: &Arc<Mem>,
-    src_origin: [usize; 3],
-    dst_origin: [usize; 3],
+    src_origin: Origin,
+    dst_origin: Origin,
     region: [usize; 3],
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
@@ -600,7 +602,7 @@ pub fn enqueue_copy_image_to_buffer(
     queue: &Arc<Queue>,
     src: &Arc<Mem>,
     dst: &Arc<Mem>,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     offset: usize,
     wait_list: Vec<Arc<Event>>,
@@ -623,7 +625,7 @@ pub fn enqueue_copy_buffer_to_image(
     src: &Arc<Mem>,
     dst: &Arc<Mem>,
     offset: usize,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<Arc<Event>> {
@@ -657,7 +659,7 @@ pub fn enqueue_map_image(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
     flags: cl_map_flags,
-    origin: [usize; 3],
+    origin: Origin,
     region: [usize; 3],
     wait_list: Vec<Arc<Event>>,
 ) -> CLResult<ImageMap> {
@@ -673,7 +675,9 @@ pub fn enqueue_map_image(
         } else {
             d.slice_pitch
         };
-        let ptr = mem.host_ptr + origin[2] * slice + origin[1] * line + origin[0] * element;
+        // (Mipmapped images have no host pointer: level 0.)
+        let o = origin.pos;
+        let ptr = mem.host_ptr + o[2] * slice + o[1] * line + o[0] * element;
         let pitches = (d.row_pitch, d.slice_pitch);
         let event = if read {
             enqueue_read_image(

@@ -129,7 +129,7 @@ impl Kernel {
             let Some(slot) = program.pipelines.slot(d, &out, name) else {
                 return Err(CL_INVALID_KERNEL_NAME);
             };
-            let pipelines = slot.pipelines()?;
+            let pipelines = slot.pipelines(crate::vk::pipeline_lock::Priority::Now)?;
             let global_vars = program.global_vars.get(d, &out)?;
             per_device.push(Arc::new(DeviceKernel {
                 device: d.clone(),
@@ -318,6 +318,7 @@ pub(super) fn resolve_args<'a>(
                     descriptor,
                     binding,
                     buffer_binding,
+                    level_binding,
                     ..
                 },
                 ArgValue::Image(w),
@@ -373,6 +374,29 @@ pub(super) fn resolve_args<'a>(
                             .push(Descriptor::Texel(tb, twin_ty, p.texels.raw));
                     }
                 }
+                // An image the kernel writes at a mip level: level l's
+                // storage view at its binding + l; levels the image lacks
+                // (writes there are undefined) get its level 0 (a buffer's
+                // image: the placeholder).
+                if let Some(base) = level_binding {
+                    let level0 = match &img.storage {
+                        ImageStorage::Image(i) => i.storage_view,
+                        ImageStorage::TexelBuffer { .. } => {
+                            super::image::image_placeholders(dev)?.image.storage_view
+                        }
+                    };
+                    for l in 1..compiler::MIP_WRITE_LEVELS {
+                        let view = match &img.storage {
+                            ImageStorage::Image(i) => i.level_view(l).unwrap_or(level0),
+                            ImageStorage::TexelBuffer { .. } => level0,
+                        };
+                        r.descriptors.push(Descriptor::Image(
+                            base + l,
+                            vk::DescriptorType::STORAGE_IMAGE,
+                            view,
+                        ));
+                    }
+                }
                 // A 2D image made from a buffer with a texel-buffer
                 // binding has both descriptors already.
                 if !(from_buffer && buffer_binding.is_some()) {
@@ -408,6 +432,7 @@ pub(super) fn resolve_args<'a>(
                     channel_order: img.format.image_channel_order,
                     channel_data_type: img.format.image_channel_data_type,
                     buffer_shape,
+                    mip_levels: img.desc.levels(),
                 };
                 if multi {
                     r.writes.push(
@@ -422,7 +447,7 @@ pub(super) fn resolve_args<'a>(
                 r.descriptors
                     .push(Descriptor::Sampler(binding, smp.vk_sampler(dev)?));
                 r.samplers.push(smp.clone());
-                ArgData::Sampler(smp.bits())
+                ArgData::Sampler(smp.bits(), smp.lod_range())
             }
             (ArgKind::Buffer, ArgValue::Buffer(m)) => {
                 // A buffer released since clSetKernelArg is no valid argument.

@@ -286,10 +286,17 @@ pub enum ArgData<'a> {
         channel_order: u32,
         channel_data_type: u32,
         buffer_shape: Option<[u32; 3]>,
+        /// Its mip levels (1 without mipmaps).
+        mip_levels: u32,
     },
-    /// A sampler: its OpenCL C literal encoding (`sampler_bits`).
-    Sampler(u32),
+    /// A sampler: its OpenCL C literal encoding (`sampler_bits`, with
+    /// `MIP_FILTER_LINEAR`) and its lod range (CL_SAMPLER_LOD_MIN_KHR,
+    /// CL_SAMPLER_LOD_MAX_KHR as f32 bits).
+    Sampler(u32, [u32; 2]),
 }
+
+/// The lod range of a sampler without one: [0, MAXFLOAT] (f32 bits).
+pub const NO_LOD_RANGE: [u32; 2] = [0, 0x7f7f_ffff];
 
 /// One POD binding's bytes (descriptor addressing).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -362,11 +369,13 @@ fn image_field(field: ImplicitField, args: &[ArgData]) -> CLResult<u32> {
         | ImplicitField::ImageChannelDataType(n)
         | ImplicitField::ImageRowPitch(n)
         | ImplicitField::ImageBufferWidth(n)
-        | ImplicitField::ImageBufferHeight(n) => {
+        | ImplicitField::ImageBufferHeight(n)
+        | ImplicitField::ImageMipLevels(n) => {
             let Some(ArgData::Image {
                 channel_order,
                 channel_data_type,
                 buffer_shape,
+                mip_levels,
             }) = args.get(n as usize)
             else {
                 return Err(CL_INVALID_KERNEL_ARGS);
@@ -377,13 +386,22 @@ fn image_field(field: ImplicitField, args: &[ArgData]) -> CLResult<u32> {
                 ImplicitField::ImageChannelDataType(_) => *channel_data_type,
                 ImplicitField::ImageRowPitch(_) => shape[0],
                 ImplicitField::ImageBufferWidth(_) => shape[1],
+                ImplicitField::ImageMipLevels(_) => *mip_levels,
                 _ => shape[2],
             })
         }
         ImplicitField::SamplerValue(n) => match args.get(n as usize) {
-            Some(ArgData::Sampler(bits)) => Ok(*bits),
+            Some(ArgData::Sampler(bits, _)) => Ok(*bits),
             _ => Err(CL_INVALID_KERNEL_ARGS),
         },
+        ImplicitField::SamplerLodMin(n) | ImplicitField::SamplerLodMax(n) => {
+            match args.get(n as usize) {
+                Some(ArgData::Sampler(_, lod)) => {
+                    Ok(lod[usize::from(matches!(field, ImplicitField::SamplerLodMax(_)))])
+                }
+                _ => Err(CL_INVALID_KERNEL_ARGS),
+            }
+        }
         _ => Err(CL_INVALID_KERNEL_ARGS),
     }
 }
@@ -461,7 +479,7 @@ pub fn layout_args(k: &KernelAbi, args: &[ArgData]) -> CLResult<ArgLayout> {
     for (a, v) in k.args.iter().zip(args) {
         match (a.kind, v) {
             (ArgKind::Image { .. }, ArgData::Image { .. })
-            | (ArgKind::Sampler { .. }, ArgData::Sampler(_)) => {}
+            | (ArgKind::Sampler { .. }, ArgData::Sampler(..)) => {}
             (ArgKind::Buffer, ArgData::Buffer(address)) => {
                 if a.descriptor.is_none() {
                     put(&mut block, a.offset, &address.unwrap_or(0).to_le_bytes());
@@ -566,7 +584,10 @@ pub fn write_implicit(
             | ImplicitField::ImageRowPitch(_)
             | ImplicitField::ImageBufferWidth(_)
             | ImplicitField::ImageBufferHeight(_)
-            | ImplicitField::SamplerValue(_) => image_field(*field, args)?,
+            | ImplicitField::SamplerValue(_)
+            | ImplicitField::ImageMipLevels(_)
+            | ImplicitField::SamplerLodMin(_)
+            | ImplicitField::SamplerLodMax(_) => image_field(*field, args)?,
             ImplicitField::NullBufferArgs(w) => {
                 let base = 32 * w as usize;
                 (0..32)

@@ -14,7 +14,8 @@
 //!    `prewarm` (kernel pipelines made ahead of launches), `local_args`
 //!    (which pipeline a launch with `__local` pointer arguments runs);
 //! 3. events and queues: `event` (knows its queue only as an
-//!    `event::EventQueue`), then `queue` and `semaphore`
+//!    `event::EventQueue`), `joined_event` (one event over several
+//!    queues' commands), then `queue` and `semaphore`
 //!    (cl_khr_semaphore: semaphore operations of the queue's submissions;
 //!    `queue` keeps its count of pending signals);
 //! 4. memory objects: `memory` (with the small types the layers above
@@ -51,6 +52,7 @@ pub mod image_format;
 pub mod image_geometry;
 pub mod image_support;
 pub mod image_transfer;
+pub mod joined_event;
 pub mod kernel;
 pub mod launch;
 pub mod local_args;

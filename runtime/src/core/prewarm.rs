@@ -29,8 +29,9 @@
 //!   next: a program of 64 kernels built at start-up must not hold up
 //!   one built later), at most [`MAX_QUEUED`] jobs in all (the oldest
 //!   dropped); clBuildProgram does not wait for any of it;
-//! - clCreateKernel moves the kernel's jobs to the front (queueing its
-//!   pipelines if the build's budget left them out), and makes the
+//! - clCreateKernel moves the kernel's jobs to the front (those of an
+//!   identical kernel of a later build too, which replaced them; queueing
+//!   its pipelines if the build's budget left them out), and makes the
 //!   `KernelPipelines` itself unless the worker has made it or is making
 //!   it (then it waits for that one);
 //! - a launch looks its pipeline up (`KernelPipelines::get`): made ahead,
@@ -45,7 +46,17 @@
 //! machine's other cores stay with the application. That lock is also the
 //! cost of this scheme: a launch whose pipeline was not predicted waits
 //! for the background creation in progress on its device, if any (one
-//! pipeline), before it creates its own. Jobs hold only weak
+//! pipeline), before it creates its own; never for more, however long
+//! the queue: the worker takes the lock with `Priority::Background`,
+//! which waits while any application thread (a launch, clCreateKernel's
+//! shader module) waits for it (`crate::vk::pipeline_lock`).
+//!
+//! Identical kernels of different programs (the same source built twice,
+//! by two contexts or two instances of a library) share one
+//! `KernelPipelines` per device (`shared`: made once, whoever comes
+//! second waits for the first), and the second build's jobs replace the
+//! first build's queued ones for the same kernel and pipeline
+//! (`Job::what`) instead of queueing copies. Jobs hold only weak
 //! references to what they work on: a program released before its job
 //! runs costs nothing; one released while its pipeline is being created
 //! is freed by the worker when that creation ends. When its queue runs
@@ -79,6 +90,7 @@ use super::local_args;
 use crate::vk::dispatch::{arg_descriptor_type, descriptor_type};
 use crate::vk::instance::SubgroupMode;
 use crate::vk::pipeline::{describe, DescriptorLayout, KernelPipelines};
+use crate::vk::pipeline_lock::Priority;
 
 /// At most this many pipelines are queued at a build (clCreateKernel
 /// queues its kernel's beyond that).
@@ -124,6 +136,7 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
                 descriptor,
                 binding,
                 buffer_binding,
+                level_binding,
                 ..
             } => {
                 // A 2D image that may be made from a buffer: its texel
@@ -135,6 +148,13 @@ fn descriptor_layout(device: &Device, k: &compiler::Kernel) -> CLResult<Descript
                 };
                 let mut v = vec![(binding, descriptor_type(descriptor))];
                 v.extend(buffer_binding.map(|b| (b, twin)));
+                // Levels written by the kernel (cl_khr_mipmap_image_writes).
+                if let Some(base) = level_binding {
+                    v.extend(
+                        (1..compiler::MIP_WRITE_LEVELS)
+                            .map(|l| (base + l, vk::DescriptorType::STORAGE_IMAGE)),
+                    );
+                }
                 v
             }
             _ => Vec::new(),
@@ -225,30 +245,29 @@ impl KernelSlot {
         &self.output.kernels[self.index]
     }
 
-    /// The kernel's pipelines object: the one made already (by the worker
-    /// or an earlier clCreateKernel), else made now. Waits while another
-    /// thread makes it. An error leaves nothing behind (the next call
-    /// tries again).
-    pub fn pipelines(&self) -> CLResult<Arc<KernelPipelines>> {
+    /// The kernel's pipelines object: the one made already (by the worker,
+    /// an earlier clCreateKernel, or for an identical kernel of another
+    /// program: `shared`), else made now, its shader module with the
+    /// pipeline lock's `priority` (`Priority::Now` for clCreateKernel).
+    /// Waits while another thread makes it. An error leaves nothing
+    /// behind (the next call tries again).
+    pub fn pipelines(&self, priority: Priority) -> CLResult<Arc<KernelPipelines>> {
         let mut slot = self.pipelines.lock();
         if let Some(p) = &*slot {
             return Ok(p.clone());
         }
         let k = self.info();
-        let key = shared::Key::new(&self.device, k);
-        if let Some(p) = shared::find(&key) {
-            *slot = Some(p.clone());
-            return Ok(p);
-        }
-        let p = Arc::new(KernelPipelines::new(
-            &self.device.vk()?,
-            &k.spirv,
-            &k.entry_point,
-            k.push_constant_size,
-            &descriptor_layout(&self.device, k)?,
-            k.reqd_work_group_size,
-        )?);
-        shared::insert(key, &p);
+        let p = shared::get_or_make(shared::Key::new(&self.device, k), || {
+            Ok(Arc::new(KernelPipelines::new(
+                &self.device.vk()?,
+                &k.spirv,
+                &k.entry_point,
+                k.push_constant_size,
+                &descriptor_layout(&self.device, k)?,
+                k.reqd_work_group_size,
+                priority,
+            )?))
+        })?;
         *slot = Some(p.clone());
         Ok(p)
     }
@@ -308,14 +327,16 @@ impl KernelSlot {
         // known; it only lowers CL_KERNEL_WORK_GROUP_SIZE, which the count
         // does not depend on.
         let n = self.predicted_specs(None).len();
+        let kernel = shared::Key::new(&self.device, self.info()).digest();
         (0..n)
             .map(|i| {
                 let weak = Arc::downgrade(self);
                 Job {
                     group: Arc::as_ptr(self) as usize,
+                    what: Some((kernel, i)),
                     run: Box::new(move || {
                         let Some(slot) = weak.upgrade() else { return };
-                        let kp = match slot.pipelines() {
+                        let kp = match slot.pipelines(Priority::Background) {
                             Ok(kp) => kp,
                             Err(e) => {
                                 log(|| {
@@ -383,6 +404,7 @@ pub fn make_later(kp: &Arc<KernelPipelines>, spec: Vec<(u32, u32)>) -> bool {
     let weak = Arc::downgrade(kp);
     let job = Job {
         group: Arc::as_ptr(kp) as usize,
+        what: None,
         run: Box::new(move || {
             // A kernel released meanwhile needs nothing more.
             let Some(kp) = weak.upgrade() else { return };
@@ -486,7 +508,8 @@ impl ProgramPipelines {
         };
         if enabled() {
             if slot.predicted_queued.swap(true, Ordering::AcqRel) {
-                worker().promote(Arc::as_ptr(&slot) as usize);
+                let kernel = shared::Key::new(d, slot.info()).digest();
+                worker().promote(Arc::as_ptr(&slot) as usize, kernel);
             } else {
                 let _ = worker().submit(slot.jobs(), true);
             }
@@ -505,6 +528,12 @@ struct Job {
     /// Jobs of one kernel slot share this (the slot's address), so
     /// clCreateKernel can move them to the front.
     group: usize,
+    /// What it makes: the kernel's identity (`shared::Key::digest`) and
+    /// the index of the pipeline in its predictions. A build of the same
+    /// kernels again (another program of the same source) queues the
+    /// same work: its jobs replace the queued ones instead of adding
+    /// copies (`Worker::submit`).
+    what: Option<(u64, usize)>,
     run: Box<dyn FnOnce() + Send>,
 }
 
@@ -596,6 +625,15 @@ impl Worker {
             super::exit::on_exit(at_exit);
         }
         if front {
+            // The same work queued by an earlier build of identical
+            // kernels goes: these jobs do it, and their program is the
+            // newer (the likelier to be alive and launched).
+            let same: std::collections::HashSet<(u64, usize)> =
+                jobs.iter().filter_map(|j| j.what).collect();
+            if !same.is_empty() {
+                st.jobs
+                    .retain(|j| !j.what.is_some_and(|w| same.contains(&w)));
+            }
             for j in jobs.into_iter().rev() {
                 st.jobs.push_front(j);
             }
@@ -611,14 +649,16 @@ impl Worker {
         true
     }
 
-    /// Moves the queued jobs of `group` to the front.
-    fn promote(&self, group: usize) {
+    /// Moves the queued jobs of `group`, and those of identical kernels
+    /// (`kernel`, a `shared::Key::digest`: a later build of the same
+    /// kernels replaced this slot's jobs with its own), to the front.
+    fn promote(&self, group: usize, kernel: u64) {
+        let mine = |j: &Job| j.group == group || j.what.is_some_and(|(k, _)| k == kernel);
         let mut st = self.state.lock();
-        if !st.jobs.iter().any(|j| j.group == group) {
+        if !st.jobs.iter().any(mine) {
             return;
         }
-        let (mine, rest): (VecDeque<Job>, VecDeque<Job>) =
-            st.jobs.drain(..).partition(|j| j.group == group);
+        let (mine, rest): (VecDeque<Job>, VecDeque<Job>) = st.jobs.drain(..).partition(mine);
         st.jobs = mine;
         st.jobs.extend(rest);
     }
@@ -688,24 +728,52 @@ mod shared {
                 reqd: k.reqd_work_group_size,
             }
         }
+
+        /// A 64-bit hash of the key, naming the kernel in background
+        /// jobs (two kernels with one digest would only share a queue
+        /// entry: one of them then gets its pipelines at its launch).
+        pub fn digest(&self) -> u64 {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            self.hash(&mut h);
+            h.finish()
+        }
     }
 
-    fn table() -> &'static Mutex<HashMap<Key, Weak<KernelPipelines>>> {
-        static T: std::sync::OnceLock<Mutex<HashMap<Key, Weak<KernelPipelines>>>> =
-            std::sync::OnceLock::new();
+    /// One kernel identity's pipelines object, made once: whoever comes
+    /// first makes it under the entry's lock, the others wait for it
+    /// there. The table holds it weakly: the programs' slots and the
+    /// kernels own it, and the last of them to go frees it (with its
+    /// pipelines).
+    type Entry = Arc<Mutex<Weak<KernelPipelines>>>;
+
+    fn table() -> &'static Mutex<HashMap<Key, Entry>> {
+        static T: std::sync::OnceLock<Mutex<HashMap<Key, Entry>>> = std::sync::OnceLock::new();
         T.get_or_init(Default::default)
     }
 
-    /// The live pipelines object of an identical kernel, if any.
-    pub fn find(key: &Key) -> Option<Arc<KernelPipelines>> {
-        table().lock().get(key).and_then(Weak::upgrade)
-    }
-
-    /// Records `p` for `key` (entries of freed objects go on the way).
-    pub fn insert(key: Key, p: &Arc<KernelPipelines>) {
-        let mut t = table().lock();
-        t.retain(|_, w| w.strong_count() > 0);
-        t.insert(key, Arc::downgrade(p));
+    /// The live pipelines object of `key`: the one made (or being made:
+    /// waited for) for an identical kernel, else `make`'s, recorded. An
+    /// error records nothing.
+    pub fn get_or_make(
+        key: Key,
+        make: impl FnOnce() -> super::CLResult<Arc<KernelPipelines>>,
+    ) -> super::CLResult<Arc<KernelPipelines>> {
+        let entry = {
+            let mut t = table().lock();
+            // Entries of freed objects go on the way. One only the table
+            // holds is locked by nobody (entries are cloned under the
+            // table's lock): checking it does not block.
+            t.retain(|_, e| Arc::strong_count(e) > 1 || e.lock().strong_count() > 0);
+            t.entry(key).or_default().clone()
+        };
+        let mut made = entry.lock();
+        if let Some(p) = made.upgrade() {
+            return Ok(p);
+        }
+        let p = make()?;
+        *made = Arc::downgrade(&p);
+        Ok(p)
     }
 }
 

@@ -260,14 +260,22 @@ fn migrate_image(
     let (Some(fi), Some(ti)) = (from.vk_image(), to.vk_image()) else {
         return Err(CL_INVALID_MEM_OBJECT);
     };
-    let region = from.desc.extent();
-    let size = tight_size(&region, from.element_size()) as u64;
-    let copy = buffer_image_copy(mem.mem_type, 0, [0; 3], region);
+    // Every mip level, one after the other in staging (at offsets Vulkan
+    // copies at: multiples of 16 bytes).
+    let mut copies = Vec::new();
+    let mut size = 0u64;
+    for level in 0..from.desc.levels() {
+        let region = from.desc.level_extent(level);
+        let at = super::image_geometry::Origin { pos: [0; 3], level };
+        copies.push(buffer_image_copy(mem.mem_type, size, at, region));
+        size = (size + tight_size(&region, from.element_size()) as u64).next_multiple_of(16);
+    }
     let down = Arc::new(fi.device.staging(size, BufferKind::Readback)?);
     let (fraw, draw) = (fi.raw, down.raw);
+    let copies2 = copies.clone();
     src_dev.run_sync(
         Box::new(move |rs: &Recorder| {
-            rs.copy_image_to_buffer(fraw, draw, &[copy]);
+            rs.copy_image_to_buffer(fraw, draw, &copies2);
             Ok(())
         }),
         Box::new(down.clone()),
@@ -280,7 +288,7 @@ fn migrate_image(
     // alone; the device finished writing `down` (run_sync waited).
     unsafe { super::hostcopy::copy(s, d, size as usize) };
     r.barrier();
-    r.copy_buffer_to_image(up.raw, ti.raw, &[copy]);
+    r.copy_buffer_to_image(up.raw, ti.raw, &copies);
     r.barrier();
     r.hold(Box::new(up));
     Ok(())

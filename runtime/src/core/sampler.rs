@@ -23,6 +23,9 @@ pub struct Sampler {
     pub normalized_coords: bool,
     pub addressing_mode: cl_addressing_mode,
     pub filter_mode: cl_filter_mode,
+    /// cl_khr_mipmap_image's CL_SAMPLER_MIP_FILTER_MODE_KHR,
+    /// CL_SAMPLER_LOD_MIN_KHR and CL_SAMPLER_LOD_MAX_KHR.
+    pub mip: MipSampling,
     /// The property list given to clCreateSamplerWithProperties (with its
     /// terminating 0), empty otherwise (CL_SAMPLER_PROPERTIES).
     pub properties: Vec<cl_sampler_properties>,
@@ -33,6 +36,25 @@ impl ClObject for Sampler {
     const INVALID: cl_int = CL_INVALID_SAMPLER;
     fn base(&self) -> &Base {
         &self.base
+    }
+}
+
+/// How a sampler reads mipmapped images (cl_khr_mipmap_image).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MipSampling {
+    pub filter_mode: cl_filter_mode,
+    pub lod_min: f32,
+    pub lod_max: f32,
+}
+
+impl Default for MipSampling {
+    /// The extension's defaults: CL_FILTER_NEAREST, 0.0, MAXFLOAT.
+    fn default() -> MipSampling {
+        MipSampling {
+            filter_mode: CL_FILTER_NEAREST,
+            lod_min: 0.0,
+            lod_max: f32::MAX,
+        }
     }
 }
 
@@ -60,6 +82,7 @@ impl Sampler {
         normalized_coords: bool,
         addressing_mode: cl_addressing_mode,
         filter_mode: cl_filter_mode,
+        mip: MipSampling,
         properties: Vec<cl_sampler_properties>,
     ) -> CLResult<Arc<Sampler>> {
         let s = Sampler {
@@ -68,6 +91,7 @@ impl Sampler {
             normalized_coords,
             addressing_mode,
             filter_mode,
+            mip,
             properties,
         };
         // Create the VkSamplers now so that a failure reaches the caller.
@@ -96,12 +120,25 @@ impl Sampler {
         } else {
             0
         };
-        norm | address | filter
+        let mip = if self.mip.filter_mode == CL_FILTER_LINEAR {
+            sb::MIP_FILTER_LINEAR
+        } else {
+            0
+        };
+        norm | address | filter | mip
+    }
+
+    /// The lod range kernels clamp to, as f32 bits
+    /// (`ImplicitField::SamplerLodMin` / `SamplerLodMax`).
+    pub fn lod_range(&self) -> [u32; 2] {
+        [self.mip.lod_min.to_bits(), self.mip.lod_max.to_bits()]
     }
 
     /// The VkSampler `device` binds for this sampler.
     pub fn vk_sampler(&self, device: &Device) -> CLResult<ash::vk::Sampler> {
-        device.vk()?.sampler(self.bits())
+        // The mip filter is the shader's alone (no Vulkan sampler reads
+        // mip levels).
+        device.vk()?.sampler(self.bits() & !sb::MIP_FILTER_LINEAR)
     }
 }
 

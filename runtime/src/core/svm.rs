@@ -1,5 +1,5 @@
-//! Coarse-grained buffer SVM (OpenCL 2.0+): clSVMAlloc/clSVMFree and the
-//! clEnqueueSVM* commands.
+//! Buffer SVM (OpenCL 2.0+), coarse- and fine-grained: clSVMAlloc/clSVMFree
+//! and the clEnqueueSVM* commands.
 //!
 //! **The pointer identity.** Host and kernels must see the same pointer
 //! values: a host pointer into an SVM allocation, stored in SVM memory or
@@ -22,10 +22,19 @@
 //! writes to the commands after the unmap). Memcpy and fill are device
 //! copies (SVM to SVM) or the ordinary buffer transfers, on an internal
 //! cl_mem (`Mem::svm_allocation`) whose storage is the allocation.
-//! Fine-grained buffer SVM and SVM atomics are not reported: host and
-//! device accessing one allocation during a kernel, with atomics between
-//! them, is not something the queue's visibility rules (one host barrier
-//! per command buffer) promise.
+//!
+//! **Fine grain.** The same memory, used by the host in place without map
+//! or unmap: reported wherever coarse grain is (`Device::svm_capabilities`).
+//! Host writes before a submission are visible to it (Vulkan orders host
+//! writes before vkQueueSubmit), and every command buffer ends with a
+//! barrier to HOST_READ before the timeline value that completes its
+//! events, so a complete command's writes are visible to the host; on
+//! host-coherent memory nothing needs flushing. Nothing is promised while
+//! a kernel runs, except with **SVM atomics** (CL_MEM_SVM_ATOMICS), which
+//! only CPU devices report (`Device::svm_atomics`: their kernels' atomics
+//! are the host's own instructions on the same memory). Allocations of
+//! every grain are the same here; the flags only say what the
+//! application may rely on.
 //!
 //! **Where.** A device reports CL_DEVICE_SVM_COARSE_GRAIN_BUFFER only where
 //! a probe allocation got the identity (`vk::Device::shared_memory_works`),
@@ -58,7 +67,8 @@ use crate::vk::buffer::Buffer;
 /// device addresses are checked against the alignment asked for.
 pub const MAX_ALIGNMENT: u64 = 4096;
 
-/// clSVMAlloc once the ICD layer has checked the flags: an allocation of
+/// clSVMAlloc once the ICD layer has checked the flags (fine grain and
+/// atomics only where the device reports them): an allocation of
 /// `size` bytes aligned to `alignment` (a power of two, 0 for the
 /// default), whose pointer is the same on the host and in kernels.
 /// `Err` where it cannot be had (clSVMAlloc then returns NULL).

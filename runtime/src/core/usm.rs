@@ -9,7 +9,7 @@
 //! - *device* allocations are ordinary device-local storage (a cl_mem
 //!   buffer's, `Mem::new_buffer`); the pointer is its device address, which
 //!   the host must not dereference (it is no host pointer on a GPU);
-//! - *host* and *shared* allocations are the storage of coarse-grained SVM
+//! - *host* and *shared* allocations are the storage of SVM
 //!   (`crate::vk::shared_memory`): host-visible, host-coherent memory whose
 //!   host mapping lies at its device address, so the host and kernels see
 //!   the same pointer values and pointers stored in the memory work on
@@ -21,10 +21,14 @@
 //! and atomic access (device atomics on device-local storage); host and
 //! shared ones access and atomic access where the shared memory exists
 //! (Vulkan storage-buffer atomics work on any memory type a storage buffer
-//! binds). Concurrent access is reported for none: a command's writes
-//! become visible to the host (and host writes to a command) only at the
-//! host barriers that end or start a Vulkan command buffer, not while a
-//! kernel runs. Cross-device shared and shared system allocations are not
+//! binds). Concurrent and concurrent atomic access are added exactly where
+//! SVM atomics hold (`Device::svm_atomics`: CPU devices, whose kernels use
+//! the host's own atomics on the process's memory, proved by
+//! tests/tests/svm_fine_grain.rs); elsewhere a command's writes become
+//! visible to the host (and host writes to a command) only at the
+//! submission and the host barrier that start and end a Vulkan command
+//! buffer, not while a kernel runs, and device allocations are never
+//! concurrent. Cross-device shared and shared system allocations are not
 //! offered (each ferrocl device is its own VkDevice; malloc'd memory has
 //! no device address).
 //!

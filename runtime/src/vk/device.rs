@@ -35,8 +35,9 @@ pub struct Device {
     /// building, launching and releasing its own programs on one queue:
     /// 1 to 3 wrong launches in 640 with cold caches, none in four runs
     /// with this lock). Pipelines compile once per kernel and work-group
-    /// shape, so the lock costs only parallel first launches.
-    pub pipeline_lock: Mutex<()>,
+    /// shape, so the lock costs only parallel first launches. Application
+    /// threads go before the background worker (`super::pipeline_lock`).
+    pub pipeline_lock: super::pipeline_lock::PipelineLock,
     /// Recycled host-visible buffers (see `buffer::Staging`).
     pub staging_pool: super::buffer::StagingPool,
     /// Small per-launch uploads (see `buffer::UploadArena`).
@@ -361,7 +362,7 @@ impl Device {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
             pipelines_unsaved: AtomicBool::new(false),
-            pipeline_lock: Mutex::new(()),
+            pipeline_lock: Default::default(),
             staging_pool: Default::default(),
             upload_arena: Default::default(),
             clock: parking_lot::Mutex::new(None),

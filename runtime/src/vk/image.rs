@@ -25,6 +25,10 @@ pub struct ImageSpec {
     pub format: vk::Format,
     pub extent: vk::Extent3D,
     pub layers: u32,
+    /// Mip levels (1 unless cl_khr_mipmap_image): the sampled view sees
+    /// them all, the storage view level 0 (Vulkan storage views have one
+    /// level).
+    pub levels: u32,
     /// SAMPLED and/or STORAGE (what the format allows) plus TRANSFER_SRC/DST.
     pub usage: vk::ImageUsageFlags,
     /// Component mapping of the sampled view.
@@ -42,28 +46,32 @@ pub struct Image {
     pub sampled_view: vk::ImageView,
     /// Null without STORAGE usage.
     pub storage_view: vk::ImageView,
+    /// Storage views of levels 1 and up, one level each (kernel writes to
+    /// a mip level, cl_khr_mipmap_image_writes); empty without STORAGE
+    /// usage or mip levels.
+    level_views: Vec<vk::ImageView>,
     _live: super::live::Live,
 }
 
-/// The single-mip, all-layers color subresource range.
+/// The all-levels, all-layers color subresource range.
 pub fn color_range(layers: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,
         base_mip_level: 0,
-        level_count: 1,
+        level_count: vk::REMAINING_MIP_LEVELS,
         base_array_layer: 0,
         layer_count: layers,
     }
 }
 
-/// The VkImageCreateInfo of `spec`: one mip level, one sample, OPTIMAL
+/// The VkImageCreateInfo of `spec`: its mip levels, one sample, OPTIMAL
 /// tiling, exclusive sharing, no flags.
 pub fn create_info(spec: &ImageSpec) -> vk::ImageCreateInfo<'static> {
     vk::ImageCreateInfo::default()
         .image_type(spec.image_type)
         .format(spec.format)
         .extent(spec.extent)
-        .mip_levels(1)
+        .mip_levels(spec.levels)
         .array_layers(spec.layers)
         .samples(vk::SampleCountFlags::TYPE_1)
         .tiling(vk::ImageTiling::OPTIMAL)
@@ -88,6 +96,7 @@ impl Image {
             own_memory: None,
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
+            level_views: Vec::new(),
             _live: super::live::Live::new(super::live::Kind::Image),
         };
         // SAFETY: raw was just created on this device.
@@ -136,6 +145,7 @@ impl Image {
             own_memory: Some(memory),
             sampled_view: vk::ImageView::null(),
             storage_view: vk::ImageView::null(),
+            level_views: Vec::new(),
             _live: super::live::Live::new(super::live::Kind::Image),
         };
         image.make_views(spec)?;
@@ -155,11 +165,42 @@ impl Image {
                 crate::core::image_format::IDENTITY,
                 vk::ImageUsageFlags::STORAGE,
             )?;
+            for level in 1..spec.levels {
+                let v = image.level_view_of(spec, level)?;
+                image.level_views.push(v);
+            }
         }
         Ok(())
     }
 
-    /// A view of the whole image restricted to `usage`.
+    /// The storage view of mip level `level` (≥ 1), if the image has it.
+    pub fn level_view(&self, level: u32) -> Option<vk::ImageView> {
+        self.level_views
+            .get(level.checked_sub(1)? as usize)
+            .copied()
+    }
+
+    /// A storage view of every layer of mip level `level` alone.
+    fn level_view_of(&self, spec: &ImageSpec, level: u32) -> CLResult<vk::ImageView> {
+        let mut u = vk::ImageViewUsageCreateInfo::default().usage(vk::ImageUsageFlags::STORAGE);
+        let info = vk::ImageViewCreateInfo::default()
+            .image(self.raw)
+            .view_type(spec.view_type)
+            .format(spec.format)
+            .components(crate::core::image_format::IDENTITY)
+            .subresource_range(vk::ImageSubresourceRange {
+                base_mip_level: level,
+                level_count: 1,
+                ..color_range(spec.layers)
+            })
+            .push_next(&mut u);
+        // SAFETY: the image is alive with bound memory, STORAGE usage and
+        // this level.
+        unsafe { self.device.raw.create_image_view(&info, None) }.map_err(map_vk_err)
+    }
+
+    /// A view of every layer restricted to `usage`: all mip levels for
+    /// sampling, level 0 for storage.
     fn view(
         &self,
         spec: &ImageSpec,
@@ -172,7 +213,14 @@ impl Image {
             .view_type(spec.view_type)
             .format(spec.format)
             .components(components)
-            .subresource_range(color_range(spec.layers))
+            .subresource_range(vk::ImageSubresourceRange {
+                level_count: if usage == vk::ImageUsageFlags::STORAGE {
+                    1
+                } else {
+                    spec.levels
+                },
+                ..color_range(spec.layers)
+            })
             .push_next(&mut u);
         // SAFETY: the image is alive with bound memory and this usage.
         unsafe { self.device.raw.create_image_view(&info, None) }.map_err(map_vk_err)
@@ -184,7 +232,10 @@ impl Drop for Image {
         // SAFETY: the last user is gone (commands hold the cl_mem until
         // they complete); null handles are skipped.
         unsafe {
-            for v in [self.sampled_view, self.storage_view] {
+            for &v in [self.sampled_view, self.storage_view]
+                .iter()
+                .chain(&self.level_views)
+            {
                 if v != vk::ImageView::null() {
                     self.device.raw.destroy_image_view(v, None);
                 }
@@ -229,6 +280,7 @@ impl ImagePlaceholders {
                     depth: 1,
                 },
                 layers: 1,
+                levels: 1,
                 usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::STORAGE,
                 sampled_mapping: crate::core::image_format::IDENTITY,
             },

@@ -22,6 +22,7 @@ pub mod live;
 pub mod loop_status;
 pub mod pipeline;
 pub mod pipeline_cache;
+pub mod pipeline_lock;
 pub mod queue;
 pub mod recording;
 pub mod shared_memory;

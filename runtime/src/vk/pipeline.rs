@@ -22,7 +22,12 @@
 //! first: the background worker that makes the likely ones ahead of the
 //! first launch (`crate::core::prewarm`, through [`KernelPipelines::prefetch`])
 //! or a launch ([`KernelPipelines::get`]); a launch that finds its
-//! pipeline being created waits for that creation. A launch of a kernel
+//! pipeline being created waits for that creation. Creations take the
+//! device's pipeline lock (`super::pipeline_lock`): a launch's (and the
+//! shader module of clCreateKernel) with `Priority::Now`, the worker's
+//! with `Priority::Background`, which marks its slot `Creating` only once
+//! it holds the lock, so that a launch waits for a background creation
+//! only while it is really compiling, never while it is queued. A launch of a kernel
 //! with `__local` pointer arguments may run with either of two pipelines
 //! ([`KernelPipelines::get_either`]): the one sized for its arguments, or
 //! the generic one sized for the device's largest (`crate::core::local_args`).
@@ -31,7 +36,7 @@
 //! program holds one per kernel and device, shared by its cl_kernels).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
@@ -41,6 +46,7 @@ use super::descriptors::DescriptorSet;
 use super::device::Device;
 use super::instance::SubgroupMode;
 use super::map_vk_err;
+use super::pipeline_lock::{PipelineGuard, Priority};
 use crate::core::error::CLResult;
 
 /// The descriptor sets a kernel uses.
@@ -89,6 +95,10 @@ pub struct KernelPipelines {
     creations: AtomicU32,
     /// How many of them a launch created ([`Self::get`]; tests).
     launch_creations: AtomicU32,
+    /// How many background creations (and modules) the device's
+    /// pipeline lock had granted before the last creation a launch made
+    /// (tests: whether the worker's queue went first).
+    last_launch_after: AtomicU64,
     /// Dispatches that ran with their exact and with the generic pipeline
     /// ([`Self::get_either`]; tests).
     variants: [AtomicU32; 2],
@@ -121,13 +131,25 @@ impl KernelPipelines {
         push_constant_size: u32,
         descriptors: &DescriptorLayout,
         reqd_work_group_size: Option<[u32; 3]>,
+        priority: Priority,
     ) -> CLResult<Self> {
         let entry = std::ffi::CString::new(entry).map_err(|_| opencl_sys::CL_INVALID_KERNEL)?;
         let optimized = super::spirv_opt::optimize(spirv);
         let spirv = optimized.as_deref().unwrap_or(spirv);
         let info = vk::ShaderModuleCreateInfo::default().code(spirv);
+        let t = std::time::Instant::now();
         let module = {
-            let _one_at_a_time = device.pipeline_lock.lock();
+            let _one_at_a_time = device.pipeline_lock.lock(priority);
+            let waited = t.elapsed();
+            if priority == Priority::Now && log_enabled() {
+                // clCreateKernel: what it waited for the background.
+                eprintln!(
+                    "ferrocl: kernel '{}': shader module after {:.2} ms waiting for the creation \
+                     in progress",
+                    entry.to_string_lossy(),
+                    waited.as_secs_f64() * 1e3
+                );
+            }
             // SAFETY: the compiler validated the module for the Vulkan
             // environment.
             unsafe { device.raw.create_shader_module(&info, None) }.map_err(map_vk_err)?
@@ -143,6 +165,7 @@ impl KernelPipelines {
             created: Condvar::new(),
             creations: AtomicU32::new(0),
             launch_creations: AtomicU32::new(0),
+            last_launch_after: AtomicU64::new(0),
             variants: [AtomicU32::new(0), AtomicU32::new(0)],
             requested: Mutex::new(HashSet::new()),
             subgroups: if uses_subgroups(spirv) {
@@ -322,16 +345,24 @@ impl KernelPipelines {
         map.insert(spec.to_vec(), Slot::Creating);
         drop(map);
         let t = std::time::Instant::now();
-        let r = self.create_into_slot(spec);
+        // Ahead of the background worker's queue: after the creation in
+        // progress, if any.
+        let one_at_a_time = self.device.pipeline_lock.lock(Priority::Now);
+        let waited = t.elapsed();
+        self.last_launch_after
+            .store(one_at_a_time.background_before(), Ordering::Release);
+        let r = self.create_into_slot(spec, one_at_a_time);
         if r.is_ok() {
             self.launch_creations.fetch_add(1, Ordering::AcqRel);
         }
         if log_enabled() {
             eprintln!(
-                "ferrocl: kernel '{}': pipeline {} created at its launch in {:.2} ms",
+                "ferrocl: kernel '{}': pipeline {} created at its launch in {:.2} ms \
+                 ({:.2} ms of it waiting for the creation in progress)",
                 self.entry.to_string_lossy(),
                 describe(spec),
-                t.elapsed().as_secs_f64() * 1e3
+                t.elapsed().as_secs_f64() * 1e3,
+                waited.as_secs_f64() * 1e3
             );
         }
         r
@@ -396,15 +427,23 @@ impl KernelPipelines {
 
     /// Creates the pipeline of `spec` unless it exists or is being
     /// created: `Ok(true)` when this call created it. For creation ahead
-    /// of the first launch.
+    /// of the first launch: it waits for the pipeline lock behind every
+    /// thread that needs it now (`Priority::Background`), and only then
+    /// marks the pipeline as being created, so a launch never waits for
+    /// a creation that has not started.
     pub fn prefetch(&self, spec: &[(u32, u32)]) -> CLResult<bool> {
+        if self.pipelines.lock().contains_key(spec) {
+            return Ok(false);
+        }
+        let one_at_a_time = self.device.pipeline_lock.lock(Priority::Background);
         let mut map = self.pipelines.lock();
         if map.contains_key(spec) {
+            // A launch made it (or is making it) meanwhile.
             return Ok(false);
         }
         map.insert(spec.to_vec(), Slot::Creating);
         drop(map);
-        self.create_into_slot(spec).map(|_| true)
+        self.create_into_slot(spec, one_at_a_time).map(|_| true)
     }
 
     /// Whether the pipeline of `spec` exists (created, not in creation).
@@ -423,9 +462,21 @@ impl KernelPipelines {
         self.launch_creations.load(Ordering::Acquire)
     }
 
+    /// How many background grants of the device's pipeline lock came
+    /// before the last of those creations
+    /// (`PipelineGuard::background_before`; tests).
+    pub fn last_launch_after(&self) -> u64 {
+        self.last_launch_after.load(Ordering::Acquire)
+    }
+
     /// Creates the pipeline of `spec`, whose slot this thread marked
-    /// `Creating`, and fills the slot (or frees it on failure).
-    fn create_into_slot(&self, spec: &[(u32, u32)]) -> CLResult<vk::Pipeline> {
+    /// `Creating`, under the pipeline lock it holds, and fills the slot
+    /// (or frees it on failure).
+    fn create_into_slot(
+        &self,
+        spec: &[(u32, u32)],
+        one_at_a_time: PipelineGuard<'_>,
+    ) -> CLResult<vk::Pipeline> {
         // The slot must not stay `Creating` if creation panics: waiters
         // would wait forever.
         struct Unmark<'a>(&'a KernelPipelines, &'a [(u32, u32)], bool);
@@ -438,7 +489,7 @@ impl KernelPipelines {
             }
         }
         let mut guard = Unmark(self, spec, true);
-        let r = self.create(spec);
+        let r = self.create(spec, one_at_a_time);
         guard.2 = false;
         let mut map = self.pipelines.lock();
         match r {
@@ -455,8 +506,13 @@ impl KernelPipelines {
         r
     }
 
-    /// vkCreateComputePipelines for these (SpecId, u32 value) pairs.
-    fn create(&self, spec: &[(u32, u32)]) -> CLResult<vk::Pipeline> {
+    /// vkCreateComputePipelines for these (SpecId, u32 value) pairs,
+    /// under `one_at_a_time` (released when it returns).
+    fn create(
+        &self,
+        spec: &[(u32, u32)],
+        one_at_a_time: PipelineGuard<'_>,
+    ) -> CLResult<vk::Pipeline> {
         #[cfg(test)]
         if test_failures::take(&self.entry) {
             return Err(opencl_sys::CL_OUT_OF_RESOURCES);
@@ -500,7 +556,6 @@ impl KernelPipelines {
         let info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(self.layout)];
-        let one_at_a_time = self.device.pipeline_lock.lock();
         // SAFETY: all referenced objects are alive.
         let p = unsafe {
             self.device
@@ -548,7 +603,7 @@ impl Drop for KernelPipelines {
         let mut sets: Vec<DescriptorSet> = self.free_sets.get_mut().drain(..).collect();
         sets.extend(self.literal_set.take());
         self.device.free_descriptor_sets(&sets);
-        let _one_at_a_time = self.device.pipeline_lock.lock();
+        let _one_at_a_time = self.device.pipeline_lock.lock(Priority::Now);
         // SAFETY: programs/kernels (and enqueued commands, through Arcs) are
         // gone, so no pipeline is in use.
         unsafe {

@@ -27,7 +27,8 @@
 //! memory the device reaches over the bus), so host writes are visible to
 //! a later submission and device writes to the host once the command
 //! buffer's final host barrier has run: coarse-grained SVM needs no copy at
-//! map or unmap. Each allocation is dedicated (its own VkDeviceMemory).
+//! map or unmap, and fine-grained SVM no map at all. Each allocation is
+//! dedicated (its own VkDeviceMemory).
 //!
 //! Layer: Vulkan execution (`crate::vk`), beside `buffer`.
 

@@ -104,6 +104,9 @@ impl<'a> Reader<'a> {
                 12 => ImplicitField::ImageRowPitch(n),
                 13 => ImplicitField::ImageBufferWidth(n),
                 14 => ImplicitField::ImageBufferHeight(n),
+                15 => ImplicitField::ImageMipLevels(n),
+                16 => ImplicitField::SamplerLodMin(n),
+                17 => ImplicitField::SamplerLodMax(n),
                 _ => return Err(bad("implicit field")),
             };
             implicit.push((f, self.u32()?));
@@ -129,6 +132,8 @@ impl<'a> Reader<'a> {
             images: self.bool()?,
             read_write_images: self.bool()?,
             depth_images: self.bool()?,
+            mipmap_image: self.bool()?,
+            mipmap_image_write_args: self.u32()?,
             image2d_from_buffer_args: self.u32()?,
             fused_fma64: self.bool()?,
             fused_fma32: self.bool()?,
@@ -139,6 +144,7 @@ impl<'a> Reader<'a> {
             vulkan_memory_model: self.bool()?,
             loop_limiter: self.bool()?,
             soft_int64_division: self.bool()?,
+            wide_narrow_arithmetic: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,
@@ -293,6 +299,10 @@ impl<'a> Reader<'a> {
                     },
                     binding: self.u32()?,
                     buffer_binding: match self.u32()? {
+                        u32::MAX => None,
+                        b => Some(b),
+                    },
+                    level_binding: match self.u32()? {
                         u32::MAX => None,
                         b => Some(b),
                     },

@@ -58,6 +58,8 @@ impl Writer {
         self.u8(c.images as u8);
         self.u8(c.read_write_images as u8);
         self.u8(c.depth_images as u8);
+        self.u8(c.mipmap_image as u8);
+        self.u32(c.mipmap_image_write_args);
         self.u32(c.image2d_from_buffer_args);
         self.u8(c.fused_fma64 as u8);
         self.u8(c.fused_fma32 as u8);
@@ -68,6 +70,7 @@ impl Writer {
         self.u8(c.vulkan_memory_model as u8);
         self.u8(c.loop_limiter as u8);
         self.u8(c.soft_int64_division as u8);
+        self.u8(c.wide_narrow_arithmetic as u8);
         self.u8(c.integer_dot_product as u8);
         self.u8(c.device_clock as u8);
         self.u8(c.subgroup_clock as u8);
@@ -95,6 +98,9 @@ impl Writer {
                 ImplicitField::ImageRowPitch(n) => (12, n),
                 ImplicitField::ImageBufferWidth(n) => (13, n),
                 ImplicitField::ImageBufferHeight(n) => (14, n),
+                ImplicitField::ImageMipLevels(n) => (15, n),
+                ImplicitField::SamplerLodMin(n) => (16, n),
+                ImplicitField::SamplerLodMax(n) => (17, n),
                 ImplicitField::SamplerValue(n) => (9, n),
                 ImplicitField::NullBufferArgs(w) => (10, w.into()),
                 ImplicitField::LocalArgOffset(n) => (11, n),
@@ -212,6 +218,7 @@ impl Writer {
                 descriptor,
                 binding,
                 buffer_binding,
+                level_binding,
             } => {
                 self.u8(4);
                 self.u8(match dim {
@@ -230,6 +237,7 @@ impl Writer {
                 });
                 self.u32(binding);
                 self.u32(buffer_binding.map_or(u32::MAX, |b| b));
+                self.u32(level_binding.map_or(u32::MAX, |b| b));
             }
         }
         self.u32(a.offset);

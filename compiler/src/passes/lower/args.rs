@@ -325,6 +325,10 @@ impl Lower<'_> {
                         buffer_binding: a
                             .from_buffer
                             .then_some(crate::abi::IMAGE_BUFFER_BINDING_BASE + i as u32),
+                        level_binding: a.mip_writes.then_some(
+                            crate::abi::IMAGE_LEVEL_BINDING_BASE
+                                + i as u32 * crate::abi::MIP_WRITE_LEVELS,
+                        ),
                     };
                     (kind, 0, 1, Some(StorageClass::CrossWorkgroup))
                 }

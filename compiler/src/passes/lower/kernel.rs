@@ -172,14 +172,16 @@ impl<'a> KernelLowering<'a> {
         self.prepare_descriptors(order, entry_fn)?;
         // Two words per image (channel order, data type), three more for a
         // 2D image that may be made from a buffer (row pitch, width,
-        // height), one per sampler.
+        // height), one per sampler; with mip reads one more per image
+        // (levels) and two per sampler (lod range).
+        let mips = u32::from(self.images.mips);
         self.pc.meta_words = self
             .images
             .args
             .values()
-            .map(|a| if a.from_buffer { 5 } else { 2 })
+            .map(|a| if a.from_buffer { 5 } else { 2 } + mips)
             .sum::<u32>()
-            + self.images.sampler_arg_count() as u32;
+            + (1 + 2 * mips) * self.images.sampler_arg_count() as u32;
         self.pc.spill_meta = self.meta_crowds_push_constants();
 
         // Lower every reachable function.

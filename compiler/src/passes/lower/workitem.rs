@@ -54,6 +54,9 @@ impl Lower<'_> {
                 | ImplicitField::ImageBufferWidth(_)
                 | ImplicitField::ImageBufferHeight(_)
                 | ImplicitField::SamplerValue(_)
+                | ImplicitField::ImageMipLevels(_)
+                | ImplicitField::SamplerLodMin(_)
+                | ImplicitField::SamplerLodMax(_)
         );
         if meta && self.pc.spill_meta {
             return self.spilled_field(b, f);

@@ -342,6 +342,7 @@ fn argument_buffer_holds_the_block_and_spilled_fields() {
                 descriptor: ImageDescriptor::Sampled,
                 binding: 1,
                 buffer_binding: None,
+                level_binding: None,
             },
             0,
             0,
@@ -367,8 +368,9 @@ fn argument_buffer_holds_the_block_and_spilled_fields() {
             channel_order: CL_RGBA,
             channel_data_type: CL_UNORM_INT8,
             buffer_shape: None,
+            mip_levels: 1,
         },
-        ArgData::Sampler(0x13),
+        ArgData::Sampler(0x13, NO_LOD_RANGE),
     ];
     let mut l = layout_args(&k, &values).unwrap();
     let block = l.arg_buffer.clone().unwrap();
@@ -382,7 +384,11 @@ fn argument_buffer_holds_the_block_and_spilled_fields() {
     l.set_arg_buffer_address(&k, 0xAABB_CCDD_0000_1000);
     assert_eq!(&l.push[4..12], &0xAABB_CCDD_0000_1000u64.to_le_bytes());
     // A spilled field naming an argument of another kind.
-    let wrong = [ArgData::Pod(&pod), ArgData::Sampler(1), ArgData::Sampler(1)];
+    let wrong = [
+        ArgData::Pod(&pod),
+        ArgData::Sampler(1, NO_LOD_RANGE),
+        ArgData::Sampler(1, NO_LOD_RANGE),
+    ];
     assert_eq!(layout_args(&k, &wrong), Err(CL_INVALID_KERNEL_ARGS));
 }
 
@@ -415,7 +421,7 @@ fn descriptor_addressing_pod_bindings() {
         ArgData::Pod(&[1, 2, 3, 4]),
         ArgData::Pod(&[5, 6]),
         ArgData::Pod(&[9, 9, 9, 9]),
-        ArgData::Sampler(0x2A),
+        ArgData::Sampler(0x2A, NO_LOD_RANGE),
     ];
     let l = layout_args(&k, &values).unwrap();
     // The argument block is empty: nothing but zeros in push constants.
@@ -483,6 +489,7 @@ fn implicit_fields_and_offsets() {
                 descriptor: ImageDescriptor::Storage,
                 binding: 0,
                 buffer_binding: None,
+                level_binding: None,
             },
             0,
             0,
@@ -497,6 +504,7 @@ fn implicit_fields_and_offsets() {
             channel_order: CL_R,
             channel_data_type: CL_FLOAT,
             buffer_shape: None,
+            mip_levels: 1,
         },
     ];
     // A non-uniform NDRange with a global offset: 1009 = 63 * 16 + 1.

@@ -13,6 +13,21 @@ use crate::core::local_args;
 use crate::core::platform::Platform;
 use crate::core::program::{Program, Source};
 use crate::vk::pipeline::test_failures;
+use crate::vk::pipeline_lock::Priority;
+
+/// Waits (20 s at most) until `cond` holds: whether it did. Tests that
+/// hold the pipeline lock assert it only after letting go of the lock, so
+/// that a failure does not leave their other threads waiting for it.
+fn wait_until(cond: impl Fn() -> bool) -> bool {
+    let t = std::time::Instant::now();
+    while !cond() {
+        if t.elapsed() > std::time::Duration::from_secs(20) {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    true
+}
 
 /// The first device, or `None` (the test then passes vacuously, saying so).
 fn device() -> Option<Arc<Device>> {
@@ -556,6 +571,67 @@ mod launches {
     }
 
     #[test]
+    fn a_launch_goes_before_the_background_queue() {
+        let Some(d) = prewarm_device() else { return };
+        let vkdev = d.vk().expect("device");
+        let p = build(
+            &d,
+            "kernel void pw_urgent(global int* a) { a[get_global_id(0)] = (int)get_local_size(0); }",
+            "",
+        );
+        let k = Kernel::new(&p, "pw_urgent").expect("clCreateKernel");
+        let kp = k.per_device[0].pipelines.clone();
+        let q = Queue::new(p.context.clone(), d.clone(), 0, Vec::new()).expect("queue");
+        let buf = int_buffer(&p, &[0; 24]);
+        k.set_arg(0, ArgValue::Buffer(Some(Arc::downgrade(&buf))));
+        // The creation in progress: the worker waits behind it with a
+        // long queue (another program's predicted pipelines).
+        let hold = vkdev.pipeline_lock.lock(Priority::Now);
+        let many: String = (0..8)
+            .map(|i| {
+                format!(
+                    "kernel void pw_backlog{i}(global int* a) {{ a[get_global_id(0)] = {i}; }}\n"
+                )
+            })
+            .collect();
+        let backlog = build(&d, &many, "");
+        let groups: Vec<usize> = (0..8)
+            .map(|i| {
+                let slot = backlog.pipelines.find(&d, &format!("pw_backlog{i}"));
+                Arc::as_ptr(&slot.expect("slot")) as usize
+            })
+            .collect();
+        let queued = || {
+            let st = worker().state.lock();
+            st.jobs.iter().filter(|j| groups.contains(&j.group)).count()
+        };
+        // At least one pipeline per kernel, less the job the worker may
+        // have taken (it waits for the lock).
+        assert!(queued() >= 7, "the backlog is queued");
+        std::thread::scope(|s| {
+            // Local size 3: a pipeline nothing made ahead.
+            let launcher = s.spawn(|| launch(&q, &k, 24, Some(3)));
+            let id = launcher.thread().id();
+            let waiting = wait_until(|| vkdev.pipeline_lock.is_waiting_now(id));
+            let (_, background) = vkdev.pipeline_lock.grants();
+            drop(hold);
+            launcher.join().expect("no panic").expect("launch");
+            assert!(waiting, "the launch waited for the pipeline lock");
+            // Its creation came right after the one in progress: no
+            // background creation in between.
+            assert_eq!(kp.launch_creations(), 1);
+            assert_eq!(kp.last_launch_after(), background);
+        });
+        assert!(read_ints(&q, &buf, 24).iter().all(|&v| v == 3));
+        wait_idle();
+        // The worker then went through the whole backlog.
+        for i in 0..8 {
+            let (_, kp) = made(&backlog, &d, &format!("pw_backlog{i}"));
+            assert!(kp.creations() > 0, "pw_backlog{i}");
+        }
+    }
+
+    #[test]
     fn local_arguments_past_the_device_fail_the_launch() {
         let Some(d) = device() else { return };
         let p = build(
@@ -643,7 +719,7 @@ fn a_later_build_is_made_ahead_first() {
     let vkdev = d.vk().expect("device");
     // The worker blocks at its first pipeline while this is held, so the
     // queue keeps the order the builds gave it.
-    let hold = vkdev.pipeline_lock.lock();
+    let hold = vkdev.pipeline_lock.lock(Priority::Now);
     let many: String = (0..6)
         .map(|i| format!("kernel void pw_old{i}(global int* a) {{ a[get_global_id(0)] = {i}; }}\n"))
         .collect();
@@ -698,4 +774,114 @@ fn identical_kernels_of_two_programs_share_their_pipelines() {
         &k1.per_device[0].pipelines,
         &k3.per_device[0].pipelines
     ));
+}
+
+#[test]
+fn a_warm_rebuild_queues_no_copies_and_creates_no_pipeline() {
+    let Some(d) = prewarm_device() else { return };
+    let vkdev = d.vk().expect("device");
+    let names: Vec<String> = (0..4).map(|i| format!("pw_warm{i}")).collect();
+    let src: String = (0..4)
+        .map(|i| {
+            format!(
+                "kernel void pw_warm{i}(global int* a, local int* t) {{
+                     t[get_local_id(0)] = a[get_global_id(0)] + {i};
+                     barrier(CLK_LOCAL_MEM_FENCE);
+                     a[get_global_id(0)] = t[0];
+                 }}\n"
+            )
+        })
+        .collect();
+    // The worker waits at its first creation while this is held (the
+    // creation in progress), so the queue keeps what both builds put
+    // there.
+    let mut hold = Some(vkdev.pipeline_lock.lock(Priority::Now));
+    let cold = build(&d, &src, "");
+    // The same source again: the program cache's executable, the same
+    // kernels.
+    let warm = build(&d, &src, "");
+    let slot = |p: &Program, name: &str| p.pipelines.find(&d, name).expect("slot");
+    let kernels: Vec<u64> = names
+        .iter()
+        .map(|n| shared::Key::new(&d, slot(&warm, n).info()).digest())
+        .collect();
+    let predicted: usize = names
+        .iter()
+        .map(|n| slot(&warm, n).predicted_specs(None).len())
+        .sum();
+    let queued: Vec<(u64, usize)> = {
+        let st = worker().state.lock();
+        st.jobs
+            .iter()
+            .filter_map(|j| j.what)
+            .filter(|(k, _)| kernels.contains(k))
+            .collect()
+    };
+    let mut once = queued.clone();
+    once.sort_unstable();
+    once.dedup();
+    assert_eq!(once.len(), queued.len(), "no job twice: {queued:?}");
+    // Every predicted pipeline of the warm build is queued, but the job
+    // the worker may have taken (it waits for the lock).
+    assert!(
+        (predicted - 1..=predicted).contains(&queued.len()),
+        "{predicted} predicted: {queued:?}"
+    );
+    // clCreateKernel on the cold build: its kernel's jobs are the warm
+    // build's now, and they move to the front.
+    let last = names.last().expect("kernels");
+    std::thread::scope(|s| {
+        let k = s.spawn(|| Kernel::new(&cold, last).expect("clCreateKernel"));
+        let id = k.thread().id();
+        // It waits for the lock (its shader module), after promoting.
+        let waiting = wait_until(|| vkdev.pipeline_lock.is_waiting_now(id));
+        let order: Vec<u64> = {
+            let st = worker().state.lock();
+            st.jobs
+                .iter()
+                .filter_map(|j| j.what.map(|(k, _)| k))
+                .filter(|k| kernels.contains(k))
+                .collect()
+        };
+        // Let it through, then hold the lock again (after the creation
+        // in progress, if the worker started one meanwhile).
+        drop(hold.take());
+        k.join().expect("no panic");
+        assert!(waiting, "clCreateKernel waited for the pipeline lock");
+        let first_other = order.iter().position(|k| *k != kernels[3]);
+        let last_mine = order.iter().rposition(|k| *k == kernels[3]);
+        assert!(
+            last_mine.is_some() && first_other.is_some_and(|o| o > last_mine.unwrap()),
+            "{last}'s jobs first: {order:?}"
+        );
+        hold = Some(vkdev.pipeline_lock.lock(Priority::Now));
+    });
+    // clCreateKernel on the warm build while the worker makes the cold
+    // build's first pipelines object (in progress: waited for, not made
+    // twice).
+    std::thread::scope(|s| {
+        let k = s.spawn(|| Kernel::new(&warm, "pw_warm0").expect("clCreateKernel"));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        drop(hold.take());
+        let k = k.join().expect("no panic");
+        let k0 = Kernel::new(&cold, "pw_warm0").expect("clCreateKernel");
+        assert!(Arc::ptr_eq(
+            &k.per_device[0].pipelines,
+            &k0.per_device[0].pipelines
+        ));
+    });
+    wait_idle();
+    for n in &names {
+        let kw = Kernel::new(&warm, n).expect("clCreateKernel");
+        let kc = Kernel::new(&cold, n).expect("clCreateKernel");
+        let kp = &kw.per_device[0].pipelines;
+        assert!(Arc::ptr_eq(kp, &kc.per_device[0].pipelines), "{n}");
+        // Each predicted pipeline made once, for both programs.
+        let specs = slot(&warm, n).predicted_specs(kp.subgroup_mode());
+        for s in &specs {
+            assert!(kp.is_ready(s), "{n}: {s:?}");
+        }
+        assert_eq!(kp.creations() as usize, specs.len(), "{n}");
+        assert_eq!(kp.launch_creations(), 0, "{n}");
+    }
 }

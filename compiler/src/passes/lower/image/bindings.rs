@@ -57,6 +57,11 @@ impl LowerImages<'_, '_> {
                 a.buffer_var
                     .map(|v| (v, crate::abi::IMAGE_BUFFER_BINDING_BASE + i))
             }))
+            // Images written at a mip level: their levels' bindings (`mip`).
+            .chain(self.images.args.iter().flat_map(|(&i, a)| {
+                let base = crate::abi::IMAGE_LEVEL_BINDING_BASE + i * crate::abi::MIP_WRITE_LEVELS;
+                a.level_vars.iter().map(move |(&l, &v)| (v, base + l))
+            }))
             .collect();
         let mut desc_vars = self.finish_descriptors(set);
         let mut interface = Vec::new();

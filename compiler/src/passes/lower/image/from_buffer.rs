@@ -177,21 +177,28 @@ impl LowerImages<'_, '_> {
 
     /// A samplerless read of `from_buffer` argument `arg` at integer
     /// coordinate `coord` (of type `ct`, a 2-vector of 32-bit integers): a
-    /// 4-vector of texel type `texel` in OpenCL's component order.
+    /// 4-vector of texel type `texel` in OpenCL's component order. `level`
+    /// (u32, sampled images only): the image's mip level to read (a
+    /// buffer has one level; the caller clamped it to the image's levels).
     pub(crate) fn read_from_buffer_or_image(
         &mut self,
         b: &mut Block,
         arg: u32,
         (coord, ct): (Word, Word),
         texel: Texel,
+        level: Option<Word>,
     ) -> Word {
         let v4 = self.texel_vec4(texel);
         let desc = self.images.args[&arg].descriptor();
-        let key = format!("image_read_{arg}_{ct}");
+        let key = match level {
+            None => format!("image_read_{arg}_{ct}"),
+            Some(_) => format!("image_read_level_{arg}_{ct}"),
+        };
         let f = match self.helper(&key) {
             Some(f) => f,
             None => {
                 let (fid, pc, pl) = (self.out.id(), self.out.id(), self.out.id());
+                let plod = level.map(|_| self.out.id());
                 let u32t = self.out.t_u32();
                 let (eb, [entry, buf, img, merge]) = self.branch_on_buffer_backing(arg);
                 let mut bb = Block::default();
@@ -205,7 +212,7 @@ impl LowerImages<'_, '_> {
                 let mut ib = Block::default();
                 let (im, _) = self.load_image(&mut ib, arg);
                 let from_img = if desc == ImageDescriptor::Sampled {
-                    let zero = self.out.c_u32(0);
+                    let lod = plod.unwrap_or_else(|| self.out.c_u32(0));
                     self.emit(
                         &mut ib,
                         Op::ImageFetch,
@@ -214,7 +221,7 @@ impl LowerImages<'_, '_> {
                             Operand::IdRef(im),
                             Operand::IdRef(pc),
                             Operand::ImageOperands(spirv::ImageOperands::LOD),
-                            Operand::IdRef(zero),
+                            Operand::IdRef(lod),
                         ],
                     )
                 } else {
@@ -224,12 +231,14 @@ impl LowerImages<'_, '_> {
                 let mut mb = Block::default();
                 let r = self.emit(&mut mb, Op::Phi, v4, ids(&[from_buf, buf, from_img, img]));
                 mb.push(Op::ReturnValue, None, None, ids(&[r]));
+                let mut params = vec![(pc, ct), (pl, u32t)];
+                params.extend(plod.map(|p| (p, u32t)));
                 self.define_helper(
                     key,
                     HelperFn {
                         id: fid,
                         result: v4,
-                        params: vec![(pc, ct), (pl, u32t)],
+                        params,
                         blocks: vec![(entry, eb), (buf, bb), (img, ib), (merge, mb)],
                     },
                 );
@@ -240,7 +249,9 @@ impl LowerImages<'_, '_> {
             self.add_cap(Capability::StorageImageReadWithoutFormat);
         }
         let lin = self.linear_coord(b, arg, coord, ct);
-        let v = self.call_helper(b, f, v4, &[coord, lin]);
+        let mut call_args = vec![coord, lin];
+        call_args.extend(level);
+        let v = self.call_helper(b, f, v4, &call_args);
         // Sampled views swizzle themselves; texel buffers and storage
         // views are permuted by the channel order here.
         let swizzled = self.swizzle_by_order(b, arg, v, texel, &super::inst::READ_SWIZZLES);

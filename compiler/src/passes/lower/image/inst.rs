@@ -10,9 +10,10 @@
 //! are reported.
 
 use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::GlslStd450Op as GLOp;
 use rspirv::spirv::{self, Capability, Decoration, Dim, ImageOperands, Op, StorageClass, Word};
 
-use super::{arrayed, spatial_dims, LowerImages, Texel};
+use super::{arrayed, image_operands, spatial_dims, LowerImages, Texel};
 use crate::abi::{AccessQualifier, ImageDescriptor, ImageDim, ImplicitField};
 use crate::analyses::type_table::Ty;
 use crate::passes::lower::context::Res;
@@ -142,7 +143,7 @@ impl LowerImages<'_, '_> {
         )
     }
 
-    fn uniform_constant_var(&mut self, ty: Word) -> Word {
+    pub(super) fn uniform_constant_var(&mut self, ty: Word) -> Word {
         let pt = self.out.t_ptr(StorageClass::UniformConstant, ty);
         let var = self.out.id();
         self.out.globals.push(Instruction::new(
@@ -226,7 +227,14 @@ impl LowerImages<'_, '_> {
                 let v = self.texel_from_cl(b, id_op(2), texel);
                 let v = self.storage_swizzle(b, arg, v, texel, &WRITE_SWIZZLES);
                 self.add_cap(Capability::StorageImageWriteWithoutFormat);
-                if self.may_be_from_buffer(arg) {
+                let lod = image_operands(inst, 3)
+                    .contains(ImageOperands::LOD)
+                    .then(|| id_op(4))
+                    .filter(|&l| !self.is_zero_constant(l));
+                if let Some(lod) = lod {
+                    let v4 = self.texel_vec4(texel);
+                    self.write_at_level(b, arg, coord, (v, v4), lod)?;
+                } else if self.may_be_from_buffer(arg) {
                     let v4 = self.texel_vec4(texel);
                     self.write_to_buffer_or_image(b, arg, coord, (v, v4));
                 } else {
@@ -260,6 +268,11 @@ impl LowerImages<'_, '_> {
                 };
                 self.alias.insert(rid, v);
             }
+            Op::ImageQueryLevels => {
+                let arg = self.image_arg(id_op(0))?;
+                let v = self.num_mip_levels(b, arg, inst.result_type.unwrap_or(0))?;
+                self.alias.insert(rid, v);
+            }
             Op::ImageQueryOrder | Op::ImageQueryFormat => {
                 // The input adds the CL_* base to the SPIR-V enumerant.
                 let arg = self.image_arg(id_op(0))?;
@@ -291,6 +304,34 @@ impl LowerImages<'_, '_> {
     /// The size of image `arg` (loaded as `img`): one u32 per spatial
     /// dimension, then the number of layers of an array.
     pub(crate) fn image_size(&mut self, b: &mut Block, arg: u32, img: Word) -> Vec<Word> {
+        self.image_size_at(b, arg, img, None)
+    }
+
+    /// [`Self::image_size`] of mip level `level` (u32; `None`: level 0):
+    /// each spatial size `max(size >> level, 1)`, the layers unchanged
+    /// (computed, not OpImageQuerySizeLod at the level, which lavapipe
+    /// answers with level 0's size).
+    pub(crate) fn image_size_at(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        img: Word,
+        level: Option<Word>,
+    ) -> Vec<Word> {
+        let mut size = self.image_size_lod0(b, arg, img);
+        if let Some(level) = level {
+            let ns = spatial_dims(self.images.args[&arg].dim) as usize;
+            let u32t = self.out.t_u32();
+            let one = self.out.c_u32(1);
+            for s in size.iter_mut().take(ns) {
+                let h = self.emit(b, Op::ShiftRightLogical, u32t, ids(&[*s, level]));
+                *s = self.glsl(b, GLOp::UMax, u32t, &[h, one]);
+            }
+        }
+        size
+    }
+
+    fn image_size_lod0(&mut self, b: &mut Block, arg: u32, img: Word) -> Vec<Word> {
         let a = &self.images.args[&arg];
         let n = spatial_dims(a.dim) + arrayed(a.dim) as u32;
         let lod = a.descriptor() == ImageDescriptor::Sampled;
@@ -380,7 +421,7 @@ impl LowerImages<'_, '_> {
             ));
         }
         if self.may_be_from_buffer(arg) {
-            return Ok(self.read_from_buffer_or_image(b, arg, (coord, ct), texel));
+            return Ok(self.read_from_buffer_or_image(b, arg, (coord, ct), texel, None));
         }
         let v4 = self.texel_vec4(texel);
         let (img, _) = self.load_image(b, arg);

@@ -34,7 +34,8 @@
 //!   is lowered.
 //!
 //! This file holds the image state of one kernel (`Images`) and its types;
-//! `scan`, `inst`, `sampler`, `from_buffer` and `bindings` the stages above.
+//! `scan`, `inst`, `sampler`, `mip`, `from_buffer` and `bindings` the
+//! stages above.
 //!
 //! * 2D images that may be made from buffers (cl_khr_image2d_from_buffer):
 //!   a texel-buffer twin binding and a branch on a specialization
@@ -43,13 +44,20 @@
 //!   colour format (the runtime's CL_DEPTH): a scalar float texel in the
 //!   kernel, component 0 of the Vulkan texel read, (d, 0, 0, 0) written.
 //!
-//! Gaps: multi-sample and mipmapped images (cl_khr_gl_msaa_sharing,
-//! cl_khr_mipmap_image) and an image or sampler
-//! chosen at run time are reported as unsupported.
+//! * Mipmapped images (cl_khr_mipmap_image): reads with a lod or
+//!   gradients choose the level(s) in the shader and read them through
+//!   the same filtering (`mip`); `get_image_num_mip_levels` is an
+//!   implicit field. Writes with a lod (cl_khr_mipmap_image_writes) go
+//!   through a switch to a storage image per level, each its own binding
+//!   (`abi::IMAGE_LEVEL_BINDING_BASE`).
+//!
+//! Gaps: multi-sample images (cl_khr_gl_msaa_sharing) and an image or
+//! sampler chosen at run time are reported as unsupported.
 
 mod bindings;
 mod from_buffer;
 mod inst;
+mod mip;
 mod sampler;
 mod scan;
 
@@ -97,6 +105,11 @@ pub(crate) struct ImageArg {
     var: Option<Word>,
     /// The texel-buffer variable of a `from_buffer` image, once used.
     buffer_var: Option<Word>,
+    /// Written with a lod (cl_khr_mipmap_image_writes): levels 1 and up
+    /// have bindings of their own (`abi::IMAGE_LEVEL_BINDING_BASE`).
+    pub mip_writes: bool,
+    /// The variables of those levels (level → variable), once used.
+    level_vars: BTreeMap<u32, Word>,
 }
 
 impl ImageArg {
@@ -190,6 +203,10 @@ pub(crate) struct Images {
     sampler_args: BTreeMap<u32, Option<Word>>,
     /// Literal samplers used: (bits, variable); binding = index.
     literal: Vec<(u32, Word)>,
+    /// Whether the kernel reads a mip level or queries the levels
+    /// (cl_khr_mipmap_image, `mip`): its images and samplers then have
+    /// more implicit fields.
+    pub mips: bool,
     /// The SpecId `abi::IMAGE_FROM_BUFFER_SPEC_ID` constant, once used.
     from_buffer_mask: Option<Word>,
     caps: Vec<Capability>,

@@ -49,7 +49,7 @@ use crate::passes::lower::emit::{ids, Block};
 
 /// A sampler's `sampler_bits`: known, or a u32 value read at run time.
 #[derive(Clone, Copy)]
-enum Mode {
+pub(super) enum Mode {
     Const(u32),
     Dynamic(Word),
 }
@@ -66,6 +66,8 @@ struct Coords<'c> {
     /// Unnormalized coordinates: `Some(None)` when known to be,
     /// `Some(Some(cond))` when decided at run time, `None` when not.
     unnormalized: Option<Option<Word>>,
+    /// The mip level read (u32; `None`: level 0), whose size `size` is.
+    level: Option<Word>,
 }
 
 /// The addressing mode of a NEAREST read.
@@ -146,7 +148,29 @@ impl LowerImages<'_, '_> {
         }
         let layer = arrayed(dim).then(|| comps[ns as usize]);
         comps.truncate(ns as usize);
+        let (img, _) = self.load_image(b, arg);
+        let lod = self.lod_of(inst)?;
+        let v = match lod {
+            None => self.sample_level(b, arg, mode, texel, img, (&comps, layer), None),
+            Some(lod) => self.sample_mipmapped(b, arg, src, mode, texel, img, (&comps, layer), lod),
+        };
+        self.texel_to_cl(b, v, texel, inst.result_type.unwrap_or(0))
+    }
 
+    /// The texel (a 4-vector) at float coordinates `comps` (and array
+    /// layer) of mip level `level` (u32; `None`: 0) filtered by the
+    /// sampler's filter mode.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sample_level(
+        &mut self,
+        b: &mut Block,
+        arg: u32,
+        mode: Mode,
+        texel: Texel,
+        img: Word,
+        (comps, layer): (&[Word], Option<Word>),
+        level: Option<Word>,
+    ) -> Word {
         let filter_linear = |m: u32| m & sb::FILTER_MASK == sb::FILTER_LINEAR;
         let may_be_linear = texel == Texel::Float
             && match mode {
@@ -154,14 +178,14 @@ impl LowerImages<'_, '_> {
                 Mode::Dynamic(_) => true,
             };
         let may_be_nearest = !(may_be_linear && matches!(mode, Mode::Const(_)));
-        let (img, _) = self.load_image(b, arg);
         let unnormalized = self.unnormalized(b, mode);
-        let size = self.image_size(b, arg, img);
+        let size = self.image_size_at(b, arg, img, level);
         let at = Coords {
-            spatial: &comps,
+            spatial: comps,
             layer,
             size: &size,
             unnormalized,
+            level,
         };
         let linear = if may_be_linear {
             Some(self.fetch_linear(b, arg, mode, img, &at))
@@ -174,7 +198,7 @@ impl LowerImages<'_, '_> {
             None
         };
         let v4 = self.texel_vec4(texel);
-        let v = match (linear, nearest, mode) {
+        match (linear, nearest, mode) {
             (Some(l), Some(n), Mode::Dynamic(m)) => {
                 let u32t = self.out.t_u32();
                 let bt = self.out.t_bool();
@@ -187,8 +211,7 @@ impl LowerImages<'_, '_> {
             (Some(l), _, _) => l,
             (None, Some(n), _) => n,
             (None, None, _) => unreachable!("a read takes at least one path"),
-        };
-        self.texel_to_cl(b, v, texel, inst.result_type.unwrap_or(0))
+        }
     }
 
     /// Whether the mode's coordinates are unnormalized (`Coords`).
@@ -358,7 +381,7 @@ impl LowerImages<'_, '_> {
         for corner in 0..(1usize << n) {
             let mut coords: Vec<Word> = (0..n).map(|k| dims[k].0[(corner >> k) & 1]).collect();
             coords.extend(layer);
-            let mut v = self.fetch_lod0(b, arg, img, v4, &coords);
+            let mut v = self.fetch_at(b, arg, img, v4, &coords, at.level);
             let mut out = None;
             for (k, d) in dims.iter().enumerate() {
                 if let Some(o) = d.2[(corner >> k) & 1] {
@@ -437,7 +460,7 @@ impl LowerImages<'_, '_> {
             coords.push(self.layer_index(b, z, size[at.spatial.len()]));
         }
         let v4 = self.texel_vec4(texel);
-        let v = self.fetch_lod0(b, arg, img, v4, &coords);
+        let v = self.fetch_at(b, arg, img, v4, &coords, at.level);
         match outside {
             Some(out) => {
                 let border = self.border_color(b, arg, texel);
@@ -487,7 +510,7 @@ impl LowerImages<'_, '_> {
             clamped.push(i);
         }
         let v4 = self.texel_vec4(texel);
-        let v = self.fetch_lod0(b, arg, img, v4, &clamped);
+        let v = self.fetch_at(b, arg, img, v4, &clamped, None);
         let out = match (outside, clamp) {
             (Some(o), Some(Some(is_clamp))) => {
                 self.emit(b, Op::LogicalAnd, bt, ids(&[is_clamp, o]))
@@ -570,15 +593,16 @@ impl LowerImages<'_, '_> {
         self.glsl(b, GLOp::UMin, u32t, &[i, wm1])
     }
 
-    /// OpImageFetch at Lod 0 of the texel at integer `coords` (one per
-    /// dimension, then the layer).
-    fn fetch_lod0(
+    /// OpImageFetch of the texel at integer `coords` (one per dimension,
+    /// then the layer) of mip level `level` (u32; `None`: 0).
+    fn fetch_at(
         &mut self,
         b: &mut Block,
         arg: u32,
         img: Word,
         v4: Word,
         coords: &[Word],
+        level: Option<Word>,
     ) -> Word {
         let u32t = self.out.t_u32();
         let ct = if coords.len() == 1 {
@@ -593,9 +617,9 @@ impl LowerImages<'_, '_> {
         };
         if self.may_be_from_buffer(arg) {
             let texel = self.images.args[&arg].texel();
-            return self.read_from_buffer_or_image(b, arg, (coord, ct), texel);
+            return self.read_from_buffer_or_image(b, arg, (coord, ct), texel, level);
         }
-        let zero = self.out.c_u32(0);
+        let lod = level.unwrap_or_else(|| self.out.c_u32(0));
         self.emit(
             b,
             Op::ImageFetch,
@@ -604,7 +628,7 @@ impl LowerImages<'_, '_> {
                 Operand::IdRef(img),
                 Operand::IdRef(coord),
                 Operand::ImageOperands(ImageOperands::LOD),
-                Operand::IdRef(zero),
+                Operand::IdRef(lod),
             ],
         )
     }

@@ -40,7 +40,8 @@ impl Lower<'_> {
             | Op::ImageQuerySizeLod
             | Op::ImageQuerySize
             | Op::ImageQueryOrder
-            | Op::ImageQueryFormat => true,
+            | Op::ImageQueryFormat
+            | Op::ImageQueryLevels => true,
             Op::Load | Op::CopyObject | Op::Phi | Op::Select | Op::Undef => {
                 self.is_opaque(inst.result_type.unwrap_or(0))
             }
@@ -139,6 +140,7 @@ impl LowerImages<'_, '_> {
                 "get_image_width/height/depth/array_size/dim".into()
             }
             Op::ImageQueryOrder => "get_image_channel_order".into(),
+            Op::ImageQueryLevels => "get_image_num_mip_levels".into(),
             Op::ImageQueryFormat => "get_image_channel_data_type".into(),
             _ => "an image or sampler".into(),
         }
@@ -179,6 +181,8 @@ impl LowerImages<'_, '_> {
                             texel: None,
                             var: None,
                             buffer_var: None,
+                            mip_writes: false,
+                            level_vars: Default::default(),
                         },
                     );
                     image_type_name(dim, depth)
@@ -251,7 +255,27 @@ impl LowerImages<'_, '_> {
                     }
                     _ => return Err("a sampled image that is not made by OpSampledImage".into()),
                 };
-                (img, inst.result_type.unwrap_or(0), image_operands(inst, 2))
+                let ops = image_operands(inst, 2);
+                if ops.contains(ImageOperands::GRAD)
+                    || (ops.contains(ImageOperands::LOD) && !self.is_zero_constant(id_op(3)))
+                {
+                    self.images.mips = true;
+                }
+                (img, inst.result_type.unwrap_or(0), ops)
+            }
+            Op::ImageQueryLevels => {
+                self.images.mips = true;
+                return Ok(());
+            }
+            Op::ImageWrite
+                if image_operands(inst, 3).contains(ImageOperands::LOD)
+                    && self.caps.mipmap_image_write_args == 0 =>
+            {
+                return Err(
+                    "write_image to a mip level (cl_khr_mipmap_image_writes) is not supported by \
+                     the device"
+                        .into(),
+                )
             }
             Op::ImageRead => (
                 id_op(0),
@@ -284,6 +308,23 @@ impl LowerImages<'_, '_> {
         };
         let arg = self.image_arg(image)?;
         let name = self.arg_name(arg);
+        let level_write = inst.class.opcode == Op::ImageWrite
+            && ext.contains(ImageOperands::LOD)
+            && !self.is_zero_constant(id_op(4));
+        if level_write {
+            self.images.mips = true;
+            if let Some(a) = self.images.args.get_mut(&arg) {
+                a.mip_writes = true;
+            }
+            let n = self.images.args.values().filter(|a| a.mip_writes).count() as u32;
+            let most = self.caps.mipmap_image_write_args;
+            if n > most {
+                return Err(format!(
+                    "the kernel writes mip levels of {n} images; the device takes at most {most} \
+                     (cl_khr_mipmap_image_writes: each level is a storage image of its own)"
+                ));
+            }
+        }
         let a = self
             .images
             .args

@@ -1,0 +1,319 @@
+//! `widen_narrow_arithmetic`: 8- and 16-bit integer arithmetic is done in
+//! 32 bits, its result truncated back to the narrow type.
+//!
+//! Why: NVIDIA's Vulkan compiler (driver 580) loses the wrap-around of
+//! narrow integer results whose range it thinks it knows. Found by the GPU
+//! fuzz sample (`tests/fuzz-open`, seed 7002 p100077) and reduced on the
+//! H200: with `c = (char)(a / b)` (or `a >> n`, or an unsigned division),
+//! `(long)(char)(-c)` for `c = -128` gave `+128`: the negation's result was
+//! never brought back to 8 bits before the sign extension (the same for
+//! 16 bits, and for a sign extension to 32 bits). NVIDIA's own OpenCL gets
+//! these cases right, though it has the same fault elsewhere
+//! (`-(short)x` sign-extended). The GPU has no 8- or 16-bit ALU, so the
+//! driver computes these operations in 32-bit registers anyway.
+//!
+//! Widening the arithmetic alone was not enough on the H200 (the driver
+//! still dropped the sign extension of the truncated 32-bit result); what
+//! makes its results right is the sign extension done as a bit-field
+//! extract on the zero-extended value. Both are kept: the extract fixes
+//! the fuzz programs p100077, p400038 and p500022 (`tests/fuzz-open`),
+//! the widening p400066 and p500019.
+//!
+//! Algorithm: every arithmetic, bitwise, shift, min/max/abs/clamp
+//! instruction whose result is an 8- or 16-bit integer scalar or vector,
+//! and every integer comparison of such operands, takes its operands
+//! widened to 32 bits (`OpSConvert` where the operation reads them as
+//! signed: signed division and remainder, arithmetic shift, the signed
+//! extended instructions and comparisons; `OpUConvert` otherwise), runs
+//! on the 32-bit type, and an `OpUConvert` back to the narrow type defines
+//! the original result id. Shift counts stay as they are (SPIR-V lets a
+//! shift's count have any width). Every `OpSConvert` from an 8- or 16-bit
+//! value to a wider type becomes `OpUConvert` to 32 bits, then
+//! `OpBitFieldSExtract(v, 0, width)`, then a conversion to the result
+//! type. Phis, selects, loads, stores and the other conversions are
+//! untouched. Switched on by `DeviceCaps::
+//! wide_narrow_arithmetic` (NVIDIA only; lavapipe computes narrow types
+//! right).
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};
+
+use super::module_edit::fresh_id;
+
+/// How an operation reads its (narrow) operands.
+#[derive(Clone, Copy, PartialEq)]
+enum Reads {
+    Signed,
+    Unsigned,
+}
+
+/// The reading of `op`'s operands if it is widened, `None` otherwise; for
+/// shifts only the base is widened.
+fn reads_of(op: Op) -> Option<Reads> {
+    use Op::*;
+    match op {
+        IAdd | ISub | IMul | UDiv | UMod | BitwiseAnd | BitwiseOr | BitwiseXor | Not | SNegate
+        | ShiftLeftLogical | ShiftRightLogical | IEqual | INotEqual | UGreaterThan
+        | UGreaterThanEqual | ULessThan | ULessThanEqual => Some(Reads::Unsigned),
+        SDiv | SRem | SMod | ShiftRightArithmetic | SGreaterThan | SGreaterThanEqual
+        | SLessThan | SLessThanEqual => Some(Reads::Signed),
+        _ => None,
+    }
+}
+
+/// The reading of a GLSL.std.450 instruction's operands, `None` for those
+/// left alone.
+fn reads_of_glsl(inst: u32) -> Option<Reads> {
+    const SIGNED: [GLOp; 5] = [
+        GLOp::SAbs,
+        GLOp::SSign,
+        GLOp::SMin,
+        GLOp::SMax,
+        GLOp::SClamp,
+    ];
+    const UNSIGNED: [GLOp; 3] = [GLOp::UMin, GLOp::UMax, GLOp::UClamp];
+    if SIGNED.iter().any(|&g| g as u32 == inst) {
+        Some(Reads::Signed)
+    } else if UNSIGNED.iter().any(|&g| g as u32 == inst) {
+        Some(Reads::Unsigned)
+    } else {
+        None
+    }
+}
+
+fn is_shift(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic
+    )
+}
+
+fn is_comparison(op: Op) -> bool {
+    matches!(
+        op,
+        Op::IEqual
+            | Op::INotEqual
+            | Op::UGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::ULessThan
+            | Op::ULessThanEqual
+            | Op::SGreaterThan
+            | Op::SGreaterThanEqual
+            | Op::SLessThan
+            | Op::SLessThanEqual
+    )
+}
+
+/// Integer types of the module: id -> (width, components).
+fn int_types(module: &Module) -> HashMap<Word, (u32, u32)> {
+    let mut ints = HashMap::new();
+    for inst in &module.types_global_values {
+        let Some(id) = inst.result_id else { continue };
+        match (inst.class.opcode, inst.operands.as_slice()) {
+            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => {
+                ints.insert(id, (*w, 1));
+            }
+            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
+                if let Some(&(w, 1)) = ints.get(c) {
+                    ints.insert(id, (w, *n));
+                }
+            }
+            _ => {}
+        }
+    }
+    ints
+}
+
+/// The type of every value the functions define (and of the module's
+/// constants), for the operands of comparisons.
+fn value_types(module: &Module) -> HashMap<Word, Word> {
+    let mut types = HashMap::new();
+    let globals = module.types_global_values.iter();
+    let params = module.functions.iter().flat_map(|f| f.parameters.iter());
+    let body = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter());
+    for inst in globals.chain(params).chain(body) {
+        if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
+            types.insert(id, ty);
+        }
+    }
+    types
+}
+
+pub fn widen_narrow_arithmetic(module: &mut Module) {
+    let ints = int_types(module);
+    let narrow = |ty: Word| {
+        ints.get(&ty)
+            .filter(|(w, _)| *w == 8 || *w == 16)
+            .map(|t| t.1)
+    };
+    let glsl = module
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s == "GLSL.std.450" => i.result_id,
+            _ => None,
+        });
+    let types = value_types(module);
+    // The 32-bit type of each component count, made on first use.
+    let mut wide: HashMap<u32, Word> = HashMap::new();
+    let mut wide_type = |module: &mut Module, n: u32| -> Word {
+        *wide.entry(n).or_insert_with(|| {
+            let uint = super::module_edit::global(
+                module,
+                Op::TypeInt,
+                None,
+                vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
+            );
+            if n == 1 {
+                uint
+            } else {
+                super::module_edit::global(
+                    module,
+                    Op::TypeVector,
+                    None,
+                    vec![Operand::IdRef(uint), Operand::LiteralBit32(n)],
+                )
+            }
+        })
+    };
+    for fi in 0..module.functions.len() {
+        for bi in 0..module.functions[fi].blocks.len() {
+            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
+            let mut out = Vec::with_capacity(old.len());
+            for inst in old {
+                let op = inst.class.opcode;
+                let (Some(ty), Some(result)) = (inst.result_type, inst.result_id) else {
+                    out.push(inst);
+                    continue;
+                };
+                // Which operands to widen, how, and the narrow type's
+                // component count.
+                let plan = if op == Op::ExtInst {
+                    match (glsl, inst.operands.as_slice()) {
+                        (Some(set), [Operand::IdRef(s), Operand::LiteralExtInstInteger(g), ..])
+                            if *s == set =>
+                        {
+                            reads_of_glsl(*g)
+                                .zip(narrow(ty))
+                                .map(|(r, n)| (r, n, 2..inst.operands.len()))
+                        }
+                        _ => None,
+                    }
+                } else if is_comparison(op) {
+                    let operand_ty = match inst.operands.first() {
+                        Some(Operand::IdRef(a)) => types.get(a).copied(),
+                        _ => None,
+                    };
+                    reads_of(op)
+                        .zip(operand_ty.and_then(narrow))
+                        .map(|(r, n)| (r, n, 0..2))
+                } else {
+                    let end = if is_shift(op) { 1 } else { inst.operands.len() };
+                    reads_of(op).zip(narrow(ty)).map(|(r, n)| (r, n, 0..end))
+                };
+                if op == Op::SConvert {
+                    if let Some(done) = sign_extension(module, &inst, &ints, &types, &mut wide_type)
+                    {
+                        out.extend(done);
+                        continue;
+                    }
+                }
+                let Some((reads, n, widened)) = plan else {
+                    out.push(inst);
+                    continue;
+                };
+                let wty = wide_type(module, n);
+                let extend = match reads {
+                    Reads::Signed => Op::SConvert,
+                    Reads::Unsigned => Op::UConvert,
+                };
+                let mut operands = inst.operands.clone();
+                for operand in &mut operands[widened] {
+                    let Operand::IdRef(v) = *operand else {
+                        continue;
+                    };
+                    let w = fresh_id(module);
+                    out.push(Instruction::new(
+                        extend,
+                        Some(wty),
+                        Some(w),
+                        vec![Operand::IdRef(v)],
+                    ));
+                    *operand = Operand::IdRef(w);
+                }
+                if is_comparison(op) {
+                    out.push(Instruction::new(op, Some(ty), Some(result), operands));
+                } else {
+                    let w = fresh_id(module);
+                    out.push(Instruction::new(op, Some(wty), Some(w), operands));
+                    out.push(Instruction::new(
+                        Op::UConvert,
+                        Some(ty),
+                        Some(result),
+                        vec![Operand::IdRef(w)],
+                    ));
+                }
+            }
+            module.functions[fi].blocks[bi].instructions = out;
+        }
+    }
+}
+
+/// `r = OpSConvert x` from an 8- or 16-bit `x` to a wider type becomes
+/// `OpBitFieldSExtract(OpUConvert x to 32 bits, 0, width)`, converted on to
+/// the result type; `None` where `inst` is no such conversion.
+fn sign_extension(
+    module: &mut Module,
+    inst: &Instruction,
+    ints: &HashMap<Word, (u32, u32)>,
+    types: &HashMap<Word, Word>,
+    wide_type: &mut impl FnMut(&mut Module, u32) -> Word,
+) -> Option<[Instruction; 3]> {
+    let (Some(rty), Some(result), [Operand::IdRef(x)]) =
+        (inst.result_type, inst.result_id, inst.operands.as_slice())
+    else {
+        return None;
+    };
+    let (width, n) = *ints.get(types.get(x)?)?;
+    let (result_width, _) = *ints.get(&rty)?;
+    if !(width == 8 || width == 16) || result_width <= width {
+        return None;
+    }
+    let wty = wide_type(module, n);
+    let uint = wide_type(module, 1);
+    let mut constant = |v: u32| {
+        super::module_edit::global(
+            module,
+            Op::Constant,
+            Some(uint),
+            vec![Operand::LiteralBit32(v)],
+        )
+    };
+    let (zero, count) = (constant(0), constant(width));
+    let (u, e) = (fresh_id(module), fresh_id(module));
+    let last = match result_width {
+        32 => Op::CopyObject,
+        w if w > 32 => Op::SConvert,
+        _ => Op::UConvert,
+    };
+    Some([
+        Instruction::new(Op::UConvert, Some(wty), Some(u), vec![Operand::IdRef(*x)]),
+        Instruction::new(
+            Op::BitFieldSExtract,
+            Some(wty),
+            Some(e),
+            vec![
+                Operand::IdRef(u),
+                Operand::IdRef(zero),
+                Operand::IdRef(count),
+            ],
+        ),
+        Instruction::new(last, Some(rty), Some(result), vec![Operand::IdRef(e)]),
+    ])
+}
