@@ -261,7 +261,7 @@ pub fn link_objects(
         }
         dump::ir(Pass::LinkObjects, &ll);
         let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
-        let ll = frontend::remove_freeze(&ll);
+        let ll = frontend::remove_freeze(&frontend::null_casts::fold_null_casts(&ll));
         let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
         let ll = timing::pass(Pass::LinkMath, None, || {
             frontend::libclc::link_math(&ll, &scratch, &math)

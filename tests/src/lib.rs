@@ -74,6 +74,33 @@ pub fn spirv_of_tools(source: &str, clang_args: &[&str], translator_args: &[&str
     spirv_tools_result(source, clang_args, translator_args).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// SPIR-V assembly `text` assembled by spirv-as for `target_env`
+/// (`spv1.0`, `spv1.2`, ...).
+pub fn spirv_as(text: &str, target_env: &str) -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-as-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    std::fs::write(dir.join("k.spvasm"), text).expect("k.spvasm");
+    let out = std::process::Command::new("spirv-as")
+        .args(["--target-env", target_env, "k.spvasm", "-o", "k.spv"])
+        .current_dir(&dir)
+        .output()
+        .expect("spirv-as");
+    assert!(
+        out.status.success(),
+        "spirv-as: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let il = std::fs::read(dir.join("k.spv")).expect("k.spv");
+    std::fs::remove_dir_all(&dir).ok();
+    il
+}
+
 /// [`spirv_of_tools`], returning the failing tool's message instead of
 /// panicking.
 pub fn spirv_tools_result(

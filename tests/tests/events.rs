@@ -472,3 +472,64 @@ fn zero_sized_and_null_global_ndrange_do_nothing_but_order() {
     assert_eq!(ev.status(), CL_COMPLETE);
     assert_same("untouched", &cl.queue.read(&out), &[0u32; 16]);
 }
+
+/// A command that follows another (in-order queue) is not CL_RUNNING
+/// while that one is not complete, even where both went to the device in
+/// one submission (the gate holds the first until the second is queued
+/// behind it). The CTS's test_events `waitlists` found "Test event and
+/// second event are both running" on lavapipe.
+#[test]
+fn a_command_never_runs_before_the_one_it_follows() {
+    const SPIN: &str = "kernel void spin(global uint* b, uint n) {
+    uint i = get_global_id(0);
+    uint x = i;
+    for (uint j = 0; j < n; j++) x = x * 1664525u + 1013904223u;
+    b[i] = x;
+}";
+    let cl = Cl::new();
+    let spin = cl.build(SPIN).kernel("spin");
+    let fill_program = cl.build(FILL);
+    let n = 1 << 16;
+    let slow = cl.buffer::<u32>(n);
+    for round in 0..3u32 {
+        let a = cl.buffer::<u32>(n);
+        let out = cl.buffer::<u32>(n);
+        spin.arg(0, &slow).arg(1, &2000u32);
+        let fill = fill_program.kernel("fill");
+        let add = fill_program.kernel("add");
+        fill.arg(0, &a).arg(1, &(round + 2));
+        add.arg(0, &a).arg(1, &out).arg(2, &round);
+        let gate = Event::user(&cl);
+        let first = launch(cl.queue.raw(), &spin, n, &[&gate]);
+        let second = launch(cl.queue.raw(), &fill, n, &[]);
+        let third = launch(cl.queue.raw(), &add, n, &[]);
+        std::thread::sleep(Duration::from_millis(20));
+        gate.set(CL_COMPLETE);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            // The later command first: statuses only move forward, so a
+            // later command seen running or complete means the one before
+            // it completed before this read of its status.
+            let s3 = third.status();
+            let s2 = second.status();
+            let s1 = first.status();
+            assert!(s1 >= CL_COMPLETE && s2 >= CL_COMPLETE && s3 >= CL_COMPLETE);
+            if s3 <= CL_RUNNING {
+                assert_eq!(s2, CL_COMPLETE, "round {round}: the third command is {s3}");
+            }
+            if s2 <= CL_RUNNING {
+                assert_eq!(s1, CL_COMPLETE, "round {round}: the second command is {s2}");
+            }
+            if s3 == CL_COMPLETE {
+                break;
+            }
+            assert!(Instant::now() < deadline, "round {round}: not done in 60 s");
+            std::hint::spin_loop();
+        }
+        let got = read_after(cl.queue.raw(), &out, &[&third]);
+        let want: Vec<u32> = (0..n as u32)
+            .map(|i| fill_ref(i, round + 2).wrapping_add(round))
+            .collect();
+        assert_same(&format!("round {round}"), &got, &want);
+    }
+}

@@ -521,6 +521,78 @@ fn expect_and_assume_hints() {
     }
 }
 
+/// OpExpectKHR on 8-wide vectors (bool8 and uint8), which the compiler
+/// splits into 4-wide halves: the hint is its value there too. It was
+/// left in the Vulkan module without its capability (the CTS's spirv_new
+/// `op_expect`: "Opcode ExpectKHR requires one of these capabilities:
+/// ExpectAssumeKHR").
+const EXPECT8: &str = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Vector16
+               OpCapability ExpectAssumeKHR
+               OpExtension "SPV_KHR_expect_assume"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "expect8" %gid_var
+               OpDecorate %gid_var BuiltIn GlobalInvocationId
+               OpDecorate %gid_var Constant
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+       %bool = OpTypeBool
+    %v3ulong = OpTypeVector %ulong 3
+  %ptr_in_v3 = OpTypePointer Input %v3ulong
+    %gid_var = OpVariable %ptr_in_v3 Input
+     %v8uint = OpTypeVector %uint 8
+     %v8bool = OpTypeVector %bool 8
+     %ptr_v8 = OpTypePointer CrossWorkgroup %v8uint
+       %fnty = OpTypeFunction %void %ptr_v8 %ptr_v8
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_5 = OpConstant %uint 5
+      %zero8 = OpConstantComposite %v8uint %uint_0 %uint_0 %uint_0 %uint_0 %uint_0 %uint_0 %uint_0 %uint_0
+       %one8 = OpConstantComposite %v8uint %uint_1 %uint_1 %uint_1 %uint_1 %uint_1 %uint_1 %uint_1 %uint_1
+      %five8 = OpConstantComposite %v8uint %uint_5 %uint_5 %uint_5 %uint_5 %uint_5 %uint_5 %uint_5 %uint_5
+      %false = OpConstantFalse %bool
+     %false8 = OpConstantComposite %v8bool %false %false %false %false %false %false %false %false
+          %k = OpFunction %void None %fnty
+         %in = OpFunctionParameter %ptr_v8
+        %out = OpFunctionParameter %ptr_v8
+      %entry = OpLabel
+         %g3 = OpLoad %v3ulong %gid_var Aligned 32
+        %gid = OpCompositeExtract %ulong %g3 0
+        %pin = OpInBoundsPtrAccessChain %ptr_v8 %in %gid
+          %x = OpLoad %v8uint %pin Aligned 32
+          %t = OpIEqual %v8bool %x %zero8
+         %te = OpExpectKHR %v8bool %t %false8
+         %xe = OpExpectKHR %v8uint %x %five8
+          %r = OpSelect %v8uint %te %one8 %xe
+       %pout = OpInBoundsPtrAccessChain %ptr_v8 %out %gid
+               OpStore %pout %r Aligned 32
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn expect_on_wide_vectors_from_il() {
+    if !has_extension("cl_khr_expect_assume") || ferrocl_tests::testing_pocl() {
+        return;
+    }
+    let cl = Cl::new();
+    let il = ferrocl_tests::spirv_as(EXPECT8, "spv1.0");
+    let p = cl
+        .try_build_spirv(&il, "")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let k = p.kernel("expect8");
+    let input: Vec<u32> = (0..64).map(|i| i % 7).collect();
+    let want: Vec<u32> = input.iter().map(|&x| if x == 0 { 1 } else { x }).collect();
+    let (ib, ob) = (cl.buffer_from(&input), cl.buffer::<u32>(input.len()));
+    k.arg(0, &ib).arg(1, &ob);
+    cl.queue.run(&k, &[input.len() / 8], None);
+    assert_eq!(cl.queue.read(&ob), want);
+}
+
 // ---------------------------------------------------------------------
 // cl_khr_kernel_clock
 

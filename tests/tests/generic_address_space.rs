@@ -412,3 +412,44 @@ fn struct_members_through_generic_pointers() {
         }
     }
 }
+
+/// NULL pointers of the global, local and private spaces compare equal
+/// through generic pointers, and unequal to pointers at objects. LLVM
+/// folds the first comparisons into casts of NULL between named spaces,
+/// which llvm-spirv-15 refused (the CTS's generic_address_space
+/// `compare_pointers`: "Casts from private/local/global address space are
+/// allowed only to generic").
+#[test]
+fn null_pointers_of_every_space_compare_equal() {
+    const SRC: &str = r#"
+kernel void nulls(global uint* r, global int* g) {
+    local int l;
+    int p = 0;
+    int* ptr = NULL;
+    local int* lptr = NULL;
+    global int* gptr = NULL;
+    private int* pptr = NULL;
+    ptr = lptr;
+    size_t i = get_global_id(0) * 6;
+    r[i + 0] = (gptr == ptr) && (lptr == ptr);
+    r[i + 1] = (int*)gptr == (int*)pptr;
+    r[i + 2] = (int*)lptr == (int*)pptr;
+    ptr = &l;
+    r[i + 3] = ptr == (int*)gptr;
+    ptr = g;
+    r[i + 4] = ptr == (int*)lptr;
+    ptr = &p;
+    r[i + 5] = ptr != (int*)gptr;
+}
+"#;
+    let cl = Cl::new();
+    for options in MODES {
+        let k = build(&cl, SRC, options).kernel("nulls");
+        let r = cl.buffer_from(&[7u32; 4 * 6]);
+        let g = cl.buffer_from(&[0i32; 4]);
+        k.arg(0, &r).arg(1, &g);
+        cl.queue.run(&k, &[4], Some(&[1]));
+        let want: Vec<u32> = (0..4).flat_map(|_| [1, 1, 1, 0, 0, 1]).collect();
+        assert_same(options, &cl.queue.read(&r), &want);
+    }
+}

@@ -6,8 +6,11 @@
 //! and a global offset. Dimension index 3, out of range for every launch, is
 //! checked separately.
 
-use ferrocl_tests::sys::{cl_device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE};
-use ferrocl_tests::{device_value, Cl};
+use ferrocl_tests::sys::{
+    cl_bool, cl_device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT,
+    CL_FALSE, CL_INVALID_WORK_GROUP_SIZE,
+};
+use ferrocl_tests::{device_value, expect_error, Cl};
 
 const QUERIES: [&str; 7] = [
     "get_global_id",
@@ -277,5 +280,96 @@ fn dimension_index_three_is_out_of_range() {
             "queries of dimension 3 in a {}-D launch ({QUERIES:?})",
             global.len()
         );
+    }
+}
+
+/// A kernel with `reqd_work_group_size(3, 5, 7)` launched non-uniformly
+/// (OpenCL C 3.0) over {8, 13, 20}: the partial trailing groups (2, 3 and
+/// 6 wide) report their own size in get_local_size and keep the required
+/// one in get_enqueued_local_size, get_local_linear_id counts within the
+/// smaller group, only the launch's work-items run (`count`), and a group's
+/// members meet at a barrier (`members`, counted by a `__local` atomic).
+/// The CTS's test_non_uniform_work_group `non_uniform_other_*` found every
+/// group reporting (3, 5, 7).
+#[test]
+fn reqd_work_group_size_with_partial_groups() {
+    const SRC: &str = r#"
+kernel __attribute__((reqd_work_group_size(3, 5, 7)))
+void reqd(global uint* out, global uint* count) {
+    local uint members;
+    if (get_local_linear_id() == 0)
+        members = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(&members);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(count);
+    size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    if (x >= get_global_size(0) || y >= get_global_size(1) || z >= get_global_size(2))
+        return;
+    global uint* o = out + (x + get_global_size(0) * (y + get_global_size(1) * z)) * 12;
+    for (uint d = 0; d < 3; d++) {
+        o[d] = get_local_size(d);
+        o[3 + d] = get_enqueued_local_size(d);
+        o[6 + d] = get_local_id(d);
+    }
+    o[9] = get_local_linear_id();
+    o[10] = members;
+    o[11] = get_num_groups(0) * 10000 + get_num_groups(1) * 100 + get_num_groups(2);
+}
+"#;
+    const GLOBAL: [usize; 3] = [8, 13, 20];
+    const LOCAL: [usize; 3] = [3, 5, 7];
+    let cl = Cl::new();
+    let program = match cl.try_build(SRC, "-cl-std=CL3.0") {
+        Ok(p) => p,
+        Err(e) => panic!("-cl-std=CL3.0: {e:?}"),
+    };
+    let kernel = program.kernel("reqd");
+    let items: usize = GLOBAL.iter().product();
+    let out = cl.buffer_from(&vec![SENTINEL; items * 12]);
+    let count = cl.buffer_from(&[0u32]);
+    kernel.arg(0, &out);
+    kernel.arg(1, &count);
+    let launched = cl.queue.try_enqueue(&kernel, None, &GLOBAL, Some(&LOCAL));
+    // Optional in OpenCL 3.0 (PoCL 3.1 does not offer it).
+    let non_uniform: cl_bool = device_value(cl.device(), CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT);
+    if non_uniform == CL_FALSE {
+        let err = launched.expect_err("a non-uniform launch without the device's support");
+        expect_error(
+            err.0,
+            CL_INVALID_WORK_GROUP_SIZE,
+            "no non-uniform work-groups",
+        );
+        return;
+    }
+    launched.expect("non-uniform launch");
+    let got = cl.queue.read(&out);
+    assert_eq!(cl.queue.read(&count), [items as u32], "work-items that ran");
+    for z in 0..GLOBAL[2] {
+        for y in 0..GLOBAL[1] {
+            for x in 0..GLOBAL[0] {
+                let idx = [x, y, z];
+                let size: Vec<usize> = (0..3)
+                    .map(|d| LOCAL[d].min(GLOBAL[d] - idx[d] / LOCAL[d] * LOCAL[d]))
+                    .collect();
+                let lid: Vec<usize> = (0..3).map(|d| idx[d] % LOCAL[d]).collect();
+                let mut want: Vec<usize> = size.clone();
+                want.extend(LOCAL);
+                want.extend(&lid);
+                want.push(lid[0] + size[0] * (lid[1] + size[1] * lid[2]));
+                want.push(size.iter().product());
+                want.push(3 * 10000 + 3 * 100 + 3);
+                let i = x + GLOBAL[0] * (y + GLOBAL[1] * z);
+                let slot: Vec<usize> = got[i * 12..(i + 1) * 12]
+                    .iter()
+                    .map(|&v| v as usize)
+                    .collect();
+                assert_eq!(
+                    slot, want,
+                    "work-item {idx:?}: local size, enqueued local size, local id, \
+                     local linear id, group members, groups"
+                );
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ pub mod il_structure;
 pub mod il_support;
 pub mod libclc;
 mod metadata;
+pub(crate) mod null_casts;
 mod options;
 mod prelude;
 mod reachable;
@@ -174,7 +175,9 @@ pub fn compile_to_bitcode(
         ll = reoptimize(scratch, &args, fixes)?;
     }
     dump::ir(Pass::CompileToBitcode, &ll);
-    let ll = rotate::define_rotates(&saturate::define_int_saturations(&remove_freeze(&ll)));
+    let ll = rotate::define_rotates(&saturate::define_int_saturations(&remove_freeze(
+        &null_casts::fold_null_casts(&ll),
+    )));
     Ok((ll, log))
 }
 

@@ -422,6 +422,9 @@ struct Entry {
     status: Result<(), cl_int>,
     progress: Arc<dyn Progress>,
     queries: Option<QueryPair>,
+    /// A full barrier was recorded before the command: the device starts it
+    /// only once the submission's earlier commands are done.
+    follows: bool,
 }
 
 struct InFlight {
@@ -807,6 +810,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
             }
             let mut queries = None;
             let mut held = Vec::new();
+            let mut follows = false;
             if let (Ok(()), Some(record)) = (status, cmd.record) {
                 if s.device.is_lost() {
                     status = Err(opencl_sys::CL_OUT_OF_RESOURCES);
@@ -832,6 +836,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                         if cmd.after_previous || st.barrier_owed {
                             r.barrier();
                             st.barrier_owed = false;
+                            follows = true;
                         }
                         if let Some(q) = queries {
                             if !s.host_query_reset {
@@ -869,6 +874,7 @@ fn process_batch(s: &Shared, st: &mut SubmitState, batch: Vec<Command>) {
                 status,
                 progress: cmd.progress,
                 queries,
+                follows,
             });
             if ends_submission {
                 break;
@@ -1138,8 +1144,18 @@ fn completer(s: Arc<Shared>) {
             }
         };
         // Everything submitted before this item has completed: the device
-        // is on it now (or already done with it).
-        for e in item.entries.iter().filter(|e| e.status.is_ok()) {
+        // is on its first commands now (or already done with them), up to
+        // the first one recorded after a barrier; that one and those after
+        // it wait for the commands before them, which the host does not see
+        // end one by one: each becomes CL_RUNNING just before it completes
+        // (a command is never seen running while one it follows still runs).
+        let started = item
+            .entries
+            .iter()
+            .skip(1)
+            .position(|e| e.follows)
+            .map_or(item.entries.len(), |p| p + 1);
+        for e in item.entries[..started].iter().filter(|e| e.status.is_ok()) {
             e.progress.running();
         }
         let failed = wait_for_value(&s, item.value);
@@ -1162,6 +1178,9 @@ fn completer(s: Arc<Shared>) {
                 Some(err) => e.status.and(Err(err)),
                 None => e.status,
             };
+            if st.is_ok() {
+                e.progress.running();
+            }
             let leftover = (e.done)(st.map(|()| times));
             if strand {
                 kept_held.extend(leftover);

@@ -651,9 +651,7 @@ impl Lower<'_> {
     pub(crate) fn finish_globals(&mut self, fence_word: Option<Word>) -> Vec<Word> {
         let mut interface: Vec<Word> = self.work.vk_inputs.values().copied().collect();
         interface.sort();
-        if self.work.reqd_size.is_none() {
-            self.wg_size_composite();
-        }
+        self.wg_size_composite();
         let u32t = self.out.t_u32();
         if self.pc.used {
             let bytes = self.pc.size;

@@ -190,6 +190,7 @@ impl Lower<'_> {
             | Op::Return
             | Op::Undef
             | Op::CopyObject
+            | Op::ExpectKHR
             | Op::ExtInst
             | Op::Line
             | Op::NoLine

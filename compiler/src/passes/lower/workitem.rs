@@ -5,8 +5,9 @@
 //! * `get_local_id(d)` = LocalInvocationId.d (computed from
 //!   LocalInvocationIndex where the kernel uses sub-groups, see `subgroup`)
 //! * `get_group_id(d)` = WorkgroupId.d + RegionGroupOffset[d]
-//! * `get_local_size(d)` = the WorkgroupSize spec constant (SpecId 0,1,2),
-//!   or `reqd_work_group_size`
+//! * `get_local_size(d)` = the WorkgroupSize spec constant (SpecId 0,1,2;
+//!   default 1, or `reqd_work_group_size`, which a partial trailing group
+//!   of a non-uniform launch is smaller than)
 //! * `get_enqueued_local_size(d)` = SpecId 3,4,5 (or `reqd_work_group_size`)
 //! * `get_global_id(d)` = group_id × enqueued_local_size + local_id +
 //!   GlobalOffset[d]
@@ -143,15 +144,17 @@ impl Lower<'_> {
         id
     }
 
-    /// The local-size spec constants (SpecId 0, 1, 2, default 1).
+    /// The local-size spec constants (SpecId 0, 1, 2; default 1, or the
+    /// `reqd_work_group_size`).
     fn local_spec_constants(&mut self) -> [Word; 3] {
         if let Some(s) = self.work.local_specs {
             return s;
         }
+        let d = self.work.reqd_size.unwrap_or([1; 3]);
         let s = [
-            self.spec_u32(0, 1),
-            self.spec_u32(1, 1),
-            self.spec_u32(2, 1),
+            self.spec_u32(0, d[0]),
+            self.spec_u32(1, d[1]),
+            self.spec_u32(2, d[2]),
         ];
         self.work.local_specs = Some(s);
         s
@@ -205,10 +208,9 @@ impl Lower<'_> {
         id
     }
 
+    /// `get_local_size(d)`: this dispatch's work-group size, smaller than
+    /// `reqd_work_group_size` in a partial trailing group.
     fn local_size(&mut self, _b: &mut Block, d: u32) -> Word {
-        if let Some(r) = self.work.reqd_size {
-            return self.out.c_u32(r[d as usize]);
-        }
         self.wg_size_composite();
         self.local_spec_constants()[d as usize]
     }
