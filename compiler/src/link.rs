@@ -151,132 +151,135 @@ pub fn link_objects(
     caps: &DeviceCaps,
 ) -> Result<Linked, BuildError> {
     let start = std::time::Instant::now();
-    let r = pipeline::guard(|| {
-        let opts = parse_link_options(options)?;
-        let caps = &frontend::target_caps(options, caps)?;
-        pipeline::check_caps(caps)?;
-        if objects.is_empty() {
-            return Err(BuildError::failure("error: nothing to link"));
-        }
-        let scratch = ScratchDir::new()?;
-        // Typed pointers, as everywhere in the front end (llvm-spirv-15).
-        let mut args: Vec<String> = vec!["-opaque-pointers=0".into()];
-        for (i, o) in objects.iter().enumerate() {
-            let name = format!("object{i}.bc");
-            std::fs::write(scratch.file(&name), o)
-                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-            args.push(name);
-        }
-        // A library is bitcode; an executable's linked module is read as
-        // text (`unoptimized_executable`).
-        let output = if opts.create_library {
-            "linked.bc"
-        } else {
-            args.push("-S".into());
-            "linked.ll"
-        };
-        args.extend(["-o".into(), output.into()]);
-        let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
-        if !out.success {
-            return Err(BuildError::failure(format!(
-                "error: linking failed\n{}",
-                out.stderr
-            )));
-        }
-        let log = out.stderr;
-        if opts.create_library {
-            let bitcode = read(&scratch, "linked.bc")?;
-            return Ok(Linked::Library(Object { bitcode, log }));
-        }
-        let linked = std::fs::read(scratch.file("linked.ll"))
-            .map_err(|e| BuildError::internal(format!("llvm-link wrote no IR: {e}")))?;
-        // LLVM prints names and strings as they are: a (corrupted) object
-        // may hold bytes that are not UTF-8, which the text passes cannot take.
-        let linked = String::from_utf8(linked).map_err(|e| {
-            BuildError::failure(format!(
-                "error: linking failed: the linked module holds a name or string \
-                 that is not UTF-8 (at byte {})",
-                e.utf8_error().valid_up_to()
-            ))
-        })?;
-        let unopt = timing::time(
-            || "unoptimized_executable".into(),
-            || unoptimized_executable(linked),
-        );
-        std::fs::write(scratch.file("unopt-linked.ll"), &unopt)
-            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-        let mut optimize = vec![
-            "-cc1",
-            "-triple",
-            "spir64",
-            "-no-opaque-pointers",
-            "-x",
-            "ir",
-            "unopt-linked.ll",
-            "-O2",
-            // The objects' data layout may name native integer widths
-            // (`frontend::reoptimize`), with which
-            // SimplifyCFG turns switches into lookup tables: private
-            // globals in the default address space, which llvm-spirv-15
-            // declares with the Function storage class at module scope.
-            "-mllvm",
-            "-switch-to-lookup=false",
-            "-emit-llvm",
-            "-o",
-            "linked.ll",
-        ];
-        if objects.iter().any(|o| frontend::uses_subgroup_functions(o)) {
-            optimize.extend(frontend::KEEP_CONVERGENT_CALLS);
-        }
-        let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();
-        let out = run_tool(tools::CLANG, &os, &scratch.path)?;
-        if !out.success {
-            return Err(BuildError::internal(format!(
-                "optimizing the linked module failed: {}",
-                out.stderr
-            )));
-        }
-        let mut ll = std::fs::read_to_string(scratch.file("linked.ll"))
-            .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
-        if frontend::has_odd_integer_widths(&ll) {
-            // As a source build does (`frontend::reoptimize`): the linked
-            // module again, optimized with native integer widths.
-            let fixes = frontend::Reoptimize {
-                native_widths: true,
-                inline_definitions: false,
-            };
-            let keep = optimize
-                .iter()
-                .any(|a| *a == frontend::KEEP_CONVERGENT_CALLS[1]);
-            ll = frontend::patch_and_optimize(&scratch, &unopt, fixes, true, keep)?;
-        }
-        let undefined = frontend::undefined_functions(&ll);
-        if !undefined.is_empty() {
-            let mut msg = log.clone();
-            for f in undefined {
-                msg.push_str(&format!("error: undefined function '{f}'\n"));
+    let r = pipeline::on_compiler_stack(|| {
+        pipeline::guard(|| {
+            let opts = parse_link_options(options)?;
+            let caps = &frontend::target_caps(options, caps)?;
+            pipeline::check_caps(caps)?;
+            if objects.is_empty() {
+                return Err(BuildError::failure("error: nothing to link"));
             }
-            return Err(BuildError::failure(msg));
-        }
-        dump::ir(Pass::LinkObjects, &ll);
-        let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
-        let ll = frontend::remove_freeze(&frontend::null_casts::fold_null_casts(&ll));
-        let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
-        let ll = timing::pass(Pass::LinkMath, None, || {
-            frontend::libclc::link_math(&ll, &scratch, &math)
-        })?
-        .unwrap_or(ll);
-        std::fs::write(scratch.file("input.ll"), &ll)
-            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-        frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;
-        let spirv = timing::pass(Pass::TranslateBitcode, None, || {
-            frontend::translate_bitcode(&scratch)
-        })?;
-        dump::spirv(Pass::TranslateBitcode, &spirv);
-        let program =
-            pipeline::build_module(&spirv, Some(&arg_metadata), log, caps, &scratch, None)?;
-        Ok(Linked::Executable(program))
+            let scratch = ScratchDir::new()?;
+            // Typed pointers, as everywhere in the front end (llvm-spirv-15).
+            let mut args: Vec<String> = vec!["-opaque-pointers=0".into()];
+            for (i, o) in objects.iter().enumerate() {
+                let name = format!("object{i}.bc");
+                std::fs::write(scratch.file(&name), o).map_err(|e| {
+                    BuildError::failure(format!("cannot write a temporary file: {e}"))
+                })?;
+                args.push(name);
+            }
+            // A library is bitcode; an executable's linked module is read as
+            // text (`unoptimized_executable`).
+            let output = if opts.create_library {
+                "linked.bc"
+            } else {
+                args.push("-S".into());
+                "linked.ll"
+            };
+            args.extend(["-o".into(), output.into()]);
+            let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+            let out = run_tool(tools::LLVM_LINK, &os, &scratch.path)?;
+            if !out.success {
+                return Err(BuildError::failure(format!(
+                    "error: linking failed\n{}",
+                    out.stderr
+                )));
+            }
+            let log = out.stderr;
+            if opts.create_library {
+                let bitcode = read(&scratch, "linked.bc")?;
+                return Ok(Linked::Library(Object { bitcode, log }));
+            }
+            let linked = std::fs::read(scratch.file("linked.ll"))
+                .map_err(|e| BuildError::internal(format!("llvm-link wrote no IR: {e}")))?;
+            // LLVM prints names and strings as they are: a (corrupted) object
+            // may hold bytes that are not UTF-8, which the text passes cannot take.
+            let linked = String::from_utf8(linked).map_err(|e| {
+                BuildError::failure(format!(
+                    "error: linking failed: the linked module holds a name or string \
+                 that is not UTF-8 (at byte {})",
+                    e.utf8_error().valid_up_to()
+                ))
+            })?;
+            let unopt = timing::time(
+                || "unoptimized_executable".into(),
+                || unoptimized_executable(linked),
+            );
+            std::fs::write(scratch.file("unopt-linked.ll"), &unopt)
+                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+            let mut optimize = vec![
+                "-cc1",
+                "-triple",
+                "spir64",
+                "-no-opaque-pointers",
+                "-x",
+                "ir",
+                "unopt-linked.ll",
+                "-O2",
+                // The objects' data layout may name native integer widths
+                // (`frontend::reoptimize`), with which
+                // SimplifyCFG turns switches into lookup tables: private
+                // globals in the default address space, which llvm-spirv-15
+                // declares with the Function storage class at module scope.
+                "-mllvm",
+                "-switch-to-lookup=false",
+                "-emit-llvm",
+                "-o",
+                "linked.ll",
+            ];
+            if objects.iter().any(|o| frontend::uses_subgroup_functions(o)) {
+                optimize.extend(frontend::KEEP_CONVERGENT_CALLS);
+            }
+            let os: Vec<&OsStr> = optimize.iter().map(OsStr::new).collect();
+            let out = run_tool(tools::CLANG, &os, &scratch.path)?;
+            if !out.success {
+                return Err(BuildError::internal(format!(
+                    "optimizing the linked module failed: {}",
+                    out.stderr
+                )));
+            }
+            let mut ll = std::fs::read_to_string(scratch.file("linked.ll"))
+                .map_err(|e| BuildError::internal(format!("clang wrote no IR: {e}")))?;
+            if frontend::has_odd_integer_widths(&ll) {
+                // As a source build does (`frontend::reoptimize`): the linked
+                // module again, optimized with native integer widths.
+                let fixes = frontend::Reoptimize {
+                    native_widths: true,
+                    inline_definitions: false,
+                };
+                let keep = optimize
+                    .iter()
+                    .any(|a| *a == frontend::KEEP_CONVERGENT_CALLS[1]);
+                ll = frontend::patch_and_optimize(&scratch, &unopt, fixes, true, keep)?;
+            }
+            let undefined = frontend::undefined_functions(&ll);
+            if !undefined.is_empty() {
+                let mut msg = log.clone();
+                for f in undefined {
+                    msg.push_str(&format!("error: undefined function '{f}'\n"));
+                }
+                return Err(BuildError::failure(msg));
+            }
+            dump::ir(Pass::LinkObjects, &ll);
+            let arg_metadata = frontend::read_kernel_arg_metadata(&ll);
+            let ll = frontend::remove_freeze(&frontend::null_casts::fold_null_casts(&ll));
+            let math = frontend::libclc::MathOptions::new(caps, opts.relaxed_math);
+            let ll = timing::pass(Pass::LinkMath, None, || {
+                frontend::libclc::link_math(&ll, &scratch, &math)
+            })?
+            .unwrap_or(ll);
+            std::fs::write(scratch.file("input.ll"), &ll)
+                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+            frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;
+            let spirv = timing::pass(Pass::TranslateBitcode, None, || {
+                frontend::translate_bitcode(&scratch)
+            })?;
+            dump::spirv(Pass::TranslateBitcode, &spirv);
+            let program =
+                pipeline::build_module(&spirv, Some(&arg_metadata), log, caps, &scratch, None)?;
+            Ok(Linked::Executable(program))
+        })
     });
     match &r {
         Ok(Linked::Executable(p)) => timing::report(

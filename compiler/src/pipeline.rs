@@ -41,7 +41,7 @@ pub fn build_source(source: &str, options: &str, caps: &DeviceCaps) -> Result<Pr
     let start = std::time::Instant::now();
     let caps = &frontend::target_caps(options, caps)?;
     let r = cached(cache::Input::Source(source), options, caps, || {
-        guard(|| source_program(source, options, caps))
+        on_compiler_stack(|| guard(|| source_program(source, options, caps)))
     });
     report_build(start, "build_source", &r);
     r
@@ -53,7 +53,8 @@ pub fn build_il(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Progra
     let start = std::time::Instant::now();
     let caps = &frontend::target_caps(options, caps)?;
     let r = cached(cache::Input::Il(spirv), options, caps, || {
-        guard(|| il_program(spirv, options, caps)).map_err(|e| blame_invalid_il(spirv, e))
+        on_compiler_stack(|| guard(|| il_program(spirv, options, caps)))
+            .map_err(|e| blame_invalid_il(spirv, e))
     });
     report_build(start, "build_il", &r);
     r
@@ -84,6 +85,35 @@ fn cached(
         e.store(&p, options, caps);
     }
     Ok(p)
+}
+
+/// The stack of the thread a whole build runs on ([`on_compiler_stack`]).
+const COMPILER_STACK_SIZE: usize = 256 << 20;
+
+/// Runs `f` on a thread of its own with a [`COMPILER_STACK_SIZE`] stack
+/// and waits for it. The builds run on the application's thread otherwise,
+/// whose stack may be small (2 MiB for a Rust thread, less in some
+/// applications), and the control-flow structurizer (spirt) recurses
+/// about once per nested region: a kernel of 256 straight-line `if`
+/// blocks overflowed a 2 MiB stack, which kills the process. The stack is
+/// reserved address space, touched only as deep as the build goes. If the
+/// thread cannot be made, `f` runs here.
+pub(crate) fn on_compiler_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let f = std::sync::Mutex::new(Some(f));
+    let spawned = std::thread::scope(|s| {
+        let t = std::thread::Builder::new()
+            .name("ferrocl-build".into())
+            .stack_size(COMPILER_STACK_SIZE)
+            .spawn_scoped(s, || (f.lock().unwrap().take().expect("runs once"))());
+        t.ok().map(|t| t.join())
+    });
+    match spawned {
+        Some(Ok(r)) => r,
+        // The closure catches its own panics ([`guard`]); one escaping it
+        // goes on up as if it had happened here.
+        Some(Err(p)) => std::panic::resume_unwind(p),
+        None => (f.into_inner().unwrap().take().expect("not run"))(),
+    }
 }
 
 /// Runs `f`, turning a panic into an "internal compiler error".

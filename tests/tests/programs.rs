@@ -1291,3 +1291,50 @@ fn link_time_odd_widths() {
     let want: Vec<i32> = data.iter().map(|&x| sel(x & 7, x >> 3)).collect();
     assert_eq!(cl.queue.read(&buf), want);
 }
+
+/// A kernel of 256 straight-line `if` blocks (conditional stores, which
+/// LLVM cannot turn into selects) built and run from an application
+/// thread with a small stack (128 KiB). The control-flow structurizer
+/// recurses about once per region, on the application's thread: this
+/// overflowed the stack and killed the process (release build; a debug
+/// build overflowed a 2 MiB thread). Builds now run on a thread of their
+/// own (`on_compiler_stack`, compiler/src/pipeline.rs).
+#[test]
+fn deep_control_flow_builds_on_a_small_application_thread() {
+    const BLOCKS: usize = 256;
+    let mut source = String::from("kernel void deep(global int *a) {\n    int x = a[0];\n");
+    for k in 0..BLOCKS {
+        source.push_str(&format!(
+            "    if (x == {k}) {{ a[{}] = x; x += 3; }}\n",
+            k + 1
+        ));
+    }
+    source.push_str("    a[0] = x;\n}\n");
+    let run = move || {
+        let cl = Cl::new();
+        let program = cl.build(&source);
+        let k = program.kernel("deep");
+        let init = vec![0i32; BLOCKS + 1];
+        let buf = cl.buffer_from(&init);
+        k.arg(0, &buf);
+        cl.queue.run(&k, &[1], None);
+        cl.queue.read(&buf)
+    };
+    let got = std::thread::Builder::new()
+        .stack_size(128 << 10)
+        .spawn(run)
+        .expect("a thread")
+        .join()
+        .expect("the build and run");
+    // x goes 0, 3, 6, ...: block k stores where x == k.
+    let mut want = vec![0i32; BLOCKS + 1];
+    let mut x = 0i32;
+    for k in 0..BLOCKS as i32 {
+        if x == k {
+            want[k as usize + 1] = x;
+            x += 3;
+        }
+    }
+    want[0] = x;
+    assert_eq!(got, want);
+}
