@@ -112,7 +112,7 @@ pub(crate) fn on_compiler_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
         // The closure catches its own panics ([`guard`]); one escaping it
         // goes on up as if it had happened here.
         Some(Err(p)) => std::panic::resume_unwind(p),
-        None => (f.into_inner().unwrap().take().expect("not run"))(),
+        None => (f.into_inner().unwrap().expect("not run"))(),
     }
 }
 
