@@ -335,3 +335,23 @@ pub fn kernel_sub_group_info_fn(device: cl_device_id) -> KernelSubGroupInfoFn {
     // signature (cl_khr_subgroups).
     unsafe { std::mem::transmute::<*mut std::ffi::c_void, KernelSubGroupInfoFn>(f) }
 }
+
+/// The platform's entry point `name`
+/// (clGetExtensionFunctionAddressForPlatform); NULL where it has none.
+pub fn extension_function(name: &str) -> *mut std::ffi::c_void {
+    let c = std::ffi::CString::new(name).expect("a name without NUL");
+    // SAFETY: a platform of the loader and a NUL-terminated name.
+    unsafe { clGetExtensionFunctionAddressForPlatform(platform(), c.as_ptr()) }
+}
+
+/// `ext_fn!("clXxxKHR", clXxxKHR_t)`: the platform's entry point of that
+/// name as the extension's function type; panics where it has none.
+#[macro_export]
+macro_rules! ext_fn {
+    ($name:literal, $t:ty) => {{
+        let f = $crate::info::extension_function($name);
+        assert!(!f.is_null(), concat!("no ", $name, " for the platform"));
+        // SAFETY: the extension's signature for this name.
+        unsafe { std::mem::transmute::<*mut std::ffi::c_void, $t>(f) }
+    }};
+}

@@ -11,9 +11,10 @@
 use std::ffi::c_void;
 use std::ptr;
 
-use ferrocl_tests::info::{device_info, query, query_value};
+use ferrocl_tests::ext_fn;
+use ferrocl_tests::info::{device_info, extension_function, query, query_value};
 use ferrocl_tests::sys::*;
-use ferrocl_tests::{device, expect_error, platform, Buffer, Cl, Kernel, Queue};
+use ferrocl_tests::{device, expect_error, Buffer, Cl, Kernel, Queue};
 
 /// The extension's entry points, looked up for the platform.
 struct Ext {
@@ -35,21 +36,6 @@ struct Ext {
     svm_fill: clCommandSVMMemFillKHR_t,
     update: clUpdateMutableCommandsKHR_t,
     command_info: clGetMutableCommandInfoKHR_t,
-}
-
-fn lookup(name: &str) -> *mut c_void {
-    let c = std::ffi::CString::new(name).expect("name");
-    // SAFETY: a platform of the loader and a NUL-terminated name.
-    unsafe { clGetExtensionFunctionAddressForPlatform(platform(), c.as_ptr()) }
-}
-
-macro_rules! ext_fn {
-    ($name:literal, $t:ty) => {{
-        let f = lookup($name);
-        assert!(!f.is_null(), concat!("no ", $name, " for the platform"));
-        // SAFETY: the extension's signature for this name.
-        unsafe { std::mem::transmute::<*mut c_void, $t>(f) }
-    }};
 }
 
 impl Ext {
@@ -485,7 +471,7 @@ fn extensions_queries_and_entry_points() {
         "clCommandSVMMemFillKHR",
         "clRemapCommandBufferKHR",
     ] {
-        assert!(!lookup(name).is_null(), "{name}");
+        assert!(!extension_function(name).is_null(), "{name}");
     }
 }
 

@@ -13,6 +13,7 @@ use std::ptr;
 use std::sync::Once;
 
 use ferrocl_tests::events::Event;
+use ferrocl_tests::ext_fn;
 use ferrocl_tests::info::{
     device_info, devices as platform_devices, platform_info, query, query_value,
 };
@@ -55,21 +56,6 @@ struct Ext {
     command_info: clGetMutableCommandInfoKHR_t,
     update: clUpdateMutableCommandsKHR_t,
     remap: clRemapCommandBufferKHR_t,
-}
-
-fn lookup(name: &str) -> *mut c_void {
-    let c = std::ffi::CString::new(name).expect("name");
-    // SAFETY: a platform of the loader and a NUL-terminated name.
-    unsafe { clGetExtensionFunctionAddressForPlatform(platform(), c.as_ptr()) }
-}
-
-macro_rules! ext_fn {
-    ($name:literal, $t:ty) => {{
-        let f = lookup($name);
-        assert!(!f.is_null(), concat!("no ", $name, " for the platform"));
-        // SAFETY: the extension's signature for this name.
-        unsafe { std::mem::transmute::<*mut c_void, $t>(f) }
-    }};
 }
 
 impl Ext {

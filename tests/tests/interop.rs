@@ -44,19 +44,11 @@ fn transformed(i: usize) -> u32 {
     written(i).wrapping_mul(3).wrapping_add(i as u32)
 }
 
-fn lookup(name: &str) -> *mut c_void {
-    let c = std::ffi::CString::new(name).expect("name");
-    // SAFETY: a platform of the loader and a NUL-terminated name.
-    unsafe { clGetExtensionFunctionAddressForPlatform(platform(), c.as_ptr()) }
-}
-
-macro_rules! ext_fn {
-    ($name:literal, $t:ty) => {{
-        let f = lookup($name);
-        assert!(!f.is_null(), concat!("no ", $name, " for the platform"));
-        // SAFETY: the extension's signature for this name.
-        unsafe { std::mem::transmute::<*mut c_void, $t>(f) }.expect($name)
-    }};
+/// The entry point `$name`, which the platform must have.
+macro_rules! ext_fn_some {
+    ($name:literal, $t:ty) => {
+        ferrocl_tests::ext_fn!($name, $t).expect($name)
+    };
 }
 
 /// The interop entry points.
@@ -101,11 +93,11 @@ impl Ext {
         clEnqueueReleaseExternalMemObjectsKHR_t,
     ) {
         (
-            Some(ext_fn!(
+            Some(ext_fn_some!(
                 "clEnqueueAcquireExternalMemObjectsKHR",
                 clEnqueueAcquireExternalMemObjectsKHR_t
             )),
-            Some(ext_fn!(
+            Some(ext_fn_some!(
                 "clEnqueueReleaseExternalMemObjectsKHR",
                 clEnqueueReleaseExternalMemObjectsKHR_t
             )),
@@ -114,18 +106,18 @@ impl Ext {
 
     fn load() -> Ext {
         Ext {
-            create_sema: ext_fn!(
+            create_sema: ext_fn_some!(
                 "clCreateSemaphoreWithPropertiesKHR",
                 clCreateSemaphoreWithPropertiesKHR_t
             ),
-            wait: ext_fn!("clEnqueueWaitSemaphoresKHR", clEnqueueWaitSemaphoresKHR_t),
-            signal: ext_fn!(
+            wait: ext_fn_some!("clEnqueueWaitSemaphoresKHR", clEnqueueWaitSemaphoresKHR_t),
+            signal: ext_fn_some!(
                 "clEnqueueSignalSemaphoresKHR",
                 clEnqueueSignalSemaphoresKHR_t
             ),
-            sema_info: ext_fn!("clGetSemaphoreInfoKHR", clGetSemaphoreInfoKHR_t),
-            retain_sema: ext_fn!("clRetainSemaphoreKHR", clRetainSemaphoreKHR_t),
-            release_sema: ext_fn!("clReleaseSemaphoreKHR", clReleaseSemaphoreKHR_t),
+            sema_info: ext_fn_some!("clGetSemaphoreInfoKHR", clGetSemaphoreInfoKHR_t),
+            retain_sema: ext_fn_some!("clRetainSemaphoreKHR", clRetainSemaphoreKHR_t),
+            release_sema: ext_fn_some!("clReleaseSemaphoreKHR", clReleaseSemaphoreKHR_t),
         }
     }
 
@@ -372,7 +364,7 @@ fn round_trip(sync: Sync) {
                     0,
                 ],
             );
-            let get = ext_fn!(
+            let get = ext_fn_some!(
                 "clGetSemaphoreHandleForTypeKHR",
                 clGetSemaphoreHandleForTypeKHR_t
             );
