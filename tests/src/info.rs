@@ -355,3 +355,26 @@ macro_rules! ext_fn {
         unsafe { std::mem::transmute::<*mut std::ffi::c_void, $t>(f) }
     }};
 }
+
+/// The first two devices of the platform under test with
+/// `FERROCL_DEVICE_REPLICAS=2` (each Vulkan device exposed twice) and the
+/// variables of `env` set, each unless the environment sets it already.
+/// The ICD reads them once, at the process's first OpenCL call, so every
+/// test of a binary that uses this must come here first.
+pub fn two_replicated_devices(env: &[(&str, &str)]) -> Vec<cl_device_id> {
+    static ENV: std::sync::Once = std::sync::Once::new();
+    ENV.call_once(|| {
+        for (name, value) in std::iter::once(&("FERROCL_DEVICE_REPLICAS", "2")).chain(env) {
+            if std::env::var_os(name).is_none() {
+                std::env::set_var(name, value);
+            }
+        }
+    });
+    let all = devices(platform());
+    assert!(
+        all.len() >= 2,
+        "FERROCL_DEVICE_REPLICAS=2 should give at least two devices, got {}",
+        all.len()
+    );
+    all[..2].to_vec()
+}

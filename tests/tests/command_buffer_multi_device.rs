@@ -10,13 +10,10 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::Once;
 
 use ferrocl_tests::events::Event;
 use ferrocl_tests::ext_fn;
-use ferrocl_tests::info::{
-    device_info, devices as platform_devices, platform_info, query, query_value,
-};
+use ferrocl_tests::info::{device_info, platform_info, query, query_value, two_replicated_devices};
 use ferrocl_tests::pod::zeroed_vec;
 use ferrocl_tests::sys::*;
 use ferrocl_tests::{
@@ -26,20 +23,7 @@ use ferrocl_tests::{
 /// The first two devices of the platform under test, with
 /// `FERROCL_DEVICE_REPLICAS=2` in effect.
 fn devices() -> Vec<cl_device_id> {
-    static ENV: Once = Once::new();
-    ENV.call_once(|| {
-        // Before any OpenCL call of this process: every test comes here first.
-        if std::env::var_os("FERROCL_DEVICE_REPLICAS").is_none() {
-            std::env::set_var("FERROCL_DEVICE_REPLICAS", "2");
-        }
-    });
-    let all = platform_devices(platform());
-    assert!(
-        all.len() >= 2,
-        "FERROCL_DEVICE_REPLICAS=2 should give at least two devices, got {}",
-        all.len()
-    );
-    all[..2].to_vec()
+    two_replicated_devices(&[])
 }
 
 /// The platform's cl_khr_command_buffer_multi_device entry points and

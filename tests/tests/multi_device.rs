@@ -10,12 +10,12 @@
 //! these tests live in their own test binary.
 
 use std::ptr;
-use std::sync::Once;
 
 use ferrocl_tests::events::{raw_list, Event};
 use ferrocl_tests::images::{desc, format};
 use ferrocl_tests::info::{
     device_info, devices as platform_devices, program_build_info, query, query_value,
+    two_replicated_devices,
 };
 use ferrocl_tests::sys::*;
 use ferrocl_tests::{assert_same, check, expect_error, platform, Buffer, Context, Queue};
@@ -23,25 +23,9 @@ use ferrocl_tests::{assert_same, check, expect_error, platform, Buffer, Context,
 /// The first two devices of the platform under test, with
 /// `FERROCL_DEVICE_REPLICAS=2` in effect.
 fn devices() -> Vec<cl_device_id> {
-    static ENV: Once = Once::new();
-    ENV.call_once(|| {
-        // Before any OpenCL call of this process: every test comes here first.
-        if std::env::var_os("FERROCL_DEVICE_REPLICAS").is_none() {
-            std::env::set_var("FERROCL_DEVICE_REPLICAS", "2");
-        }
-        // Small stream chunks: transfers above 16 KiB are streamed in
-        // parts, whose first part makes the buffer current.
-        if std::env::var_os("FERROCL_STREAM_CHUNK").is_none() {
-            std::env::set_var("FERROCL_STREAM_CHUNK", "4096");
-        }
-    });
-    let all = platform_devices(platform());
-    assert!(
-        all.len() >= 2,
-        "FERROCL_DEVICE_REPLICAS=2 should give at least two devices, got {}",
-        all.len()
-    );
-    all[..2].to_vec()
+    // Small stream chunks: transfers above 16 KiB are streamed in parts,
+    // whose first part makes the buffer current.
+    two_replicated_devices(&[("FERROCL_STREAM_CHUNK", "4096")])
 }
 
 /// A context on two devices and an in-order queue on each.
