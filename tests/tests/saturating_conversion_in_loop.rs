@@ -186,3 +186,53 @@ fn saturating_conversions_from_float_carried_by_a_loop() {
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// A signed value saturated to a wider unsigned type: negative values
+/// become 0. Wrong on lavapipe (ferrocl-fuzz seed 14, program 20:
+/// `convert_ulong3_sat_rtp` of an `int3`): the saturation compared the
+/// sign-extended value with 0, which lavapipe 22.3 gets wrong (corpus
+/// `fuzz_sconvert_compare.cl`); it now tests the sign of the source.
+#[test]
+fn signed_to_wider_unsigned_saturation() {
+    const SRC: &str = r#"
+kernel void widen(global const int *a, global ulong *out) {
+    uint i = get_global_id(0);
+    int x = a[i];
+    out[4 * i + 0] = convert_ulong_sat(x);
+    out[4 * i + 1] = convert_ulong3_sat_rtp((int3)(x, -x, x)).z;
+    out[4 * i + 2] = convert_uint_sat((short)x);
+    out[4 * i + 3] = as_ulong(convert_ushort4_sat((char4)((char)x)));
+}
+"#;
+    let cl = Cl::new();
+    let a: Vec<i32> = (0..64i32)
+        .map(|i| {
+            (i - 32)
+                .wrapping_mul(0x0123_4567)
+                .wrapping_add(if i % 5 == 0 { i32::MIN } else { 0 })
+        })
+        .collect();
+    let program = cl.build(SRC);
+    let k = program.kernel("widen");
+    let ab = cl.buffer_from(&a);
+    let out = cl.buffer::<u64>(4 * a.len());
+    k.arg(0, &ab).arg(1, &out);
+    cl.queue.run(&k, &[a.len()], None);
+    let got = cl.queue.read(&out);
+    let want: Vec<u64> = a
+        .iter()
+        .flat_map(|&x| {
+            let c = x as i8;
+            let lane = u64::from(c.max(0) as u16);
+            [
+                x.max(0) as u64,
+                x.max(0) as u64,
+                u64::from((x as i16).max(0) as u32),
+                lane | lane << 16 | lane << 32 | lane << 48,
+            ]
+        })
+        .collect();
+    for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "item {} slot {} (x = {})", j / 4, j % 4, a[j / 4]);
+    }
+}

@@ -281,8 +281,18 @@ fn int_definition(o: &Overload, own: &str, sw: u32, ssigned: bool) -> String {
     if smin < dmin {
         // Only a signed source goes below the destination's minimum.
         let lo = splat(o.lanes, w, dmin);
+        // Widened (a signed source to a wider unsigned type, whose
+        // minimum is 0), the sign is tested on the source itself:
+        // lavapipe 22.3 compares a sign-extended value with a constant
+        // wrongly (`convert_ulong_sat(-2)` gave 0xff..fe; corpus
+        // `fuzz_sconvert_compare.cl`, ferrocl-fuzz seed 14 program 20).
+        let test = if w > sw {
+            format!("{src_ty} %x, {}", splat(o.lanes, sw, 0))
+        } else {
+            format!("{wide} {cur}, {lo}")
+        };
         body.push_str(&format!(
-            "  %below = icmp slt {wide} {cur}, {lo}\n  %lo = select {bool_ty} %below, {wide} {lo}, {wide} {cur}\n"
+            "  %below = icmp slt {test}\n  %lo = select {bool_ty} %below, {wide} {lo}, {wide} {cur}\n"
         ));
         cur = "%lo".into();
     }

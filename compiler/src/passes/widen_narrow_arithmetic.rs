@@ -33,12 +33,7 @@
 //! type. Phis, selects, loads, stores and the other conversions are
 //! untouched. Switched on by `DeviceCaps::
 //! wide_narrow_arithmetic` (NVIDIA only; lavapipe computes narrow types
-//! right). Forced on lavapipe (`FERROCL_WIDE_NARROW_ARITHMETIC=1`, which
-//! `scripts/test` does for a few test binaries), lavapipe 22.3 folds the
-//! extract wrongly where the value comes from constants:
-//! `convert_ulong_sat(convert_char((ushort)0xff92))` gave 0xff..92, not
-//! 0 (fuzz seed 12 program 46 k2, reduced; the same from a loaded value
-//! is right, and the module passes spirv-val and reads right).
+//! right).
 
 use std::collections::HashMap;
 
