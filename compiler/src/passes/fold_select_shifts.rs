@@ -97,7 +97,7 @@ fn shift(op: Op, width: u32, value: u64, count: u64) -> Option<u64> {
 /// type, for scalars and vectors alike.
 fn fold(
     module: &mut Module,
-    known: &HashMap<Word, (Word, Constant)>,
+    known: &mut HashMap<Word, (Word, Constant)>,
     op: Op,
     value: Word,
     count: Word,
@@ -114,12 +114,10 @@ fn fold(
             } else {
                 Operand::LiteralBit32(r as u32)
             };
-            Some(super::module_edit::global(
-                module,
-                Op::Constant,
-                Some(ty),
-                vec![literal],
-            ))
+            let id = super::module_edit::global(module, Op::Constant, Some(ty), vec![literal]);
+            // A later shift may read it.
+            known.insert(id, (ty, Constant::Scalar(w, r)));
+            Some(id)
         }
         (Constant::Vector(vs), c) => {
             let counts = match c {
@@ -129,14 +127,12 @@ fn fold(
             let parts = vs
                 .iter()
                 .zip(&counts)
-                .map(|(&v, &c)| fold(module, known, op, v, c).map(Operand::IdRef))
+                .map(|(&v, &c)| fold(module, known, op, v, c))
                 .collect::<Option<Vec<_>>>()?;
-            Some(super::module_edit::global(
-                module,
-                Op::ConstantComposite,
-                Some(ty),
-                parts,
-            ))
+            let operands = parts.iter().map(|&p| Operand::IdRef(p)).collect();
+            let id = super::module_edit::global(module, Op::ConstantComposite, Some(ty), operands);
+            known.insert(id, (ty, Constant::Vector(parts)));
+            Some(id)
         }
         _ => None,
     }
@@ -186,14 +182,12 @@ pub fn fold_select_shifts(module: &mut Module) {
                 {
                     continue;
                 }
-                let Some(fa) = fold(module, &known, op, a, count) else {
+                let Some(fa) = fold(module, &mut known, op, a, count) else {
                     continue;
                 };
-                let Some(fb) = fold(module, &known, op, b, count) else {
+                let Some(fb) = fold(module, &mut known, op, b, count) else {
                     continue;
                 };
-                // New constants join the table (a later shift may use them).
-                known = constants(module);
                 module.functions[fi].blocks[bi].instructions[ii] = Instruction::new(
                     Op::Select,
                     Some(ty),

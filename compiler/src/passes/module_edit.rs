@@ -30,3 +30,14 @@ pub fn global(module: &mut Module, op: Op, ty: Option<Word>, operands: Vec<Opera
         .push(Instruction::new(op, ty, Some(id), operands));
     id
 }
+
+/// The module's GLSL.std.450 import, if it has one.
+pub fn glsl_import(module: &Module) -> Option<Word> {
+    module
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s == "GLSL.std.450" => i.result_id,
+            _ => None,
+        })
+}

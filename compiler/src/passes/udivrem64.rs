@@ -194,14 +194,10 @@ pub fn add_udivrem64(module: &mut Module) -> Word {
 
 /// The module's GLSL.std.450 import, added if missing.
 fn glsl_import(m: &mut Module) -> Word {
-    let name = Operand::LiteralString("GLSL.std.450".into());
-    if let Some(i) = m
-        .ext_inst_imports
-        .iter()
-        .find(|i| i.operands.first() == Some(&name))
-    {
-        return i.result_id.unwrap_or(0);
+    if let Some(r) = super::module_edit::glsl_import(m) {
+        return r;
     }
+    let name = Operand::LiteralString("GLSL.std.450".into());
     let r = fresh_id(m);
     m.ext_inst_imports.push(Instruction::new(
         Op::ExtInstImport,

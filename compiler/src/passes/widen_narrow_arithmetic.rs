@@ -152,13 +152,7 @@ pub fn widen_narrow_arithmetic(module: &mut Module) {
             .filter(|(w, _)| *w == 8 || *w == 16)
             .map(|t| t.1)
     };
-    let glsl = module
-        .ext_inst_imports
-        .iter()
-        .find_map(|i| match i.operands.first() {
-            Some(Operand::LiteralString(s)) if s == "GLSL.std.450" => i.result_id,
-            _ => None,
-        });
+    let glsl = super::module_edit::glsl_import(module);
     let types = value_types(module);
     // The 32-bit type of each component count, made on first use.
     let mut wide: HashMap<u32, Word> = HashMap::new();
