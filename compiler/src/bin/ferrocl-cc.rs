@@ -44,6 +44,7 @@ fn main() -> ExitCode {
     let mut loop_limiter = false;
     let mut soft_int64_division = false;
     let mut wide_narrow_arithmetic = false;
+    let mut soft_long_sign_extension = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -72,6 +73,8 @@ fn main() -> ExitCode {
             soft_int64_division = true;
         } else if a == "-wide-narrow-arithmetic" {
             wide_narrow_arithmetic = true;
+        } else if a == "-soft-long-sign-extension" {
+            soft_long_sign_extension = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -179,6 +182,7 @@ fn main() -> ExitCode {
         loop_limiter,
         soft_int64_division,
         wide_narrow_arithmetic,
+        soft_long_sign_extension,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,
