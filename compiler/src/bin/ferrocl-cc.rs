@@ -12,7 +12,11 @@
 //! `-loop-limiter`: for a driver that cuts long loops (lavapipe,
 //! `DeviceCaps::loop_limiter`: kernels with loops report cut loops);
 //! `-soft-int64-division`: for a driver whose 64-bit division is wrong
-//! (NVIDIA, `DeviceCaps::soft_int64_division`).
+//! (NVIDIA, `DeviceCaps::soft_int64_division`); `-wide-narrow-arithmetic`:
+//! 8/16-bit arithmetic in 32 bits (NVIDIA,
+//! `DeviceCaps::wide_narrow_arithmetic`); `-soft-long-sign-extension`:
+//! 32-to-64-bit sign extensions as arithmetic (lavapipe,
+//! `DeviceCaps::soft_long_sign_extension`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -28,7 +32,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-wide-narrow-arithmetic] [-soft-long-sign-extension] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
