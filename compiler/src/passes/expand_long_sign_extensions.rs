@@ -38,50 +38,10 @@
 //! by `DeviceCaps::soft_long_sign_extension` (lavapipe and llvmpipe only;
 //! `FERROCL_SOFT_LONG_SIGN_EXTENSION=0|1` overrides it).
 
-use std::collections::HashMap;
-
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{fresh_id, global};
-
-/// Integer types of the module: id -> (width, components, scalar type).
-fn int_types(module: &Module) -> HashMap<Word, (u32, u32, Word)> {
-    let mut ints = HashMap::new();
-    for inst in &module.types_global_values {
-        let Some(id) = inst.result_id else { continue };
-        match (inst.class.opcode, inst.operands.as_slice()) {
-            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => {
-                ints.insert(id, (*w, 1, id));
-            }
-            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
-                if let Some(&(w, 1, _)) = ints.get(c) {
-                    ints.insert(id, (w, *n, *c));
-                }
-            }
-            _ => {}
-        }
-    }
-    ints
-}
-
-/// The type of every value the functions define (and of the constants).
-fn value_types(module: &Module) -> HashMap<Word, Word> {
-    let mut types = HashMap::new();
-    let globals = module.types_global_values.iter();
-    let params = module.functions.iter().flat_map(|f| f.parameters.iter());
-    let body = module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter());
-    for inst in globals.chain(params).chain(body) {
-        if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
-            types.insert(id, ty);
-        }
-    }
-    types
-}
+use super::module_edit::{component_type, fresh_id, global, int_types, value_types};
 
 /// A constant of type `ty` (`n` components of the `width`-bit `scalar`)
 /// with every component `value`.
@@ -122,10 +82,11 @@ pub fn expand_long_sign_extensions(module: &mut Module) {
                 };
                 let x = *x;
                 let src = types.get(&x).and_then(|t| Some((*t, *ints.get(t)?)));
-                let (Some((sty, (32, n, s32))), Some(&(64, _, s64))) = (src, ints.get(&rty)) else {
+                let (Some((sty, (32, n))), Some(&(64, _))) = (src, ints.get(&rty)) else {
                     out.push(inst);
                     continue;
                 };
+                let (s32, s64) = (component_type(module, sty), component_type(module, rty));
                 let flip = splat(module, (sty, 32, n, s32), 0x8000_0000);
                 let bias = splat(module, (rty, 64, n, s64), (-(1i64 << 31)) as u64);
                 let (f, z) = (fresh_id(module), fresh_id(module));
