@@ -131,6 +131,12 @@ pub struct DeviceCaps {
     /// (`passes::widen_narrow_arithmetic`): NVIDIA's driver 580 loses the
     /// wrap-around of narrow results whose range it thinks it knows.
     pub wide_narrow_arithmetic: bool,
+    /// Every sign extension of a 32-bit integer to 64 bits is computed as
+    /// a zero extension and 64-bit arithmetic
+    /// (`passes::expand_long_sign_extensions`): lavapipe 22.3 folds signed
+    /// comparisons of such a value (or of a value computed from it) with
+    /// a constant as if it were a large positive number.
+    pub soft_long_sign_extension: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

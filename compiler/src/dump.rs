@@ -14,7 +14,8 @@
 //! numbers: the front end's passes depend on the input (OpenCL C, IL, or
 //! clLinkProgram's objects), `specialize_image_calls` runs only where
 //! `DeviceCaps::images` is set, `guard_loop_limit` only where
-//! `DeviceCaps::loop_limiter` is. Builds with dumps bypass the compile
+//! `DeviceCaps::loop_limiter` is (and the other per-device passes only
+//! where their `DeviceCaps` flag is). Builds with dumps bypass the compile
 //! cache (`cache`).
 //!
 //! | NN | pass | builds |
@@ -41,8 +42,11 @@
 //! | 19 | `specialize_image_calls` | `DeviceCaps::images` |
 //! | 20 | `<kernel>-lower_kernel` | per kernel |
 //! | 21 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 22 | `<kernel>-guard_int64_division` | per kernel |
-//! | 23 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 22 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
+//! | 23 | `<kernel>-fold_select_shifts` | per kernel |
+//! | 24 | `<kernel>-guard_int64_division` | per kernel |
+//! | 25 | `<kernel>-expand_long_sign_extensions` | per kernel, `DeviceCaps::soft_long_sign_extension` |
+//! | 26 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -82,7 +86,8 @@ pub enum Pass {
     WidenNarrowArithmetic = 22,
     FoldSelectShifts = 23,
     GuardInt64Division = 24,
-    GuardLoopLimit = 25,
+    ExpandLongSignExtensions = 25,
+    GuardLoopLimit = 26,
 }
 
 impl Pass {
@@ -114,6 +119,7 @@ impl Pass {
             Pass::WidenNarrowArithmetic => "widen_narrow_arithmetic",
             Pass::FoldSelectShifts => "fold_select_shifts",
             Pass::GuardInt64Division => "guard_int64_division",
+            Pass::ExpandLongSignExtensions => "expand_long_sign_extensions",
             Pass::GuardLoopLimit => "guard_loop_limit",
         }
     }
@@ -196,7 +202,7 @@ mod tests {
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "25-k-guard_loop_limit.spv"
+            "26-k-guard_loop_limit.spv"
         );
     }
 }

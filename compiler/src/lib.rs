@@ -40,7 +40,7 @@
 //! runs, changed or not, as `NN-<pass>.ll` / `NN-<pass>.spv` (per kernel
 //! `NN-<kernel>-<pass>.spv`), `NN` the pass's fixed sequence number
 //! (`dump` lists them: `00-compile_to_bitcode.ll` ...
-//! `25-<kernel>-guard_loop_limit.spv`). Measurement switch:
+//! `26-<kernel>-guard_loop_limit.spv`). Measurement switch:
 //! `FERROCL_TIME_PASSES=1` prints the wall time of every tool run and pass
 //! (`timing`).
 

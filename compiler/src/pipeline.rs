@@ -21,9 +21,9 @@ use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
-    async_copy, copy_byval_params, dispatch_generic, fold_select_shifts, global_vars,
-    guard_int64_division, image_args, loop_limit, lower, specialize, srem_via_sdiv, structurize,
-    widen_narrow_arithmetic,
+    async_copy, copy_byval_params, dispatch_generic, expand_long_sign_extensions,
+    fold_select_shifts, global_vars, guard_int64_division, image_args, loop_limit, lower,
+    specialize, srem_via_sdiv, structurize, widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -436,6 +436,12 @@ impl KernelBuild<'_> {
             )
         });
         dump::module(Pass::GuardInt64Division, kernel, &lowered.module);
+        if caps.soft_long_sign_extension {
+            timing::pass(Pass::ExpandLongSignExtensions, kernel, || {
+                expand_long_sign_extensions::expand_long_sign_extensions(&mut lowered.module)
+            });
+            dump::module(Pass::ExpandLongSignExtensions, kernel, &lowered.module);
+        }
         let mut loop_status = false;
         if caps.loop_limiter {
             loop_status = timing::pass(Pass::GuardLoopLimit, kernel, || {

@@ -42,7 +42,8 @@ const MODULE_PASSES: &[&str] = &[
     "22-sample-widen_narrow_arithmetic.spv",
     "23-sample-fold_select_shifts.spv",
     "24-sample-guard_int64_division.spv",
-    "25-sample-guard_loop_limit.spv",
+    "25-sample-expand_long_sign_extensions.spv",
+    "26-sample-guard_loop_limit.spv",
 ];
 
 fn caps() -> DeviceCaps {
@@ -51,6 +52,7 @@ fn caps() -> DeviceCaps {
         loop_limiter: true,
         soft_int64_division: true,
         wide_narrow_arithmetic: true,
+        soft_long_sign_extension: true,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

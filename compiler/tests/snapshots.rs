@@ -201,6 +201,12 @@ fn snapshots() {
             .lines()
             .take(3)
             .any(|l| l.starts_with("// soft_int64_division"));
+        // A device whose 32-to-64-bit sign extensions are arithmetic
+        // (lavapipe: expand_long_sign_extensions).
+        caps.soft_long_sign_extension = source
+            .lines()
+            .take(3)
+            .any(|l| l.starts_with("// soft_long_sign_extension"));
         let program = match build_source(&source, options, &caps) {
             Ok(p) => p,
             Err(e) => {

@@ -5,13 +5,17 @@
 // number: (0 >= convert_long(0)) was 0, (convert_long(-1) < 6) was 0. The
 // converted value itself was right, and so were char -> long and
 // short -> int, and a (long) cast (LLVM folds it into the comparison).
+// Values computed from the conversion were compared wrongly too (the last
+// two words). ferrocl's way round it: passes::expand_long_sign_extensions.
 kernel void k(global const int* a, global const int* b, global long* out) {
     size_t i = get_global_id(0);
     int x = a[i];
-    out[6 * i + 0] = convert_long(x) < 6;
-    out[6 * i + 1] = 5 >= convert_long(x);
-    out[6 * i + 2] = 0 < convert_long(x);
-    out[6 * i + 3] = convert_long(x) >= 7;
-    out[6 * i + 4] = convert_long(x);
-    out[6 * i + 5] = (convert_long2((int2)(x, b[i])) < (long2)(6, 0)).x;
+    out[8 * i + 0] = convert_long(x) < 6;
+    out[8 * i + 1] = 5 >= convert_long(x);
+    out[8 * i + 2] = 0 < convert_long(x);
+    out[8 * i + 3] = convert_long(x) >= 7;
+    out[8 * i + 4] = convert_long(x);
+    out[8 * i + 5] = (convert_long2((int2)(x, b[i])) < (long2)(6, 0)).x;
+    out[8 * i + 6] = convert_long(x) * 3 > 6;
+    out[8 * i + 7] = -convert_long(x) <= 2;
 }

@@ -1,6 +1,7 @@
 //! Front end: OpenCL C → LLVM IR (clang-15) → Kernel-flavour SPIR-V
 //! (llvm-spirv-15), plus the kernel argument metadata clang records.
 
+mod block_order;
 pub mod execution_mode_ids;
 pub mod il_math;
 pub mod il_structure;
@@ -559,6 +560,7 @@ fn write_header(scratch: &ScratchDir, name: &str, text: &str) -> Result<(), Buil
 /// `clang -cc1 -x ir`: textual (or bitcode) IR `input` → bitcode `output`,
 /// both in `scratch`.
 pub fn ir_to_bitcode(scratch: &ScratchDir, input: &str, output: &str) -> Result<(), BuildError> {
+    order_blocks(scratch, input)?;
     let to_bc = [
         "-cc1",
         "-triple",
@@ -584,6 +586,50 @@ pub fn ir_to_bitcode(scratch: &ScratchDir, input: &str, output: &str) -> Result<
         expand_vector_reductions(scratch, output)?;
     }
     Ok(())
+}
+
+/// Textual IR file `file` in `scratch` with its functions' blocks in
+/// dominance order (`block_order`), for llvm-spirv-15; a function out of
+/// order that has unnamed values is named first by `opt-15
+/// -passes=instnamer` (only such modules take it). Bitcode is left alone.
+fn order_blocks(scratch: &ScratchDir, file: &str) -> Result<(), BuildError> {
+    let Ok(ll) = std::fs::read_to_string(scratch.file(file)) else {
+        return Ok(());
+    };
+    let write = |ll: String| {
+        std::fs::write(scratch.file(file), ll)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))
+    };
+    match block_order::order_blocks_by_dominance(&ll) {
+        block_order::Ordered::Unchanged => return Ok(()),
+        block_order::Ordered::Reordered(ll) => return write(ll),
+        block_order::Ordered::NeedsNames => {}
+    }
+    let args = [
+        "-S",
+        "-opaque-pointers=0",
+        "-passes=instnamer",
+        file,
+        "-o",
+        file,
+    ];
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::OPT, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "naming values (opt instnamer) failed: {}",
+            out.stderr
+        )));
+    }
+    let named = std::fs::read_to_string(scratch.file(file))
+        .map_err(|e| BuildError::internal(format!("opt wrote no IR: {e}")))?;
+    match block_order::order_blocks_by_dominance(&named) {
+        block_order::Ordered::Reordered(ll) => write(ll),
+        block_order::Ordered::Unchanged => Ok(()),
+        block_order::Ordered::NeedsNames => Err(BuildError::internal(
+            "a function's blocks are out of dominance order and opt left unnamed values",
+        )),
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -619,6 +665,7 @@ fn promote_sampler_locals(
     input: &str,
     output: &str,
 ) -> Result<(), BuildError> {
+    order_blocks(scratch, input)?;
     let args = ["-passes=mem2reg", input, "-o", output];
     let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
     let out = run_tool(tools::OPT, &os, &scratch.path)?;

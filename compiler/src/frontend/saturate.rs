@@ -285,7 +285,10 @@ fn int_definition(o: &Overload, own: &str, sw: u32, ssigned: bool) -> String {
         // minimum is 0), the sign is tested on the source itself:
         // lavapipe 22.3 compares a sign-extended value with a constant
         // wrongly (`convert_ulong_sat(-2)` gave 0xff..fe; corpus
-        // `fuzz_sconvert_compare.cl`, ferrocl-fuzz seed 14 program 20).
+        // `fuzz_sconvert_compare.cl`, ferrocl-fuzz seed 14 program 20;
+        // every such extension is now mended there by
+        // `passes::expand_long_sign_extensions`, and this test is right
+        // and no dearer on every device).
         let test = if w > sw {
             format!("{src_ty} %x, {}", splat(o.lanes, sw, 0))
         } else {

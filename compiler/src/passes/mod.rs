@@ -7,6 +7,7 @@ pub mod async_copy;
 pub mod copy_byval_params;
 pub mod dispatch_generic;
 pub mod drop_dangling_decorations;
+pub mod expand_long_sign_extensions;
 pub mod fold_select_shifts;
 pub mod global_vars;
 pub mod guard_int64_division;

@@ -1,6 +1,9 @@
 //! Small edits of an rspirv module shared by the passes that run on whole
-//! modules (`async_copy`, `guard_int64_division`): fresh ids and
-//! find-or-add of global types and constants.
+//! modules (`async_copy`, `guard_int64_division`, ...): fresh ids,
+//! find-or-add of global types and constants, and the tables of integer
+//! types and value types.
+
+use std::collections::HashMap;
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
@@ -40,4 +43,56 @@ pub fn glsl_import(module: &Module) -> Option<Word> {
             Some(Operand::LiteralString(s)) if s == "GLSL.std.450" => i.result_id,
             _ => None,
         })
+}
+
+/// Integer types of the module: id -> (width, components).
+pub fn int_types(module: &Module) -> HashMap<Word, (u32, u32)> {
+    let mut ints = HashMap::new();
+    for inst in &module.types_global_values {
+        let Some(id) = inst.result_id else { continue };
+        match (inst.class.opcode, inst.operands.as_slice()) {
+            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => {
+                ints.insert(id, (*w, 1));
+            }
+            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
+                if let Some(&(w, 1)) = ints.get(c) {
+                    ints.insert(id, (w, *n));
+                }
+            }
+            _ => {}
+        }
+    }
+    ints
+}
+
+/// The type of every value the functions define (and of the module's
+/// constants).
+pub fn value_types(module: &Module) -> HashMap<Word, Word> {
+    let mut types = HashMap::new();
+    let globals = module.types_global_values.iter();
+    let params = module.functions.iter().flat_map(|f| f.parameters.iter());
+    let body = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter());
+    for inst in globals.chain(params).chain(body) {
+        if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
+            types.insert(id, ty);
+        }
+    }
+    types
+}
+
+/// The component type of vector type `ty`; `ty` itself otherwise.
+pub fn component_type(module: &Module, ty: Word) -> Word {
+    module
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(ty) && i.class.opcode == Op::TypeVector)
+        .and_then(|i| match i.operands.first() {
+            Some(Operand::IdRef(c)) => Some(*c),
+            _ => None,
+        })
+        .unwrap_or(ty)
 }

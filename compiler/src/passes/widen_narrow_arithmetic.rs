@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};
 
-use super::module_edit::fresh_id;
+use super::module_edit::{fresh_id, int_types, value_types};
 
 /// How an operation reads its (narrow) operands.
 #[derive(Clone, Copy, PartialEq)]
@@ -104,45 +104,6 @@ fn is_comparison(op: Op) -> bool {
             | Op::SLessThan
             | Op::SLessThanEqual
     )
-}
-
-/// Integer types of the module: id -> (width, components).
-fn int_types(module: &Module) -> HashMap<Word, (u32, u32)> {
-    let mut ints = HashMap::new();
-    for inst in &module.types_global_values {
-        let Some(id) = inst.result_id else { continue };
-        match (inst.class.opcode, inst.operands.as_slice()) {
-            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => {
-                ints.insert(id, (*w, 1));
-            }
-            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
-                if let Some(&(w, 1)) = ints.get(c) {
-                    ints.insert(id, (w, *n));
-                }
-            }
-            _ => {}
-        }
-    }
-    ints
-}
-
-/// The type of every value the functions define (and of the module's
-/// constants), for the operands of comparisons.
-fn value_types(module: &Module) -> HashMap<Word, Word> {
-    let mut types = HashMap::new();
-    let globals = module.types_global_values.iter();
-    let params = module.functions.iter().flat_map(|f| f.parameters.iter());
-    let body = module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter());
-    for inst in globals.chain(params).chain(body) {
-        if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
-            types.insert(id, ty);
-        }
-    }
-    types
 }
 
 pub fn widen_narrow_arithmetic(module: &mut Module) {

@@ -1034,6 +1034,7 @@ impl Device {
             loop_limiter: self.loop_limiter(),
             soft_int64_division: self.soft_int64_division(),
             wide_narrow_arithmetic: self.wide_narrow_arithmetic(),
+            soft_long_sign_extension: self.soft_long_sign_extension(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1162,6 +1163,18 @@ impl Device {
     pub fn wide_narrow_arithmetic(&self) -> bool {
         env_switch("FERROCL_WIDE_NARROW_ARITHMETIC")
             .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
+    }
+
+    /// Whether 32-to-64-bit sign extensions are computed by a zero
+    /// extension and arithmetic (`DeviceCaps::soft_long_sign_extension`):
+    /// on lavapipe, whose Mesa 22.3 folds a signed comparison of such a
+    /// value, or of a value computed from it, with a constant as if it
+    /// were a large positive number (`convert_long(-1) < 6` was false;
+    /// corpus fuzz_sconvert_compare.cl). `FERROCL_SOFT_LONG_SIGN_EXTENSION=0|1`
+    /// overrides the table.
+    pub fn soft_long_sign_extension(&self) -> bool {
+        env_switch("FERROCL_SOFT_LONG_SIGN_EXTENSION")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one
