@@ -1260,8 +1260,8 @@ fn freeze_of_booleans_from_llvm_spirv() {
         .chunks(4)
         .map(|v| {
             u32::from(v.iter().any(|&x| x > t))
-                | 2 * u32::from(v.iter().all(|&x| x > t))
-                | 4 * u32::from(v[0] > t)
+                | (u32::from(v.iter().all(|&x| x > t)) << 1)
+                | (u32::from(v[0] > t) << 2)
         })
         .collect();
     assert!(want.contains(&0) && want.contains(&1) && want.contains(&7));
