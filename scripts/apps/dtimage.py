@@ -153,3 +153,61 @@ def psnr(a, b):
         err += d * d
     mse = err / len(da)
     return float("inf") if mse == 0 else 10 * math.log10(1 / mse)
+
+
+# Modules added on top of darktable's default raw pipeline by
+# darktable-raw-modules: (operation, module version, parameters), the
+# parameters packed as darktable 4.2's dt_iop_<module>_params_t (all 32-bit
+# fields, little-endian). Not soften: its OpenCL path blurs with a
+# Gaussian where the CPU path iterates box blurs (darktable's own
+# approximation), 36 dB apart on every device.
+MODULES = [
+    # highlight reconstruction, "guided laplacians" (mode 3), which has an
+    # OpenCL path (4.2's default mode has none): mode, blendL, blendC,
+    # strength, clip, noise_level, iterations, scales (6: 128 px),
+    # candidating, combine, recovery (off), solid_color
+    ("highlights", 4, struct.pack("<i4f f i i 2f i f", 3, 1.0, 0.0, 0.0, 1.0, 0.0, 2, 5, 0.4, 2.0, 0, 0.0)),
+    # astrophoto denoise (non-local means): radius, strength, luma, chroma
+    ("nlmeans", 2, struct.pack("<4f", 2.0, 50.0, 0.5, 1.0)),
+    # local contrast, local laplacian mode: mode, sigma_r, sigma_s, detail, midtone
+    ("bilat", 3, struct.pack("<i4f", 1, 0.5, 0.5, 0.33, 0.5)),
+    # haze removal: strength, distance
+    ("hazeremoval", 1, struct.pack("<2f", 0.2, 0.2)),
+    # diffuse or sharpen, "sharpen demosaicing (AA filter)": iterations,
+    # sharpness, radius, regularization, variance_threshold, anisotropy
+    # first..fourth, threshold, speed first..fourth, radius_center
+    ("diffuse", 2, struct.pack("<i f i 2f 4f f 4f i", 1, 0.0, 8, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0,
+                               -0.25, -0.25, -0.25, -0.25, 0)),
+    # sharpen: radius, amount, threshold
+    ("sharpen", 1, struct.pack("<3f", 2.0, 0.5, 0.5)),
+]
+
+
+def write_xmp(path, modules=MODULES):
+    """A darktable sidecar whose history holds `modules`; darktable applies
+    its default (auto-applied) raw pipeline first (auto_presets_applied 0)."""
+    items = "".join(
+        f"""     <rdf:li darktable:num="{n}" darktable:operation="{op}" darktable:enabled="1"
+      darktable:modversion="{version}" darktable:params="{params.hex()}"
+      darktable:multi_name="" darktable:multi_priority="0"/>
+"""
+        for n, (op, version, params) in enumerate(modules)
+    )
+    with open(path, "w") as f:
+        f.write(f"""<?xml version="1.0" encoding="UTF-8"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about=""
+    xmlns:darktable="http://darktable.sf.net/"
+    darktable:xmp_version="4"
+    darktable:auto_presets_applied="0"
+    darktable:iop_order_version="2"
+    darktable:history_end="{len(modules)}">
+   <darktable:history>
+    <rdf:Seq>
+{items}    </rdf:Seq>
+   </darktable:history>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>
+""")
