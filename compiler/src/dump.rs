@@ -12,8 +12,8 @@
 //! the module (a pass with nothing to do writes its input again). A pass
 //! the build does not run writes nothing, so a build leaves gaps in the
 //! numbers: the front end's passes depend on the input (OpenCL C, IL, or
-//! clLinkProgram's objects), `specialize_image_calls` runs only where
-//! `DeviceCaps::images` is set, `guard_loop_limit` only where
+//! clLinkProgram's objects), `split_image_choices` and
+//! `specialize_image_calls` run only where `DeviceCaps::images` is set, `guard_loop_limit` only where
 //! `DeviceCaps::loop_limiter` is. Builds with dumps bypass the compile
 //! cache (`cache`).
 //!
@@ -34,15 +34,18 @@
 //! | 12 | `place_private_constants` | all |
 //! | 13 | `prepare_global_variables` | all |
 //! | 14 | `expand_async_copies` | all |
-//! | 15 | `structurize_cfgs` | all |
-//! | 16 | `copy_byval_params` | all |
-//! | 17 | `specialize_address_spaces` | all |
-//! | 18 | `dispatch_generic_accesses` | all |
-//! | 19 | `specialize_image_calls` | `DeviceCaps::images` |
-//! | 20 | `<kernel>-lower_kernel` | per kernel |
-//! | 21 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 22 | `<kernel>-guard_int64_division` | per kernel |
-//! | 23 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 15 | `split_image_choices` | `DeviceCaps::images` |
+//! | 16 | `structurize_cfgs` | all |
+//! | 17 | `copy_byval_params` | all |
+//! | 18 | `specialize_address_spaces` | all |
+//! | 19 | `dispatch_generic_accesses` | all |
+//! | 20 | `specialize_image_calls` | `DeviceCaps::images` |
+//! | 21 | `<kernel>-lower_kernel` | per kernel |
+//! | 22 | `<kernel>-srem_via_sdiv` | per kernel |
+//! | 23 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
+//! | 24 | `<kernel>-fold_select_shifts` | per kernel |
+//! | 25 | `<kernel>-guard_int64_division` | per kernel |
+//! | 26 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
