@@ -197,11 +197,11 @@ mod tests {
         );
         assert_eq!(
             Pass::SpecializeAddressSpaces.file_name(None),
-            "17-specialize_address_spaces.spv"
+            "18-specialize_address_spaces.spv"
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "25-k-guard_loop_limit.spv"
+            "26-k-guard_loop_limit.spv"
         );
     }
 }
