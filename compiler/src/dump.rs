@@ -12,10 +12,11 @@
 //! the module (a pass with nothing to do writes its input again). A pass
 //! the build does not run writes nothing, so a build leaves gaps in the
 //! numbers: the front end's passes depend on the input (OpenCL C, IL, or
-//! clLinkProgram's objects), `specialize_image_calls` runs only where
-//! `DeviceCaps::images` is set, `guard_loop_limit` only where
-//! `DeviceCaps::loop_limiter` is (and the other per-device passes only
-//! where their `DeviceCaps` flag is). Builds with dumps bypass the compile
+//! clLinkProgram's objects), `split_image_choices` and
+//! `specialize_image_calls` run only where `DeviceCaps::images` is set,
+//! `guard_loop_limit` only where `DeviceCaps::loop_limiter` is (and the
+//! other per-device passes only where their `DeviceCaps` flag is). Builds
+//! with dumps bypass the compile
 //! cache (`cache`).
 //!
 //! | NN | pass | builds |
@@ -35,18 +36,19 @@
 //! | 12 | `place_private_constants` | all |
 //! | 13 | `prepare_global_variables` | all |
 //! | 14 | `expand_async_copies` | all |
-//! | 15 | `structurize_cfgs` | all |
-//! | 16 | `copy_byval_params` | all |
-//! | 17 | `specialize_address_spaces` | all |
-//! | 18 | `dispatch_generic_accesses` | all |
-//! | 19 | `specialize_image_calls` | `DeviceCaps::images` |
-//! | 20 | `<kernel>-lower_kernel` | per kernel |
-//! | 21 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 22 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
-//! | 23 | `<kernel>-fold_select_shifts` | per kernel |
-//! | 24 | `<kernel>-guard_int64_division` | per kernel |
-//! | 25 | `<kernel>-expand_long_sign_extensions` | per kernel, `DeviceCaps::soft_long_sign_extension` |
-//! | 26 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 15 | `split_image_choices` | `DeviceCaps::images` |
+//! | 16 | `structurize_cfgs` | all |
+//! | 17 | `copy_byval_params` | all |
+//! | 18 | `specialize_address_spaces` | all |
+//! | 19 | `dispatch_generic_accesses` | all |
+//! | 20 | `specialize_image_calls` | `DeviceCaps::images` |
+//! | 21 | `<kernel>-lower_kernel` | per kernel |
+//! | 22 | `<kernel>-srem_via_sdiv` | per kernel |
+//! | 23 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
+//! | 24 | `<kernel>-fold_select_shifts` | per kernel |
+//! | 25 | `<kernel>-guard_int64_division` | per kernel |
+//! | 26 | `<kernel>-expand_long_sign_extensions` | per kernel, `DeviceCaps::soft_long_sign_extension` |
+//! | 27 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -76,18 +78,19 @@ pub enum Pass {
     PlacePrivateConstants = 12,
     PrepareGlobalVariables = 13,
     ExpandAsyncCopies = 14,
-    StructurizeCfgs = 15,
-    CopyByvalParams = 16,
-    SpecializeAddressSpaces = 17,
-    DispatchGenericAccesses = 18,
-    SpecializeImageCalls = 19,
-    LowerKernel = 20,
-    SremViaSdiv = 21,
-    WidenNarrowArithmetic = 22,
-    FoldSelectShifts = 23,
-    GuardInt64Division = 24,
-    ExpandLongSignExtensions = 25,
-    GuardLoopLimit = 26,
+    SplitImageChoices = 15,
+    StructurizeCfgs = 16,
+    CopyByvalParams = 17,
+    SpecializeAddressSpaces = 18,
+    DispatchGenericAccesses = 19,
+    SpecializeImageCalls = 20,
+    LowerKernel = 21,
+    SremViaSdiv = 22,
+    WidenNarrowArithmetic = 23,
+    FoldSelectShifts = 24,
+    GuardInt64Division = 25,
+    ExpandLongSignExtensions = 26,
+    GuardLoopLimit = 27,
 }
 
 impl Pass {
@@ -109,6 +112,7 @@ impl Pass {
             Pass::PlacePrivateConstants => "place_private_constants",
             Pass::PrepareGlobalVariables => "prepare_global_variables",
             Pass::ExpandAsyncCopies => "expand_async_copies",
+            Pass::SplitImageChoices => "split_image_choices",
             Pass::StructurizeCfgs => "structurize_cfgs",
             Pass::CopyByvalParams => "copy_byval_params",
             Pass::SpecializeAddressSpaces => "specialize_address_spaces",
@@ -198,11 +202,11 @@ mod tests {
         );
         assert_eq!(
             Pass::SpecializeAddressSpaces.file_name(None),
-            "17-specialize_address_spaces.spv"
+            "18-specialize_address_spaces.spv"
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "26-k-guard_loop_limit.spv"
+            "27-k-guard_loop_limit.spv"
         );
     }
 }

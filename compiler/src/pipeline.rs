@@ -20,6 +20,7 @@ use crate::passes::drop_dangling_decorations::drop_dangling_decorations;
 use crate::passes::legalize_int_widths::legalize_int_widths;
 use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
+use crate::passes::split_image_choices::split_image_choices;
 use crate::passes::{
     async_copy, copy_byval_params, dispatch_generic, expand_long_sign_extensions,
     fold_select_shifts, global_vars, guard_int64_division, image_args, loop_limit, lower,
@@ -305,6 +306,11 @@ pub(crate) fn build_module(
     })
     .map_err(BuildError::internal)?;
     dump::words(Pass::ExpandAsyncCopies, None, &words);
+    let words = if caps.images {
+        run_word_pass(words, &log, Pass::SplitImageChoices, split_image_choices)?
+    } else {
+        words
+    };
     // Structurize first: the lowering keeps the control flow as it is, and
     // spirt cannot read what the lowering adds (OpSpecConstantOp).
     let words = timing::pass(Pass::StructurizeCfgs, None, || {

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! ferrocl-time:   412.3 ms  tool clang-15 -cc1 ... input.cl
-//! ferrocl-time:    31.0 ms  pass 15-structurize_cfgs
+//! ferrocl-time:    31.0 ms  pass 16-structurize_cfgs
 //! ferrocl-time:     8.2 ms  pass 20-k-lower_kernel
 //! ferrocl-time:  1234.5 ms  build_source (3 kernels)
 //! ```

@@ -634,6 +634,114 @@ fn images_through_functions_at_every_optimization_level() {
     }
 }
 
+/// Images chosen at run time (`passes::split_image_choices`): a `switch`
+/// whose cases read different images, which LLVM sinks into one read of a
+/// phi of the images (darktable's `rawprepare_1f_gainmap`), and a pick of
+/// two of four images per work-item passed on to a helper that another
+/// kernel calls with a plain argument (darktable's `laplacian_assemble`).
+/// Both failed to build: "an image or sampler chosen at run time".
+const CHOSEN_AT_RUN_TIME: &str = r#"
+constant sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+
+float texel(read_only image2d_t img, int2 p) { return read_imagef(img, nearest, p).x; }
+
+kernel void by_case(read_only image2d_t a, read_only image2d_t b, read_only image2d_t c,
+                    read_only image2d_t d, global float *out, int w)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    float v = (float)(x + y);
+    switch ((x + 2 * y) & 3) {
+    case 0: v *= read_imagef(a, nearest, (int2)(x, y)).x; break;
+    case 1: v *= read_imagef(b, nearest, (int2)(x, y)).x; break;
+    case 2: v *= read_imagef(c, nearest, (int2)(x, y)).x; break;
+    case 3: v *= read_imagef(d, nearest, (int2)(x, y)).x; break;
+    }
+    out[y * w + x] = v;
+}
+
+kernel void by_level(read_only image2d_t a, read_only image2d_t b, read_only image2d_t c,
+                     read_only image2d_t d, global const int *level, global float *out, int w)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    const int2 p = (int2)(x, y);
+    float v;
+    switch (level[y * w + x]) {
+    case 0: v = texel(a, p) - texel(b, p); break;
+    case 1: v = texel(b, p) - texel(c, p); break;
+    case 2: v = texel(c, p) - texel(d, p); break;
+    default: v = texel(d, p) - texel(a, p); break;
+    }
+    out[y * w + x] = v;
+}
+
+kernel void plain(read_only image2d_t a, global float *out, int w)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    out[y * w + x] = texel(a, (int2)(x, y));
+}
+"#;
+
+#[test]
+fn images_chosen_at_run_time() {
+    let cl = Cl::new();
+    let (w, h) = (16usize, 8usize);
+    let fmt = (CL_RGBA, CL_FLOAT);
+    let shape = (CL_MEM_OBJECT_IMAGE2D, w, h, 1, 1);
+    let texels: Vec<Vec<f32>> = (0..4)
+        .map(|k| {
+            (0..w * h * 4)
+                .map(|i| (k * 1000 + i / 4) as f32 + 0.25 * (i % 4) as f32)
+                .collect()
+        })
+        .collect();
+    let images: Vec<Image> = texels
+        .iter()
+        .map(|t| Image::new(&cl, CL_MEM_READ_ONLY, fmt, shape, Some(&floats_to_bytes(t))))
+        .collect();
+    let red = |k: usize, x: usize, y: usize| texels[k][4 * (y * w + x)];
+    let level: Vec<i32> = (0..w * h).map(|i| ((i * 7 + i / 5) % 5) as i32).collect();
+    let p = build(&cl, CHOSEN_AT_RUN_TIME, "");
+    let w_arg = w as i32;
+
+    let out = cl.buffer::<f32>(w * h);
+    let k = p.kernel("by_case");
+    for (i, img) in images.iter().enumerate() {
+        k.arg(i as u32, img);
+    }
+    k.arg(4, &out).arg(5, &w_arg);
+    cl.queue.run(&k, &[w, h], None);
+    let want: Vec<f32> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            (x + y) as f32 * red((x + 2 * y) & 3, x, y)
+        })
+        .collect();
+    assert_same("by_case", &cl.queue.read(&out), &want);
+
+    let levels = cl.buffer_from(&level);
+    let k = p.kernel("by_level");
+    for (i, img) in images.iter().enumerate() {
+        k.arg(i as u32, img);
+    }
+    k.arg(4, &levels).arg(5, &out).arg(6, &w_arg);
+    cl.queue.run(&k, &[w, h], None);
+    let want: Vec<f32> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            let l = level[i].min(3) as usize;
+            red(l, x, y) - red((l + 1) % 4, x, y)
+        })
+        .collect();
+    assert!(level.contains(&4), "the default case is taken");
+    assert_same("by_level", &cl.queue.read(&out), &want);
+
+    let k = p.kernel("plain");
+    k.arg(0, &images[2]).arg(1, &out).arg(2, &w_arg);
+    cl.queue.run(&k, &[w, h], None);
+    let want: Vec<f32> = (0..w * h).map(|i| red(2, i % w, i / w)).collect();
+    assert_same("plain", &cl.queue.read(&out), &want);
+}
+
 /// The spec's minimum argument counts (CL_DEVICE_MAX_READ_IMAGE_ARGS 128,
 /// CL_DEVICE_MAX_SAMPLERS 16) in one kernel: their implicit fields (channel
 /// order and type, sampler bits) do not fit in push constants and live in

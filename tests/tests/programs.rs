@@ -1180,6 +1180,103 @@ fn run_old_producer(spvasm: &str, what: &str) {
     assert_eq!(cl.queue.read(&cb), want, "{what}");
 }
 
+/// LLVM's `freeze` as llvm-spirv-15 writes it: an OpBitcast to the
+/// operand's own type, here of a boolean vector and of a boolean (which
+/// SPIR-V does not allow to bitcast). The optimizer freezes a vectorized
+/// `a > t || b > t || c > t || d > t` (darktable's demosaic and highlight
+/// kernels: "the optimizer produced an integer of a width Vulkan lacks in
+/// OpBitcast to a non-integer"); `passes::legalize_int_widths` makes them
+/// copies.
+const FREEZE_SPVASM: &str = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "over" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+      %ulong = OpTypeInt 64 0
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %v4uint = OpTypeVector %uint 4
+     %v4bool = OpTypeVector %bool 4
+    %v3ulong = OpTypeVector %ulong 3
+  %ptr_in_v3 = OpTypePointer Input %v3ulong
+       %void = OpTypeVoid
+    %ptr_v4u = OpTypePointer CrossWorkgroup %v4uint
+      %ptr_u = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr_v4u %ptr_u %uint
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u4 = OpConstant %uint 4
+        %gid = OpVariable %ptr_in_v3 Input
+          %k = OpFunction %void None %fn
+          %a = OpFunctionParameter %ptr_v4u
+        %out = OpFunctionParameter %ptr_u
+          %t = OpFunctionParameter %uint
+      %entry = OpLabel
+        %ids = OpLoad %v3ulong %gid Aligned 32
+          %i = OpCompositeExtract %ulong %ids 0
+         %pa = OpInBoundsPtrAccessChain %ptr_v4u %a %i
+          %v = OpLoad %v4uint %pa Aligned 16
+         %ts = OpCompositeConstruct %v4uint %t %t %t %t
+        %cmp = OpUGreaterThan %v4bool %v %ts
+         %fz = OpBitcast %v4bool %cmp
+        %any = OpAny %bool %fz
+        %all = OpAll %bool %fz
+         %l0 = OpCompositeExtract %bool %cmp 0
+        %fz0 = OpBitcast %bool %l0
+         %r0 = OpSelect %uint %any %u1 %u0
+         %r1 = OpSelect %uint %all %u2 %u0
+         %r2 = OpSelect %uint %fz0 %u4 %u0
+         %s0 = OpBitwiseOr %uint %r0 %r1
+         %s1 = OpBitwiseOr %uint %s0 %r2
+         %po = OpInBoundsPtrAccessChain %ptr_u %out %i
+               OpStore %po %s1 Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn freeze_of_booleans_from_llvm_spirv() {
+    const N: usize = 64;
+    let cl = Cl::new();
+    let il = assemble(FREEZE_SPVASM);
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() bytes.
+    let p = Prog(unsafe {
+        clCreateProgramWithIL(cl.context.raw(), il.as_ptr().cast(), il.len(), &mut status)
+    });
+    check(status, "clCreateProgramWithIL");
+    let status = build(&p, cl.device(), "");
+    check_link(&p, cl.device(), status, "freeze");
+    // Lanes 0..9 against a threshold of 4: none, some and all lanes over.
+    let a: Vec<u32> = (0..4 * N as u32)
+        .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) % 10)
+        .collect();
+    let t = 4u32;
+    let want: Vec<u32> = a
+        .chunks(4)
+        .map(|v| {
+            u32::from(v.iter().any(|&x| x > t))
+                | (u32::from(v.iter().all(|&x| x > t)) << 1)
+                | (u32::from(v[0] > t) << 2)
+        })
+        .collect();
+    assert!(want.contains(&0) && want.contains(&1) && want.contains(&7));
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k = ferrocl_tests::Kernel::from_raw(unsafe {
+        clCreateKernel(p.0, c"over".as_ptr(), &mut status)
+    });
+    check(status, "clCreateKernel(over)");
+    let (ab, ob) = (cl.buffer_from(&a), cl.buffer::<u32>(N));
+    k.arg(0, &ab).arg(1, &ob).arg(2, &t);
+    cl.queue.run(&k, &[N], Some(&[16]));
+    assert_eq!(cl.queue.read(&ob), want);
+}
+
 /// Applications pass their vendor's compiler options when the device's
 /// vendor is that vendor (ferrocl reports the hardware's): accepted with a
 /// warning naming each in the build log (they were CL_INVALID_BUILD_OPTIONS);

@@ -30,7 +30,9 @@
 //!    loads and stores) is right on zero-extended values as it is.
 //! 3. `OpBitcast` from a vector of n booleans to an n-bit integer is the
 //!    sum of `select(b[i], 1 << i, 0)`, and back is `(x >> i) & 1 != 0` per
-//!    lane (any width, odd or not).
+//!    lane (any width, odd or not). A bitcast to its operand's own type
+//!    (llvm-spirv's `freeze`, of booleans too: darktable's demosaic) is
+//!    `OpCopyObject`.
 //! 4. The widened types duplicate native ones (`OpTypeInt 8` twice, then
 //!    vectors and pointers of them): duplicates are merged, and the Int8 /
 //!    Int16 / Int64 capabilities the new widths need are declared.
@@ -111,7 +113,7 @@ fn widen_declarations(words: &[u32]) -> Result<Option<Widened>, String> {
         .map(|(i, inst)| (i, inst.len()))
         .collect();
     let mut odd = HashMap::new();
-    let (mut bool_vectors, mut bitcasts) = (false, false);
+    let (mut bool_vectors, mut bitcasts, mut to_bool) = (false, false, false);
     let mut bools = HashSet::new();
     for &(i, n) in &insts {
         match words[i] & 0xffff {
@@ -127,12 +129,18 @@ fn widen_declarations(words: &[u32]) -> Result<Option<Widened>, String> {
             TYPE_BOOL if n >= 2 => {
                 bools.insert(words[i + 1]);
             }
-            TYPE_VECTOR if n >= 4 && bools.contains(&words[i + 2]) => bool_vectors = true,
-            BITCAST => bitcasts = true,
+            TYPE_VECTOR if n >= 4 && bools.contains(&words[i + 2]) => {
+                bool_vectors = true;
+                bools.insert(words[i + 1]);
+            }
+            BITCAST => {
+                bitcasts = true;
+                to_bool |= n >= 4 && bools.contains(&words[i + 1]);
+            }
             _ => {}
         }
     }
-    if odd.is_empty() && !(bool_vectors && bitcasts) {
+    if odd.is_empty() && !(bool_vectors && bitcasts) && !to_bool {
         return Ok(None);
     }
     let mut out = words[..5.min(words.len())].to_vec();
@@ -704,6 +712,13 @@ impl Legalize {
         let ty = inst.result_type.unwrap();
         let result = inst.result_id.unwrap();
         let src = inst.operands[0].clone();
+        if src.id_ref_any().and_then(|s| self.type_of.get(&s)) == Some(&ty) {
+            // llvm-spirv writes LLVM's `freeze` as a bitcast to the same
+            // type, booleans included (not numerical: invalid SPIR-V):
+            // the value itself.
+            self.emit(out, Op::CopyObject, ty, result, vec![src]);
+            return Ok(());
+        }
         match (self.operand_shape(&src), self.shape(Some(ty))) {
             (Shape::BoolVector { lanes }, _) => {
                 let Some(n) = self
