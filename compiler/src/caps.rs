@@ -131,6 +131,12 @@ pub struct DeviceCaps {
     /// (`passes::widen_narrow_arithmetic`): NVIDIA's driver 580 loses the
     /// wrap-around of narrow results whose range it thinks it knows.
     pub wide_narrow_arithmetic: bool,
+    /// Loop exits that the structurizer routes through the latch's phis
+    /// become branches to the loop's merge block again
+    /// (`passes::branch_loop_exits`): lavapipe 22.3's NIR runs a loop for
+    /// two passes only when such an exit path turns out dead late in its
+    /// optimization.
+    pub branch_loop_exits: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

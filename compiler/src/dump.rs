@@ -41,8 +41,11 @@
 //! | 19 | `specialize_image_calls` | `DeviceCaps::images` |
 //! | 20 | `<kernel>-lower_kernel` | per kernel |
 //! | 21 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 22 | `<kernel>-guard_int64_division` | per kernel |
-//! | 23 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 22 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
+//! | 23 | `<kernel>-fold_select_shifts` | per kernel |
+//! | 24 | `<kernel>-guard_int64_division` | per kernel |
+//! | 25 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 26 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -83,6 +86,7 @@ pub enum Pass {
     FoldSelectShifts = 23,
     GuardInt64Division = 24,
     GuardLoopLimit = 25,
+    BranchLoopExits = 26,
 }
 
 impl Pass {
@@ -115,6 +119,7 @@ impl Pass {
             Pass::FoldSelectShifts => "fold_select_shifts",
             Pass::GuardInt64Division => "guard_int64_division",
             Pass::GuardLoopLimit => "guard_loop_limit",
+            Pass::BranchLoopExits => "branch_loop_exits",
         }
     }
 

@@ -51,6 +51,7 @@ fn caps() -> DeviceCaps {
         loop_limiter: true,
         soft_int64_division: true,
         wide_narrow_arithmetic: true,
+        branch_loop_exits: false,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

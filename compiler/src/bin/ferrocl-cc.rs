@@ -12,7 +12,9 @@
 //! `-loop-limiter`: for a driver that cuts long loops (lavapipe,
 //! `DeviceCaps::loop_limiter`: kernels with loops report cut loops);
 //! `-soft-int64-division`: for a driver whose 64-bit division is wrong
-//! (NVIDIA, `DeviceCaps::soft_int64_division`).
+//! (NVIDIA, `DeviceCaps::soft_int64_division`); `-branch-loop-exits`: for
+//! a driver that misruns loop exits routed through the latch (lavapipe,
+//! `DeviceCaps::branch_loop_exits`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -28,7 +30,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-branch-loop-exits] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
     let mut loop_limiter = false;
     let mut soft_int64_division = false;
     let mut wide_narrow_arithmetic = false;
+    let mut branch_loop_exits = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -72,6 +75,8 @@ fn main() -> ExitCode {
             soft_int64_division = true;
         } else if a == "-wide-narrow-arithmetic" {
             wide_narrow_arithmetic = true;
+        } else if a == "-branch-loop-exits" {
+            branch_loop_exits = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -179,6 +184,7 @@ fn main() -> ExitCode {
         loop_limiter,
         soft_int64_division,
         wide_narrow_arithmetic,
+        branch_loop_exits,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

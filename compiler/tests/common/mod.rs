@@ -34,6 +34,7 @@ pub fn test_caps() -> DeviceCaps {
         loop_limiter: false,
         soft_int64_division: false,
         wide_narrow_arithmetic: false,
+        branch_loop_exits: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,

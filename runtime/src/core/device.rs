@@ -1034,6 +1034,7 @@ impl Device {
             loop_limiter: self.loop_limiter(),
             soft_int64_division: self.soft_int64_division(),
             wide_narrow_arithmetic: self.wide_narrow_arithmetic(),
+            branch_loop_exits: self.branch_loop_exits(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1162,6 +1163,17 @@ impl Device {
     pub fn wide_narrow_arithmetic(&self) -> bool {
         env_switch("FERROCL_WIDE_NARROW_ARITHMETIC")
             .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
+    }
+
+    /// Whether loop exits routed through the latch become branches to the
+    /// loop's merge block (`DeviceCaps::branch_loop_exits`): on lavapipe,
+    /// whose NIR (Mesa 22.3) ends such a loop after two passes when the
+    /// exit path turns out dead during its optimization (lavapipe fuzz
+    /// runs, tests/loop_exit_branches.rs). `FERROCL_BRANCH_LOOP_EXITS=0|1`
+    /// overrides the table.
+    pub fn branch_loop_exits(&self) -> bool {
+        env_switch("FERROCL_BRANCH_LOOP_EXITS")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one

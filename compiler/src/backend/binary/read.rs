@@ -145,6 +145,7 @@ impl<'a> Reader<'a> {
             loop_limiter: self.bool()?,
             soft_int64_division: self.bool()?,
             wide_narrow_arithmetic: self.bool()?,
+            branch_loop_exits: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,
