@@ -241,6 +241,7 @@ mod tests {
             soft_int64_division: false,
             wide_narrow_arithmetic: false,
             branch_loop_exits: false,
+            split_bitcasts_to_16bit: false,
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,

@@ -46,6 +46,7 @@
 //! | 24 | `<kernel>-guard_int64_division` | per kernel |
 //! | 25 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //! | 26 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
+//! | 27 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -87,6 +88,7 @@ pub enum Pass {
     GuardInt64Division = 24,
     GuardLoopLimit = 25,
     BranchLoopExits = 26,
+    SplitBitcastsTo16bit = 27,
 }
 
 impl Pass {
@@ -120,6 +122,7 @@ impl Pass {
             Pass::GuardInt64Division => "guard_int64_division",
             Pass::GuardLoopLimit => "guard_loop_limit",
             Pass::BranchLoopExits => "branch_loop_exits",
+            Pass::SplitBitcastsTo16bit => "split_bitcasts_to_16bit",
         }
     }
 

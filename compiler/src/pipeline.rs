@@ -22,8 +22,8 @@ use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::{
     async_copy, branch_loop_exits, copy_byval_params, dispatch_generic, fold_select_shifts,
-    global_vars, guard_int64_division, image_args, loop_limit, lower, specialize, srem_via_sdiv,
-    structurize, widen_narrow_arithmetic,
+    global_vars, guard_int64_division, image_args, loop_limit, lower, specialize,
+    split_bitcasts_to_16bit, srem_via_sdiv, structurize, widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -448,6 +448,12 @@ impl KernelBuild<'_> {
                 branch_loop_exits::branch_loop_exits(&mut lowered.module)
             });
             dump::module(Pass::BranchLoopExits, kernel, &lowered.module);
+        }
+        if caps.split_bitcasts_to_16bit {
+            timing::pass(Pass::SplitBitcastsTo16bit, kernel, || {
+                split_bitcasts_to_16bit::split_bitcasts_to_16bit(&mut lowered.module)
+            });
+            dump::module(Pass::SplitBitcastsTo16bit, kernel, &lowered.module);
         }
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(

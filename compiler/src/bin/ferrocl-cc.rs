@@ -14,7 +14,9 @@
 //! `-soft-int64-division`: for a driver whose 64-bit division is wrong
 //! (NVIDIA, `DeviceCaps::soft_int64_division`); `-branch-loop-exits`: for
 //! a driver that misruns loop exits routed through the latch (lavapipe,
-//! `DeviceCaps::branch_loop_exits`).
+//! `DeviceCaps::branch_loop_exits`); `-split-bitcasts-to-16bit`: for a
+//! driver that folds 64-bit → 4 × 16-bit bitcasts wrongly (lavapipe,
+//! `DeviceCaps::split_bitcasts_to_16bit`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -30,7 +32,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-branch-loop-exits] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-branch-loop-exits] [-split-bitcasts-to-16bit] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
     let mut soft_int64_division = false;
     let mut wide_narrow_arithmetic = false;
     let mut branch_loop_exits = false;
+    let mut split_bitcasts_to_16bit = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -77,6 +80,8 @@ fn main() -> ExitCode {
             wide_narrow_arithmetic = true;
         } else if a == "-branch-loop-exits" {
             branch_loop_exits = true;
+        } else if a == "-split-bitcasts-to-16bit" {
+            split_bitcasts_to_16bit = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -185,6 +190,7 @@ fn main() -> ExitCode {
         soft_int64_division,
         wide_narrow_arithmetic,
         branch_loop_exits,
+        split_bitcasts_to_16bit,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

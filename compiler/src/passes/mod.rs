@@ -20,6 +20,7 @@ pub mod normalize_builtin_vars;
 pub mod place_private_constants;
 pub mod reducible;
 pub mod specialize;
+pub mod split_bitcasts_to_16bit;
 pub mod srem_via_sdiv;
 pub mod structurize;
 pub mod udivrem64;

@@ -35,6 +35,7 @@ pub fn test_caps() -> DeviceCaps {
         soft_int64_division: false,
         wide_narrow_arithmetic: false,
         branch_loop_exits: false,
+        split_bitcasts_to_16bit: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,
