@@ -12,7 +12,9 @@
 //! lavapipe (`DeviceCaps::branch_loop_exits`).
 //!
 //! Both fail on lavapipe with the pass off (`FERROCL_BRANCH_LOOP_EXITS=0`:
-//! the hash of two passes) and pass with it; PoCL passes them.
+//! the hash of two passes) and pass with it; PoCL passes them. The corpus
+//! case `fuzz_sat_convert_in_loop.cl` (seed 7 p144, a known lavapipe bug
+//! until then) was the same fault: a break on `any(0) * x`.
 
 use ferrocl_tests::Cl;
 
