@@ -137,6 +137,17 @@ pub struct DeviceCaps {
     /// comparisons of such a value (or of a value computed from it) with
     /// a constant as if it were a large positive number.
     pub soft_long_sign_extension: bool,
+    /// Loop exits that the structurizer routes through the latch's phis
+    /// become branches to the loop's merge block again
+    /// (`passes::branch_loop_exits`): lavapipe 22.3's NIR runs a loop for
+    /// two passes only when such an exit path turns out dead late in its
+    /// optimization.
+    pub branch_loop_exits: bool,
+    /// A bitcast of a 64-bit scalar to four 16-bit components goes
+    /// through two 32-bit halves (`passes::split_bitcasts_to_16bit`):
+    /// lavapipe 22.3's NIR loses the top 16 bits when it folds the direct
+    /// form.
+    pub split_bitcasts_to_16bit: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

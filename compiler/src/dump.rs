@@ -49,6 +49,8 @@
 //! | 25 | `<kernel>-guard_int64_division` | per kernel |
 //! | 26 | `<kernel>-expand_long_sign_extensions` | per kernel, `DeviceCaps::soft_long_sign_extension` |
 //! | 27 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 28 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
+//! | 29 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -91,6 +93,8 @@ pub enum Pass {
     GuardInt64Division = 25,
     ExpandLongSignExtensions = 26,
     GuardLoopLimit = 27,
+    BranchLoopExits = 28,
+    SplitBitcastsTo16bit = 29,
 }
 
 impl Pass {
@@ -125,6 +129,8 @@ impl Pass {
             Pass::GuardInt64Division => "guard_int64_division",
             Pass::ExpandLongSignExtensions => "expand_long_sign_extensions",
             Pass::GuardLoopLimit => "guard_loop_limit",
+            Pass::BranchLoopExits => "branch_loop_exits",
+            Pass::SplitBitcastsTo16bit => "split_bitcasts_to_16bit",
         }
     }
 

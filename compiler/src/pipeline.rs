@@ -22,9 +22,10 @@ use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::split_image_choices::split_image_choices;
 use crate::passes::{
-    async_copy, copy_byval_params, dispatch_generic, expand_long_sign_extensions,
-    fold_select_shifts, global_vars, guard_int64_division, image_args, loop_limit, lower,
-    specialize, srem_via_sdiv, structurize, widen_narrow_arithmetic,
+    async_copy, branch_loop_exits, copy_byval_params, dispatch_generic,
+    expand_long_sign_extensions, fold_select_shifts, global_vars, guard_int64_division, image_args,
+    loop_limit, lower, specialize, split_bitcasts_to_16bit, srem_via_sdiv, structurize,
+    widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -454,6 +455,18 @@ impl KernelBuild<'_> {
                 loop_limit::guard_loop_limit(&mut lowered.module)
             });
             dump::module(Pass::GuardLoopLimit, kernel, &lowered.module);
+        }
+        if caps.branch_loop_exits {
+            timing::pass(Pass::BranchLoopExits, kernel, || {
+                branch_loop_exits::branch_loop_exits(&mut lowered.module)
+            });
+            dump::module(Pass::BranchLoopExits, kernel, &lowered.module);
+        }
+        if caps.split_bitcasts_to_16bit {
+            timing::pass(Pass::SplitBitcastsTo16bit, kernel, || {
+                split_bitcasts_to_16bit::split_bitcasts_to_16bit(&mut lowered.module)
+            });
+            dump::module(Pass::SplitBitcastsTo16bit, kernel, &lowered.module);
         }
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(

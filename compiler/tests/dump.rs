@@ -54,6 +54,8 @@ fn caps() -> DeviceCaps {
         soft_int64_division: true,
         wide_narrow_arithmetic: true,
         soft_long_sign_extension: true,
+        branch_loop_exits: false,
+        split_bitcasts_to_16bit: false,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

@@ -1,9 +1,11 @@
 // Corpus convention: kernel k(a, b, out); see tests/tests/corpus.rs.
-// Found by ferrocl-fuzz (seed 7, program 144), reduced; not understood
-// yet: on lavapipe a same-type saturating vector conversion of a value
-// loaded from a computed index, inside a loop, gives another value than
-// the load (without the loop, without the conversion, or with a constant
-// index, the result is right). NVIDIA's driver (H200) and PoCL pass it. out[4i + 1..3] start as 0xA5A55A5ADEADBEEF.
+// Found by ferrocl-fuzz (seed 7, program 144), reduced. On lavapipe the
+// loop ran two passes instead of five: its `break` on a product with
+// any(0), dead once Mesa's NIR folds it late, went through the loop's
+// latch (compiler/src/passes/branch_loop_exits.rs, which gives lavapipe
+// the break as a branch to the loop's merge block; test
+// tests/tests/loop_exit_branches.rs). NVIDIA's driver (H200) and PoCL
+// pass it. out[4i + 1..3] start as 0xA5A55A5ADEADBEEF.
 ulong mix(ulong h, ulong v) { h = (h ^ v) * 0x100000001B3UL; return h ^ (h >> 32); }
 
 kernel void k(global const ulong* a, global const int* b, global ulong* out) {

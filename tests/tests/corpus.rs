@@ -2786,8 +2786,7 @@ fn fuzz_findings() {
                 })
                 .collect(),
             0,
-        )
-        .lavapipe_bug("a saturating vector conversion of a loaded value inside a loop"),
+        ),
         raw(
             "fuzz_native_widths_reduce.cl",
             a.clone(),

@@ -16,7 +16,11 @@
 //! 8/16-bit arithmetic in 32 bits (NVIDIA,
 //! `DeviceCaps::wide_narrow_arithmetic`); `-soft-long-sign-extension`:
 //! 32-to-64-bit sign extensions as arithmetic (lavapipe,
-//! `DeviceCaps::soft_long_sign_extension`).
+//! `DeviceCaps::soft_long_sign_extension`); `-branch-loop-exits`: for
+//! a driver that misruns loop exits routed through the latch (lavapipe,
+//! `DeviceCaps::branch_loop_exits`); `-split-bitcasts-to-16bit`: for a
+//! driver that folds 64-bit → 4 × 16-bit bitcasts wrongly (lavapipe,
+//! `DeviceCaps::split_bitcasts_to_16bit`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -32,7 +36,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-wide-narrow-arithmetic] [-soft-long-sign-extension] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-wide-narrow-arithmetic] [-soft-long-sign-extension] [-branch-loop-exits] [-split-bitcasts-to-16bit] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -49,6 +53,8 @@ fn main() -> ExitCode {
     let mut soft_int64_division = false;
     let mut wide_narrow_arithmetic = false;
     let mut soft_long_sign_extension = false;
+    let mut branch_loop_exits = false;
+    let mut split_bitcasts_to_16bit = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -79,6 +85,10 @@ fn main() -> ExitCode {
             wide_narrow_arithmetic = true;
         } else if a == "-soft-long-sign-extension" {
             soft_long_sign_extension = true;
+        } else if a == "-branch-loop-exits" {
+            branch_loop_exits = true;
+        } else if a == "-split-bitcasts-to-16bit" {
+            split_bitcasts_to_16bit = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -187,6 +197,8 @@ fn main() -> ExitCode {
         soft_int64_division,
         wide_narrow_arithmetic,
         soft_long_sign_extension,
+        branch_loop_exits,
+        split_bitcasts_to_16bit,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

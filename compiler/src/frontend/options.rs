@@ -477,6 +477,8 @@ mod tests {
             soft_int64_division: false,
             wide_narrow_arithmetic: false,
             soft_long_sign_extension: false,
+            branch_loop_exits: false,
+            split_bitcasts_to_16bit: false,
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,

@@ -4,6 +4,7 @@
 //! `pipeline::build_module` runs them in order (`dump` lists it).
 
 pub mod async_copy;
+pub mod branch_loop_exits;
 pub mod copy_byval_params;
 pub mod dispatch_generic;
 pub mod drop_dangling_decorations;
@@ -20,6 +21,7 @@ pub mod normalize_builtin_vars;
 pub mod place_private_constants;
 pub mod reducible;
 pub mod specialize;
+pub mod split_bitcasts_to_16bit;
 pub mod split_image_choices;
 pub mod srem_via_sdiv;
 pub mod structurize;

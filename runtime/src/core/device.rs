@@ -1035,6 +1035,8 @@ impl Device {
             soft_int64_division: self.soft_int64_division(),
             wide_narrow_arithmetic: self.wide_narrow_arithmetic(),
             soft_long_sign_extension: self.soft_long_sign_extension(),
+            branch_loop_exits: self.branch_loop_exits(),
+            split_bitcasts_to_16bit: self.split_bitcasts_to_16bit(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1174,6 +1176,28 @@ impl Device {
     /// overrides the table.
     pub fn soft_long_sign_extension(&self) -> bool {
         env_switch("FERROCL_SOFT_LONG_SIGN_EXTENSION")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
+    }
+
+    /// Whether loop exits routed through the latch become branches to the
+    /// loop's merge block (`DeviceCaps::branch_loop_exits`): on lavapipe,
+    /// whose NIR (Mesa 22.3) ends such a loop after two passes when the
+    /// exit path turns out dead during its optimization (lavapipe fuzz
+    /// runs, tests/loop_exit_branches.rs). `FERROCL_BRANCH_LOOP_EXITS=0|1`
+    /// overrides the table.
+    pub fn branch_loop_exits(&self) -> bool {
+        env_switch("FERROCL_BRANCH_LOOP_EXITS")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
+    }
+
+    /// Whether bitcasts of a 64-bit scalar to four 16-bit components go
+    /// through two 32-bit halves (`DeviceCaps::split_bitcasts_to_16bit`):
+    /// on lavapipe, whose NIR (Mesa 22.3) loses the top 16 bits when it
+    /// folds the direct form of a constant (lavapipe fuzz run,
+    /// tests/bitcast_to_16bit.rs). `FERROCL_SPLIT_BITCASTS_TO_16BIT=0|1`
+    /// overrides the table.
+    pub fn split_bitcasts_to_16bit(&self) -> bool {
+        env_switch("FERROCL_SPLIT_BITCASTS_TO_16BIT")
             .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
     }
 

@@ -146,6 +146,8 @@ impl<'a> Reader<'a> {
             soft_int64_division: self.bool()?,
             wide_narrow_arithmetic: self.bool()?,
             soft_long_sign_extension: self.bool()?,
+            branch_loop_exits: self.bool()?,
+            split_bitcasts_to_16bit: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,

@@ -1,0 +1,141 @@
+//! Loops with a `break` that never happens, against Rust's own
+//! arithmetic: lavapipe 22.3 ran these for two passes instead of four
+//! (lavapipe fuzz runs: seed 14 p173, seed 12 p42, seed 12 p46).
+//!
+//! ferrocl's structurizer routes a `break` through the loop's latch: the
+//! latch repeats on a phi that is `false` on the break's path. When the
+//! break's path turns out dead only late in Mesa's NIR optimization (here
+//! a `mul_hi` of a constant 0, and an `if` on a constant inside a loop
+//! whose other arm breaks), lavapipe ends the loop after its second pass.
+//! The same loop with the break as a branch to the loop's merge block runs
+//! right, which is what `compiler/src/passes/branch_loop_exits.rs` gives
+//! lavapipe (`DeviceCaps::branch_loop_exits`).
+//!
+//! Both fail on lavapipe with the pass off (`FERROCL_BRANCH_LOOP_EXITS=0`:
+//! the hash of two passes) and pass with it; PoCL passes them. The corpus
+//! case `fuzz_sat_convert_in_loop.cl` (seed 7 p144, a known lavapipe bug
+//! until then) was the same fault: a break on `any(0) * x`.
+
+use ferrocl_tests::Cl;
+
+const SOURCE: &str = r#"
+ulong mix(ulong h, ulong v) { h = (h ^ v) * 0x100000001B3UL; return h ^ (h >> 32); }
+ulong mix4(ulong h, ulong v) { return mix(mix(mix(mix(h, v), v), v), v); }
+
+kernel void mul_hi_of_zero_breaks(global ulong *out, ulong c) {
+    uint gid = get_global_id(0);
+    ulong h = 0xcbf29ce484222325UL ^ gid;
+    for (uchar i = 0; i != 4; i++) {
+        h = mix4(mix4(mix4(mix4(h, c), c), c), c);
+        if (mul_hi((ushort)0, (ushort)i)) break;
+        h = mix(h, (ulong)(uchar)(i - 1));
+    }
+    out[gid] = h;
+}
+
+constant ulong table[4] = {1, 2, 3, 4};
+typedef struct { uchar8 f0; uchar2 f1[4]; } S;
+int div_int(int a, int b) { return (b == 0 || (a == (-2147483647 - 1) && b == -1)) ? a : a / b; }
+
+kernel void constant_if_with_breaking_else(global const ulong *in, global ulong *out, ulong arg) {
+    uint gid = get_global_id(0);
+    ulong h = 0xcbf29ce484222325UL ^ gid;
+    int q = 0;
+    long k = ctz(0);
+    S s[4] = { { 0, { 0, 0, 0, 0 } }, { 0, { 0, 0, 0, 0 } },
+               { 0, { 0, 0, 0, 0 } }, { 0, { 0, 0, 0, 0 } } };
+    for (uchar i = 0; i != 4; i++) {
+        if (-abs(0x8cff7c04u)) {
+            s[k & 3] = s[0];
+            h = mix(h, 0x7fffffffu);
+        } else {
+            if ((long)arg) break;
+            q = div_int(select(0, 0, (uint)in[0]), 44);
+        }
+        switch ((int)convert_short_rtn((ushort)table[in[0] & 3])) {
+            case 0: out[get_global_size(0) + gid] = 0;
+        }
+    }
+    out[gid] = mix(h, (ulong)q);
+}
+"#;
+
+const N: usize = 256;
+
+/// `ctz` needs OpenCL C 2.0 or later.
+fn build(cl: &Cl) -> ferrocl_tests::Program {
+    cl.try_build(SOURCE, "-cl-std=CL3.0")
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn mix(h: u64, v: u64) -> u64 {
+    let h = (h ^ v).wrapping_mul(0x100000001B3);
+    h ^ (h >> 32)
+}
+
+fn compare(kernel: &str, got: &[u64], want: &[u64]) {
+    let bad: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (g, w))| g != w)
+        .take(8)
+        .map(|(j, (g, w))| format!("item {j}: got {g:#x}, want {w:#x}"))
+        .collect();
+    assert!(bad.is_empty(), "{kernel}: {}", bad.join("; "));
+}
+
+#[test]
+fn mul_hi_of_zero_breaks() {
+    let cl = Cl::new();
+    let program = build(&cl);
+    let k = program.kernel("mul_hi_of_zero_breaks");
+    let out = cl.buffer::<u64>(N);
+    let c: u64 = 0x0edb_7311_c967_ed63;
+    k.arg(0, &out);
+    k.arg(1, &c);
+    cl.queue.run(&k, &[N], Some(&[64]));
+    let got = cl.queue.read(&out);
+    let want: Vec<u64> = (0..N as u64)
+        .map(|gid| {
+            let mut h = 0xcbf2_9ce4_8422_2325 ^ gid;
+            for i in 0u8..4 {
+                for _ in 0..16 {
+                    h = mix(h, c);
+                }
+                // mul_hi of 0 is 0: the break is never taken.
+                h = mix(h, u64::from(i.wrapping_sub(1)));
+            }
+            h
+        })
+        .collect();
+    compare("mul_hi_of_zero_breaks", &got, &want);
+}
+
+#[test]
+fn constant_if_with_breaking_else() {
+    let cl = Cl::new();
+    let program = build(&cl);
+    let k = program.kernel("constant_if_with_breaking_else");
+    // table[in[0] & 3] is never 0: the switch's store never happens.
+    let input = cl.buffer_from(&[0xffff_ffff_ffff_ff40u64; 4]);
+    let out = cl.buffer_from(&vec![0x5a5a_5a5a_5a5a_5a5au64; 2 * N]);
+    let arg: u64 = 0xec;
+    k.arg(0, &input);
+    k.arg(1, &out);
+    k.arg(2, &arg);
+    cl.queue.run(&k, &[N], Some(&[16]));
+    let got = cl.queue.read(&out);
+    let want: Vec<u64> = (0..N as u64)
+        .map(|gid| {
+            // -abs(0x8cff7c04u) is not 0: the `if` arm every time, 4 passes.
+            let mut h = 0xcbf2_9ce4_8422_2325 ^ gid;
+            for _ in 0..4 {
+                h = mix(h, 0x7fff_ffff);
+            }
+            mix(h, 0)
+        })
+        .chain(std::iter::repeat_n(0x5a5a_5a5a_5a5a_5a5a, N))
+        .collect();
+    compare("constant_if_with_breaking_else", &got, &want);
+}
