@@ -17,7 +17,9 @@
 //!   lowering builds masks from the width; the SPIR-V extension for other
 //!   widths is not taken), vectors have 2, 3, 4, 8 or 16 components (the
 //!   lowering splits wide vectors into parts: a component count of 689
-//!   million made the build run for minutes).
+//!   million made the build run for minutes);
+//! * every id used is defined, once, where SPIR-V lets it be used
+//!   (`il_definitions`: definitions dominate their uses).
 
 use std::ffi::OsStr;
 
@@ -82,6 +84,7 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
         }
     }
     check_decorations(&module)?;
+    super::il_definitions::check_id_definitions(&module)?;
     for t in &module.types_global_values {
         let (what, allowed): (&str, &[u32]) = match t.class.opcode {
             Op::TypeFloat => ("OpTypeFloat of width", &[16, 32, 64]),

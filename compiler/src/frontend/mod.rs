@@ -2,6 +2,7 @@
 //! (llvm-spirv-15), plus the kernel argument metadata clang records.
 
 pub mod execution_mode_ids;
+pub mod il_definitions;
 pub mod il_math;
 pub mod il_structure;
 pub mod il_support;
