@@ -161,6 +161,30 @@ fn use_before_definition() {
     );
 }
 
+/// [`use_before_definition`] in a module whose kernel's OpName is not
+/// UTF-8 (which rspirv cannot decode, so the intake lets the module go on
+/// unchecked): the build refuses it when it reads the module, before
+/// spirt sees it; no panic.
+#[test]
+fn use_before_definition_with_a_name_that_is_not_utf8() {
+    let r = il_fails_with(
+        |w| {
+            let name = find(w, OP_NAME);
+            w[name + 2] = 0xff_ff_ff_ff;
+            let mul = find(w, OP_IMUL);
+            let product = w[mul + 2];
+            let (store, n) = instructions(w)
+                .into_iter()
+                .find(|&(s, n)| w[s] & 0xffff == OP_STORE && w[s + 1..s + n].contains(&product))
+                .expect("the store of the product");
+            let inst: Vec<u32> = w.drain(store..store + n).collect();
+            w.splice(mul..mul, inst);
+        },
+        "cannot decode string",
+    );
+    assert!(!r.log.contains("internal"), "{}", r.log);
+}
+
 /// An OpIMul whose result type became a constant's id: the intake says
 /// which instruction and which id.
 #[test]
