@@ -612,7 +612,7 @@ fn expand_decoration_groups(words: &[u32]) -> Vec<u32> {
 /// Also drops the literal `n` operand of OpenCL.std vloadn, vload_halfn
 /// and vloada_halfn (spirt reads every OpExtInst operand as an id; `n` is
 /// the result's component count anyway).
-fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
+pub(crate) fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
     const EXT_INST_IMPORT: u32 = 11;
     const EXT_INST: u32 = 12;
     const LOOP_MERGE: u32 = 246;

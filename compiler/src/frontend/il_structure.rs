@@ -67,8 +67,12 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
     // that are not UTF-8 (names, sources: spirv-val takes them, and the
     // round trip through LLVM IR, where one is made, rewrites them): such
     // a module goes on unchecked, as before, and is refused later if
-    // nothing rewrites it.
-    let module = match rspirv::dr::load_words(words) {
+    // nothing rewrites it. What is read is what the compiler reads: the
+    // module without its debug-information OpExtInst (rspirv refuses them
+    // at module scope, where llvm-spirv-15 puts them for `-g`), merge
+    // instructions and vloadn's literal (`strip_debug_ext_insts`).
+    let readable = crate::pipeline::strip_debug_ext_insts(words);
+    let module = match rspirv::dr::load_words(&readable) {
         Ok(module) => module,
         Err(ParseState::OperandError(DecodeError::DecodeStringFailed(..))) => return Ok(()),
         Err(e) => return Err(format!("the instructions cannot be decoded: {e}")),
