@@ -205,6 +205,10 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
         let queries = frontend::subgroup_queries::resolve_kernel_subgroup_queries(words, caps)
             .map_err(fail)?;
         if let Some(w) = queries.as_deref().or(modes.as_deref()) {
+            // rspirv reads the rewritten module (OpExecutionModeId made
+            // literal), which the first check may have had to let go.
+            frontend::il_structure::check_il_structure(w)
+                .map_err(|e| BuildError::failure(format!("error: malformed SPIR-V module: {e}")))?;
             resolved = Some(tools::words_to_bytes(w));
         }
     }

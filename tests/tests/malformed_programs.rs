@@ -226,7 +226,7 @@ fn import_without_a_name() {
             let at = find(w, OP_RETURN);
             w[at] = 1 << 16 | OP_EXT_INST_IMPORT;
         },
-        "malformed SPIR-V module: the instructions cannot be decoded",
+        "cannot parse the SPIR-V module",
     );
 }
 
