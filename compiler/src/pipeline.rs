@@ -207,6 +207,10 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
         let queries = frontend::subgroup_queries::resolve_kernel_subgroup_queries(words, caps)
             .map_err(fail)?;
         if let Some(w) = queries.as_deref().or(modes.as_deref()) {
+            // rspirv reads the rewritten module (OpExecutionModeId made
+            // literal), which the first check may have had to let go.
+            frontend::il_structure::check_il_structure(w)
+                .map_err(|e| BuildError::failure(format!("error: malformed SPIR-V module: {e}")))?;
             resolved = Some(tools::words_to_bytes(w));
         }
     }
@@ -637,7 +641,7 @@ fn expand_decoration_groups(words: &[u32]) -> Vec<u32> {
 /// Also drops the literal `n` operand of OpenCL.std vloadn, vload_halfn
 /// and vloada_halfn (spirt reads every OpExtInst operand as an id; `n` is
 /// the result's component count anyway).
-fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
+pub(crate) fn strip_debug_ext_insts(words: &[u32]) -> Vec<u32> {
     const EXT_INST_IMPORT: u32 = 11;
     const EXT_INST: u32 = 12;
     const LOOP_MERGE: u32 = 246;

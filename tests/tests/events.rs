@@ -533,3 +533,64 @@ fn a_command_never_runs_before_the_one_it_follows() {
         assert_same(&format!("round {round}"), &got, &want);
     }
 }
+
+/// clFinish from several threads sharing one in-order queue: when it
+/// returns, each thread's own non-blocking reads are complete, their data
+/// in the thread's memory. The queue's "last command" was set before the
+/// engine took the command, so two threads enqueueing at once could leave
+/// it at the command the engine took first, and clFinish returned while
+/// the other thread's read was still running (ferrocl-apifuzz: a SIGSEGV
+/// in the completion thread's copy into memory its thread had freed).
+#[test]
+fn finish_waits_for_every_thread_s_reads() {
+    const THREADS: u32 = 8;
+    const ROUNDS: u32 = 150;
+    const LEN: usize = 4096;
+    let cl = Cl::new();
+    let data: Vec<u32> = (0..LEN as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let buffer = cl.buffer_from(&data);
+    // The queue's handle as an address: shared by the threads, owned by `cl`.
+    let q = cl.queue.raw() as usize;
+    let late = std::sync::atomic::AtomicU32::new(0);
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            let (buffer, data, late) = (&buffer, &data, &late);
+            s.spawn(move || {
+                let q = q as cl_command_queue;
+                for r in 0..ROUNDS {
+                    let mut out = vec![!0u32; LEN];
+                    let n = 1 + ((t + r) as usize * 37) % LEN;
+                    // SAFETY: `out` lives until the clFinish below, which
+                    // must wait for the read.
+                    let st = unsafe {
+                        clEnqueueReadBuffer(
+                            q,
+                            buffer.raw(),
+                            CL_FALSE,
+                            0,
+                            n * 4,
+                            out.as_mut_ptr().cast(),
+                            0,
+                            ptr::null(),
+                            ptr::null_mut(),
+                        )
+                    };
+                    check(st, "clEnqueueReadBuffer");
+                    // SAFETY: a live queue.
+                    check(unsafe { clFinish(q) }, "clFinish");
+                    if out[..n] != data[..n] {
+                        late.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(
+        late.into_inner(),
+        0,
+        "reads not complete when clFinish returned (of {} reads)",
+        THREADS * ROUNDS
+    );
+}

@@ -23,6 +23,8 @@ const LINKAGE_ATTRIBUTES: u32 = 41;
 const OP_STORE: u32 = 62;
 const OP_RETURN: u32 = 253;
 const OP_IADD: u32 = 128;
+const OP_IMUL: u32 = 132;
+const OP_CONSTANT: u32 = 43;
 
 fn target(cl: &Cl) -> Target {
     Target {
@@ -112,8 +114,7 @@ fn ids_beyond_the_bound() {
 }
 
 /// An OpStore of an id nothing defines got to the structurizer, which
-/// reported an "internal compiler error"; the module is to blame, and
-/// spirv-val's message says why.
+/// reported an "internal compiler error"; the intake names the id now.
 #[test]
 fn undefined_id_is_the_module_fault() {
     let r = il_fails_with(
@@ -123,9 +124,79 @@ fn undefined_id_is_the_module_fault() {
             let at = find(w, OP_STORE);
             w[at + 2] = undefined;
         },
-        "error: the module is not valid SPIR-V",
+        "error: malformed SPIR-V module: OpStore uses %",
     );
-    assert!(r.log.contains("not been defined"), "{}", r.log);
+    assert!(
+        r.log.contains("which nothing in the module defines"),
+        "{}",
+        r.log
+    );
+}
+
+/// The OpStore moved before the OpIMul whose result it stores (ilfuzz's
+/// "swap instructions" mutants): spirt carried the undefined value back
+/// to the function's entry and panicked indexing its parameters (caught,
+/// but printed on the application's stderr). The intake refuses it and
+/// names the instruction and the id.
+#[test]
+fn use_before_definition() {
+    let r = il_fails_with(
+        |w| {
+            let mul = find(w, OP_IMUL);
+            let product = w[mul + 2];
+            let (store, n) = instructions(w)
+                .into_iter()
+                .find(|&(s, n)| w[s] & 0xffff == OP_STORE && w[s + 1..s + n].contains(&product))
+                .expect("the store of the product");
+            let inst: Vec<u32> = w.drain(store..store + n).collect();
+            w.splice(mul..mul, inst);
+        },
+        "error: malformed SPIR-V module: OpStore in function %",
+    );
+    // (The store's address comes after the product too: the first named.)
+    assert!(
+        r.log.contains("(\"k\") uses %") && r.log.contains("does not dominate the use"),
+        "{}",
+        r.log
+    );
+}
+
+/// [`use_before_definition`] in a module whose kernel's OpName is not
+/// UTF-8 (which rspirv cannot decode, so the intake lets the module go on
+/// unchecked): the build refuses it when it reads the module, before
+/// spirt sees it; no panic.
+#[test]
+fn use_before_definition_with_a_name_that_is_not_utf8() {
+    let r = il_fails_with(
+        |w| {
+            let name = find(w, OP_NAME);
+            w[name + 2] = 0xff_ff_ff_ff;
+            let mul = find(w, OP_IMUL);
+            let product = w[mul + 2];
+            let (store, n) = instructions(w)
+                .into_iter()
+                .find(|&(s, n)| w[s] & 0xffff == OP_STORE && w[s + 1..s + n].contains(&product))
+                .expect("the store of the product");
+            let inst: Vec<u32> = w.drain(store..store + n).collect();
+            w.splice(mul..mul, inst);
+        },
+        "cannot decode string",
+    );
+    assert!(!r.log.contains("internal"), "{}", r.log);
+}
+
+/// An OpIMul whose result type became a constant's id: the intake says
+/// which instruction and which id.
+#[test]
+fn result_type_that_is_a_constant() {
+    il_fails_with(
+        |w| {
+            let mul = find(w, OP_IMUL);
+            let three = w[find(w, OP_CONSTANT) + 2];
+            w[mul + 1] = three;
+        },
+        "which is not a type but OpConstant",
+    );
 }
 
 /// A float width other than 16, 32 or 64 (bit 10 flipped: 1056) made the

@@ -17,7 +17,9 @@
 //!   lowering builds masks from the width; the SPIR-V extension for other
 //!   widths is not taken), vectors have 2, 3, 4, 8 or 16 components (the
 //!   lowering splits wide vectors into parts: a component count of 689
-//!   million made the build run for minutes).
+//!   million made the build run for minutes);
+//! * every id used is defined, once, where SPIR-V lets it be used
+//!   (`il_definitions`: definitions dominate their uses).
 
 use std::ffi::OsStr;
 
@@ -56,8 +58,17 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
         n += 1;
     }
     // The stream is sound: rspirv reads it without running off the end.
-    // A module it cannot read is reported by the build with its message.
-    let Ok(module) = rspirv::dr::load_words(words) else {
+    // What is read is what the compiler reads: the module without its
+    // debug-information OpExtInst (rspirv refuses them at module scope,
+    // where llvm-spirv-15 puts them for `-g`), merge instructions and
+    // vloadn's literal (`strip_debug_ext_insts`). A module rspirv cannot
+    // read goes on unchecked: rspirv 0.13 also refuses valid modules
+    // (OpExecutionModeId, strings that are not UTF-8), which the build
+    // takes after rewriting them (`il_program` checks the rewritten
+    // module again); the others the build refuses when it reads them,
+    // before spirt.
+    let readable = crate::pipeline::strip_debug_ext_insts(words);
+    let Ok(module) = rspirv::dr::load_words(&readable) else {
         return Ok(());
     };
     for inst in module.all_inst_iter() {
@@ -82,6 +93,7 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
         }
     }
     check_decorations(&module)?;
+    super::il_definitions::check_id_definitions(&module)?;
     for t in &module.types_global_values {
         let (what, allowed): (&str, &[u32]) = match t.class.opcode {
             Op::TypeFloat => ("OpTypeFloat of width", &[16, 32, 64]),

@@ -3,6 +3,7 @@
 
 mod block_order;
 pub mod execution_mode_ids;
+pub mod il_definitions;
 pub mod il_math;
 pub mod il_structure;
 pub mod il_support;

@@ -325,8 +325,7 @@ impl Queue {
                 None
             },
         );
-        *self.last.lock() = Some(Arc::downgrade(&event));
-        self.engine.enqueue(Command {
+        let cmd = Command {
             wait: deps.wait,
             check: deps.check,
             record,
@@ -335,7 +334,8 @@ impl Queue {
             progress: event.clone() as Arc<dyn Progress>,
             done,
             semaphores,
-        });
+        };
+        self.engine.enqueue_then(cmd, || self.set_last(&event));
         event
     }
 
@@ -484,9 +484,20 @@ impl Queue {
                 semaphores: None,
             });
         }
-        *self.last.lock() = Some(Arc::downgrade(&event));
-        self.engine.enqueue_all(cmds);
+        self.engine.enqueue_all(cmds, || self.set_last(&event));
         event
+    }
+
+    /// Records `event` as the queue's last command, in the engine's order
+    /// (called by the engine under its inbox lock). Set before the engine
+    /// took the command, two threads enqueueing at once could leave `last`
+    /// at the command the engine took first: clFinish then returned while
+    /// the other was still running (ferrocl-apifuzz, 8 threads: a
+    /// non-blocking SVM copy wrote into memory its thread had freed after
+    /// clFinish, a SIGSEGV or glibc's "malloc(): unsorted double linked
+    /// list corrupted").
+    fn set_last(&self, event: &Arc<Event>) {
+        *self.last.lock() = Some(Arc::downgrade(event));
     }
     /// Waits until every command enqueued so far is complete.
     pub fn finish(&self) {
@@ -513,7 +524,8 @@ impl Queue {
             return Ok(());
         }
         // Holding `last`: a command enqueued from now on sees the cleared
-        // word (`submit` sets `last` before handing the command over).
+        // word (`submit` sets `last` under the engine's inbox lock, before
+        // the engine can process the command).
         let last = self.last.lock();
         let idle = last
             .as_ref()

@@ -576,11 +576,12 @@ impl QueueEngine {
     /// Hands `cmds` to the submitter thread together: nothing enqueued by
     /// another thread lands between them (the parts of one streamed
     /// transfer).
-    pub fn enqueue_all(&self, cmds: Vec<Command>) {
+    pub fn enqueue_all(&self, cmds: Vec<Command>, queued: impl FnOnce()) {
         let s = &self.shared;
         let mut inbox = s.inbox.lock();
         inbox.last_enqueue_ns = host_now_ns();
         inbox.commands.extend(cmds);
+        queued();
         s.inbox_cv.notify_all();
     }
 
@@ -591,6 +592,14 @@ impl QueueEngine {
     /// thread (launch latency). Otherwise the submitter takes it, batched
     /// with whatever else arrives meanwhile.
     pub fn enqueue(&self, cmd: Command) {
+        self.enqueue_then(cmd, || {})
+    }
+
+    /// [`QueueEngine::enqueue`], calling `queued` once `cmd` has its place
+    /// in the engine's order, before any later command can take one (under
+    /// the inbox lock): what `core::queue::Queue` needs to know which of
+    /// its commands is last in that order (clFinish waits for it).
+    pub fn enqueue_then(&self, cmd: Command, queued: impl FnOnce()) {
         let s = &self.shared;
         let mut inbox = s.inbox.lock();
         // Idle also means no enqueue in the last IDLE_GAP: a stream of
@@ -608,10 +617,14 @@ impl QueueEngine {
             && s.in_flight.load(Ordering::Acquire) == 0;
         if !direct {
             inbox.commands.push_back(cmd);
+            queued();
             s.inbox_cv.notify_all();
             return;
         }
+        // Commands enqueued while this one is processed here wait in the
+        // inbox (`busy`): they come after it.
         inbox.busy = true;
+        queued();
         drop(inbox);
         process_batch(s, &mut s.submit_state.lock(), vec![cmd]);
         let mut inbox = s.inbox.lock();

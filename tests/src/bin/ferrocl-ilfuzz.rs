@@ -8,6 +8,7 @@
 //!                [--no-launch] [--quiet]
 //! ferrocl-ilfuzz --smoke           the CI check: seed 1, 200 mutants of 8 seeds, no launch
 //! ferrocl-ilfuzz --replay FILE     run one saved mutant (.spv or .bin), print what it did
+//! ferrocl-ilfuzz --seed S --out DIR --save I   write mutant I (of DIR's seeds) to a file
 //! ```
 //!
 //! Seeds are SPIR-V of `tests/corpus/*.cl` (all, or `--seeds`) and the
@@ -59,6 +60,7 @@ struct Args {
     worker: bool,
     stderr_file: Option<PathBuf>,
     replay: Option<PathBuf>,
+    save: Option<u64>,
 }
 
 fn usage() -> ! {
@@ -66,7 +68,8 @@ fn usage() -> ! {
         "usage: ferrocl-ilfuzz [--seed S] [--count N] [--from I] [--out DIR] [--timeout SECS]\n\
          \x20                     [--seeds NAME,..] [--binary-seeds N] [--object-seeds N]\n\
          \x20                     [--no-launch] [--quiet] [--smoke]\n\
-         \x20      ferrocl-ilfuzz --replay FILE"
+         \x20      ferrocl-ilfuzz --replay FILE\n\
+         \x20      ferrocl-ilfuzz --seed S --out DIR --save I"
     );
     std::process::exit(2)
 }
@@ -86,6 +89,7 @@ fn parse() -> Args {
         worker: false,
         stderr_file: None,
         replay: None,
+        save: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -105,6 +109,7 @@ fn parse() -> Args {
             "--worker" => a.worker = true,
             "--stderr-file" => a.stderr_file = Some(val().into()),
             "--replay" => a.replay = Some(val().into()),
+            "--save" => a.save = Some(num(val())),
             "--smoke" => {
                 a.seed = 1;
                 a.count = 200;
@@ -567,6 +572,12 @@ fn main() -> ExitCode {
     let a = parse();
     match &a.replay {
         Some(path) => replay(&a, path),
+        None if a.save.is_some() => {
+            let index = a.save.unwrap_or_default();
+            let path = save(&a, &saved_seeds(&a), index, "saved", "");
+            println!("{}", path.display());
+            ExitCode::SUCCESS
+        }
         None if a.worker => worker(&a),
         None => supervise(&a),
     }

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Prints one table row per sample (and writes them to FILE): cycle,
-//! seconds, VmRSS (KiB), fds, live buffers/images/buffer views/kernel
+//! seconds, VmRSS and RssAnon (KiB), fds, live buffers/images/buffer views/kernel
 //! pipeline sets/queue engines, event callbacks run. `--seconds` stops
 //! early after S seconds (the row of the last cycle is printed). Exit
 //! status 0 when every cycle's values were right (a wrong value panics).
@@ -17,7 +17,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use ferrocl_tests::soak::{callbacks, cycle, open_fds, rss_kib, Target};
+use ferrocl_tests::soak::{anon_kib, callbacks, cycle, open_fds, rss_kib, Target};
 
 fn usage() -> ! {
     eprintln!("usage: ferrocl-soak [--cycles N] [--every K] [--seconds S] [--out FILE]");
@@ -49,15 +49,16 @@ fn main() {
             let _ = writeln!(f, "{line}");
         }
     };
-    row("cycle\tsecs\trss_kib\tfds\tbuffers\timages\tbuffer_views\tpipelines\tqueue_engines\tcallbacks".into());
+    row("cycle\tsecs\trss_kib\tanon_kib\tfds\tbuffers\timages\tbuffer_views\tpipelines\tqueue_engines\tcallbacks".into());
     let start = Instant::now();
     let sample = |c: u64| {
         let live = t.live_objects().unwrap_or_default();
         let l = |i: usize| live.get(i).map_or("-".to_string(), |v| v.to_string());
         format!(
-            "{c}\t{:.0}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{c}\t{:.0}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             start.elapsed().as_secs_f64(),
             rss_kib(),
+            anon_kib(),
             open_fds(),
             l(0),
             l(1),
