@@ -207,7 +207,7 @@ use ir::{datalayout, set_datalayout};
 use ir::{declared_name, demangle_base, first_param_is, first_param_is_double, rename_symbols};
 use library::library_module;
 pub(crate) use own::half_builtin;
-use own::{is_own, link_needed, link_own, HALF, HALF_PREFIX, OWN};
+use own::{is_own, link_needed, link_own, HALF, HALF_ATOMICS, HALF_PREFIX, OWN};
 use wrappers::call_target;
 
 /// The builtins whose double (and float, [`float_builtin`]) overloads come
@@ -381,7 +381,14 @@ pub fn link_math(
 ) -> Result<Option<String>, BuildError> {
     let [fma, tgamma64, tgamma32, erfc32] = [&OWN[0], &OWN[1], &OWN[2], &OWN[3]];
     let mut linked = None;
-    for own in [&HALF, &HALF_PREFIX, tgamma64, tgamma32, erfc32] {
+    for own in [
+        &HALF_ATOMICS,
+        &HALF,
+        &HALF_PREFIX,
+        tgamma64,
+        tgamma32,
+        erfc32,
+    ] {
         let current = linked.clone().unwrap_or_else(|| ll.to_string());
         if let Some(l) = link_own(&current, scratch, own)? {
             linked = Some(l);
