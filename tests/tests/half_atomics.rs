@@ -415,9 +415,9 @@ fn check_load_store(cl: &Cl, p: &ferrocl_tests::Program, what: &str) {
     want.sort();
     assert_eq!(chain, want, "{what}: exchanges into one half");
     let loaded = cl.queue.read(&loaded);
-    for i in 0..n {
+    for (i, &got) in loaded.iter().enumerate() {
         let k = (i / wg) * wg + wg - 1 - i % wg;
-        assert_eq!(loaded[i], x[k], "{what}: __local load {i}");
+        assert_eq!(got, x[k], "{what}: __local load {i}");
     }
 }
 

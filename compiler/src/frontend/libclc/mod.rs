@@ -59,6 +59,15 @@
 //! denormal arguments first, so that devices that flush in hardware give
 //! consistent results).
 //!
+//! The half-precision atomics of cl_ext_float_atomics
+//! ([`HALF_ATOMICS`](own::HALF_ATOMICS), `half_atomics.cl`: load, store,
+//! exchange, fetch_add/sub/min/max on `atomic_half`) are linked the same
+//! way, first: llvm-spirv-15 cannot translate 16-bit float atomics. They
+//! are compare-exchange loops on the 32-bit word that holds the half,
+//! `always_inline` and made `internal` once linked, so that `ir_to_bitcode`'s
+//! always-inliner puts them in their callers and deletes them: their
+//! orders and scopes must reach the 32-bit atomics as constants.
+//!
 //! # Files
 //!
 //! This module picks the builtins a program needs (`needed`, as

@@ -311,3 +311,38 @@ pub(super) fn link_own(
         .collect();
     Ok(Some(internal))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_atomic_overloads() {
+        let ll = "declare spir_func half @_Z16atomic_fetch_addPU3AS1VU7_AtomicDhDh(half addrspace(1)*, half)\n\
+                  declare spir_func void @_Z12atomic_storePU3AS3VU7_AtomicDhS_(half addrspace(3)*, half)\n\
+                  declare spir_func half @_Z20atomic_load_explicitPU3AS4VU7_AtomicDh12memory_order(half addrspace(4)*, i32)\n\
+                  declare spir_func float @_Z16atomic_fetch_addPU3AS1VU7_AtomicffS_(float addrspace(1)*, float)\n\
+                  declare spir_func i32 @_Z16atomic_fetch_addPU3AS1VU7_Atomicii(i32 addrspace(1)*, i32)\n";
+        let mut got: Vec<(String, String)> = own_overloads(ll, &HALF_ATOMICS).into_iter().collect();
+        got.sort();
+        let want = [
+            (
+                "_Z12atomic_storePU3AS3VU7_AtomicDhS_",
+                "_Z22__ferrocl_atomic_storePU3AS3VU7_AtomicDhDh",
+            ),
+            (
+                "_Z16atomic_fetch_addPU3AS1VU7_AtomicDhDh",
+                "_Z26__ferrocl_atomic_fetch_addPU3AS1VU7_AtomicDhDh",
+            ),
+            (
+                "_Z20atomic_load_explicitPU3AS4VU7_AtomicDh12memory_order",
+                "_Z30__ferrocl_atomic_load_explicitPU3AS4VU7_AtomicDh12memory_order",
+            ),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|&(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+}
