@@ -232,14 +232,16 @@ impl DeviceCaps {
     /// cl_ext_float_atomics capabilities (`CL_DEVICE_*_FP_ATOMIC_*_EXT`
     /// bits) of floats of `width` bits: every operation on `__global` and
     /// `__local` memory for float, and for double where the device has
-    /// doubles and 64-bit atomics (the compare-exchange loops need them);
-    /// none for half (llvm-spirv-15 cannot translate half atomics, and
-    /// 16-bit atomics are not lowered).
+    /// doubles and 64-bit atomics (the compare-exchange loops need them),
+    /// and for half where the device has halves (cl_khr_fp16): ferrocl's
+    /// own compare-exchange loops on the 32-bit word that holds the half,
+    /// linked before translation (`frontend::libclc`, `half_atomics.cl`).
     pub fn fp_atomic_caps(&self, width: u32) -> u64 {
         let all = FP_ATOMIC_GLOBAL_ALL | FP_ATOMIC_LOCAL_ALL;
         match width {
             32 => all,
             64 if self.fp64 && self.int64_atomics => all,
+            16 if self.fp16 => all,
             _ => 0,
         }
     }

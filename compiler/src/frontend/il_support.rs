@@ -144,8 +144,10 @@ pub fn spirv_capabilities(caps: &DeviceCaps) -> Vec<Capability> {
     if device || sub_group {
         c.push(C::ShaderClockKHR);
     }
-    // cl_ext_float_atomics per width (`DeviceCaps::fp_atomic_caps`; no
-    // half atomics).
+    // cl_ext_float_atomics per width (`DeviceCaps::fp_atomic_caps`). Not
+    // half: its atomics are OpenCL C builtins of ferrocl's library
+    // (`frontend::libclc`, `half_atomics.cl`), and the AtomicFloat16*EXT
+    // capabilities are not reported.
     if caps.fp_atomic_caps(32) != 0 {
         c.extend([C::AtomicFloat32AddEXT, C::AtomicFloat32MinMaxEXT]);
     }

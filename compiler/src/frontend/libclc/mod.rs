@@ -59,6 +59,15 @@
 //! denormal arguments first, so that devices that flush in hardware give
 //! consistent results).
 //!
+//! The half-precision atomics of cl_ext_float_atomics
+//! ([`HALF_ATOMICS`](own::HALF_ATOMICS), `half_atomics.cl`: load, store,
+//! exchange, fetch_add/sub/min/max on `atomic_half`) are linked the same
+//! way, first: llvm-spirv-15 cannot translate 16-bit float atomics. They
+//! are compare-exchange loops on the 32-bit word that holds the half,
+//! `always_inline` and made `internal` once linked, so that `ir_to_bitcode`'s
+//! always-inliner puts them in their callers and deletes them: their
+//! orders and scopes must reach the 32-bit atomics as constants.
+//!
 //! # Files
 //!
 //! This module picks the builtins a program needs (`needed`, as
@@ -207,7 +216,7 @@ use ir::{datalayout, set_datalayout};
 use ir::{declared_name, demangle_base, first_param_is, first_param_is_double, rename_symbols};
 use library::library_module;
 pub(crate) use own::half_builtin;
-use own::{is_own, link_needed, link_own, HALF, HALF_PREFIX, OWN};
+use own::{is_own, link_needed, link_own, HALF, HALF_ATOMICS, HALF_PREFIX, OWN};
 use wrappers::call_target;
 
 /// The builtins whose double (and float, [`float_builtin`]) overloads come
@@ -381,7 +390,14 @@ pub fn link_math(
 ) -> Result<Option<String>, BuildError> {
     let [fma, tgamma64, tgamma32, erfc32] = [&OWN[0], &OWN[1], &OWN[2], &OWN[3]];
     let mut linked = None;
-    for own in [&HALF, &HALF_PREFIX, tgamma64, tgamma32, erfc32] {
+    for own in [
+        &HALF_ATOMICS,
+        &HALF,
+        &HALF_PREFIX,
+        tgamma64,
+        tgamma32,
+        erfc32,
+    ] {
         let current = linked.clone().unwrap_or_else(|| ll.to_string());
         if let Some(l) = link_own(&current, scratch, own)? {
             linked = Some(l);

@@ -3,7 +3,7 @@
 //! program that calls one of its overloads (`link_own`), and the
 //! `llvm-link --only-needed` step every math link takes (`link_needed`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::sync::{Mutex, OnceLock};
 
@@ -19,9 +19,10 @@ use crate::tools::{self, run_tool, ScratchDir};
 pub(super) struct Own {
     /// Whether it implements the OpenCL name.
     bases: fn(&str) -> bool,
-    /// The overloads it replaces: those whose first parameter has this
-    /// mangled element type (`d` double, `f` float, `Dh` half).
-    element: &'static str,
+    /// The overloads it replaces: those whose first parameter has one of
+    /// these mangled element types (`d` double, `f` float, `Dh` half) or
+    /// starts with one of these mangled pointer types.
+    elements: &'static [&'static str],
     /// The source's file name (its stem names the compiled module).
     file: &'static str,
     source: &'static str,
@@ -30,6 +31,14 @@ pub(super) struct Own {
     defines: &'static str,
     /// The OpenCL C version it is compiled as.
     std: &'static str,
+    /// A mangled parameter sequence of the program's declarations that the
+    /// source's definitions spell differently (`from`, `to`), if any.
+    respell: Option<(&'static str, &'static str)>,
+    /// The definitions are `always_inline` and become `internal` once
+    /// linked, so that none is left after inlining (`ir_to_bitcode`'s
+    /// always-inliner deletes them): their orders and scopes are
+    /// parameters, which the 32-bit atomics inside must see as constants.
+    inline: bool,
 }
 
 /// The builtins ferrocl implements itself: double `fma` only where the
@@ -41,35 +50,43 @@ pub(super) struct Own {
 pub(super) const OWN: &[Own] = &[
     Own {
         bases: |b| b == "fma",
-        element: "d",
+        elements: &["d"],
         file: "fma64.cl",
         source: include_str!("fma64.cl"),
         defines: "__ferrocl_",
         std: "CL1.2",
+        respell: None,
+        inline: false,
     },
     Own {
         bases: |b| b == "tgamma",
-        element: "d",
+        elements: &["d"],
         file: "tgamma64.cl",
         source: include_str!("tgamma64.cl"),
         defines: "__ferrocl_",
         std: "CL1.2",
+        respell: None,
+        inline: false,
     },
     Own {
         bases: |b| b == "tgamma",
-        element: "f",
+        elements: &["f"],
         file: "tgamma32.cl",
         source: include_str!("tgamma32.cl"),
         defines: "__ferrocl_",
         std: "CL1.2",
+        respell: None,
+        inline: false,
     },
     Own {
         bases: |b| b == "erfc",
-        element: "f",
+        elements: &["f"],
         file: "erfc32.cl",
         source: include_str!("erfc32.cl"),
         defines: "__ferrocl_",
         std: "CL1.2",
+        respell: None,
+        inline: false,
     },
 ];
 
@@ -84,11 +101,13 @@ pub(super) const HALF: Own = Own {
         DOUBLE_BUILTINS.contains(&b)
             || ["sqrt", "rsqrt", "fma", "length", "distance", "normalize"].contains(&b)
     },
-    element: "Dh",
+    elements: &["Dh"],
     file: "half.cl",
     source: include_str!("half.cl"),
     defines: "__ferrocl_half_",
     std: "CL2.0",
+    respell: None,
+    inline: false,
 };
 
 /// Whether the half overloads of `base` are ferrocl's (`half.cl`, through
@@ -102,18 +121,56 @@ pub(crate) fn half_builtin(base: &str) -> bool {
 /// NaN; `half_prefix.cl`). Linked before libclc's functions.
 pub(super) const HALF_PREFIX: Own = Own {
     bases: |b| ["half_log", "half_log2", "half_log10", "half_powr"].contains(&b),
-    element: "f",
+    elements: &["f"],
     file: "half_prefix.cl",
     source: include_str!("half_prefix.cl"),
     defines: "__ferrocl_",
     std: "CL1.2",
+    respell: None,
+    inline: false,
+};
+
+/// The half-precision atomics of cl_ext_float_atomics on `atomic_half` in
+/// `__global`, `__local` and generic memory (`half_atomics.cl`:
+/// compare-exchange loops on the 32-bit word that holds the half, as
+/// llvm-spirv-15 cannot translate 16-bit float atomics). Linked first.
+pub(super) const HALF_ATOMICS: Own = Own {
+    bases: |b| {
+        let rmw = b.strip_suffix("_explicit").unwrap_or(b);
+        [
+            "atomic_fetch_add",
+            "atomic_fetch_sub",
+            "atomic_fetch_min",
+            "atomic_fetch_max",
+            "atomic_exchange",
+            "atomic_load",
+            "atomic_store",
+        ]
+        .contains(&rmw)
+    },
+    elements: &[
+        "PU3AS1VU7_AtomicDh",
+        "PU3AS3VU7_AtomicDh",
+        "PU3AS4VU7_AtomicDh",
+    ],
+    file: "half_atomics.cl",
+    source: include_str!("half_atomics.cl"),
+    defines: "__ferrocl_",
+    std: "CL2.0",
+    // clang-15 mangles the value parameter of the program's atomic_store
+    // and atomic_store_explicit on atomic_half as `_Atomic(half)` (`S_`,
+    // the pointee), that of every other builtin as `half`; the
+    // definitions take a `half`.
+    respell: Some(("VU7_AtomicDhS_", "VU7_AtomicDhDh")),
+    inline: true,
 };
 
 /// Whether ferrocl implements the overloads of `base` whose first
 /// parameter has element type `element` itself (only the double ones
 /// matter to `needed`: double `fma` is linked after libclc's functions).
 pub(super) fn is_own(base: &str, element: &str) -> bool {
-    OWN.iter().any(|o| (o.bases)(base) && o.element == element)
+    OWN.iter()
+        .any(|o| (o.bases)(base) && o.elements.contains(&element))
 }
 
 /// One of the [`OWN`] sources compiled to textual IR, once per process.
@@ -170,8 +227,12 @@ pub(super) fn own_overloads(ll: &str, own: &Own) -> HashMap<String, String> {
         .filter_map(declared_name)
         .filter_map(|name| {
             let (b, params) = demangle_base(name)?;
-            ((own.bases)(b) && first_param_is(params, own.element)).then(|| {
+            ((own.bases)(b) && own.elements.iter().any(|e| first_param_is(params, e))).then(|| {
                 let defined = format!("{}{b}", own.defines);
+                let params = match own.respell {
+                    Some((from, to)) => params.replacen(from, to, 1),
+                    None => params.to_string(),
+                };
                 (
                     name.to_string(),
                     format!("_Z{}{defined}{params}", defined.len()),
@@ -234,5 +295,54 @@ pub(super) fn link_own(
     );
     write(&lib, &set_datalayout(&module, datalayout(ll)))?;
     write(&program, &rename_symbols(ll, &calls))?;
-    link_needed(scratch, &program, &lib, &out).map(Some)
+    let linked = link_needed(scratch, &program, &lib, &out)?;
+    if !own.inline {
+        return Ok(Some(linked));
+    }
+    let targets: HashSet<&str> = calls.values().map(String::as_str).collect();
+    let internal = linked
+        .lines()
+        .map(|line| match line.strip_prefix("define dso_local ") {
+            Some(rest) if declared_name(line).is_some_and(|n| targets.contains(n)) => {
+                format!("define internal {rest}\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    Ok(Some(internal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_atomic_overloads() {
+        let ll = "declare spir_func half @_Z16atomic_fetch_addPU3AS1VU7_AtomicDhDh(half addrspace(1)*, half)\n\
+                  declare spir_func void @_Z12atomic_storePU3AS3VU7_AtomicDhS_(half addrspace(3)*, half)\n\
+                  declare spir_func half @_Z20atomic_load_explicitPU3AS4VU7_AtomicDh12memory_order(half addrspace(4)*, i32)\n\
+                  declare spir_func float @_Z16atomic_fetch_addPU3AS1VU7_AtomicffS_(float addrspace(1)*, float)\n\
+                  declare spir_func i32 @_Z16atomic_fetch_addPU3AS1VU7_Atomicii(i32 addrspace(1)*, i32)\n";
+        let mut got: Vec<(String, String)> = own_overloads(ll, &HALF_ATOMICS).into_iter().collect();
+        got.sort();
+        let want = [
+            (
+                "_Z12atomic_storePU3AS3VU7_AtomicDhS_",
+                "_Z22__ferrocl_atomic_storePU3AS3VU7_AtomicDhDh",
+            ),
+            (
+                "_Z16atomic_fetch_addPU3AS1VU7_AtomicDhDh",
+                "_Z26__ferrocl_atomic_fetch_addPU3AS1VU7_AtomicDhDh",
+            ),
+            (
+                "_Z20atomic_load_explicitPU3AS4VU7_AtomicDh12memory_order",
+                "_Z30__ferrocl_atomic_load_explicitPU3AS4VU7_AtomicDh12memory_order",
+            ),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|&(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
 }

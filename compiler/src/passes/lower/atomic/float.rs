@@ -26,8 +26,12 @@
 //!   the compare-exchange carries the order given, the first load is
 //!   relaxed.
 //!
-//! Gaps: half atomics (llvm-spirv-15 cannot translate them, and 16-bit
-//! atomics are not lowered; the device reports no fp16 capabilities).
+//! Half atomics never reach this pass: llvm-spirv-15 cannot translate
+//! them, so the front end gives them definitions (compare-exchange loops
+//! on the 32-bit word that holds the half, `frontend::libclc`,
+//! `half_atomics.cl`) before translation. SPIR-V modules with 16-bit
+//! float atomics (clCreateProgramWithIL) are not supported: the
+//! AtomicFloat16*EXT capabilities are not reported.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Capability, Op, Scope, StorageClass, Word};
