@@ -717,6 +717,41 @@ fn fma_is_fused() {
     assert_eq!(cl.queue.read(&o), [want, want]);
 }
 
+/// `a * b + c` under `#pragma OPENCL FP_CONTRACT OFF` is two roundings,
+/// in scalars, vectors and halves of separate statements: the operands of
+/// the CTS's contractions test, where the rounded product is exactly -c
+/// (0 unfused, 0x1.f6b9dp+94 fused). NVIDIA's driver fused it while the
+/// multiply and the add were undecorated.
+#[test]
+fn no_contraction_under_fp_contract_off() {
+    let cl = Cl::new();
+    let src = "#pragma OPENCL FP_CONTRACT OFF\n\
+               kernel void k(global const float *x, global float *o) {\n\
+                 o[0] = x[0] * x[1] + x[2];\n\
+                 float4 a = (float4)(x[0]), b = (float4)(x[1]), c = (float4)(x[2]);\n\
+                 o[1] = (a * b + c).w;\n\
+                 float m = x[0] * x[1];\n\
+                 o[2] = c.x - -m;\n\
+                 o[3] = -(x[0] * x[1] - -x[2]);\n\
+               }\n";
+    let a = f32::from_bits(0x746b_99d3); // 0x1.d733a6p+105
+    let b = f32::from_bits(0xc6ac_e262); // -0x1.59c4c4p+14
+    let c = -(a * b);
+    assert_eq!(a * b + c, 0.0);
+    assert_ne!(a.mul_add(b, c), 0.0);
+    let x = cl.buffer_from(&[a, b, c]);
+    let o: Buffer<f32> = cl.buffer(4);
+    let program = cl.try_build(src, "").unwrap_or_else(|e| panic!("{e}"));
+    launch(&cl, &program, "k", 1, &[&x, &o]);
+    let got: Vec<u32> = cl
+        .queue
+        .read(&o)
+        .iter()
+        .map(|v| v.abs().to_bits())
+        .collect();
+    assert_eq!(got, [0, 0, 0, 0], "fused where FP_CONTRACT is OFF");
+}
+
 /// fma on float and float4 against the CPU's (correctly rounded) fma, over
 /// random and special operands.
 #[test]

@@ -249,8 +249,14 @@ impl Lower<'_> {
     /// inexact-only algebraic rules (reassociation, `a + b - a` → `b`),
     /// NVIDIA's fuses multiplies and adds, either of which destroys the
     /// exact error terms of the compensated sums and split products that
-    /// libclc's math is made of. The program's own float arithmetic stays
-    /// undecorated: OpenCL C lets it be contracted (FP_CONTRACT).
+    /// libclc's math is made of. The program's own single- and
+    /// half-precision adds, subtracts, multiplies and negations are
+    /// decorated too: OpenCL C contracts only within an expression under
+    /// `FP_CONTRACT ON`, which clang writes as `llvm.fmuladd` and
+    /// llvm-spirv-15 as OpenCL.std `mad` (lowered to a multiply and an add
+    /// left undecorated, `Extras::contractable`); a plain multiply and add
+    /// must stay two roundings (CTS contractions: NVIDIA fused
+    /// `a * b + c` written under `FP_CONTRACT OFF`).
     fn decorate_exact_arithmetic(&mut self, functions: &[dr::Function]) {
         let mut doubles: HashSet<Word> = HashSet::new();
         let mut floats: HashSet<Word> = HashSet::new();
@@ -261,7 +267,7 @@ impl Lower<'_> {
                     Some(&Operand::LiteralBit32(64)) => {
                         doubles.insert(id);
                     }
-                    Some(&Operand::LiteralBit32(32)) => {
+                    Some(&Operand::LiteralBit32(32 | 16)) => {
                         floats.insert(id);
                     }
                     _ => {}
@@ -314,9 +320,20 @@ impl Lower<'_> {
                 );
                 let result_double = inst.result_type.is_some_and(|t| doubles.contains(&t));
                 let result_float = inst.result_type.is_some_and(|t| floats.contains(&t));
+                // The program's own single- and half-precision multiplies
+                // and adds: only `mad`'s may be contracted.
+                let program_float = result_float
+                    && matches!(
+                        inst.class.opcode,
+                        Op::FAdd | Op::FSub | Op::FMul | Op::FNegate
+                    )
+                    && !inst
+                        .result_id
+                        .is_some_and(|id| self.extras.contractable.contains(&id));
                 if (arithmetic || to_double) && result_double
                     || conversion
                     || library && arithmetic && result_float
+                    || program_float
                 {
                     exact.extend(inst.result_id);
                 }

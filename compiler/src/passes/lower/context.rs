@@ -7,7 +7,7 @@
 //! images and samplers used in unsupported ways) are reported by `lower_ty`;
 //! a pointer whose space is `Mixed` or unknown by `space`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Op, StorageClass, Word};
@@ -123,6 +123,10 @@ pub(crate) struct Helpers {
 pub(crate) struct Extras {
     pub caps: Vec<Capability>,
     pub extensions: Vec<&'static str>,
+    /// Float multiplies and adds the program lets the driver contract
+    /// (`mad`, which clang also makes of `a * b + c` under FP_CONTRACT
+    /// ON): left undecorated by `decorate_exact_arithmetic`.
+    pub contractable: HashSet<Word>,
 }
 
 impl Extras {

@@ -65,7 +65,9 @@ impl Lower<'_> {
             }
             "mad" => {
                 let m = self.op2(b, Op::FMul, rt, a[0], a[1]);
-                self.op2(b, Op::FAdd, rt, m, a[2])
+                let r = self.op2(b, Op::FAdd, rt, m, a[2]);
+                self.extras.contractable.extend([m, r]);
+                r
             }
             "native_recip" | "half_recip" => {
                 let one = self.splat(rt, 1, 1.0);
