@@ -279,9 +279,7 @@ fn feature_macros_match_the_reported_features() {
     // OpenCL C 3.0: clang's header defines every optional feature for SPIR;
     // only what devices report may stay defined.
     let src = "kernel void k(global int *o) {\n\
-               #if defined(__opencl_c_images) || defined(__opencl_c_read_write_images) \\\n\
-                 || defined(__opencl_c_ext_fp16_global_atomic_add) \\\n\
-                 || defined(__opencl_c_ext_fp16_local_atomic_load_store)\n\
+               #if defined(__opencl_c_images) || defined(__opencl_c_read_write_images)\n\
                #error unsupported feature macro defined\n\
                #endif\n\
                #if !defined(__opencl_c_work_group_collective_functions) \\\n\
@@ -299,16 +297,32 @@ fn feature_macros_match_the_reported_features() {
                o[0] = 1; }";
     build_source(src, "-cl-std=CL3.0", &caps()).unwrap_or_else(|e| panic!("{}", e.log));
     // Without sub-group arithmetic no work-group collectives; without
-    // 64-bit atomics no double atomics.
+    // 64-bit atomics no double atomics; without cl_khr_fp16 no half ones.
+    // Half atomics with cl_khr_fp16 only.
+    let fp16 = "kernel void k(global int *o) {\n\
+               #if !defined(__opencl_c_ext_fp16_global_atomic_add) \\\n\
+                 || !defined(__opencl_c_ext_fp16_local_atomic_load_store) \\\n\
+                 || !defined(__opencl_c_ext_fp16_global_atomic_min_max)\n\
+               #error supported feature macro missing\n\
+               #endif\n\
+               o[0] = 1; }";
+    let with_fp16 = DeviceCaps {
+        fp16: true,
+        ..caps()
+    };
+    build_source(fp16, "-cl-std=CL3.0", &with_fp16).unwrap_or_else(|e| panic!("{}", e.log));
     let src = "kernel void k(global int *o) {\n\
                #if defined(__opencl_c_work_group_collective_functions) \\\n\
-                 || defined(__opencl_c_ext_fp64_global_atomic_add)\n\
+                 || defined(__opencl_c_ext_fp64_global_atomic_add) \\\n\
+                 || defined(__opencl_c_ext_fp16_global_atomic_add) \\\n\
+                 || defined(__opencl_c_ext_fp16_local_atomic_load_store)\n\
                #error unsupported feature macro defined\n\
                #endif\n\
                o[0] = 1; }";
     let lesser = DeviceCaps {
         subgroup_ops: 0,
         int64_atomics: false,
+        fp16: false,
         ..caps()
     };
     build_source(src, "-cl-std=CL3.0", &lesser).unwrap_or_else(|e| panic!("{}", e.log));
