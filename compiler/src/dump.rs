@@ -51,6 +51,7 @@
 //! | 27 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
 //! | 28 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
 //! | 29 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
+//! | 30 | `<kernel>-scale_large_divisors` | per kernel |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -95,6 +96,7 @@ pub enum Pass {
     GuardLoopLimit = 27,
     BranchLoopExits = 28,
     SplitBitcastsTo16bit = 29,
+    ScaleLargeDivisors = 30,
 }
 
 impl Pass {
@@ -131,6 +133,7 @@ impl Pass {
             Pass::GuardLoopLimit => "guard_loop_limit",
             Pass::BranchLoopExits => "branch_loop_exits",
             Pass::SplitBitcastsTo16bit => "split_bitcasts_to_16bit",
+            Pass::ScaleLargeDivisors => "scale_large_divisors",
         }
     }
 

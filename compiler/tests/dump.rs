@@ -45,6 +45,7 @@ const MODULE_PASSES: &[&str] = &[
     "25-sample-guard_int64_division.spv",
     "26-sample-expand_long_sign_extensions.spv",
     "27-sample-guard_loop_limit.spv",
+    "30-sample-scale_large_divisors.spv",
 ];
 
 fn caps() -> DeviceCaps {

@@ -717,6 +717,58 @@ fn fma_is_fused() {
     assert_eq!(cl.queue.read(&o), [want, want]);
 }
 
+/// `x / y` for divisors of magnitude beyond 2^126, where Vulkan's OpFDiv
+/// precision ends and NVIDIA's `x * rcp(y)` gave 0 (CTS math_brute_force
+/// `divide` on the H200), in scalars and vectors, against the host's
+/// correctly rounded quotient (OpenCL allows 2.5 ulp; the results here
+/// are normal numbers, so the bound is checked in ulps of the result).
+#[test]
+fn division_by_divisors_beyond_2_pow_126() {
+    let cl = Cl::new();
+    let src = "kernel void k(global const float *x, global const float *y, global float *o) {\n\
+                 int i = get_global_id(0);\n\
+                 o[i] = x[i] / y[i];\n\
+                 float4 a = vload4(i, x), b = vload4(i, y);\n\
+                 if (i % 4 == 0) vstore4(a / b, i / 4, o + 64);\n\
+               }\n";
+    let mut rng = Rng(126);
+    let n = 64usize;
+    let mut xs = Vec::with_capacity(n);
+    let mut ys = Vec::with_capacity(n);
+    for i in 0..n {
+        // Divisors in (2^126, 2^128), both signs; dividends 2^4..2^120,
+        // so that every quotient is a normal number.
+        let sign = |odd: bool| if odd { -1.0 } else { 1.0 };
+        let y = rng.uniform_f32(1.0, 2.0) * 2f32.powi(126 + (i % 2) as i32) * sign(i % 3 == 0);
+        let x = rng.uniform_f32(1.0, 2.0) * 2f32.powi(4 + (i as i32 * 7) % 116) * sign(i % 5 == 0);
+        xs.push(x);
+        ys.push(y);
+    }
+    let x = cl.buffer_from(&xs);
+    let y = cl.buffer_from(&ys);
+    let o: Buffer<f32> = cl.buffer(2 * n);
+    let program = cl.try_build(src, "").unwrap_or_else(|e| panic!("{e}"));
+    launch(&cl, &program, "k", n, &[&x, &y, &o]);
+    let got = cl.queue.read(&o);
+    for i in 0..n {
+        let want = xs[i] / ys[i];
+        assert!(
+            want.is_normal(),
+            "test operands must give normal quotients: {want:e}"
+        );
+        let q = f64::from(xs[i]) / f64::from(ys[i]);
+        for (what, g) in [("scalar", got[i]), ("float4", got[64 + i])] {
+            let err = (f64::from(g) - q).abs() / ulp_of_f32(q, 0.0);
+            assert!(
+                err <= 2.5,
+                "{what} {:e} / {:e}: got {g:e}, want {want:e} ({err} ulp)",
+                xs[i],
+                ys[i]
+            );
+        }
+    }
+}
+
 /// `a * b + c` under `#pragma OPENCL FP_CONTRACT OFF` is two roundings,
 /// in scalars, vectors and halves of separate statements: the operands of
 /// the CTS's contractions test, where the rounded product is exactly -c

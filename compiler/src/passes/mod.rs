@@ -20,6 +20,7 @@ pub mod module_edit;
 pub mod normalize_builtin_vars;
 pub mod place_private_constants;
 pub mod reducible;
+pub mod scale_large_divisors;
 pub mod specialize;
 pub mod split_bitcasts_to_16bit;
 pub mod split_image_choices;
