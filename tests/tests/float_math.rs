@@ -728,8 +728,10 @@ fn division_by_divisors_beyond_2_pow_126() {
     let src = "kernel void k(global const float *x, global const float *y, global float *o) {\n\
                  int i = get_global_id(0);\n\
                  o[i] = x[i] / y[i];\n\
-                 float4 a = vload4(i, x), b = vload4(i, y);\n\
-                 if (i % 4 == 0) vstore4(a / b, i / 4, o + 64);\n\
+                 if (i % 4 == 0) {\n\
+                   float4 a = vload4(i / 4, x), b = vload4(i / 4, y);\n\
+                   vstore4(a / b, i / 4, o + 64);\n\
+                 }\n\
                }\n";
     let mut rng = Rng(126);
     let n = 64usize;
