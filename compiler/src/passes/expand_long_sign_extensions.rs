@@ -39,29 +39,9 @@
 //! `FERROCL_SOFT_LONG_SIGN_EXTENSION=0|1` overrides it).
 
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Op, Word};
+use rspirv::spirv::Op;
 
-use super::module_edit::{component_type, fresh_id, global, int_types, value_types};
-
-/// A constant of type `ty` (`n` components of the `width`-bit `scalar`)
-/// with every component `value`.
-fn splat(module: &mut Module, (ty, width, n, scalar): (Word, u32, u32, Word), value: u64) -> Word {
-    let literal = if width == 64 {
-        Operand::LiteralBit64(value)
-    } else {
-        Operand::LiteralBit32(value as u32)
-    };
-    let c = global(module, Op::Constant, Some(scalar), vec![literal]);
-    if n == 1 {
-        return c;
-    }
-    global(
-        module,
-        Op::ConstantComposite,
-        Some(ty),
-        vec![Operand::IdRef(c); n as usize],
-    )
-}
+use super::module_edit::{component_type, fresh_id, int_types, splat, value_types};
 
 pub fn expand_long_sign_extensions(module: &mut Module) {
     let ints = int_types(module);
@@ -87,8 +67,14 @@ pub fn expand_long_sign_extensions(module: &mut Module) {
                     continue;
                 };
                 let (s32, s64) = (component_type(module, sty), component_type(module, rty));
-                let flip = splat(module, (sty, 32, n, s32), 0x8000_0000);
-                let bias = splat(module, (rty, 64, n, s64), (-(1i64 << 31)) as u64);
+                let flip = splat(module, sty, s32, n, Operand::LiteralBit32(0x8000_0000));
+                let bias = splat(
+                    module,
+                    rty,
+                    s64,
+                    n,
+                    Operand::LiteralBit64((-(1i64 << 31)) as u64),
+                );
                 let (f, z) = (fresh_id(module), fresh_id(module));
                 out.push(Instruction::new(
                     Op::BitwiseXor,

@@ -96,3 +96,18 @@ pub fn component_type(module: &Module, ty: Word) -> Word {
         })
         .unwrap_or(ty)
 }
+
+/// A constant of type `ty` (`n` components of `scalar`) with every
+/// component the literal `value` (found or added, as [`global`]).
+pub fn splat(module: &mut Module, ty: Word, scalar: Word, n: u32, value: Operand) -> Word {
+    let c = global(module, Op::Constant, Some(scalar), vec![value]);
+    if n == 1 {
+        return c;
+    }
+    global(
+        module,
+        Op::ConstantComposite,
+        Some(ty),
+        vec![Operand::IdRef(c); n as usize],
+    )
+}

@@ -22,7 +22,7 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{component_type, fresh_id, global, value_types};
+use super::module_edit::{component_type, fresh_id, global, splat, value_types};
 
 /// The 32-bit float types of the module: id -> components.
 fn float32_types(module: &Module) -> std::collections::HashMap<Word, u32> {
@@ -42,26 +42,6 @@ fn float32_types(module: &Module) -> std::collections::HashMap<Word, u32> {
         }
     }
     floats
-}
-
-/// A constant of type `ty` (`n` components of `scalar`) with every
-/// component `bits` (a 32-bit float's bits).
-fn splat(module: &mut Module, ty: Word, scalar: Word, n: u32, bits: u32) -> Word {
-    let c = global(
-        module,
-        Op::Constant,
-        Some(scalar),
-        vec![Operand::LiteralBit32(bits)],
-    );
-    if n == 1 {
-        return c;
-    }
-    global(
-        module,
-        Op::ConstantComposite,
-        Some(ty),
-        vec![Operand::IdRef(c); n as usize],
-    )
 }
 
 /// The boolean type with `n` components.
@@ -110,10 +90,16 @@ pub fn scale_large_divisors(module: &mut Module) {
                 };
                 debug_assert_eq!(types.get(&y), Some(&rty));
                 let scalar = component_type(module, rty);
-                let big = splat(module, rty, scalar, n, TWO_126);
-                let neg_big = splat(module, rty, scalar, n, TWO_126 | 0x8000_0000);
-                let quarter = splat(module, rty, scalar, n, QUARTER);
-                let one = splat(module, rty, scalar, n, ONE);
+                let big = splat(module, rty, scalar, n, Operand::LiteralBit32(TWO_126));
+                let neg_big = splat(
+                    module,
+                    rty,
+                    scalar,
+                    n,
+                    Operand::LiteralBit32(TWO_126 | 0x8000_0000),
+                );
+                let quarter = splat(module, rty, scalar, n, Operand::LiteralBit32(QUARTER));
+                let one = splat(module, rty, scalar, n, Operand::LiteralBit32(ONE));
                 let bt = bool_type(module, n);
                 let ids: Vec<Word> = (0..6).map(|_| fresh_id(module)).collect();
                 let (above, below, large, s, xs, ys) =
