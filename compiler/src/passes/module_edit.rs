@@ -47,22 +47,33 @@ pub fn glsl_import(module: &Module) -> Option<Word> {
 
 /// Integer types of the module: id -> (width, components).
 pub fn int_types(module: &Module) -> HashMap<Word, (u32, u32)> {
-    let mut ints = HashMap::new();
+    numeric_types(module, Op::TypeInt)
+}
+
+/// Floating-point types of the module: id -> (width, components).
+pub fn float_types(module: &Module) -> HashMap<Word, (u32, u32)> {
+    numeric_types(module, Op::TypeFloat)
+}
+
+/// The scalar types made by `scalar_op` (OpTypeInt or OpTypeFloat) and
+/// the vectors of them: id -> (width, components).
+fn numeric_types(module: &Module, scalar_op: Op) -> HashMap<Word, (u32, u32)> {
+    let mut types = HashMap::new();
     for inst in &module.types_global_values {
         let Some(id) = inst.result_id else { continue };
         match (inst.class.opcode, inst.operands.as_slice()) {
-            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => {
-                ints.insert(id, (*w, 1));
+            (op, [Operand::LiteralBit32(w), ..]) if op == scalar_op => {
+                types.insert(id, (*w, 1));
             }
             (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
-                if let Some(&(w, 1)) = ints.get(c) {
-                    ints.insert(id, (w, *n));
+                if let Some(&(w, 1)) = types.get(c) {
+                    types.insert(id, (w, *n));
                 }
             }
             _ => {}
         }
     }
-    ints
+    types
 }
 
 /// The type of every value the functions define (and of the module's

@@ -22,27 +22,7 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{component_type, fresh_id, global, splat, value_types};
-
-/// The 32-bit float types of the module: id -> components.
-fn float32_types(module: &Module) -> std::collections::HashMap<Word, u32> {
-    let mut floats = std::collections::HashMap::new();
-    for inst in &module.types_global_values {
-        let Some(id) = inst.result_id else { continue };
-        match (inst.class.opcode, inst.operands.as_slice()) {
-            (Op::TypeFloat, [Operand::LiteralBit32(32), ..]) => {
-                floats.insert(id, 1);
-            }
-            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)])
-                if floats.get(c) == Some(&1) =>
-            {
-                floats.insert(id, *n);
-            }
-            _ => {}
-        }
-    }
-    floats
-}
+use super::module_edit::{component_type, float_types, fresh_id, global, splat};
 
 /// The boolean type with `n` components.
 fn bool_type(module: &mut Module, n: u32) -> Word {
@@ -64,11 +44,10 @@ const QUARTER: u32 = 0x3e80_0000;
 const ONE: u32 = 0x3f80_0000;
 
 pub fn scale_large_divisors(module: &mut Module) {
-    let floats = float32_types(module);
-    if floats.is_empty() {
+    let floats = float_types(module);
+    if !floats.values().any(|&(w, _)| w == 32) {
         return;
     }
-    let types = value_types(module);
     for fi in 0..module.functions.len() {
         for bi in 0..module.functions[fi].blocks.len() {
             let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
@@ -84,11 +63,10 @@ pub fn scale_large_divisors(module: &mut Module) {
                     continue;
                 };
                 let (x, y) = (*x, *y);
-                let Some(&n) = floats.get(&rty) else {
+                let Some(&(32, n)) = floats.get(&rty) else {
                     out.push(inst);
                     continue;
                 };
-                debug_assert_eq!(types.get(&y), Some(&rty));
                 let scalar = component_type(module, rty);
                 let big = splat(module, rty, scalar, n, Operand::LiteralBit32(TWO_126));
                 let neg_big = splat(

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{fresh_id, global};
+use super::module_edit::{fresh_id, global, value_types};
 
 /// Rewrites every 64-bit → 4 × 16-bit bitcast of `module` (module doc);
 /// returns whether there was one.
@@ -33,7 +33,6 @@ pub fn split_bitcasts_to_16bit(module: &mut Module) -> bool {
     // Scalar types by id: (opcode, width); vectors: (component, count).
     let mut scalars: HashMap<Word, (Op, u32)> = HashMap::new();
     let mut vectors: HashMap<Word, (Word, u32)> = HashMap::new();
-    let mut value_types: HashMap<Word, Word> = HashMap::new();
     for i in &module.types_global_values {
         match (i.class.opcode, i.result_id, i.operands.as_slice()) {
             (Op::TypeInt | Op::TypeFloat, Some(id), [Operand::LiteralBit32(w), ..]) => {
@@ -42,23 +41,10 @@ pub fn split_bitcasts_to_16bit(module: &mut Module) -> bool {
             (Op::TypeVector, Some(id), [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
                 vectors.insert(id, (*c, *n));
             }
-            (_, Some(id), _) => {
-                if let Some(t) = i.result_type {
-                    value_types.insert(id, t);
-                }
-            }
             _ => {}
         }
     }
-    for f in &module.functions {
-        let params = f.parameters.iter();
-        let insts = f.blocks.iter().flat_map(|b| b.instructions.iter());
-        for i in params.chain(insts) {
-            if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
-                value_types.insert(id, t);
-            }
-        }
-    }
+    let value_types = value_types(module);
     let is_64bit_scalar = |v: Word| {
         value_types
             .get(&v)
