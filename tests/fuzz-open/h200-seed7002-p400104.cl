@@ -4,19 +4,9 @@
 ulong mix(ulong h, ulong v) { h = (h ^ v) * 0x100000001B3UL; return h ^ (h >> 32); }
 constant ulong ctab[16] = {0x1UL, 0xe6UL, 0x6594757bbee8288dUL, 0x1UL, 0x7ffffffffffffffeUL, 0x2UL, 0xc6afc71452c484ffUL, 0x8000000000000001UL, 0x6UL, 0x70UL, 0x8000000000000000UL, 0xeaUL, 0x73c922505acd880UL, 0x77UL, 0xffffffffffffffffUL, 0xffffffffffffffffUL};
 typedef struct { uchar8 f0; int4 f1; ulong4 f2; long16 f3; int4 f4[2]; } S0;
-ulong4 div_ulong4(ulong4 a, ulong4 b) { return a / select(b, (ulong4)(1), b == (ulong4)(0)); }
 uchar2 rem_uchar2(uchar2 a, uchar2 b) { return a % select(b, (uchar2)(1), b == (uchar2)(0)); }
 long16 rem_long16(long16 a, long16 b) { return a % select(b, (long16)(1), (b == (long16)(0)) | ((a == (long16)((-9223372036854775807L - 1L))) & (b == (long16)(-1)))); }
-ulong hash_uchar2(ulong h, uchar2 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); return h; }
-ulong hash_uchar8(ulong h, uchar8 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); h = mix(h, (ulong)v.s3); h = mix(h, (ulong)v.s4); h = mix(h, (ulong)v.s5); h = mix(h, (ulong)v.s6); h = mix(h, (ulong)v.s7); return h; }
-ulong hash_int4(ulong h, int4 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); h = mix(h, (ulong)v.s3); return h; }
-ulong hash_uint4(ulong h, uint4 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); h = mix(h, (ulong)v.s3); return h; }
 ulong hash_long4(ulong h, long4 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); h = mix(h, (ulong)v.s3); return h; }
-ulong hash_long16(ulong h, long16 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); h = mix(h, (ulong)v.s3); h = mix(h, (ulong)v.s4); h = mix(h, (ulong)v.s5); h = mix(h, (ulong)v.s6); h = mix(h, (ulong)v.s7); h = mix(h, (ulong)v.s8); h = mix(h, (ulong)v.s9); h = mix(h, (ulong)v.sa); h = mix(h, (ulong)v.sb); h = mix(h, (ulong)v.sc); h = mix(h, (ulong)v.sd); h = mix(h, (ulong)v.se); h = mix(h, (ulong)v.sf); return h; }
-ulong hash_ulong4(ulong h, ulong4 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); h = mix(h, (ulong)v.s3); return h; }
-ulong hash_S0(ulong h, S0 v) {
-    return h;
-}
 kernel void k1(global const ulong* in, global ulong* out, ulong arg) {
     const uint gid = get_global_id(0);
     const uint lid = get_local_id(0);
@@ -30,12 +20,10 @@ kernel void k1(global const ulong* in, global ulong* out, ulong arg) {
     char v2 = 0;
     ulong4 v3 = 0;
     short v4 = 0;
-    S0 s5 = { 0, (((int4)((int)6))).s2130, 0, rem_long16(((long16)((long)(in[(gid + 63u) & 63]))), ((long16)(((long)56), ((long)0xc7daa492058dbee2UL), ((long)6), ((long)-1), ((long)284), ((long)0), ((long)0), ((long)-1), ((long)0x56777943287c234UL), ((long)0x6100ce04e072c4dfUL), ((long)6), ((long)0x8000000000000000UL), ((long)0x7fffffffffffffffUL), ((long)0x7fffffffffffffffUL), ((long)-180), ((long)0x65b6851516b2aa74UL)))), { as_int4(as_uint4((((int4)((int)(in[(gid + 36u) & 63]))) ^ ((int4)(0, 37, 74, 111)))) - as_uint4(((int4)(((int)-1), ((int)18), ((int)0), ((int)-1))))), ((int4)(((int)-108), ((int)1), ((int)0x80000001u), ((int)0x7fffffffu))) } };
+    S0 s5 = { 0, (((int4)((int)6))).s2130, 0, rem_long16(((long16)((long)(in[0 & 63]))), ((long16)(((long)56), 0, ((long)6), ((long)-1), 0, ((long)0), ((long)0), ((long)-1), 0, 0, ((long)6), 0, 0, 0, 0, ((long)0x65b6851516b2aa74UL)))), { 0, 0 } };
     uint4 v6 = ((uint4)((((uint4)(((uint)0x80000000u), ((uint)238), ((uint)0), ((uint)0x7ffffffeu))) * ((uint4)((uint)(in[(gid + 52u) & 63])))) ^ ((uint4)(((uint)4), ((uint)0xffffffaeu), ((uint)1), ((uint)10)))));
     long4 v7 = ((long4)(((long4)(~(s5.f3).s365f)) & ((long4)((((long4)((long)0x7ffffffffffffffeUL)) << ((long4)(((long)0x6e76bc7c1eb29d88UL), ((long)0x8000000000000000UL), ((long)0x7fffffffffffffffUL), ((long)1)))) & rhadd(((long4)((long)((ulong)gid))), (((long4)((long)((ulong)gid))) ^ ((long4)(0, 37, 74, 111))))))));
     S0 s8 = { hadd(s5.f0, (((uchar8)((uchar)(in[(((uint)(ulong)lid)) & 63]))) ^ ((uchar8)(0, 37, 74, 111, 20, 57, 94, 3)))), ((v6) ? s5.f4[(((ulong)ctab[(((int)0x441daa7u)) & 15])) & 1] : s5.f4[(((uchar)out[ob + 1 + (uint)(((short)in[(((long)(ulong)get_group_id(0))) & 63])) % 3u])) & 1]), v3, s5.f3, { s5.f1, (((int4)((int)(in[(((long)out[ob + 1 + (uint)(((long)in[(gid + 58u) & 63])) % 3u])) & 63]))) ^ ((int4)(0, 37, 74, 111))) } };
-    uchar2 v9 = ((((((char4)((char)(ctab[(((ulong)0)) & 15])))).zy) ? (((uchar2)((uchar)(ctab[(((long)(ulong)lid)) & 15]))) * ((uchar2)(((uchar)88), ((uchar)232)))) : max(((uchar2)((uchar)(in[(gid + 62u) & 63]))), ((uchar2)(((uchar)129), ((uchar)25))))) - ((uchar2)(((((char2)((char)127))) ? (((uchar2)((uchar)(in[(gid + 30u) & 63]))) ^ ((uchar2)(0, 37))) : ((uchar2)(((uchar)126), ((uchar)126)))) & rem_uchar2((((uchar2)((uchar)(ctab[(v4) & 15]))) ^ ((uchar2)(0, 37))), ((uchar2)((uchar)(in[(v2) & 63])))))));
-    long v11 = (as_long16(convert_long16((((ulong16)((ulong)(ctab[(((short)out[ob + 1 + (uint)(((short)0x7fffu)) % 3u])) & 15]))) ^ ((ulong16)(0, 37, 74, 111, 20, 57, 94, 3, 40, 77, 114, 23, 60, 97, 6, 43)))) >= s8.f3)).s6;
     h = hash_long4(h, v7);
     out[ob] = h;
 }

@@ -993,6 +993,90 @@ fn odd_integer_widths_from_the_optimizer() {
     assert_eq!(run(&exe), want, "clCompileProgram + clLinkProgram");
 }
 
+/// A struct copied out of a private array at a run-time index, passed by
+/// value and copied back (lavapipe fuzz seed 16 program 86, reduced):
+/// LLVM's SROA moves `{ uchar2 f0; uint f1; }` as an `i8` and an `i48`
+/// (bytes 2..8: the padding and `f1`) through cast pointers.
+/// `legalize_int_widths` accessed the `i48` as 8 bytes, so `f1` read the
+/// next element's `f0` into its upper bits and the store wrote it back
+/// over that element; it now accesses the 6 bytes as 4 + 2.
+const ODD_WIDTH_STRUCT_COPIES: &str = r#"
+typedef struct { uchar2 f0; uint f1; } S1;
+ulong f(ulong h, S1 v) { return h * 1000003UL + v.f0.x * 1009UL + v.f0.y * 31UL + v.f1; }
+kernel void k(global const ulong* in, global ulong* out) {
+    const uint gid = get_global_id(0);
+    S1 a1[4] = { { (uchar2)((uchar)in[0], (uchar)in[1]), gid },
+                 { (uchar2)(127, 5), (uint)in[2] },
+                 { (uchar2)((uchar)in[3], 7), (uint)in[4] * (uint)in[5] },
+                 { (uchar2)(0, 255), (uint)in[6] } };
+    S1 s4 = a1[in[gid & 63] & 3];
+    a1[in[(gid + 1) & 63] & 3] = s4;
+    out[2 * gid] = f(0, s4);
+    out[2 * gid + 1] = f(f(f(f(0, a1[0]), a1[1]), a1[2]), a1[3]);
+}
+"#;
+
+#[test]
+fn odd_width_struct_copies_through_cast_pointers() {
+    const N: usize = 64;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let input: Vec<u64> = (0..N)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        })
+        .collect();
+    #[derive(Clone, Copy)]
+    struct S1 {
+        x: u8,
+        y: u8,
+        f1: u32,
+    }
+    let f = |h: u64, v: S1| {
+        h.wrapping_mul(1_000_003)
+            .wrapping_add(u64::from(v.x) * 1009)
+            .wrapping_add(u64::from(v.y) * 31)
+            .wrapping_add(u64::from(v.f1))
+    };
+    let want: Vec<u64> = (0..N)
+        .flat_map(|gid| {
+            let s = |x: u64, y: u64, f1: u64| S1 {
+                x: x as u8,
+                y: y as u8,
+                f1: f1 as u32,
+            };
+            let mut a1 = [
+                s(input[0], input[1], gid as u64),
+                s(127, 5, input[2]),
+                s(
+                    input[3],
+                    7,
+                    u64::from((input[4] as u32).wrapping_mul(input[5] as u32)),
+                ),
+                s(0, 255, input[6]),
+            ];
+            let s4 = a1[(input[gid] & 3) as usize];
+            a1[(input[(gid + 1) % N] & 3) as usize] = s4;
+            [f(0, s4), a1.iter().fold(0, |h, &v| f(h, v))]
+        })
+        .collect();
+    let cl = Cl::new();
+    let p = with_source(&cl, ODD_WIDTH_STRUCT_COPIES);
+    let status = build(&p, cl.device(), "");
+    check_link(&p, cl.device(), status, "clBuildProgram");
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k =
+        ferrocl_tests::Kernel::from_raw(unsafe { clCreateKernel(p.0, c"k".as_ptr(), &mut status) });
+    check(status, "clCreateKernel(k)");
+    let (ib, ob) = (cl.buffer_from(&input), cl.buffer::<u64>(2 * N));
+    k.arg(0, &ib).arg(1, &ob);
+    cl.queue.run(&k, &[N], None);
+    assert_eq!(cl.queue.read(&ob), want);
+}
+
 /// C99 `inline` definitions (OpenCL C's rule: no external definition) that
 /// the inliner leaves called: CLBlast defines its helpers so on NVIDIA
 /// devices (`#define INLINE_FUNC inline`), and its GEMM kernels failed to

@@ -26,8 +26,14 @@
 //!    (`x << (W-N) >> (W-N)`); clz subtracts `W - N`, ctz is capped at N,
 //!    u_add_sat is capped at `2^N - 1`. Everything else (bitwise and/or/
 //!    xor, unsigned compare/divide/remainder/shift right, popcount, u_min/
-//!    u_max/u_clamp/u_sub_sat, selects, phis, composites, calls, private
-//!    loads and stores) is right on zero-extended values as it is.
+//!    u_max/u_clamp/u_sub_sat, selects, phis, composites, calls, and
+//!    loads and stores through a private variable of the odd type, which
+//!    is widened with it) is right on zero-extended values as it is.
+//!    A load or store through any other private pointer (LLVM's SROA
+//!    casts a byte pointer into a struct to `i48*` to move bytes 2..8)
+//!    reads and writes memory laid out in bytes: its N / 8 bytes are
+//!    accessed in native pieces at byte offsets (`split_access`), never
+//!    as W bits, which would read or overwrite the bytes after them.
 //! 3. `OpBitcast` from a vector of n booleans to an n-bit integer is the
 //!    sum of `select(b[i], 1 << i, 0)`, and back is `(x >> i) & 1 != 0` per
 //!    lane (any width, odd or not). A bitcast to its operand's own type
@@ -38,8 +44,9 @@
 //!    Int16 / Int64 capabilities the new widths need are declared.
 //!
 //! Known gaps (a clear build error, never a silent miscompile): widths
-//! over 64; odd integers in memory other than private variables (their
-//! storage size would change), in atomics, in specialization constants, in
+//! over 64; odd integers in memory other than private memory (their
+//! storage size would change); through a cast pointer, vectors and widths
+//! that are not whole bytes; odd integers in atomics, in specialization constants, in
 //! OpenCL.std functions other than those above, and in carry / extended
 //! multiplication instructions.
 
@@ -47,7 +54,7 @@ use std::collections::{HashMap, HashSet};
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Capability, Op, StorageClass, Word};
+use rspirv::spirv::{Capability, MemoryAccess, Op, StorageClass, Word};
 
 use super::module_edit::{fresh_id, global};
 use crate::tools;
@@ -220,6 +227,13 @@ struct Legalize {
     type_of: HashMap<Word, Word>,
     /// Pointer type id → storage class.
     pointers: HashMap<Word, StorageClass>,
+    /// Pointers that reach their memory through a variable of their own
+    /// type (`OpVariable`, and access chains into one): an odd integer
+    /// there is stored widened. Any other pointer (an `OpBitcast` of
+    /// another pointer: LLVM's SROA loading bytes 2..8 of a struct as an
+    /// `i48`) reads memory laid out in bytes, so its odd integers are
+    /// accessed exactly, in native pieces (`split_access`).
+    own_storage: HashSet<Word>,
     /// Scalar type id of each vector type, and the bool type.
     components: HashMap<Word, (Word, u32)>,
     ext_opencl: Option<Word>,
@@ -266,6 +280,7 @@ impl Legalize {
                 type_of.insert(id, t);
             }
         }
+        let mut own_storage = HashSet::new();
         for f in &module.functions {
             for p in &f.parameters {
                 if let (Some(id), Some(t)) = (p.result_id, p.result_type) {
@@ -276,6 +291,16 @@ impl Legalize {
                 for i in &b.instructions {
                     if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
                         type_of.insert(id, t);
+                    }
+                    let own = match i.class.opcode {
+                        Op::Variable => true,
+                        Op::AccessChain | Op::InBoundsAccessChain => {
+                            own_storage.contains(&i.operands[0].unwrap_id_ref())
+                        }
+                        _ => false,
+                    };
+                    if own {
+                        own_storage.extend(i.result_id);
                     }
                 }
             }
@@ -289,6 +314,7 @@ impl Legalize {
             shapes,
             type_of,
             pointers,
+            own_storage,
             components,
             ext_opencl,
         }
@@ -493,7 +519,11 @@ impl Legalize {
                         "in memory other than a private variable",
                     ));
                 }
-                out.push(inst);
+                if self.own_storage.contains(&inst.operands[0].unwrap_id_ref()) {
+                    out.push(inst);
+                } else {
+                    self.split_access(module, inst, out)?;
+                }
             }
             Op::BitwiseAnd
             | Op::BitwiseOr
@@ -527,6 +557,198 @@ impl Legalize {
             _ => return Err(unsupported(&inst, "")),
         }
         Ok(())
+    }
+
+    /// A load or store of an odd integer through a pointer into byte-laid
+    /// memory (`own_storage`): a `W`-bit access would read or write bytes
+    /// past the `N` bits (the next struct's members, or past the end of
+    /// the array), so the `N / 8` bytes are accessed in native pieces
+    /// (4, 2, 1 bytes) at byte offsets, and the value is assembled from
+    /// them (zero-extended, as every odd value is kept) or cut into them.
+    fn split_access(
+        &mut self,
+        module: &mut Module,
+        inst: Instruction,
+        out: &mut Vec<Instruction>,
+    ) -> Result<(), String> {
+        let load = inst.class.opcode == Op::Load;
+        let ptr = inst.operands[0].unwrap_id_ref();
+        let value = if load {
+            None
+        } else {
+            Some(inst.operands[1].unwrap_id_ref())
+        };
+        let ty = match value {
+            Some(v) => self.type_of[&v],
+            None => inst.result_type.unwrap(),
+        };
+        let bits = match self.shape(Some(ty)) {
+            Shape::Odd { bits, .. } if bits % 8 == 0 && !self.components.contains_key(&ty) => bits,
+            _ => {
+                return Err(unsupported(
+                    &inst,
+                    "through a cast pointer (only whole-byte scalars are split)",
+                ))
+            }
+        };
+        // The access's alignment (1 where it names none), and so each
+        // piece's: the lowering takes an access without one as naturally
+        // aligned.
+        let mem = &inst.operands[if load { 1 } else { 2 }..];
+        let align = match mem {
+            [Operand::MemoryAccess(m), Operand::LiteralBit32(a), ..]
+                if m.contains(MemoryAccess::ALIGNED) =>
+            {
+                *a
+            }
+            _ => 1,
+        };
+        let aligned = |off: u32, piece: u32| {
+            let a = if off == 0 {
+                align
+            } else {
+                align.min(1 << off.trailing_zeros())
+            };
+            vec![
+                Operand::MemoryAccess(MemoryAccess::ALIGNED),
+                Operand::LiteralBit32(a.min(piece)),
+            ]
+        };
+        let byte = self.native_int(module, 8);
+        let byte_ptr = global(
+            module,
+            Op::TypePointer,
+            None,
+            vec![
+                Operand::StorageClass(StorageClass::Function),
+                Operand::IdRef(byte),
+            ],
+        );
+        let base = fresh_id(module);
+        self.emit(out, Op::Bitcast, byte_ptr, base, vec![Operand::IdRef(ptr)]);
+        let u32t = self.native_int(module, 32);
+        let mut acc: Option<Word> = None;
+        let mut off = 0;
+        let total = bits / 8;
+        while off < total {
+            let piece = [4, 2, 1].into_iter().find(|p| off + p <= total).unwrap();
+            let it = self.native_int(module, piece * 8);
+            let pt = global(
+                module,
+                Op::TypePointer,
+                None,
+                vec![
+                    Operand::StorageClass(StorageClass::Function),
+                    Operand::IdRef(it),
+                ],
+            );
+            let at = if off == 0 {
+                base
+            } else {
+                let o = global(
+                    module,
+                    Op::Constant,
+                    Some(u32t),
+                    vec![Operand::LiteralBit32(off)],
+                );
+                let q = fresh_id(module);
+                self.emit(
+                    out,
+                    Op::InBoundsPtrAccessChain,
+                    byte_ptr,
+                    q,
+                    vec![Operand::IdRef(base), Operand::IdRef(o)],
+                );
+                q
+            };
+            let p = fresh_id(module);
+            self.emit(out, Op::Bitcast, pt, p, vec![Operand::IdRef(at)]);
+            let shift = self.constant(module, ty, u64::from(off * 8));
+            if let Some(v) = value {
+                let part = if off == 0 {
+                    v
+                } else {
+                    let r = fresh_id(module);
+                    self.emit(
+                        out,
+                        Op::ShiftRightLogical,
+                        ty,
+                        r,
+                        vec![Operand::IdRef(v), Operand::IdRef(shift)],
+                    );
+                    r
+                };
+                let narrow = fresh_id(module);
+                self.emit(out, Op::UConvert, it, narrow, vec![Operand::IdRef(part)]);
+                let mut ops = vec![Operand::IdRef(p), Operand::IdRef(narrow)];
+                ops.extend(aligned(off, piece));
+                out.push(Instruction::new(Op::Store, None, None, ops));
+            } else {
+                let (narrow, wide) = (fresh_id(module), fresh_id(module));
+                let mut ops = vec![Operand::IdRef(p)];
+                ops.extend(aligned(off, piece));
+                self.emit(out, Op::Load, it, narrow, ops);
+                self.emit(out, Op::UConvert, ty, wide, vec![Operand::IdRef(narrow)]);
+                let part = if off == 0 {
+                    wide
+                } else {
+                    let r = fresh_id(module);
+                    self.emit(
+                        out,
+                        Op::ShiftLeftLogical,
+                        ty,
+                        r,
+                        vec![Operand::IdRef(wide), Operand::IdRef(shift)],
+                    );
+                    r
+                };
+                let last = off + piece == total;
+                acc = Some(match acc {
+                    None => part,
+                    Some(a) => {
+                        let r = if last {
+                            inst.result_id.unwrap()
+                        } else {
+                            fresh_id(module)
+                        };
+                        self.emit(
+                            out,
+                            Op::BitwiseOr,
+                            ty,
+                            r,
+                            vec![Operand::IdRef(a), Operand::IdRef(part)],
+                        );
+                        r
+                    }
+                });
+            }
+            off += piece;
+        }
+        Ok(())
+    }
+
+    /// A native (not widened) unsigned integer type of `bits` bits: the
+    /// widened odd types have native widths too, and must not be taken
+    /// for one.
+    fn native_int(&mut self, module: &mut Module, bits: u32) -> Word {
+        let found = module.types_global_values.iter().find_map(|i| {
+            let id = i.result_id?;
+            let native = i.class.opcode == Op::TypeInt
+                && i.operands[0].unwrap_literal_bit32() == bits
+                && i.operands[1].unwrap_literal_bit32() == 0
+                && !self.shapes.contains_key(&id);
+            native.then_some(id)
+        });
+        found.unwrap_or_else(|| {
+            let id = fresh_id(module);
+            module.types_global_values.push(Instruction::new(
+                Op::TypeInt,
+                None,
+                Some(id),
+                vec![Operand::LiteralBit32(bits), Operand::LiteralBit32(0)],
+            ));
+            id
+        })
     }
 
     /// UConvert / SConvert with an odd source or result: converted between

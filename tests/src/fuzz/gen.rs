@@ -64,19 +64,13 @@ pub const KNOWN_BUGS: &[(&str, &str)] = &[
          operand first (x >> 1), so it is never the minimum",
     ),
     (
-        "sconvert-compare",
-        "on lavapipe, a signed comparison of convert_long(int) (OpSConvert 32 -> 64 bits, \
-         scalar or vector) with a constant is wrong, as if the value were a large positive \
-         number; avoided by casting scalars and converting vectors from uint instead: \
-         corpus/fuzz_sconvert_compare.cl",
-    ),
-    (
         "divergent-loop-exit",
         "on lavapipe, a value loaded inside a loop and used after it reads 0 in the \
          work-items that left the loop before others of their group (the SPIR-V uses the \
          load's result in the loop's merge block); avoided by making every condition that \
-         leaves a loop (trip counts, break, goto, return) the same for all work-items: \
-         corpus/fuzz_loop_exit_value.cl",
+         leaves a loop (trip counts, break, goto, return) the same for all work-items, \
+         and by keeping such jumps out of branches that only some work-items take \
+         (lavapipe seed 15 p16): corpus/fuzz_loop_exit_value.cl",
     ),
 ];
 
@@ -374,6 +368,11 @@ struct Cx {
     brk: Vec<Brk>,
     /// Goto labels in scope, with the number of loops around each.
     labels: Vec<(String, usize)>,
+    /// The number of loops around the outermost `if` or `switch` around
+    /// this point whose condition may differ between work-items: a jump
+    /// that leaves one of those loops from here leaves it in some
+    /// work-items only.
+    diverged_at: Option<usize>,
     locals: Vec<LocalArr>,
     phase: Phase,
     depth: usize,
@@ -422,6 +421,23 @@ impl Cx {
     /// Loops around the current statement.
     fn loops(&self) -> usize {
         self.brk.iter().filter(|b| **b != Brk::Switch).count()
+    }
+
+    /// Whether a jump from here to a point inside `to` loops leaves a
+    /// loop in some work-items and not in others: it sits in a branch
+    /// that only some take, inside a loop it leaves.
+    fn divergent_exit(&self, to: usize) -> bool {
+        self.diverged_at.is_some_and(|d| d > to)
+    }
+
+    /// Enters an `if` or `switch` (whose condition is the same in every
+    /// work-item where `uniform`); returns what to restore on leaving it.
+    fn diverge(&mut self, uniform: bool) -> Option<usize> {
+        let saved = self.diverged_at;
+        if !uniform && saved.is_none() {
+            self.diverged_at = Some(self.loops());
+        }
+        saved
     }
 
     fn can_break(&self) -> bool {
@@ -888,15 +904,8 @@ impl Gen<'_> {
                     format!("(({t})({}))", parts.join(", "))
                 }
                 10 => {
-                    let mut s2 = self.scalar();
-                    let int_to_long = s2 == S::I32 && vt.s == S::I64;
-                    if int_to_long && vt.is_vec() && self.cfg.avoids("sconvert-compare") {
-                        s2 = S::U32;
-                    }
+                    let s2 = self.scalar();
                     let src = self.expr(cx, vt.with_s(s2), d);
-                    if int_to_long && !vt.is_vec() && self.cfg.avoids("sconvert-compare") {
-                        return format!("(({t}){src})");
-                    }
                     let sat = "_sat";
                     match self.rng.below(4) {
                         0 if !vt.is_vec() => format!("(({t}){src})"),
@@ -1350,6 +1359,13 @@ impl Gen<'_> {
         }
     }
 
+    /// A jump from here to a point inside `to` loops would leave a loop
+    /// in some work-items only (`Cx::divergent_exit`), and the
+    /// `divergent-loop-exit` bug is avoided.
+    fn avoids_divergent_exit(&self, cx: &Cx, to: usize) -> bool {
+        cx.divergent_exit(to) && self.cfg.avoids("divergent-loop-exit")
+    }
+
     /// A scalar condition; `leaves_loop`: it decides whether work-items
     /// leave a loop, so it is the same for all of them where the
     /// `divergent-loop-exit` bug is avoided.
@@ -1656,6 +1672,7 @@ impl Gen<'_> {
                 let s = self.scalar();
                 let c = self.expr(cx, Vt::scalar(s), 2);
                 out.open(format!("if ({c}) {{"));
+                let saved = cx.diverge(self.uniform);
                 let n = self.rng.range(1, 4);
                 self.block(cx, out, n);
                 if self.rng.chance(50) {
@@ -1664,6 +1681,7 @@ impl Gen<'_> {
                     let n = self.rng.range(1, 4);
                     self.block(cx, out, n);
                 }
+                cx.diverged_at = saved;
                 out.close("}");
             }
             3 => {
@@ -1754,6 +1772,7 @@ impl Gen<'_> {
                     out.open(format!("switch ({e}) {{"));
                 }
                 cx.brk.push(Brk::Switch);
+                let saved = cx.diverge(self.uniform);
                 let ncases = self.rng.range(1, 5);
                 let mut used = BTreeSet::new();
                 for _ in 0..ncases {
@@ -1779,6 +1798,7 @@ impl Gen<'_> {
                     self.block(cx, out, n);
                     out.close("}");
                 }
+                cx.diverged_at = saved;
                 cx.brk.pop();
                 out.close("}");
             }
@@ -1789,12 +1809,18 @@ impl Gen<'_> {
                 out.close("}");
             }
             8 => {
-                let what = if cx.can_break() && (!cx.can_continue() || self.rng.chance(50)) {
+                let mut what = if cx.can_break() && (!cx.can_continue() || self.rng.chance(50)) {
                     "break"
                 } else {
                     "continue"
                 };
-                let leaves = what == "break" && cx.brk.last() == Some(&Brk::Loop);
+                let mut leaves = what == "break" && cx.brk.last() == Some(&Brk::Loop);
+                if leaves && self.avoids_divergent_exit(cx, cx.loops() - 1) {
+                    if !cx.can_continue() {
+                        return;
+                    }
+                    (what, leaves) = ("continue", false);
+                }
                 let c = self.cond(cx, leaves, 2);
                 out.line(format!("if ({c}) {what};"));
             }
@@ -1890,6 +1916,9 @@ impl Gen<'_> {
             }
             15 => {
                 let (label, loops) = self.rng.pick(&cx.labels).clone();
+                if self.avoids_divergent_exit(cx, loops) {
+                    return;
+                }
                 let c = self.cond(cx, cx.loops() > loops, 2);
                 out.line(format!("if ({c}) goto {label};"));
             }
@@ -1933,6 +1962,9 @@ impl Gen<'_> {
             }
             17 => {
                 let ret = cx.ret.clone().unwrap();
+                if self.avoids_divergent_exit(cx, 0) {
+                    return;
+                }
                 let c = self.cond(cx, cx.loops() > 0, 2);
                 if let Some(v) = self.value_of(cx, &ret) {
                     out.line(format!("if ({c}) return {v};"));
@@ -2118,6 +2150,7 @@ impl Gen<'_> {
         }
         let name = format!("f{index}");
         let mut cx = Cx {
+            diverged_at: None,
             scopes: vec![vars],
             kernel: false,
             callable: index,
@@ -2193,6 +2226,7 @@ impl Gen<'_> {
             out.line(format!("out[ob + {s}] = 0;"));
         }
         let mut cx = Cx {
+            diverged_at: None,
             scopes: vec![Vec::new()],
             kernel: true,
             callable: self.helpers.len(),
