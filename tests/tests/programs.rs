@@ -1077,6 +1077,59 @@ fn odd_width_struct_copies_through_cast_pointers() {
     assert_eq!(cl.queue.read(&ob), want);
 }
 
+/// Struct copies of more than 1024 chunks (the lowering unrolls smaller
+/// ones): 20,000 bytes aligned to 4 and 3,001 bytes aligned to 1, global
+/// to global and through `__local` memory. They failed to build ("memcpy
+/// of more than 1024 elements is not supported yet", lavapipe fuzz seed 16
+/// p77); they are a loop now (`lower::memory::bytes::copy_in_loop`).
+const LARGE_COPIES: &str = r#"
+typedef struct { uint w[5000]; } Big;
+typedef struct { uchar c[3001]; } Odd;
+kernel void k(global const Big* src, global Big* dst, global const Odd* osrc, global Odd* odst,
+              global Big* via_local) {
+    local Big l;
+    if (get_local_id(0) == 0) {
+        *dst = *src;
+        *odst = *osrc;
+        l = *src;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 1) *via_local = l;
+}
+"#;
+
+#[test]
+fn struct_copies_beyond_the_unrolled_size() {
+    let big: Vec<u32> = (0..5000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let odd: Vec<u8> = (0..3001u32).map(|i| (i * 7 + 3) as u8).collect();
+    let cl = Cl::new();
+    let p = with_source(&cl, LARGE_COPIES);
+    let status = build(&p, cl.device(), "");
+    check_link(&p, cl.device(), status, "clBuildProgram");
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k =
+        ferrocl_tests::Kernel::from_raw(unsafe { clCreateKernel(p.0, c"k".as_ptr(), &mut status) });
+    check(status, "clCreateKernel(k)");
+    let (src, dst) = (cl.buffer_from(&big), cl.buffer::<u32>(5000));
+    let (osrc, odst) = (cl.buffer_from(&odd), cl.buffer::<u8>(3001));
+    let via = cl.buffer::<u32>(5000);
+    k.arg(0, &src)
+        .arg(1, &dst)
+        .arg(2, &osrc)
+        .arg(3, &odst)
+        .arg(4, &via);
+    cl.queue.run(&k, &[2], Some(&[2]));
+    assert!(
+        cl.queue.read(&dst) == big,
+        "global to global, 4-byte chunks"
+    );
+    assert!(cl.queue.read(&odst) == odd, "global to global, bytes");
+    assert!(cl.queue.read(&via) == big, "through __local memory");
+}
+
 /// C99 `inline` definitions (OpenCL C's rule: no external definition) that
 /// the inliner leaves called: CLBlast defines its helpers so on NVIDIA
 /// devices (`#define INLINE_FUNC inline`), and its GEMM kernels failed to

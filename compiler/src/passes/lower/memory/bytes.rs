@@ -12,6 +12,10 @@ use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
 use crate::passes::lower::context::{memory_align, Lower, Res};
 use crate::passes::lower::emit::{ids, Block};
+use crate::passes::lower::helper_fn::HelperFn;
+
+/// Chunks a copy may have before it becomes a loop (`copy_in_loop`).
+const UNROLLED_COPY_CHUNKS: u64 = 1024;
 
 impl Lower<'_> {
     pub(super) fn load_word(
@@ -265,8 +269,8 @@ impl Lower<'_> {
             .into_iter()
             .find(|c| *c <= widest && align >= *c && size % c == 0)
             .unwrap_or(1);
-        if size / chunk > 1024 {
-            return Err("memcpy of more than 1024 elements is not supported yet".into());
+        if size / chunk > UNROLLED_COPY_CHUNKS {
+            return self.copy_in_loop(b, [(ds, da), (ss, sa)], size / chunk, chunk);
         }
         let ct = if chunk == 16 {
             let u32t = self.out.t_u32();
@@ -292,5 +296,124 @@ impl Lower<'_> {
             off += chunk;
         }
         Ok(())
+    }
+
+    /// A copy of `n` chunks of `chunk` bytes from `src` to `dst` (each an
+    /// address in its space's form), as a call of a loop helper: a large
+    /// struct or array copy unrolled would be thousands of instructions.
+    /// Every chunk offset is a multiple of `chunk`, which the caller chose
+    /// no wider than the copy's alignment, so each access is aligned to it.
+    fn copy_in_loop(
+        &mut self,
+        b: &mut Block,
+        [(ds, da), (ss, sa)]: [(Space, Word); 2],
+        n: u64,
+        chunk: u64,
+    ) -> Res<()> {
+        let own_array = |s: Space| matches!(s, Space::Variable(_));
+        let bound_global = |s: Space| s == Space::Global && self.desc.enabled;
+        if own_array(ds) || own_array(ss) || bound_global(ds) || bound_global(ss) {
+            // A private variable's own array is the kernel function's, and
+            // a descriptor-addressed global pointer names its binding
+            // statically: neither reaches a helper function.
+            return Err(format!(
+                "memcpy of more than {UNROLLED_COPY_CHUNKS} elements of {chunk} bytes \
+                 from or to a private variable of its own, or global memory with \
+                 descriptor addressing, is not supported yet"
+            ));
+        }
+        let key = format!("copy:{ds:?}:{ss:?}:{chunk}");
+        let f = match self.helper(&key) {
+            Some(f) => f,
+            None => self.define_copy_loop(key, ds, ss, chunk)?,
+        };
+        let count = self
+            .out
+            .c_u32(u32::try_from(n).map_err(|_| "memcpy of 2^32 chunks or more")?);
+        let void = self.out.t_void();
+        self.call_helper(b, f, void, &[da, sa, count]);
+        Ok(())
+    }
+
+    fn define_copy_loop(&mut self, key: String, ds: Space, ss: Space, chunk: u64) -> Res<Word> {
+        let addr_ty = |l: &mut Self, s: Space| {
+            if s == Space::Global {
+                l.out.t_u64()
+            } else {
+                l.out.t_u32()
+            }
+        };
+        let (dt, st) = (addr_ty(self, ds), addr_ty(self, ss));
+        let u32t = self.out.t_u32();
+        let bt = self.out.t_bool();
+        let fid = self.out.id();
+        let (d, s, n) = (self.out.id(), self.out.id(), self.out.id());
+        let [entry, header, body, latch, exit] = [(); 5].map(|_| self.out.id());
+        let (i, next) = (self.out.id(), self.out.id());
+
+        let mut eb = Block::default();
+        eb.push(Op::Branch, None, None, ids(&[header]));
+
+        let mut hb = Block::default();
+        let zero = self.out.c_u32(0);
+        hb.push(
+            Op::Phi,
+            Some(u32t),
+            Some(i),
+            ids(&[zero, entry, next, latch]),
+        );
+        let more = self.emit(&mut hb, Op::ULessThan, bt, ids(&[i, n]));
+        Self::loop_merge(&mut hb, exit, latch);
+        hb.push(Op::BranchConditional, None, None, ids(&[more, body, exit]));
+
+        let mut bb = Block::default();
+        let size = self.out.c_u32(chunk as u32);
+        let off = self.emit(&mut bb, Op::IMul, u32t, ids(&[i, size]));
+        let at = |l: &mut Self, bb: &mut Block, space: Space, base: Word, t: Word| {
+            if space == Space::Global {
+                let off64 = l.emit(bb, Op::UConvert, t, ids(&[off]));
+                l.emit(bb, Op::IAdd, t, ids(&[base, off64]))
+            } else {
+                l.emit(bb, Op::IAdd, t, ids(&[base, off]))
+            }
+        };
+        let sa = at(self, &mut bb, ss, s, st);
+        let da = at(self, &mut bb, ds, d, dt);
+        if chunk == 16 {
+            let vt = self.out.t_vec(u32t, 4);
+            let v = self.global_load(&mut bb, vt, sa, 16, 16)?;
+            self.global_store(&mut bb, vt, da, v, 16, 16)?;
+        } else {
+            let ct = self.out.t_int(chunk as u32 * 8);
+            let v = self.load_scalar(&mut bb, ss, sa, ct, chunk, chunk)?;
+            self.store_scalar(&mut bb, ds, da, ct, v, chunk, chunk)?;
+        }
+        bb.push(Op::Branch, None, None, ids(&[latch]));
+
+        let mut lb = Block::default();
+        let one = self.out.c_u32(1);
+        lb.push(Op::IAdd, Some(u32t), Some(next), ids(&[i, one]));
+        lb.push(Op::Branch, None, None, ids(&[header]));
+
+        let mut xb = Block::default();
+        xb.push(Op::Return, None, None, vec![]);
+
+        let void = self.out.t_void();
+        self.define_helper(
+            key,
+            HelperFn {
+                id: fid,
+                result: void,
+                params: vec![(d, dt), (s, st), (n, u32t)],
+                blocks: vec![
+                    (entry, eb),
+                    (header, hb),
+                    (body, bb),
+                    (latch, lb),
+                    (exit, xb),
+                ],
+            },
+        );
+        Ok(fid)
     }
 }

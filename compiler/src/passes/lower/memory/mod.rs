@@ -11,9 +11,14 @@
 //! `__local` memory clear and set their bits with OpAtomicAnd/OpAtomicOr so
 //! that concurrent stores to the other bytes of the word survive.
 //!
-//! Gaps: memcpy of a size that is not a compile-time constant, stores to
-//! `__constant` memory, and loads or stores of arrays of more than 4096
-//! elements at once are reported.
+//! A memcpy of more than 1024 chunks is a loop in a helper function
+//! (`bytes::copy_in_loop`), smaller ones are unrolled.
+//!
+//! Gaps: memcpy of a size that is not a compile-time constant, a memcpy of
+//! more than 1024 chunks from or to a private variable with its own array
+//! or global memory under descriptor addressing (neither reaches a helper
+//! function), stores to `__constant` memory, and loads or stores of arrays
+//! of more than 4096 elements at once are reported.
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
