@@ -1081,7 +1081,8 @@ fn odd_width_struct_copies_through_cast_pointers() {
 /// ones): 20,000 bytes aligned to 4 and 3,001 bytes aligned to 1, global
 /// to global and through `__local` memory. They failed to build ("memcpy
 /// of more than 1024 elements is not supported yet", lavapipe fuzz seed 16
-/// p77); they are a loop now (`lower::memory::bytes::copy_in_loop`).
+/// p77); they are a loop now (`lower::memory::bytes::copy_in_loop`), also
+/// between private variables with arrays of their own.
 const LARGE_COPIES: &str = r#"
 typedef struct { uint w[5000]; } Big;
 typedef struct { uchar c[3001]; } Odd;
@@ -1095,6 +1096,15 @@ kernel void k(global const Big* src, global Big* dst, global const Odd* osrc, gl
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 1) *via_local = l;
+}
+void fill(Odd* a, global const uchar* in, uchar x) { for (int i = 0; i < 3001; i++) a->c[i] = in[i] ^ x; }
+kernel void private_copy(global const uchar* in, global uchar* out) {
+    Odd a, b;
+    uchar x = (uchar)get_global_id(0);
+    fill(&a, in, x);
+    b = a;
+    a.c[5] = 0;
+    for (int i = 0; i < 3001; i++) out[get_global_id(0) * 3001 + i] = b.c[(i * 7) % 3001] + a.c[i];
 }
 "#;
 
@@ -1128,6 +1138,25 @@ fn struct_copies_beyond_the_unrolled_size() {
     );
     assert!(cl.queue.read(&odst) == odd, "global to global, bytes");
     assert!(cl.queue.read(&via) == big, "through __local memory");
+    // Private to private: each variable has an array of its own in the
+    // kernel function, which the loop helper gets as a parameter.
+    // SAFETY: valid program, NUL-terminated name.
+    let k = ferrocl_tests::Kernel::from_raw(unsafe {
+        clCreateKernel(p.0, c"private_copy".as_ptr(), &mut status)
+    });
+    check(status, "clCreateKernel(private_copy)");
+    let out = cl.buffer::<u8>(4 * 3001);
+    k.arg(0, &osrc).arg(1, &out);
+    cl.queue.run(&k, &[4], None);
+    let want: Vec<u8> = (0..4u8)
+        .flat_map(|x| {
+            let b: Vec<u8> = odd.iter().map(|v| v ^ x).collect();
+            let mut a = b.clone();
+            a[5] = 0;
+            (0..3001).map(move |i| b[(i * 7) % 3001].wrapping_add(a[i]))
+        })
+        .collect();
+    assert!(cl.queue.read(&out) == want, "private to private, bytes");
 }
 
 /// C99 `inline` definitions (OpenCL C's rule: no external definition) that

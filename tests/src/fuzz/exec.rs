@@ -68,6 +68,11 @@ pub fn cleanup_loader() {
 }
 
 /// A platform's first device with a context and queue.
+/// Whether [`Platform::run`] prints `@phase NAME` before it starts (the
+/// fuzzer's worker: its supervisor blames a crash on the platform that was
+/// running).
+pub static REPORT_PHASES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub struct Platform {
     pub name: String,
     pub context: Context,
@@ -150,6 +155,12 @@ impl Platform {
     /// Builds `p` and runs each of its kernels once, in order, on one
     /// `out` buffer; returns the buffer.
     pub fn run(&self, p: &Program) -> Outcome {
+        if REPORT_PHASES.load(std::sync::atomic::Ordering::Relaxed) {
+            // The supervisor reads it: a crash after it is this platform's.
+            use std::io::Write as _;
+            println!("@phase {}", self.name);
+            let _ = std::io::stdout().flush();
+        }
         let t = std::time::Instant::now();
         let built = self.try_build(p);
         let build_s = t.elapsed().as_secs_f64();

@@ -6,7 +6,7 @@
 //! stores to the other bytes of the word survive.
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Op, Scope, Word};
+use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
 use crate::analyses::address_space::Space;
 use crate::analyses::type_table::{align_at, Ty};
@@ -310,32 +310,63 @@ impl Lower<'_> {
         n: u64,
         chunk: u64,
     ) -> Res<()> {
-        let own_array = |s: Space| matches!(s, Space::Variable(_));
         let bound_global = |s: Space| s == Space::Global && self.desc.enabled;
-        if own_array(ds) || own_array(ss) || bound_global(ds) || bound_global(ss) {
-            // A private variable's own array is the kernel function's, and
-            // a descriptor-addressed global pointer names its binding
-            // statically: neither reaches a helper function.
+        if bound_global(ds) || bound_global(ss) {
+            // A descriptor-addressed global pointer names its binding
+            // statically, which does not reach a helper function.
             return Err(format!(
                 "memcpy of more than {UNROLLED_COPY_CHUNKS} elements of {chunk} bytes \
-                 from or to a private variable of its own, or global memory with \
-                 descriptor addressing, is not supported yet"
+                 from or to global memory with descriptor addressing is not supported yet"
             ));
+        }
+        // A private variable's own Function-storage array is the kernel
+        // function's: the helper gets it as a pointer parameter.
+        let mut arrays: Vec<(Word, Word, Word)> = Vec::new();
+        for s in [ds, ss] {
+            let Space::Variable(v) = s else { continue };
+            let (arr, sc) = *self
+                .mem
+                .own_arrays
+                .get(&v)
+                .ok_or("a private variable without its array")?;
+            if sc != StorageClass::Function || arrays.iter().any(|&(w, ..)| w == v) {
+                continue;
+            }
+            let pt = self
+                .mem
+                .own_decls
+                .values()
+                .flatten()
+                .find(|&&(a, _)| a == arr)
+                .map(|&(_, pt)| pt)
+                .ok_or("a private variable's array without its declaration")?;
+            arrays.push((v, arr, pt));
         }
         let key = format!("copy:{ds:?}:{ss:?}:{chunk}");
         let f = match self.helper(&key) {
             Some(f) => f,
-            None => self.define_copy_loop(key, ds, ss, chunk)?,
+            None => self.define_copy_loop(key, ds, ss, chunk, &arrays)?,
         };
         let count = self
             .out
             .c_u32(u32::try_from(n).map_err(|_| "memcpy of 2^32 chunks or more")?);
         let void = self.out.t_void();
-        self.call_helper(b, f, void, &[da, sa, count]);
+        let mut args = vec![da, sa, count];
+        args.extend(arrays.iter().map(|&(_, arr, _)| arr));
+        self.call_helper(b, f, void, &args);
         Ok(())
     }
 
-    fn define_copy_loop(&mut self, key: String, ds: Space, ss: Space, chunk: u64) -> Res<Word> {
+    /// The helper of `copy_in_loop`: parameters (dst, src, count, then a
+    /// pointer to each own array in `arrays`: variable, array, its type).
+    fn define_copy_loop(
+        &mut self,
+        key: String,
+        ds: Space,
+        ss: Space,
+        chunk: u64,
+        arrays: &[(Word, Word, Word)],
+    ) -> Res<Word> {
         let addr_ty = |l: &mut Self, s: Space| {
             if s == Space::Global {
                 l.out.t_u64()
@@ -366,6 +397,23 @@ impl Lower<'_> {
         Self::loop_merge(&mut hb, exit, latch);
         hb.push(Op::BranchConditional, None, None, ids(&[more, body, exit]));
 
+        // The body reaches the own arrays through the parameters.
+        let array_params: Vec<(Word, Word)> = arrays
+            .iter()
+            .map(|&(_, _, pt)| (self.out.id(), pt))
+            .collect();
+        let saved: Vec<_> = arrays
+            .iter()
+            .zip(&array_params)
+            .map(|(&(v, ..), &(param, _))| {
+                (
+                    v,
+                    self.mem
+                        .own_arrays
+                        .insert(v, (param, StorageClass::Function)),
+                )
+            })
+            .collect();
         let mut bb = Block::default();
         let size = self.out.c_u32(chunk as u32);
         let off = self.emit(&mut bb, Op::IMul, u32t, ids(&[i, size]));
@@ -389,6 +437,11 @@ impl Lower<'_> {
             self.store_scalar(&mut bb, ds, da, ct, v, chunk, chunk)?;
         }
         bb.push(Op::Branch, None, None, ids(&[latch]));
+        for (v, old) in saved {
+            if let Some(old) = old {
+                self.mem.own_arrays.insert(v, old);
+            }
+        }
 
         let mut lb = Block::default();
         let one = self.out.c_u32(1);
@@ -404,7 +457,10 @@ impl Lower<'_> {
             HelperFn {
                 id: fid,
                 result: void,
-                params: vec![(d, dt), (s, st), (n, u32t)],
+                params: [(d, dt), (s, st), (n, u32t)]
+                    .into_iter()
+                    .chain(array_params)
+                    .collect(),
                 blocks: vec![
                     (entry, eb),
                     (header, hb),

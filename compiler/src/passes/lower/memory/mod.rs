@@ -12,11 +12,12 @@
 //! that concurrent stores to the other bytes of the word survive.
 //!
 //! A memcpy of more than 1024 chunks is a loop in a helper function
-//! (`bytes::copy_in_loop`), smaller ones are unrolled.
+//! (`bytes::copy_in_loop`; a private variable's own array is passed to it
+//! as a pointer), smaller ones are unrolled.
 //!
 //! Gaps: memcpy of a size that is not a compile-time constant, a memcpy of
-//! more than 1024 chunks from or to a private variable with its own array
-//! or global memory under descriptor addressing (neither reaches a helper
+//! more than 1024 chunks from or to global memory under descriptor
+//! addressing (a binding is named statically and does not reach a helper
 //! function), stores to `__constant` memory, and loads or stores of arrays
 //! of more than 4096 elements at once are reported.
 
