@@ -156,6 +156,29 @@ fn check_link(p: &Prog, dev: cl_device_id, status: cl_int, what: &str) {
     }
 }
 
+/// Builds `source` whole and creates its kernel `name` (the build log is
+/// shown on failure).
+fn built_kernel(cl: &Cl, source: &str, name: &std::ffi::CStr) -> (Prog, ferrocl_tests::Kernel) {
+    let p = with_source(cl, source);
+    let status = build(&p, cl.device(), "");
+    check_link(&p, cl.device(), status, "clBuildProgram");
+    let k = kernel_of(&p, name);
+    (p, k)
+}
+
+/// Kernel `name` of the built program `p`.
+fn kernel_of(p: &Prog, name: &std::ffi::CStr) -> ferrocl_tests::Kernel {
+    let mut status = CL_SUCCESS;
+    // SAFETY: valid program, NUL-terminated name.
+    let k =
+        ferrocl_tests::Kernel::from_raw(unsafe { clCreateKernel(p.0, name.as_ptr(), &mut status) });
+    check(
+        status,
+        &format!("clCreateKernel({})", name.to_string_lossy()),
+    );
+    k
+}
+
 fn build_value<T: ferrocl_tests::Pod>(p: &Prog, dev: cl_device_id, param: cl_uint) -> T {
     query_value(program_build_info(p.0, dev, param)).expect("clGetProgramBuildInfo")
 }
@@ -1063,14 +1086,7 @@ fn odd_width_struct_copies_through_cast_pointers() {
         })
         .collect();
     let cl = Cl::new();
-    let p = with_source(&cl, ODD_WIDTH_STRUCT_COPIES);
-    let status = build(&p, cl.device(), "");
-    check_link(&p, cl.device(), status, "clBuildProgram");
-    let mut status = CL_SUCCESS;
-    // SAFETY: valid program, NUL-terminated name.
-    let k =
-        ferrocl_tests::Kernel::from_raw(unsafe { clCreateKernel(p.0, c"k".as_ptr(), &mut status) });
-    check(status, "clCreateKernel(k)");
+    let (_p, k) = built_kernel(&cl, ODD_WIDTH_STRUCT_COPIES, c"k");
     let (ib, ob) = (cl.buffer_from(&input), cl.buffer::<u64>(2 * N));
     k.arg(0, &ib).arg(1, &ob);
     cl.queue.run(&k, &[N], None);
@@ -1115,14 +1131,7 @@ fn struct_copies_beyond_the_unrolled_size() {
         .collect();
     let odd: Vec<u8> = (0..3001u32).map(|i| (i * 7 + 3) as u8).collect();
     let cl = Cl::new();
-    let p = with_source(&cl, LARGE_COPIES);
-    let status = build(&p, cl.device(), "");
-    check_link(&p, cl.device(), status, "clBuildProgram");
-    let mut status = CL_SUCCESS;
-    // SAFETY: valid program, NUL-terminated name.
-    let k =
-        ferrocl_tests::Kernel::from_raw(unsafe { clCreateKernel(p.0, c"k".as_ptr(), &mut status) });
-    check(status, "clCreateKernel(k)");
+    let (p, k) = built_kernel(&cl, LARGE_COPIES, c"k");
     let (src, dst) = (cl.buffer_from(&big), cl.buffer::<u32>(5000));
     let (osrc, odst) = (cl.buffer_from(&odd), cl.buffer::<u8>(3001));
     let via = cl.buffer::<u32>(5000);
@@ -1140,11 +1149,7 @@ fn struct_copies_beyond_the_unrolled_size() {
     assert!(cl.queue.read(&via) == big, "through __local memory");
     // Private to private: each variable has an array of its own in the
     // kernel function, which the loop helper gets as a parameter.
-    // SAFETY: valid program, NUL-terminated name.
-    let k = ferrocl_tests::Kernel::from_raw(unsafe {
-        clCreateKernel(p.0, c"private_copy".as_ptr(), &mut status)
-    });
-    check(status, "clCreateKernel(private_copy)");
+    let k = kernel_of(&p, c"private_copy");
     let out = cl.buffer::<u8>(4 * 3001);
     k.arg(0, &osrc).arg(1, &out);
     cl.queue.run(&k, &[4], None);
