@@ -23,3 +23,17 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: 
         panic!("{what}[{i}]: got {:?}, want {:?}", got[i], want[i]);
     }
 }
+
+/// The value of the half (IEEE binary16) with bits `h`: exact, as every
+/// half is a double.
+pub fn half_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = (h >> 10) & 0x1f;
+    let m = f64::from(h & 0x3ff);
+    sign * match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1024.0 + m) * 2f64.powi(i32::from(e) - 25),
+    }
+}

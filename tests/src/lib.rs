@@ -34,7 +34,7 @@ pub mod pod;
 pub mod soak;
 pub mod worker;
 
-pub use compare::{assert_close, assert_same};
+pub use compare::{assert_close, assert_same, half_to_f64};
 pub use error::{check, cl_result, error_name, expect_error, ClError};
 pub use images::{Image, Sampler};
 pub use info::{

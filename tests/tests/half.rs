@@ -20,7 +20,7 @@
 //! project runs on do: shaderFloat16).
 
 use ferrocl_tests::mathref::{reference, Rng};
-use ferrocl_tests::{device_string, device_value, Cl};
+use ferrocl_tests::{device_string, device_value, half_to_f64, Cl};
 use opencl_sys::{
     cl_device_fp_config, CL_DEVICE_EXTENSIONS, CL_DEVICE_HALF_FP_CONFIG, CL_FP_FMA, CL_FP_INF_NAN,
     CL_FP_ROUND_TO_NEAREST,
@@ -39,19 +39,6 @@ fn fp16(cl: &Cl) -> bool {
         eprintln!("cl_khr_fp16 is not reported: skipped");
     }
     has
-}
-
-/// The value of the half with bits `h`.
-fn half_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let e = (h >> 10) & 0x1f;
-    let m = f64::from(h & 0x3ff);
-    sign * match e {
-        0 => m * 2f64.powi(-24),
-        31 if m == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        _ => (1024.0 + m) * 2f64.powi(i32::from(e) - 25),
-    }
 }
 
 /// Rounding modes of a conversion to half.

@@ -14,7 +14,7 @@
 //! (float_atomics::queries_match_macros checks the macros).
 
 use ferrocl_tests::sys::*;
-use ferrocl_tests::{device_string, device_value, testing_pocl, Cl, Local};
+use ferrocl_tests::{device_string, device_value, half_to_f64, testing_pocl, Cl, Local};
 
 const CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4233;
 /// Global and local load/store, add and min/max.
@@ -107,19 +107,6 @@ kernel void generic_rmw(global atomic_half* g, global const ushort* v,
         out[get_group_id(0) * 2 + l] = as_ushort(atomic_load(&s[l]));
 }
 "#;
-
-/// The value of the half with bits `h`.
-fn half_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let e = (h >> 10) & 0x1f;
-    let m = f64::from(h & 0x3ff);
-    sign * match e {
-        0 => m * 2f64.powi(-24),
-        31 if m == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        _ => (1024.0 + m) * 2f64.powi(i32::from(e) - 25),
-    }
-}
 
 /// `x` (not NaN) rounded to half to nearest even: the bits.
 fn half_rne(x: f64) -> u16 {
