@@ -243,6 +243,7 @@ mod tests {
             soft_long_sign_extension: false,
             branch_loop_exits: false,
             split_bitcasts_to_16bit: false,
+            inline_functions: false,
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,

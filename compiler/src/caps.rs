@@ -148,6 +148,11 @@ pub struct DeviceCaps {
     /// lavapipe 22.3's NIR loses the top 16 bits when it folds the direct
     /// form.
     pub split_bitcasts_to_16bit: bool,
+    /// The program's own functions are inlined into their callers before
+    /// the translation to SPIR-V (`frontend::inline_functions`): NVIDIA's
+    /// driver 580 can make a kernel that never ends when functions are
+    /// called from divergent paths (pyopencl's Hankel functions).
+    pub inline_functions: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

@@ -269,9 +269,7 @@ pub fn link_objects(
                 frontend::libclc::link_math(&ll, &scratch, &math)
             })?
             .unwrap_or(ll);
-            std::fs::write(scratch.file("input.ll"), &ll)
-                .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
-            frontend::ir_to_bitcode(&scratch, "input.ll", "input.bc")?;
+            frontend::linked_to_bitcode(&scratch, &ll, caps.inline_functions)?;
             let spirv = timing::pass(Pass::TranslateBitcode, None, || {
                 frontend::translate_bitcode(&scratch)
             })?;

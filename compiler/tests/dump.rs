@@ -57,6 +57,7 @@ fn caps() -> DeviceCaps {
         soft_long_sign_extension: true,
         branch_loop_exits: false,
         split_bitcasts_to_16bit: false,
+        inline_functions: false,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

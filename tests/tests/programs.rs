@@ -1606,3 +1606,84 @@ fn deep_control_flow_builds_on_a_small_application_thread() {
     want[0] = x;
     assert_eq!(got, want);
 }
+
+/// Program functions called from divergent branches
+/// (`divergent_helper_calls.cl`): each work-item's region picks which
+/// helpers run, so neighbouring work-items take different calls. Values
+/// against the CPU (the math library's sin/exp/log/cos within 4 ulp of
+/// Rust's, so a relative bound); on NVIDIA the helpers are inlined
+/// (`DeviceCaps::inline_functions`), elsewhere they may stay calls.
+#[test]
+fn divergent_helper_calls() {
+    const C1: [f64; 8] = [1.0, -0.5, 0.25, -0.125, 0.0625, 0.03125, 0.5, 0.75];
+    const C2: [f64; 9] = [0.3, 0.2, -0.1, 0.05, -0.025, 0.0125, 0.9, 0.1, 0.7];
+    let poly = |c: &[f64], m: usize, x: f64| {
+        let mut f = c[m - 1];
+        for i in (0..m - 1).rev() {
+            f = f * x + c[i];
+        }
+        f
+    };
+    let region_a = |re: f64, im: f64| {
+        let re = re * 2.0;
+        let d = re * re + im * im;
+        if d < 1.0 {
+            poly(&C1, 8, re) + im.sin()
+        } else if d > 16.0 {
+            d.ln() + (re * 3.0 + 1.0)
+        } else {
+            poly(&C2, 9, im) * (-d).exp()
+        }
+    };
+    let region_b = |re: f64, im: f64| {
+        let im = -im;
+        if re > 4.0 {
+            return poly(&C2, 7, 1.0 / re);
+        }
+        (0..16)
+            .map(|i| poly(&C1, 4, im + f64::from(i)))
+            .sum::<f64>()
+            + re.cos()
+    };
+    let n = 4096;
+    // Points on a spiral through every region, neighbours in different ones.
+    let z: Vec<[f64; 2]> = (0..n)
+        .map(|i| {
+            let r = 10f64.powf(-3.0 + 5.0 * (i as f64) / (n as f64));
+            let t = (i as f64) * 2.399963;
+            [r * t.cos(), r * t.sin()]
+        })
+        .collect();
+    let want: Vec<f64> = z
+        .iter()
+        .map(|&[re, im]| {
+            let (mut a, mut b) = (0.0, 0.0);
+            if im < 0.0 {
+                if re < 0.0 {
+                    a = region_a(re, im);
+                }
+                b = region_b(re, im);
+            } else {
+                a = region_a(re, im);
+            }
+            a + b + re
+        })
+        .collect();
+    let cl = Cl::new();
+    let source = format!(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n{}",
+        include_str!("divergent_helper_calls.cl")
+    );
+    let (_p, k) = built_kernel(&cl, &source, c"hankel_like");
+    let flat: Vec<f64> = z.iter().flatten().copied().collect();
+    let (input, out) = (cl.buffer_from(&flat), cl.buffer::<f64>(n));
+    k.arg(0, &input).arg(1, &out);
+    cl.queue.run(&k, &[n], Some(&[64]));
+    let got = cl.queue.read(&out);
+    let wrong: Vec<String> = (0..n)
+        .filter(|&i| (got[i] - want[i]).abs() > 1e-12 * want[i].abs().max(1.0))
+        .take(8)
+        .map(|i| format!("z[{i}] = {:?}: got {}, want {}", z[i], got[i], want[i]))
+        .collect();
+    assert!(wrong.is_empty(), "first wrong items:\n{}", wrong.join("\n"));
+}

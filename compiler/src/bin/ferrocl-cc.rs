@@ -20,7 +20,8 @@
 //! a driver that misruns loop exits routed through the latch (lavapipe,
 //! `DeviceCaps::branch_loop_exits`); `-split-bitcasts-to-16bit`: for a
 //! driver that folds 64-bit → 4 × 16-bit bitcasts wrongly (lavapipe,
-//! `DeviceCaps::split_bitcasts_to_16bit`).
+//! `DeviceCaps::split_bitcasts_to_16bit`); `-inline-functions`: the
+//! program's functions inlined (NVIDIA, `DeviceCaps::inline_functions`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
     let mut soft_long_sign_extension = false;
     let mut branch_loop_exits = false;
     let mut split_bitcasts_to_16bit = false;
+    let mut inline_functions = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -89,6 +91,8 @@ fn main() -> ExitCode {
             branch_loop_exits = true;
         } else if a == "-split-bitcasts-to-16bit" {
             split_bitcasts_to_16bit = true;
+        } else if a == "-inline-functions" {
+            inline_functions = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -199,6 +203,7 @@ fn main() -> ExitCode {
         soft_long_sign_extension,
         branch_loop_exits,
         split_bitcasts_to_16bit,
+        inline_functions,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

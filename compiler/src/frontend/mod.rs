@@ -7,6 +7,7 @@ pub mod il_definitions;
 pub mod il_math;
 pub mod il_structure;
 pub mod il_support;
+pub mod inline_functions;
 pub mod libclc;
 mod metadata;
 pub(crate) mod null_casts;
@@ -527,13 +528,34 @@ pub(crate) fn undefined_functions(ll: &str) -> Vec<String> {
 /// Writes textual IR `ll` as `input.ll` and its bitcode as `input.bc` in
 /// `scratch` (with `promote_sampler_locals` where -O0 needs it).
 fn write_bitcode(scratch: &ScratchDir, ll: &str, opts: &FrontendOptions) -> Result<(), BuildError> {
-    std::fs::write(scratch.file("input.ll"), ll)
-        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
     if opts.opt_disable && ll.contains("@__translate_sampler_initializer") {
-        promote_sampler_locals(scratch, "input.ll", "input.bc")
-    } else {
-        ir_to_bitcode(scratch, "input.ll", "input.bc")
+        std::fs::write(scratch.file("input.ll"), ll)
+            .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+        return promote_sampler_locals(scratch, "input.ll", "input.bc");
     }
+    linked_to_bitcode(scratch, ll, opts.inline_functions && !opts.opt_disable)
+}
+
+/// The linked program's textual IR `ll` → `input.bc` in `scratch`, for
+/// `translate_bitcode`; with `inline`, the program's own functions
+/// inlined first (`inline_functions`).
+pub(crate) fn linked_to_bitcode(
+    scratch: &ScratchDir,
+    ll: &str,
+    inline: bool,
+) -> Result<(), BuildError> {
+    let marked = inline
+        .then(|| inline_functions::mark_always_inline(ll))
+        .flatten();
+    std::fs::write(scratch.file("input.ll"), marked.as_deref().unwrap_or(ll))
+        .map_err(|e| BuildError::failure(format!("cannot write a temporary file: {e}")))?;
+    if marked.is_some() {
+        crate::timing::time(
+            || "inline_functions".into(),
+            || inline_functions::inline_marked(scratch, "input.ll"),
+        )?;
+    }
+    ir_to_bitcode(scratch, "input.ll", "input.bc")
 }
 
 /// Writes one embedded header as `scratch/<name>`.

@@ -23,6 +23,10 @@ pub struct FrontendOptions {
     /// Macros and declarations read after the `#undef`s
     /// (`frontend::prelude`).
     pub prelude: String,
+    /// The program's own functions are inlined before the translation to
+    /// SPIR-V (`DeviceCaps::inline_functions`, `inline_functions`); not
+    /// under `-cl-opt-disable`.
+    pub inline_functions: bool,
 }
 
 /// Whether `w` is an option of a vendor's own OpenCL compiler, which
@@ -211,7 +215,10 @@ pub fn parse_build_options(
     caps: &DeviceCaps,
 ) -> Result<FrontendOptions, BuildError> {
     let words = split_options(options)?;
-    let mut out = FrontendOptions::default();
+    let mut out = FrontendOptions {
+        inline_functions: caps.inline_functions,
+        ..Default::default()
+    };
     let mut std = "CL1.2".to_string();
     // `-cl-std=CL3.1`: clang-15 knows OpenCL C up to 3.0, which 3.1 only
     // adds to (what it made core the device reports as extensions, whose
@@ -479,6 +486,7 @@ mod tests {
             soft_long_sign_extension: false,
             branch_loop_exits: false,
             split_bitcasts_to_16bit: false,
+            inline_functions: false,
             integer_dot_product: false,
             device_clock: false,
             subgroup_clock: false,

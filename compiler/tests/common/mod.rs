@@ -37,6 +37,7 @@ pub fn test_caps() -> DeviceCaps {
         soft_long_sign_extension: false,
         branch_loop_exits: false,
         split_bitcasts_to_16bit: false,
+        inline_functions: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,

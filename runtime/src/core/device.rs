@@ -1037,6 +1037,7 @@ impl Device {
             soft_long_sign_extension: self.soft_long_sign_extension(),
             branch_loop_exits: self.branch_loop_exits(),
             split_bitcasts_to_16bit: self.split_bitcasts_to_16bit(),
+            inline_functions: self.inline_functions(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1199,6 +1200,16 @@ impl Device {
     pub fn split_bitcasts_to_16bit(&self) -> bool {
         env_switch("FERROCL_SPLIT_BITCASTS_TO_16BIT")
             .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
+    }
+
+    /// Whether the program's own functions are inlined into their callers
+    /// (`DeviceCaps::inline_functions`): on NVIDIA's driver, which can make
+    /// a kernel that never ends when functions are called from divergent
+    /// paths (pyopencl's test_hankel_01_complex, through its own OpenCL
+    /// too). `FERROCL_INLINE_FUNCTIONS=0|1` overrides the table.
+    pub fn inline_functions(&self) -> bool {
+        env_switch("FERROCL_INLINE_FUNCTIONS")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 
     /// Whether the driver computes GLSL.std.450 `Fma` on doubles with one

@@ -148,6 +148,7 @@ impl<'a> Reader<'a> {
             soft_long_sign_extension: self.bool()?,
             branch_loop_exits: self.bool()?,
             split_bitcasts_to_16bit: self.bool()?,
+            inline_functions: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,
