@@ -17,6 +17,8 @@
 //! ferrocl-fuzz --check FILE [--verbose] run a saved program on both, report
 //! ferrocl-fuzz --interesting FILE --expect KIND
 //! ferrocl-fuzz --reduce FILE [--expect KIND] [--reduced FILE]
+//!                                      (a candidate is cut after 5 times the first
+//!                                      check, at least 30 s, unless --timeout)
 //! ```
 //!
 //! Generator flags: `--byval-mutation` (helpers modify by-value struct
@@ -56,6 +58,8 @@ struct Args {
     impl_options: String,
     cfg: Config,
     timeout: u64,
+    /// `--timeout` was given: a reduction keeps it for every candidate.
+    timeout_given: bool,
     hang_after: u64,
     parallel: bool,
     il: bool,
@@ -102,6 +106,7 @@ fn parse() -> Args {
         impl_options: String::new(),
         cfg: Config::default(),
         timeout: 300,
+        timeout_given: false,
         hang_after: 30,
         parallel: false,
         il: false,
@@ -146,7 +151,10 @@ fn parse() -> Args {
                 }
                 std::process::exit(0)
             }
-            "--timeout" => a.timeout = num(val()),
+            "--timeout" => {
+                a.timeout = num(val());
+                a.timeout_given = true;
+            }
             "--hang-after" => a.hang_after = num(val()),
             "--parallel" => a.parallel = true,
             "--il" => a.il = true,
@@ -583,7 +591,7 @@ fn kind_of(j: &Judgement) -> Option<String> {
 }
 
 /// Runs `text` in a child process (`--interesting`), with a time limit.
-fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path) -> bool {
+fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path, timeout: u64) -> bool {
     std::fs::write(scratch, text).expect("write candidate");
     let exe = std::env::current_exe().expect("own path");
     let Ok(mut child) = Command::new(exe)
@@ -623,7 +631,7 @@ fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path) -> boo
                 _ => status.success(),
             };
         }
-        if start.elapsed() > Duration::from_secs(a.timeout) {
+        if start.elapsed() > Duration::from_secs(timeout) {
             let _ = child.kill();
             let _ = child.wait();
             return false;
@@ -759,12 +767,23 @@ fn main() -> ExitCode {
             let mut checks = 0;
             // First the failing kernel alone, in one step.
             let mut text = text;
+            let mut timeout = a.timeout;
             if let Some(k) = kind.strip_prefix("mismatch:") {
                 let alone = load(path).with_kernels_named(&[k]).text();
                 checks += 1;
-                if interesting_in_child(&a, &alone, &kind, &scratch) {
+                let t = Instant::now();
+                if interesting_in_child(&a, &alone, &kind, &scratch, a.timeout) {
                     eprintln!("  kernel {k} alone still shows it");
                     text = alone;
+                    // A candidate runs about as long as this check; one
+                    // whose reference loops forever (the reducer removed
+                    // a loop's step, and PoCL runs kernels inside
+                    // clEnqueueNDRangeKernel) is cut after five times
+                    // that, not after the whole program's --timeout.
+                    if !a.timeout_given && kind != "hang" {
+                        timeout = timeout.min((5 * t.elapsed().as_secs()).max(30));
+                        eprintln!("  candidates cut after {timeout} s");
+                    }
                 }
             }
             let t = Instant::now();
@@ -777,7 +796,7 @@ fn main() -> ExitCode {
                 !kind.starts_with("build"),
                 |cand| {
                     checks += 1;
-                    let keep = interesting_in_child(&a, cand, &kind, &scratch);
+                    let keep = interesting_in_child(&a, cand, &kind, &scratch, timeout);
                     // The reducer keeps every interesting candidate: the
                     // file holds the smallest so far if the run is cut.
                     if keep {
