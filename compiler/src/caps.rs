@@ -153,6 +153,11 @@ pub struct DeviceCaps {
     /// driver 580 can make a kernel that never ends when functions are
     /// called from divergent paths (pyopencl's Hankel functions).
     pub inline_functions: bool,
+    /// Values a loop defines and code after it uses go through Function
+    /// variables (`passes::spill_loop_live_outs`): lavapipe 22.3 gives a
+    /// work-item that left a loop early the value of the loop's last
+    /// iteration, which it did not run (its loads read 0 there).
+    pub spill_loop_live_outs: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

@@ -52,6 +52,7 @@
 //! | 28 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
 //! | 29 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
 //! | 30 | `<kernel>-scale_large_divisors` | per kernel |
+//! | 31 | `<kernel>-spill_loop_live_outs` | per kernel, `DeviceCaps::spill_loop_live_outs` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -97,6 +98,7 @@ pub enum Pass {
     BranchLoopExits = 28,
     SplitBitcastsTo16bit = 29,
     ScaleLargeDivisors = 30,
+    SpillLoopLiveOuts = 31,
 }
 
 impl Pass {
@@ -134,6 +136,7 @@ impl Pass {
             Pass::BranchLoopExits => "branch_loop_exits",
             Pass::SplitBitcastsTo16bit => "split_bitcasts_to_16bit",
             Pass::ScaleLargeDivisors => "scale_large_divisors",
+            Pass::SpillLoopLiveOuts => "spill_loop_live_outs",
         }
     }
 

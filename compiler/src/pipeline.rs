@@ -24,8 +24,8 @@ use crate::passes::split_image_choices::split_image_choices;
 use crate::passes::{
     async_copy, branch_loop_exits, copy_byval_params, dispatch_generic,
     expand_long_sign_extensions, fold_select_shifts, global_vars, guard_int64_division, image_args,
-    loop_limit, lower, scale_large_divisors, specialize, split_bitcasts_to_16bit, srem_via_sdiv,
-    structurize, widen_narrow_arithmetic,
+    loop_limit, lower, scale_large_divisors, specialize, spill_loop_live_outs,
+    split_bitcasts_to_16bit, srem_via_sdiv, structurize, widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -476,6 +476,12 @@ impl KernelBuild<'_> {
             scale_large_divisors::scale_large_divisors(&mut lowered.module)
         });
         dump::module(Pass::ScaleLargeDivisors, kernel, &lowered.module);
+        if caps.spill_loop_live_outs {
+            timing::pass(Pass::SpillLoopLiveOuts, kernel, || {
+                spill_loop_live_outs::spill_loop_live_outs(&mut lowered.module)
+            });
+            dump::module(Pass::SpillLoopLiveOuts, kernel, &lowered.module);
+        }
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(
             || format!("validate_module {name}"),

@@ -58,6 +58,7 @@ fn caps() -> DeviceCaps {
         branch_loop_exits: false,
         split_bitcasts_to_16bit: false,
         inline_functions: false,
+        spill_loop_live_outs: false,
         max_num_sub_groups: 0,
         float_atomics: 0,
         ..common::test_caps()

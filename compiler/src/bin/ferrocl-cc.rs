@@ -21,7 +21,9 @@
 //! `DeviceCaps::branch_loop_exits`); `-split-bitcasts-to-16bit`: for a
 //! driver that folds 64-bit → 4 × 16-bit bitcasts wrongly (lavapipe,
 //! `DeviceCaps::split_bitcasts_to_16bit`); `-inline-functions`: the
-//! program's functions inlined (NVIDIA, `DeviceCaps::inline_functions`).
+//! program's functions inlined (NVIDIA, `DeviceCaps::inline_functions`);
+//! `-spill-loop-live-outs`: values live out of loops through variables
+//! (lavapipe, `DeviceCaps::spill_loop_live_outs`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
     let mut branch_loop_exits = false;
     let mut split_bitcasts_to_16bit = false;
     let mut inline_functions = false;
+    let mut spill_loop_live_outs = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -93,6 +96,8 @@ fn main() -> ExitCode {
             split_bitcasts_to_16bit = true;
         } else if a == "-inline-functions" {
             inline_functions = true;
+        } else if a == "-spill-loop-live-outs" {
+            spill_loop_live_outs = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -204,6 +209,7 @@ fn main() -> ExitCode {
         branch_loop_exits,
         split_bitcasts_to_16bit,
         inline_functions,
+        spill_loop_live_outs,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

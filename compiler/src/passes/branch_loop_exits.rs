@@ -87,11 +87,11 @@ struct Exit {
     phis_used_after: Vec<Word>,
 }
 
-fn label(b: &Block) -> Word {
+pub(super) fn label(b: &Block) -> Word {
     b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0)
 }
 
-fn id(o: &Operand) -> Option<Word> {
+pub(super) fn id(o: &Operand) -> Option<Word> {
     match o {
         Operand::IdRef(w) => Some(*w),
         _ => None,
@@ -99,7 +99,7 @@ fn id(o: &Operand) -> Option<Word> {
 }
 
 /// The blocks a terminator can branch to.
-fn targets(term: &Instruction) -> Vec<Word> {
+pub(super) fn targets(term: &Instruction) -> Vec<Word> {
     match term.class.opcode {
         Op::Branch => term.operands.first().and_then(id).into_iter().collect(),
         Op::BranchConditional => term.operands[1..].iter().take(2).filter_map(id).collect(),
@@ -114,7 +114,7 @@ fn targets(term: &Instruction) -> Vec<Word> {
 }
 
 /// `(value, parent)` pairs of an OpPhi.
-fn phi_pairs(phi: &Instruction) -> Vec<(Word, Word)> {
+pub(super) fn phi_pairs(phi: &Instruction) -> Vec<(Word, Word)> {
     phi.operands
         .chunks(2)
         .filter_map(|p| Some((id(&p[0])?, id(p.get(1)?)?)))

@@ -22,6 +22,7 @@ pub mod place_private_constants;
 pub mod reducible;
 pub mod scale_large_divisors;
 pub mod specialize;
+pub mod spill_loop_live_outs;
 pub mod split_bitcasts_to_16bit;
 pub mod split_image_choices;
 pub mod srem_via_sdiv;

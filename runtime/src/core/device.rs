@@ -1038,6 +1038,7 @@ impl Device {
             branch_loop_exits: self.branch_loop_exits(),
             split_bitcasts_to_16bit: self.split_bitcasts_to_16bit(),
             inline_functions: self.inline_functions(),
+            spill_loop_live_outs: self.spill_loop_live_outs(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1199,6 +1200,16 @@ impl Device {
     /// overrides the table.
     pub fn split_bitcasts_to_16bit(&self) -> bool {
         env_switch("FERROCL_SPLIT_BITCASTS_TO_16BIT")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
+    }
+
+    /// Whether values live out of loops go through Function variables
+    /// (`DeviceCaps::spill_loop_live_outs`): on lavapipe, whose Mesa 22.3
+    /// gives a work-item that left a loop early the value of the loop's
+    /// last iteration (corpus fuzz_loop_exit_value.cl, fuzz seed 19 p53).
+    /// `FERROCL_SPILL_LOOP_LIVE_OUTS=0|1` overrides the table.
+    pub fn spill_loop_live_outs(&self) -> bool {
+        env_switch("FERROCL_SPILL_LOOP_LIVE_OUTS")
             .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
     }
 

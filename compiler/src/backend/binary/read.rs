@@ -149,6 +149,7 @@ impl<'a> Reader<'a> {
             branch_loop_exits: self.bool()?,
             split_bitcasts_to_16bit: self.bool()?,
             inline_functions: self.bool()?,
+            spill_loop_live_outs: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,

@@ -40,6 +40,7 @@ fn caps() -> DeviceCaps {
         branch_loop_exits: false,
         split_bitcasts_to_16bit: false,
         inline_functions: false,
+        spill_loop_live_outs: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,
