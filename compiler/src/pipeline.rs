@@ -223,29 +223,67 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
     let reducible = frontend::make_il_reducible(spirv, &scratch)?;
     let spirv = reducible.as_deref().unwrap_or(spirv);
     dump::spirv(Pass::MakeIlReducible, spirv);
-    // The OpenCL.std math the source path takes from libclc: linked
+    // The OpenCL.std math the source path takes from libclc, and the
+    // inlining of the module's functions where the device asks for it:
     // through a round trip to LLVM IR (`frontend::il_math`); modules that
-    // need none keep their bytes.
-    let linked = match tools::bytes_to_words(spirv) {
-        Some(words) => frontend::il_math::link_il_math(&words, &opts.math, &scratch),
+    // need neither keep their bytes.
+    let inline = opts.inline_functions && !opts.opt_disable;
+    let words = tools::bytes_to_words(spirv);
+    let linked = match &words {
+        Some(words) => frontend::il_math::link_il_math(words, &opts.math, inline, &scratch),
         None => Ok(None),
     };
     let log = opts.warnings;
-    let (spirv, log) = match &linked {
-        Ok(Some(linked)) => (&linked[..], log),
-        Ok(None) => (spirv, log),
-        Err(note) => (spirv, log + note),
+    let with_modes = |spirv: &[u8]| -> Vec<u8> {
+        // What the round trips through LLVM IR dropped (`execution_mode_ids`).
+        match tools::bytes_to_words(spirv) {
+            Some(w) if !kept_modes.is_empty() => tools::words_to_bytes(
+                &frontend::execution_mode_ids::restore_dispatch_modes(&w, &kept_modes),
+            ),
+            _ => spirv.to_vec(),
+        }
     };
-    dump::spirv(Pass::LinkIlMath, spirv);
-    // What the round trips through LLVM IR dropped (`execution_mode_ids`).
-    let restored = match tools::bytes_to_words(spirv) {
-        Some(w) if !kept_modes.is_empty() => Some(tools::words_to_bytes(
-            &frontend::execution_mode_ids::restore_dispatch_modes(&w, &kept_modes),
-        )),
-        _ => None,
-    };
-    let spirv = restored.as_deref().unwrap_or(spirv);
-    build_module(spirv, None, log, caps, &scratch, None)
+    match linked {
+        Ok(Some(linked)) => {
+            dump::spirv(Pass::LinkIlMath, &linked);
+            let built = build_module(
+                &with_modes(&linked),
+                None,
+                log.clone(),
+                caps,
+                &scratch,
+                None,
+            );
+            let math = words.as_deref().is_some_and(|w| {
+                !frontend::il_math::needs_libclc(w, &opts.math)
+                    .builtins
+                    .is_empty()
+            });
+            match built {
+                // The round trip was for the inlining alone, and LLVM IR
+                // lost a construct the module had (llvm-spirv-15 reads
+                // OpAtomicFAddEXT back as a call it cannot write again):
+                // the module as it came, its functions left calls.
+                Err(e) if !math => {
+                    let first = e.log.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                    let note = format!(
+                        "warning: the module's functions stay calls (after a round trip \
+                         through LLVM IR to inline them: {first})\n"
+                    );
+                    build_module(&with_modes(spirv), None, log + &note, caps, &scratch, None)
+                }
+                built => built,
+            }
+        }
+        Ok(None) => {
+            dump::spirv(Pass::LinkIlMath, spirv);
+            build_module(&with_modes(spirv), None, log, caps, &scratch, None)
+        }
+        Err(note) => {
+            dump::spirv(Pass::LinkIlMath, spirv);
+            build_module(&with_modes(spirv), None, log + &note, caps, &scratch, None)
+        }
+    }
 }
 
 pub(crate) fn check_caps(caps: &DeviceCaps) -> Result<(), BuildError> {

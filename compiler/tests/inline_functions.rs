@@ -3,11 +3,15 @@
 //! inlined into the kernels, in clBuildProgram's path and in
 //! clLinkProgram's; `noinline` functions (the program's and the math
 //! library's) stay calls; without the flag, or under `-cl-opt-disable`,
-//! nothing changes. Every module passes spirv-val. What it avoids on the
+//! nothing changes; programs from SPIR-V (clCreateProgramWithIL) go
+//! through LLVM IR for it, with math or without. Every module passes
+//! spirv-val. What it avoids on the
 //! GPU (a kernel that never ends) is measured by the app suite
 //! (pyopencl-clmath's test_hankel_01_complex on NVIDIA).
 
-use ferrocl_compiler::{build_source, compile_source, link_objects, DeviceCaps, Kernel, Linked};
+use ferrocl_compiler::{
+    build_il, build_source, compile_source, link_objects, DeviceCaps, Kernel, Linked,
+};
 
 mod common;
 
@@ -88,5 +92,27 @@ fn linked_programs_are_inlined_too() {
             inline,
             "{tag}: {called:?}"
         );
+    }
+}
+
+/// `SOURCE` without math (`fabs` is no libclc function): the IL takes the
+/// round trip through LLVM IR for the inlining alone.
+fn no_math() -> String {
+    ["sin(", "exp(", "log(", "cos("]
+        .iter()
+        .fold(SOURCE.to_string(), |s, f| s.replace(f, "fabs("))
+}
+
+#[test]
+fn il_programs_are_inlined_too() {
+    for (source, name) in [(SOURCE.to_string(), "il-math"), (no_math(), "il-no-math")] {
+        let il = common::il_of(&source, name);
+        for inline in [false, true] {
+            let tag = format!("{name}-{inline}");
+            let p = build_il(&il, "", &caps(inline)).unwrap();
+            let called = callees(&p.kernels[0], &tag);
+            let own = program_functions(&called);
+            assert_eq!(own.is_empty(), inline, "{tag}: {called:?}\n{}", p.log);
+        }
     }
 }

@@ -24,8 +24,14 @@
 //! 3. `clang -cc1 -x ir` and llvm-spirv translate it back, with the source
 //!    path's flags (`ir_to_bitcode`, `translate_bitcode`).
 //!
-//! Modules that need none of those builtins are returned untouched (the
-//! caller keeps its bytes). Where a step fails (llvm-spirv cannot read
+//! Where the device inlines a program's functions
+//! (`DeviceCaps::inline_functions`, `frontend::inline_functions`: NVIDIA)
+//! and the module calls a function it defines that is not `DontInline`,
+//! it takes the same round trip for that (step 2 only where it needs
+//! math), the functions inlined before step 3 as for a source program.
+//!
+//! Modules that need neither are returned untouched (the caller keeps its
+//! bytes). Where a step fails (llvm-spirv cannot read
 //! back a construct of the module, ...) the module is kept as it is, with
 //! a note for the build log; a build that built before never fails here.
 //!
@@ -46,6 +52,11 @@ use super::libclc::{self, MathOptions};
 use crate::tools::{self, literal_string, run_tool, ScratchDir};
 
 const OP_EXT_INST_IMPORT: u32 = 11;
+const OP_FUNCTION: u32 = 54;
+const OP_FUNCTION_CALL: u32 = 57;
+const OP_LABEL: u32 = 248;
+/// FunctionControl DontInline.
+const DONT_INLINE: u32 = 0x2;
 const OP_EXT_INST: u32 = 12;
 const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
@@ -59,6 +70,9 @@ pub struct IlMath {
     pub builtins: Vec<(String, u32)>,
     /// The module has `OpSpecConstant*` instructions.
     pub spec_constants: bool,
+    /// The module calls a function that is not `DontInline`
+    /// (`inline_functions` would inline it).
+    pub inlinable_calls: bool,
 }
 
 /// The OpenCL.std instructions of `words` whose overloads the source path
@@ -71,6 +85,7 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
     // is its argument's).
     let mut types: HashMap<u32, u32> = HashMap::new();
     let mut found = IlMath::default();
+    let (mut inlinable, mut callees, mut function) = (Vec::new(), Vec::new(), None);
     for inst in tools::instructions(words).flatten() {
         let (_, w) = inst;
         let op = w[0] & 0xffff;
@@ -118,10 +133,17 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
                     found.builtins.push((name, width));
                 }
             }
+            OP_FUNCTION if w.len() >= 5 => {
+                function = (w[3] & DONT_INLINE == 0).then_some(w[2]);
+            }
+            // A body (declarations have none).
+            OP_LABEL => inlinable.extend(function.take()),
+            OP_FUNCTION_CALL if w.len() >= 4 => callees.push(w[3]),
             op if OP_SPEC_CONSTANTS.contains(&op) => found.spec_constants = true,
             _ => {}
         }
     }
+    found.inlinable_calls = callees.iter().any(|c| inlinable.contains(c));
     found
 }
 
@@ -132,10 +154,12 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
 pub fn link_il_math(
     words: &[u32],
     opts: &MathOptions,
+    inline: bool,
     scratch: &ScratchDir,
 ) -> Result<Option<Vec<u8>>, String> {
     let found = needs_libclc(words, opts);
-    if found.builtins.is_empty() {
+    let inline = inline && found.inlinable_calls;
+    if found.builtins.is_empty() && !inline {
         return Ok(None);
     }
     let names = found
@@ -144,23 +168,42 @@ pub fn link_il_math(
         .map(|(n, w)| format!("{n} ({})", if *w == 64 { "double" } else { "float" }))
         .collect::<Vec<_>>()
         .join(", ");
+    let kept = |why: &str| {
+        let mut note = String::new();
+        if !names.is_empty() {
+            note += &format!(
+                "warning: {why}: its builtins {names} keep GLSL.std.450's precision, outside \
+                 OpenCL's bounds (double ones are not supported)\n"
+            );
+        }
+        if inline {
+            note += &format!(
+                "warning: {why}: its functions stay calls (this device's compiler may then \
+                 run a kernel that calls them from divergent branches forever)\n"
+            );
+        }
+        note
+    };
     if found.spec_constants {
-        return Err(format!(
-            "warning: the module has specialization constants: its builtins {names} keep \
-             GLSL.std.450's precision, outside OpenCL's bounds (double ones are not supported)\n"
-        ));
+        return Err(kept("the module has specialization constants"));
     }
-    round_trip(words, opts, scratch).map(Some).map_err(|e| {
-        format!(
-            "warning: the module cannot be linked with libclc's math ({}): its builtins \
-             {names} keep GLSL.std.450's precision (double ones are not supported)\n",
-            e.trim()
-        )
-    })
+    round_trip(words, opts, inline, scratch)
+        .map(Some)
+        .map_err(|e| {
+            kept(&format!(
+                "the module cannot go through LLVM IR ({})",
+                e.trim()
+            ))
+        })
 }
 
 /// Steps 1-3 of the module doc.
-fn round_trip(words: &[u32], opts: &MathOptions, scratch: &ScratchDir) -> Result<Vec<u8>, String> {
+fn round_trip(
+    words: &[u32],
+    opts: &MathOptions,
+    inline: bool,
+    scratch: &ScratchDir,
+) -> Result<Vec<u8>, String> {
     std::fs::write(scratch.file("il.spv"), tools::words_to_bytes(words))
         .map_err(|e| format!("cannot write a temporary file: {e}"))?;
     let run = |tool, args: &[&str]| -> Result<(), String> {
@@ -181,12 +224,12 @@ fn round_trip(words: &[u32], opts: &MathOptions, scratch: &ScratchDir) -> Result
     )?;
     let ll = std::fs::read_to_string(scratch.file("il.ll"))
         .map_err(|e| format!("llvm-link wrote nothing: {e}"))?;
-    let linked = libclc::link_math(&ll, scratch, opts)
-        .map_err(|e| e.log)?
-        .ok_or("libclc has none of its builtins")?;
-    std::fs::write(scratch.file("input.ll"), linked)
-        .map_err(|e| format!("cannot write a temporary file: {e}"))?;
-    super::ir_to_bitcode(scratch, "input.ll", "input.bc").map_err(|e| e.log)?;
+    let linked = libclc::link_math(&ll, scratch, opts).map_err(|e| e.log)?;
+    if linked.is_none() && !inline {
+        return Err("libclc has none of its builtins".into());
+    }
+    super::linked_to_bitcode(scratch, linked.as_deref().unwrap_or(&ll), inline)
+        .map_err(|e| e.log)?;
     let spirv = super::translate_bitcode(scratch).map_err(|e| e.log)?;
     Ok(spirv)
 }

@@ -14,6 +14,10 @@
 //! at 430 s; once VK_ERROR_DEVICE_LOST). With the functions inlined it
 //! ends in 2 s on both, with the results lavapipe gives.
 //!
+//! Where: clBuildProgram's path (`write_bitcode`), clLinkProgram's
+//! (`link::link_objects`), and programs from SPIR-V, which go through
+//! LLVM IR for it (`il_math::link_il_math`).
+//!
 //! Which: every function defined in the module that is not a kernel and
 //! not `noinline` or `optnone` (the math library's functions, which are
 //! `noinline` so that a program keeps one copy of each, and functions the
