@@ -20,10 +20,10 @@
 //! `fuzz_loop_exit_value.cl`, fuzz seed 19 p53, both wrong before). A
 //! store is masked, so the variable keeps each work-item's own last
 //! value. Measured on lavapipe: a phi in the merge block does not help
-//! (NIR removes a phi with one source), nor does a variable that NIR can
-//! turn back into values (one element, or a constant index): the variable
-//! is an array of two indexed by `LocalInvocationId.x >> 31`, which is 0
-//! but not a constant to the driver.
+//! (NIR removes a phi with one source). The variable is an array of two
+//! indexed by `LocalInvocationId.x >> 31`, which is 0 but not a constant
+//! to the driver, so that NIR keeps it in memory rather than turning it
+//! back into values (not tried: a variable NIR could promote).
 //!
 //! The loop construct is what the header reaches without passing its
 //! merge block; loops are done innermost first, so that a value of an
