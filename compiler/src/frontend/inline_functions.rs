@@ -27,10 +27,9 @@
 //! inlined `byval` and out-parameters leave) does the inlining.
 
 use std::collections::HashSet;
-use std::ffi::OsStr;
 
 use crate::error::BuildError;
-use crate::tools::{self, run_tool, ScratchDir};
+use crate::tools::ScratchDir;
 
 /// Textual IR `ll` with every inlinable function definition marked
 /// `alwaysinline`; None when there is none.
@@ -116,15 +115,11 @@ pub fn inline_marked(scratch: &ScratchDir, file: &str) -> Result<(), BuildError>
         "-o",
         file,
     ];
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::OPT, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "inlining the program's functions (opt always-inline) failed: {}",
-            out.stderr
-        )));
-    }
-    Ok(())
+    super::run_opt(
+        scratch,
+        &args,
+        "inlining the program's functions (opt always-inline)",
+    )
 }
 
 #[cfg(test)]

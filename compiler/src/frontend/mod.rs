@@ -487,14 +487,7 @@ pub(crate) fn patch_and_optimize(
         opt.extend(KEEP_CONVERGENT_CALLS.iter().skip(1).step_by(2));
     }
     opt.extend(["unopt.ll", "-o", "input.ll"]);
-    let os: Vec<&OsStr> = opt.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::OPT, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "opt (O2) failed: {}",
-            out.stderr
-        )));
-    }
+    run_opt(scratch, &opt, "opt (O2)")?;
     std::fs::read_to_string(scratch.file("input.ll"))
         .map_err(|e| BuildError::internal(format!("opt wrote no IR: {e}")))
 }
@@ -636,14 +629,7 @@ fn order_blocks(scratch: &ScratchDir, file: &str) -> Result<(), BuildError> {
         "-o",
         file,
     ];
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::OPT, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "naming values (opt instnamer) failed: {}",
-            out.stderr
-        )));
-    }
+    run_opt(scratch, &args, "naming values (opt instnamer)")?;
     let named = std::fs::read_to_string(scratch.file(file))
         .map_err(|e| BuildError::internal(format!("opt wrote no IR: {e}")))?;
     match block_order::order_blocks_by_dominance(&named) {
@@ -653,6 +639,20 @@ fn order_blocks(scratch: &ScratchDir, file: &str) -> Result<(), BuildError> {
             "a function's blocks are out of dominance order and opt left unnamed values",
         )),
     }
+}
+
+/// `opt-15` with `args` in `scratch`; `what` names the step in the
+/// internal error when it fails (`<what> failed: <opt's stderr>`).
+pub(crate) fn run_opt(scratch: &ScratchDir, args: &[&str], what: &str) -> Result<(), BuildError> {
+    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    let out = run_tool(tools::OPT, &os, &scratch.path)?;
+    if !out.success {
+        return Err(BuildError::internal(format!(
+            "{what} failed: {}",
+            out.stderr
+        )));
+    }
+    Ok(())
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -667,15 +667,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// code generators' fallback). Only modules that use them take it.
 fn expand_vector_reductions(scratch: &ScratchDir, file: &str) -> Result<(), BuildError> {
     let args = ["-opaque-pointers=0", "-expand-reductions", file, "-o", file];
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::OPT, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "expanding vector reductions failed: {}",
-            out.stderr
-        )));
-    }
-    Ok(())
+    run_opt(scratch, &args, "expanding vector reductions")
 }
 
 /// `opt-15 -passes=mem2reg`: textual IR `input` → bitcode `output`, both
@@ -689,16 +681,11 @@ fn promote_sampler_locals(
     output: &str,
 ) -> Result<(), BuildError> {
     order_blocks(scratch, input)?;
-    let args = ["-passes=mem2reg", input, "-o", output];
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::OPT, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "opt (mem2reg) failed: {}",
-            out.stderr
-        )));
-    }
-    Ok(())
+    run_opt(
+        scratch,
+        &["-passes=mem2reg", input, "-o", output],
+        "opt (mem2reg)",
+    )
 }
 
 /// llvm-spirv-15: `input.bc` → Kernel SPIR-V bytes. Integers of widths
@@ -740,15 +727,11 @@ fn make_reducible(scratch: &ScratchDir, function: &str) -> Result<(), BuildError
         "-o",
         "input.bc",
     ];
-    let os: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-    let out = run_tool(tools::OPT, &os, &scratch.path)?;
-    if !out.success {
-        return Err(BuildError::internal(format!(
-            "making the control flow of '{function}' reducible failed: {}",
-            out.stderr
-        )));
-    }
-    Ok(())
+    run_opt(
+        scratch,
+        &args,
+        &format!("making the control flow of '{function}' reducible"),
+    )
 }
 
 /// An IL module with irreducible control flow: translated to LLVM bitcode
