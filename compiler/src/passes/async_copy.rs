@@ -39,7 +39,7 @@
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Block, Instruction, Module, Operand};
-use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 const OP_GROUP_ASYNC_COPY: u32 = 259;
 const OP_GROUP_WAIT_EVENTS: u32 = 260;
@@ -116,50 +116,7 @@ impl Expander<'_> {
         if let Some(&v) = self.builtins.get(&bi) {
             return v;
         }
-        let existing = self.module.annotations.iter().find_map(|a| {
-            match (a.operands.first(), a.operands.get(1), a.operands.get(2)) {
-                (
-                    Some(Operand::IdRef(t)),
-                    Some(Operand::Decoration(Decoration::BuiltIn)),
-                    Some(Operand::BuiltIn(b)),
-                ) if *b == bi => Some(*t),
-                _ => None,
-            }
-        });
-        let var = match existing {
-            Some(v) => v,
-            None => {
-                let pt = self.global(
-                    Op::TypePointer,
-                    None,
-                    vec![
-                        Operand::StorageClass(StorageClass::Input),
-                        Operand::IdRef(ty),
-                    ],
-                );
-                let v = self.fresh();
-                self.module.types_global_values.push(Instruction::new(
-                    Op::Variable,
-                    Some(pt),
-                    Some(v),
-                    vec![Operand::StorageClass(StorageClass::Input)],
-                ));
-                self.module.annotations.push(Instruction::new(
-                    Op::Decorate,
-                    None,
-                    None,
-                    vec![
-                        Operand::IdRef(v),
-                        Operand::Decoration(Decoration::BuiltIn),
-                        Operand::BuiltIn(bi),
-                    ],
-                ));
-                for ep in &mut self.module.entry_points {
-                    ep.operands.push(Operand::IdRef(v));
-                }
-                v
-            }
-        };
+        let var = super::module_edit::builtin_input(self.module, bi, ty);
         self.builtins.insert(bi, var);
         var
     }

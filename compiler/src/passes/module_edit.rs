@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Op, Word};
+use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 /// A new id (bumps the header's bound).
 pub fn fresh_id(module: &mut Module) -> Word {
@@ -32,6 +32,54 @@ pub fn global(module: &mut Module, op: Op, ty: Option<Word>, operands: Vec<Opera
         .types_global_values
         .push(Instruction::new(op, ty, Some(id), operands));
     id
+}
+
+/// The Input variable of built-in `bi`, of type `ty`: the module's, or a
+/// new one (listed in every entry point's interface).
+pub fn builtin_input(module: &mut Module, bi: BuiltIn, ty: Word) -> Word {
+    let existing = module.annotations.iter().find_map(|a| {
+        match (a.operands.first(), a.operands.get(1), a.operands.get(2)) {
+            (
+                Some(Operand::IdRef(t)),
+                Some(Operand::Decoration(Decoration::BuiltIn)),
+                Some(Operand::BuiltIn(b)),
+            ) if *b == bi => Some(*t),
+            _ => None,
+        }
+    });
+    if let Some(v) = existing {
+        return v;
+    }
+    let pt = global(
+        module,
+        Op::TypePointer,
+        None,
+        vec![
+            Operand::StorageClass(StorageClass::Input),
+            Operand::IdRef(ty),
+        ],
+    );
+    let v = fresh_id(module);
+    module.types_global_values.push(Instruction::new(
+        Op::Variable,
+        Some(pt),
+        Some(v),
+        vec![Operand::StorageClass(StorageClass::Input)],
+    ));
+    module.annotations.push(Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(v),
+            Operand::Decoration(Decoration::BuiltIn),
+            Operand::BuiltIn(bi),
+        ],
+    ));
+    for ep in &mut module.entry_points {
+        ep.operands.push(Operand::IdRef(v));
+    }
+    v
 }
 
 /// The module's GLSL.std.450 import, if it has one.

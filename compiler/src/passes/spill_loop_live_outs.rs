@@ -34,10 +34,10 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use rspirv::dr::{Function, Instruction, Module, Operand};
-use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 use super::branch_loop_exits::{id, label, phi_pairs, targets};
-use super::module_edit::{fresh_id, global};
+use super::module_edit::{builtin_input, fresh_id, global};
 
 /// Spills the live-out values of every loop of every function of
 /// `module`; returns whether it changed anything.
@@ -312,16 +312,7 @@ fn runtime_zero(module: &mut Module, fi: usize) -> Word {
         None,
         vec![Operand::IdRef(uint), Operand::LiteralBit32(3)],
     );
-    let var = module
-        .annotations
-        .iter()
-        .find_map(|a| {
-            let builtin = a.class.opcode == Op::Decorate
-                && a.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
-                && a.operands.get(2) == Some(&Operand::BuiltIn(BuiltIn::LocalInvocationId));
-            builtin.then(|| a.operands.first().and_then(id)).flatten()
-        })
-        .unwrap_or_else(|| local_invocation_id(module, v3));
+    let var = builtin_input(module, BuiltIn::LocalInvocationId, v3);
     let c31 = global(
         module,
         Op::Constant,
@@ -352,39 +343,4 @@ fn runtime_zero(module: &mut Module, fi: usize) -> Word {
         .count();
     entry.instructions.splice(at..at, insts);
     z
-}
-
-/// A new `LocalInvocationId` input variable, in every entry point's
-/// interface.
-fn local_invocation_id(module: &mut Module, v3: Word) -> Word {
-    let ptr = global(
-        module,
-        Op::TypePointer,
-        None,
-        vec![
-            Operand::StorageClass(StorageClass::Input),
-            Operand::IdRef(v3),
-        ],
-    );
-    let var = fresh_id(module);
-    module.types_global_values.push(Instruction::new(
-        Op::Variable,
-        Some(ptr),
-        Some(var),
-        vec![Operand::StorageClass(StorageClass::Input)],
-    ));
-    module.annotations.push(Instruction::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(var),
-            Operand::Decoration(Decoration::BuiltIn),
-            Operand::BuiltIn(BuiltIn::LocalInvocationId),
-        ],
-    ));
-    for ep in &mut module.entry_points {
-        ep.operands.push(Operand::IdRef(var));
-    }
-    var
 }
