@@ -228,12 +228,14 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
     // through a round trip to LLVM IR (`frontend::il_math`); modules that
     // need neither keep their bytes.
     let inline = opts.inline_functions && !opts.opt_disable;
-    let words = tools::bytes_to_words(spirv);
-    let linked = match &words {
-        Some(words) => frontend::il_math::link_il_math(words, &opts.math, inline, &scratch),
+    let linked = match tools::bytes_to_words(spirv) {
+        Some(words) => frontend::il_math::link_il_math(&words, &opts.math, inline, &scratch),
         None => Ok(None),
     };
-    let log = opts.warnings;
+    let (linked, log) = match linked {
+        Ok(linked) => (linked, opts.warnings),
+        Err(note) => (None, opts.warnings + &note),
+    };
     let with_modes = |spirv: &[u8]| -> Vec<u8> {
         // What the round trips through LLVM IR dropped (`execution_mode_ids`).
         match tools::bytes_to_words(spirv) {
@@ -243,46 +245,33 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
             _ => spirv.to_vec(),
         }
     };
-    match linked {
-        Ok(Some(linked)) => {
-            dump::spirv(Pass::LinkIlMath, &linked);
-            let built = build_module(
-                &with_modes(&linked),
-                None,
-                log.clone(),
-                caps,
-                &scratch,
-                None,
+    let Some(linked) = linked else {
+        dump::spirv(Pass::LinkIlMath, spirv);
+        return build_module(&with_modes(spirv), None, log, caps, &scratch, None);
+    };
+    dump::spirv(Pass::LinkIlMath, &linked.spirv);
+    let built = build_module(
+        &with_modes(&linked.spirv),
+        None,
+        log.clone(),
+        caps,
+        &scratch,
+        None,
+    );
+    match built {
+        // The round trip was for the inlining alone, and LLVM IR lost a
+        // construct the module had (llvm-spirv-15 reads OpAtomicFAddEXT back
+        // as a call it cannot write again): the module as it came, its
+        // functions left calls.
+        Err(e) if !linked.math => {
+            let first = e.log.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let note = format!(
+                "warning: the module's functions stay calls (after a round trip \
+                 through LLVM IR to inline them: {first})\n"
             );
-            let math = words.as_deref().is_some_and(|w| {
-                !frontend::il_math::needs_libclc(w, &opts.math)
-                    .builtins
-                    .is_empty()
-            });
-            match built {
-                // The round trip was for the inlining alone, and LLVM IR
-                // lost a construct the module had (llvm-spirv-15 reads
-                // OpAtomicFAddEXT back as a call it cannot write again):
-                // the module as it came, its functions left calls.
-                Err(e) if !math => {
-                    let first = e.log.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                    let note = format!(
-                        "warning: the module's functions stay calls (after a round trip \
-                         through LLVM IR to inline them: {first})\n"
-                    );
-                    build_module(&with_modes(spirv), None, log + &note, caps, &scratch, None)
-                }
-                built => built,
-            }
-        }
-        Ok(None) => {
-            dump::spirv(Pass::LinkIlMath, spirv);
-            build_module(&with_modes(spirv), None, log, caps, &scratch, None)
-        }
-        Err(note) => {
-            dump::spirv(Pass::LinkIlMath, spirv);
             build_module(&with_modes(spirv), None, log + &note, caps, &scratch, None)
         }
+        built => built,
     }
 }
 

@@ -147,16 +147,24 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
     found
 }
 
-/// Links libclc's math into the IL `words` when it needs some (module
-/// doc): `Ok(Some(spirv))` with the new module, `Ok(None)` when it needs
-/// none, `Err(note)` when the module keeps the GLSL.std.450 path, `note`
-/// saying why (for the build log).
+/// A module after `link_il_math`'s round trip through LLVM IR.
+pub struct IlLinked {
+    pub spirv: Vec<u8>,
+    /// libclc's math was linked (else the trip was for the inlining alone).
+    pub math: bool,
+}
+
+/// Links libclc's math into the IL `words` when it needs some, and inlines
+/// its functions with `inline` (module doc): `Ok(Some(linked))` with the
+/// new module, `Ok(None)` when it needs neither, `Err(note)` when the
+/// module keeps the GLSL.std.450 path and its calls, `note` saying why
+/// (for the build log).
 pub fn link_il_math(
     words: &[u32],
     opts: &MathOptions,
     inline: bool,
     scratch: &ScratchDir,
-) -> Result<Option<Vec<u8>>, String> {
+) -> Result<Option<IlLinked>, String> {
     let found = needs_libclc(words, opts);
     let inline = inline && found.inlinable_calls;
     if found.builtins.is_empty() && !inline {
@@ -187,8 +195,9 @@ pub fn link_il_math(
     if found.spec_constants {
         return Err(kept("the module has specialization constants"));
     }
+    let math = !found.builtins.is_empty();
     round_trip(words, opts, inline, scratch)
-        .map(Some)
+        .map(|spirv| Some(IlLinked { spirv, math }))
         .map_err(|e| {
             kept(&format!(
                 "the module cannot go through LLVM IR ({})",
