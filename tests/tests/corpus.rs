@@ -501,6 +501,47 @@ fn integer_ops_8_16() {
     cases.push(upsample_case!(u8, u8, u16, "uchar"));
     cases.push(upsample_case!(i16, u16, i32, "short"));
     cases.push(upsample_case!(u16, u16, u32, "ushort"));
+    const COUNTS: [i16; 16] = [
+        0,
+        -1,
+        6,
+        6,
+        152,
+        -1,
+        i16::MIN,
+        0,
+        -1,
+        267,
+        176,
+        0x7ffe,
+        0,
+        -0x7fff,
+        -1,
+        -232,
+    ];
+    cases.push(map1(
+        "int_rotate_short16_splat.cl",
+        ints::<i16>(3),
+        0,
+        |x| COUNTS.map(|n| x.rotate_left(u32::from(n as u16 % 16))),
+    ));
+    cases.push(map2(
+        "int_byte_swap_ushort.cl",
+        ints::<u16>(4),
+        ints::<u16>(5),
+        0,
+        |x, y| {
+            let s = x.swap_bytes();
+            [
+                s,
+                s,
+                s,
+                y.swap_bytes(),
+                (x << 3) | (y >> 13),
+                x.rotate_left(u32::from(y & 15)),
+            ]
+        },
+    ));
     run_family(cases);
 }
 

@@ -18,6 +18,7 @@ mod rotate;
 mod saturate;
 pub mod spec_constants;
 pub mod subgroup_queries;
+mod swaps16;
 pub(crate) use reachable::drop_unreachable_functions;
 pub(crate) use rotate::define_rotates;
 pub(crate) use saturate::define_int_saturations;
@@ -530,13 +531,15 @@ fn write_bitcode(scratch: &ScratchDir, ll: &str, opts: &FrontendOptions) -> Resu
 }
 
 /// The linked program's textual IR `ll` → `input.bc` in `scratch`, for
-/// `translate_bitcode`; with `inline`, the program's own functions
-/// inlined first (`inline_functions`).
+/// `translate_bitcode`: its 16-bit byte swaps and funnel shifts defined
+/// (`swaps16`), and with `inline` the program's own functions inlined
+/// (`inline_functions`).
 pub(crate) fn linked_to_bitcode(
     scratch: &ScratchDir,
     ll: &str,
     inline: bool,
 ) -> Result<(), BuildError> {
+    let ll = &swaps16::define_16bit_swaps(ll);
     let marked = inline
         .then(|| inline_functions::mark_always_inline(ll))
         .flatten();

@@ -240,6 +240,7 @@ impl Lower<'_> {
             "s_mad_sat" | "u_mad_sat" => {
                 self.mad_sat(b, rt, [a[0], a[1], a[2]], name == "s_mad_sat")
             }
+            "rotate" if self.out.scalar_width(rt) == Some(16) => self.rotate16(b, rt, a[0], a[1]),
             "rotate" => {
                 let w = self.out.scalar_width(rt).unwrap_or(32);
                 let mask = self.splat(rt, (w - 1) as u64, 0.0);
