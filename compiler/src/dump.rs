@@ -44,15 +44,16 @@
 //! | 20 | `specialize_image_calls` | `DeviceCaps::images` |
 //! | 21 | `<kernel>-lower_kernel` | per kernel |
 //! | 22 | `<kernel>-srem_via_sdiv` | per kernel |
-//! | 23 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
-//! | 24 | `<kernel>-fold_select_shifts` | per kernel |
-//! | 25 | `<kernel>-guard_int64_division` | per kernel |
-//! | 26 | `<kernel>-expand_long_sign_extensions` | per kernel, `DeviceCaps::soft_long_sign_extension` |
-//! | 27 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
-//! | 28 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
-//! | 29 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
-//! | 30 | `<kernel>-scale_large_divisors` | per kernel |
-//! | 31 | `<kernel>-spill_loop_live_outs` | per kernel, `DeviceCaps::spill_loop_live_outs` |
+//! | 23 | `<kernel>-sdiv_via_udiv` | per kernel |
+//! | 24 | `<kernel>-widen_narrow_arithmetic` | per kernel, `DeviceCaps::wide_narrow_arithmetic` |
+//! | 25 | `<kernel>-fold_select_shifts` | per kernel |
+//! | 26 | `<kernel>-guard_int64_division` | per kernel |
+//! | 27 | `<kernel>-expand_long_sign_extensions` | per kernel, `DeviceCaps::soft_long_sign_extension` |
+//! | 28 | `<kernel>-guard_loop_limit` | per kernel, `DeviceCaps::loop_limiter` |
+//! | 29 | `<kernel>-branch_loop_exits` | per kernel, `DeviceCaps::branch_loop_exits` |
+//! | 30 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
+//! | 31 | `<kernel>-scale_large_divisors` | per kernel |
+//! | 32 | `<kernel>-spill_loop_live_outs` | per kernel, `DeviceCaps::spill_loop_live_outs` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -90,15 +91,16 @@ pub enum Pass {
     SpecializeImageCalls = 20,
     LowerKernel = 21,
     SremViaSdiv = 22,
-    WidenNarrowArithmetic = 23,
-    FoldSelectShifts = 24,
-    GuardInt64Division = 25,
-    ExpandLongSignExtensions = 26,
-    GuardLoopLimit = 27,
-    BranchLoopExits = 28,
-    SplitBitcastsTo16bit = 29,
-    ScaleLargeDivisors = 30,
-    SpillLoopLiveOuts = 31,
+    SdivViaUdiv = 23,
+    WidenNarrowArithmetic = 24,
+    FoldSelectShifts = 25,
+    GuardInt64Division = 26,
+    ExpandLongSignExtensions = 27,
+    GuardLoopLimit = 28,
+    BranchLoopExits = 29,
+    SplitBitcastsTo16bit = 30,
+    ScaleLargeDivisors = 31,
+    SpillLoopLiveOuts = 32,
 }
 
 impl Pass {
@@ -128,6 +130,7 @@ impl Pass {
             Pass::SpecializeImageCalls => "specialize_image_calls",
             Pass::LowerKernel => "lower_kernel",
             Pass::SremViaSdiv => "srem_via_sdiv",
+            Pass::SdivViaUdiv => "sdiv_via_udiv",
             Pass::WidenNarrowArithmetic => "widen_narrow_arithmetic",
             Pass::FoldSelectShifts => "fold_select_shifts",
             Pass::GuardInt64Division => "guard_int64_division",
@@ -218,7 +221,7 @@ mod tests {
         );
         assert_eq!(
             Pass::GuardLoopLimit.file_name(Some("k")),
-            "27-k-guard_loop_limit.spv"
+            "28-k-guard_loop_limit.spv"
         );
     }
 }

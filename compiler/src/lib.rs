@@ -17,7 +17,8 @@
 //!    called with pointers into different address spaces;
 //! 4. per kernel, `passes::lower::lower_kernel`: the Vulkan module
 //!    (pointers as integers, kernel ABI of `abi`, OpenCL builtins);
-//!    then `passes::srem_via_sdiv`, `passes::guard_int64_division` and,
+//!    then `passes::srem_via_sdiv`, `passes::sdiv_via_udiv`,
+//!    `passes::guard_int64_division` and,
 //!    where `DeviceCaps::loop_limiter` says the driver cuts long loops,
 //!    `passes::loop_limit::guard_loop_limit`;
 //! 5. `backend::validate::validate_module`: spirv-val, Vulkan 1.2;

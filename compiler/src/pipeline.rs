@@ -24,7 +24,7 @@ use crate::passes::split_image_choices::split_image_choices;
 use crate::passes::{
     async_copy, branch_loop_exits, copy_byval_params, dispatch_generic,
     expand_long_sign_extensions, fold_select_shifts, global_vars, guard_int64_division, image_args,
-    loop_limit, lower, scale_large_divisors, specialize, spill_loop_live_outs,
+    loop_limit, lower, scale_large_divisors, sdiv_via_udiv, specialize, spill_loop_live_outs,
     split_bitcasts_to_16bit, srem_via_sdiv, structurize, widen_narrow_arithmetic,
 };
 use crate::program::Program;
@@ -457,6 +457,10 @@ impl KernelBuild<'_> {
             srem_via_sdiv::srem_via_sdiv(&mut lowered.module)
         });
         dump::module(Pass::SremViaSdiv, kernel, &lowered.module);
+        timing::pass(Pass::SdivViaUdiv, kernel, || {
+            sdiv_via_udiv::sdiv_via_udiv(&mut lowered.module)
+        });
+        dump::module(Pass::SdivViaUdiv, kernel, &lowered.module);
         if caps.wide_narrow_arithmetic {
             timing::pass(Pass::WidenNarrowArithmetic, kernel, || {
                 widen_narrow_arithmetic::widen_narrow_arithmetic(&mut lowered.module)

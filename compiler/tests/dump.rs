@@ -40,12 +40,13 @@ const MODULE_PASSES: &[&str] = &[
     "20-specialize_image_calls.spv",
     "21-sample-lower_kernel.spv",
     "22-sample-srem_via_sdiv.spv",
-    "23-sample-widen_narrow_arithmetic.spv",
-    "24-sample-fold_select_shifts.spv",
-    "25-sample-guard_int64_division.spv",
-    "26-sample-expand_long_sign_extensions.spv",
-    "27-sample-guard_loop_limit.spv",
-    "30-sample-scale_large_divisors.spv",
+    "23-sample-sdiv_via_udiv.spv",
+    "24-sample-widen_narrow_arithmetic.spv",
+    "25-sample-fold_select_shifts.spv",
+    "26-sample-guard_int64_division.spv",
+    "27-sample-expand_long_sign_extensions.spv",
+    "28-sample-guard_loop_limit.spv",
+    "31-sample-scale_large_divisors.spv",
 ];
 
 fn caps() -> DeviceCaps {

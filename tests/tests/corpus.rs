@@ -548,6 +548,49 @@ fn integer_ops_8_16() {
 #[test]
 fn integer_ops_32_64() {
     let mut cases = int_family!(i32, u32, "int");
+    cases.push(map1(
+        "int_divrem_const_vector.cl",
+        ints::<i32>(6),
+        0,
+        |x: i32| {
+            let guarded = |d: i32| {
+                if d == 0 || (x == i32::MIN && d == -1) {
+                    1
+                } else {
+                    d
+                }
+            };
+            let s = x as i16;
+            let mut r = [0i32; 12];
+            for (l, d) in [0, 0, 5, -1].into_iter().enumerate() {
+                r[l] = x.wrapping_rem(guarded(d));
+            }
+            for (l, d) in [1, 1, 7, 3].into_iter().enumerate() {
+                r[4 + l] = x / d;
+            }
+            for (l, d) in [1i16, -3, 5, 9].into_iter().enumerate() {
+                r[8 + l] = i32::from(s.wrapping_div(d));
+            }
+            r
+        },
+    ));
+    cases.push({
+        let a: Vec<i64> = ints(7);
+        let want: Vec<i64> = (0..a.len() as i64)
+            .zip(&a)
+            .flat_map(|(g, &x)| [!0i64.clamp((-g).min(-1), (-g).max(-1)), x.wrapping_abs()])
+            .collect();
+        let n = a.len();
+        raw(
+            "int_abs_clamp_long4.cl",
+            a,
+            vec![0i64; n],
+            global(n),
+            vec![0i64; 2 * n],
+            want,
+            0,
+        )
+    });
     cases.extend(int_family!(u32, u32, "uint"));
     cases.extend(int_family!(i64, u64, "long"));
     cases.extend(int_family!(u64, u64, "ulong"));

@@ -336,3 +336,72 @@ fn division_whose_operands_do_not_fit_in_32_bits_beside_a_switch() {
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// fuzz-open p400104 (GPU sample, seed 7002): a `long16` splat modulo a
+/// constant vector passed through the fuzzer's guard
+/// (`select(b, 1, b == 0 | (a == MIN & b == -1))`). ferrocl on the H200
+/// gave the right remainders; the reference, PoCL, gave 0 in the lanes of
+/// nonzero divisors (on the GPU machine inside the fuzz program, on the
+/// development machine in this shape), so the mismatch was PoCL's.
+#[test]
+fn remainder_by_guarded_constant_divisors() {
+    const DIVISORS: [i64; 16] = [
+        56,
+        0,
+        6,
+        -1,
+        0,
+        0,
+        0,
+        -1,
+        0,
+        0,
+        6,
+        0,
+        0,
+        0,
+        0,
+        0x65b6_8515_16b2_aa74,
+    ];
+    let list: Vec<String> = DIVISORS.iter().map(|d| format!("{d}L")).collect();
+    let source = format!(
+        "long16 rem_long16(long16 a, long16 b) {{ return a % select(b, (long16)(1), \
+         (b == (long16)(0)) | ((a == (long16)(-9223372036854775807L - 1L)) & (b == (long16)(-1)))); }}\n\
+         kernel void k(global const long* a, global long* o) {{\n\
+         size_t i = get_global_id(0);\n\
+         vstore16(rem_long16((long16)(a[i]), (long16)({})), i, o);\n}}\n",
+        list.join(", ")
+    );
+    let cl = Cl::new();
+    let a: Vec<i64> = edges().into_iter().map(|x| x as i64).collect();
+    let program = cl.build(&source);
+    let k = program.kernel("k");
+    let ab = cl.buffer_from(&a);
+    let out = cl.buffer::<i64>(16 * a.len());
+    k.arg(0, &ab).arg(1, &out);
+    cl.queue.run(&k, &[a.len()], None);
+    let got = cl.queue.read(&out);
+    let want: Vec<i64> = a
+        .iter()
+        .flat_map(|&x| {
+            DIVISORS.map(|d| {
+                let guarded = d == 0 || (x == i64::MIN && d == -1);
+                x % if guarded { 1 } else { d }
+            })
+        })
+        .collect();
+    let bad: Vec<String> = (0..got.len())
+        .filter(|&k| got[k] != want[k])
+        .take(8)
+        .map(|k| {
+            format!(
+                "{:#x} % {}: got {}, want {}",
+                a[k / 16],
+                DIVISORS[k % 16],
+                got[k],
+                want[k]
+            )
+        })
+        .collect();
+    assert!(bad.is_empty(), "wrong remainders:\n{}", bad.join("\n"));
+}

@@ -21,6 +21,7 @@ pub mod normalize_builtin_vars;
 pub mod place_private_constants;
 pub mod reducible;
 pub mod scale_large_divisors;
+pub mod sdiv_via_udiv;
 pub mod specialize;
 pub mod spill_loop_live_outs;
 pub mod split_bitcasts_to_16bit;

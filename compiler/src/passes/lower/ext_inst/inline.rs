@@ -253,6 +253,18 @@ impl Lower<'_> {
                 // n == 0: x >> 0 | x << 0 = x, fine.
                 self.op2(b, Op::BitwiseOr, rt, l, r)
             }
+            // |x| = (x ^ s) - s, s = x >> (w - 1) (arithmetic), not
+            // GLSL's SAbs: NVIDIA's Vulkan compiler (driver 580) got
+            // `~clamp(0, min(-1, -abs(g)), max(-1, -abs(g)))` of a 64-bit
+            // `g = 0` wrong with SAbs (GPU sample seed 7003 p21, session
+            // 18 probes).
+            "s_abs" => {
+                let w = self.out.scalar_width(rt).unwrap_or(32);
+                let top = self.splat(rt, u64::from(w - 1), 0.0);
+                let s = self.op2(b, Op::ShiftRightArithmetic, rt, a[0], top);
+                let x = self.op2(b, Op::BitwiseXor, rt, a[0], s);
+                self.op2(b, Op::ISub, rt, x, s)
+            }
             "u_abs_diff" | "s_abs_diff" => {
                 let bt = self.bool_ty(rt);
                 let cmp = if name == "s_abs_diff" {

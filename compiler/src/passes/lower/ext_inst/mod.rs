@@ -79,7 +79,6 @@ fn implementation(name: &str) -> Option<Impl> {
         "u_max" => Glsl(UMax),
         "s_clamp" => Glsl(SClamp),
         "u_clamp" => Glsl(UClamp),
-        "s_abs" => Glsl(SAbs),
         "mix" => Glsl(FMix),
         "step" => Glsl(Step),
         "smoothstep" => Glsl(SmoothStep),
@@ -111,17 +110,17 @@ fn implementation(name: &str) -> Option<Impl> {
         "atanh" => GlslNoDouble(Atanh),
         "fmod" => Core(Op::FRem),
         "native_divide" | "half_divide" => Core(Op::FDiv),
-        "mad" | "native_recip" | "half_recip" | "u_abs" | "u_mad24" | "s_mad24" | "u_mul24"
-        | "s_mul24" | "exp10" | "native_exp10" | "half_exp10" | "log10" | "native_log10"
-        | "half_log10" | "expm1" | "log1p" | "cbrt" | "hypot" | "round" | "copysign" | "fdim"
-        | "bitselect" | "select" | "popcount" | "clz" | "ctz" | "s_mul_hi" | "u_mul_hi"
-        | "s_mad_hi" | "u_mad_hi" | "rotate" | "vloadn" | "vstoren" | "prefetch" | "sinpi"
-        | "cospi" | "tanpi" | "asinpi" | "acospi" | "atanpi" | "atan2pi" | "u_abs_diff"
-        | "s_abs_diff" | "u_add_sat" | "s_add_sat" | "u_sub_sat" | "s_sub_sat" | "u_hadd"
-        | "s_hadd" | "u_rhadd" | "s_rhadd" | "u_mad_sat" | "s_mad_sat" | "u_upsample"
-        | "s_upsample" | "maxmag" | "minmag" | "nan" | "pown" | "rootn" | "remainder" | "logb"
-        | "ilogb" | "vload_half" | "vload_halfn" | "vloada_halfn" | "vstore_half"
-        | "vstore_half_r" | "vstore_halfn" | "vstore_halfn_r" | "vstorea_halfn"
+        "mad" | "native_recip" | "half_recip" | "u_abs" | "s_abs" | "u_mad24" | "s_mad24"
+        | "u_mul24" | "s_mul24" | "exp10" | "native_exp10" | "half_exp10" | "log10"
+        | "native_log10" | "half_log10" | "expm1" | "log1p" | "cbrt" | "hypot" | "round"
+        | "copysign" | "fdim" | "bitselect" | "select" | "popcount" | "clz" | "ctz"
+        | "s_mul_hi" | "u_mul_hi" | "s_mad_hi" | "u_mad_hi" | "rotate" | "vloadn" | "vstoren"
+        | "prefetch" | "sinpi" | "cospi" | "tanpi" | "asinpi" | "acospi" | "atanpi" | "atan2pi"
+        | "u_abs_diff" | "s_abs_diff" | "u_add_sat" | "s_add_sat" | "u_sub_sat" | "s_sub_sat"
+        | "u_hadd" | "s_hadd" | "u_rhadd" | "s_rhadd" | "u_mad_sat" | "s_mad_sat"
+        | "u_upsample" | "s_upsample" | "maxmag" | "minmag" | "nan" | "pown" | "rootn"
+        | "remainder" | "logb" | "ilogb" | "vload_half" | "vload_halfn" | "vloada_halfn"
+        | "vstore_half" | "vstore_half_r" | "vstore_halfn" | "vstore_halfn_r" | "vstorea_halfn"
         | "vstorea_halfn_r" | "fract" | "modf" | "sincos" | "frexp" | "nextafter" => Inline,
         _ => return None,
     })

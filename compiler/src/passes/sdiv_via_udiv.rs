@@ -1,0 +1,79 @@
+//! `sdiv_via_udiv`: every signed division `OpSDiv a b` of 8-, 16- or
+//! 32-bit integers (scalars and vectors) becomes an unsigned division of
+//! the magnitudes with the sign put back:
+//! `s = sa ^ sb`, `q = (|a| / |b| ^ s) - s`, where `sa = a >> (w - 1)`
+//! (arithmetic) and `|a| = (a ^ sa) - sa`, the same for `b`.
+//!
+//! Why: NVIDIA's Vulkan compiler (driver 580) divides a vector by a
+//! divisor it finds constant, with lanes such as `(1, 1, 5, -1)`, as if
+//! every lane's divisor were 1: `int4 x % select(d, 1, d == 0 | ...)`
+//! with `d = (0, 0, 5, -1)` (the fuzzer's guarded remainder; GPU sample
+//! seed 7003 p6) gave `x / 5 = x` in lane 2, whether the divisor came
+//! from OpSelect or from integer masks; the unsigned division of the
+//! magnitudes it compiles right (GPU probes of session 18, H200). Signed
+//! remainders reach this pass as divisions (`srem_via_sdiv` runs first).
+//! 64-bit divisions are `guard_int64_division`'s.
+//!
+//! The identity holds wherever OpSDiv is defined (b != 0, and not
+//! `MIN / -1`): `|MIN|` is `MIN` read as unsigned, its true magnitude.
+//! On every device: the extra operations (two shifts, four XORs and
+//! subtractions) are small beside a division.
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Op, Word};
+
+use super::module_edit::{component_type, fresh_id, int_types, splat};
+
+pub fn sdiv_via_udiv(module: &mut Module) {
+    let ints = int_types(module);
+    for fi in 0..module.functions.len() {
+        for bi in 0..module.functions[fi].blocks.len() {
+            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
+            let mut out = Vec::with_capacity(old.len());
+            for inst in old {
+                let (Op::SDiv, Some(ty), Some(result), [Operand::IdRef(a), Operand::IdRef(b)]) = (
+                    inst.class.opcode,
+                    inst.result_type,
+                    inst.result_id,
+                    inst.operands.as_slice(),
+                ) else {
+                    out.push(inst);
+                    continue;
+                };
+                let Some(&(width, n)) = ints.get(&ty).filter(|(w, _)| *w <= 32) else {
+                    out.push(inst);
+                    continue;
+                };
+                let scalar = component_type(module, ty);
+                let top = splat(module, ty, scalar, n, Operand::LiteralBit32(width - 1));
+                let (a, b) = (*a, *b);
+                let mut op = |module: &mut Module, op: Op, x: Word, y: Word| {
+                    let id = fresh_id(module);
+                    out.push(Instruction::new(
+                        op,
+                        Some(ty),
+                        Some(id),
+                        vec![Operand::IdRef(x), Operand::IdRef(y)],
+                    ));
+                    id
+                };
+                let sa = op(module, Op::ShiftRightArithmetic, a, top);
+                let xa = op(module, Op::BitwiseXor, a, sa);
+                let ua = op(module, Op::ISub, xa, sa);
+                let sb = op(module, Op::ShiftRightArithmetic, b, top);
+                let xb = op(module, Op::BitwiseXor, b, sb);
+                let ub = op(module, Op::ISub, xb, sb);
+                let q = op(module, Op::UDiv, ua, ub);
+                let s = op(module, Op::BitwiseXor, sa, sb);
+                let xq = op(module, Op::BitwiseXor, q, s);
+                out.push(Instruction::new(
+                    Op::ISub,
+                    Some(ty),
+                    Some(result),
+                    vec![Operand::IdRef(xq), Operand::IdRef(s)],
+                ));
+            }
+            module.functions[fi].blocks[bi].instructions = out;
+        }
+    }
+}
