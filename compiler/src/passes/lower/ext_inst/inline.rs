@@ -216,6 +216,26 @@ impl Lower<'_> {
                     r
                 }
             }
+            // Integer vectors: a blend by the most significant bit of c,
+            // `(b & m) | (a & ~m)` with `m = c >> (w - 1)` (arithmetic),
+            // not OpSelect: NVIDIA's Vulkan compiler (driver 580) divided
+            // by the wrong lanes of `x % select(d, 1, d == 0 | ...)` with
+            // a constant `d` (the fuzzer's guarded remainder; GPU sample
+            // seed 7003 p6), and divides by the blend right (session 18
+            // probes).
+            "select"
+                if self.out.vec_len(rt) > 1
+                    && !self.out.is_float(self.out.elem(rt))
+                    && self.out.scalar_width(arg_tys[2]) == self.out.scalar_width(rt) =>
+            {
+                let w = self.out.scalar_width(rt).unwrap_or(32);
+                let top = self.splat(rt, u64::from(w - 1), 0.0);
+                let m = self.op2(b, Op::ShiftRightArithmetic, rt, a[2], top);
+                let nm = self.emit(b, Op::Not, rt, ids(&[m]));
+                let bm = self.op2(b, Op::BitwiseAnd, rt, a[1], m);
+                let an = self.op2(b, Op::BitwiseAnd, rt, a[0], nm);
+                self.op2(b, Op::BitwiseOr, rt, bm, an)
+            }
             "select" => {
                 // Scalars: c != 0; vectors: the most significant bit of c.
                 let ct = arg_tys[2];
