@@ -5,12 +5,17 @@
 //! (arithmetic) and `|a| = (a ^ sa) - sa`, the same for `b`.
 //!
 //! Why: NVIDIA's Vulkan compiler (driver 580) divides a vector by a
-//! divisor it finds constant, with lanes such as `(1, 1, 5, -1)`, as if
-//! every lane's divisor were 1: `int4 x % select(d, 1, d == 0 | ...)`
-//! with `d = (0, 0, 5, -1)` (the fuzzer's guarded remainder; GPU sample
-//! seed 7003 p6) gave `x / 5 = x` in lane 2, whether the divisor came
-//! from OpSelect or from integer masks; the unsigned division of the
-//! magnitudes it compiles right (GPU probes of session 18, H200). Signed
+//! divisor it finds to be a choice among constants wrongly: for
+//! `int4 x % select(d, 1, d == 0 | (x == INT_MIN & d == -1))` with
+//! `d = (0, 0, 5, -1)` (the fuzzer's guarded remainder; GPU sample seed
+//! 7003 p6) it divided lane 2 by 1 instead of 5. The H200 probes of
+//! session 18 (runs 61–65, the divisor as SPIR-V) found: OpSDiv is wrong
+//! whether the divisor is an OpSelect or a bit blend of the constants;
+//! the unsigned division of the magnitudes is wrong with OpSelect and
+//! right with the blend. So both changes are made: this pass, and the
+//! `select` builtin of integer vectors as a blend
+//! (`passes::lower::ext_inst`, `inline`). A division by a constant
+//! vector (`x / (int4)(1, 1, 7, 3)`) was right before either. Signed
 //! remainders reach this pass as divisions (`srem_via_sdiv` runs first).
 //! 64-bit divisions are `guard_int64_division`'s.
 //!
