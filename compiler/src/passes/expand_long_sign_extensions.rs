@@ -41,63 +41,58 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::Op;
 
-use super::module_edit::{component_type, fresh_id, int_types, splat, value_types};
+use super::module_edit::{
+    component_type, fresh_id, int_types, rewrite_instructions, splat, value_types,
+};
 
 pub fn expand_long_sign_extensions(module: &mut Module) {
     let ints = int_types(module);
     let types = value_types(module);
-    for fi in 0..module.functions.len() {
-        for bi in 0..module.functions[fi].blocks.len() {
-            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
-            let mut out = Vec::with_capacity(old.len());
-            for inst in old {
-                let (Op::SConvert, Some(rty), Some(result), [Operand::IdRef(x)]) = (
-                    inst.class.opcode,
-                    inst.result_type,
-                    inst.result_id,
-                    inst.operands.as_slice(),
-                ) else {
-                    out.push(inst);
-                    continue;
-                };
-                let x = *x;
-                let src = types.get(&x).and_then(|t| Some((*t, *ints.get(t)?)));
-                let (Some((sty, (32, n))), Some(&(64, _))) = (src, ints.get(&rty)) else {
-                    out.push(inst);
-                    continue;
-                };
-                let (s32, s64) = (component_type(module, sty), component_type(module, rty));
-                let flip = splat(module, sty, s32, n, Operand::LiteralBit32(0x8000_0000));
-                let bias = splat(
-                    module,
-                    rty,
-                    s64,
-                    n,
-                    Operand::LiteralBit64((-(1i64 << 31)) as u64),
-                );
-                let (f, z) = (fresh_id(module), fresh_id(module));
-                out.push(Instruction::new(
-                    Op::BitwiseXor,
-                    Some(sty),
-                    Some(f),
-                    vec![Operand::IdRef(x), Operand::IdRef(flip)],
-                ));
-                out.push(Instruction::new(
-                    Op::UConvert,
-                    Some(rty),
-                    Some(z),
-                    vec![Operand::IdRef(f)],
-                ));
-                out.push(Instruction::new(
-                    Op::IAdd,
-                    Some(rty),
-                    Some(result),
-                    vec![Operand::IdRef(z), Operand::IdRef(bias)],
-                ));
-            }
-            module.functions[fi].blocks[bi].instructions = out;
-        }
-    }
+    rewrite_instructions(module, |module, inst, out| {
+        let (Op::SConvert, Some(rty), Some(result), [Operand::IdRef(x)]) = (
+            inst.class.opcode,
+            inst.result_type,
+            inst.result_id,
+            inst.operands.as_slice(),
+        ) else {
+            out.push(inst);
+            return;
+        };
+        let x = *x;
+        let src = types.get(&x).and_then(|t| Some((*t, *ints.get(t)?)));
+        let (Some((sty, (32, n))), Some(&(64, _))) = (src, ints.get(&rty)) else {
+            out.push(inst);
+            return;
+        };
+        let (s32, s64) = (component_type(module, sty), component_type(module, rty));
+        let flip = splat(module, sty, s32, n, Operand::LiteralBit32(0x8000_0000));
+        let bias = splat(
+            module,
+            rty,
+            s64,
+            n,
+            Operand::LiteralBit64((-(1i64 << 31)) as u64),
+        );
+        let (f, z) = (fresh_id(module), fresh_id(module));
+        out.push(Instruction::new(
+            Op::BitwiseXor,
+            Some(sty),
+            Some(f),
+            vec![Operand::IdRef(x), Operand::IdRef(flip)],
+        ));
+        out.push(Instruction::new(
+            Op::UConvert,
+            Some(rty),
+            Some(z),
+            vec![Operand::IdRef(f)],
+        ));
+        out.push(Instruction::new(
+            Op::IAdd,
+            Some(rty),
+            Some(result),
+            vec![Operand::IdRef(z), Operand::IdRef(bias)],
+        ));
+    });
 }
 
 #[cfg(test)]

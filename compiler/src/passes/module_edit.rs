@@ -170,3 +170,23 @@ pub fn splat(module: &mut Module, ty: Word, scalar: Word, n: u32, value: Operand
         vec![Operand::IdRef(c); n as usize],
     )
 }
+
+/// Runs `edit` on every instruction of every function, in order; `edit`
+/// pushes onto `out` what replaces the instruction (the instruction
+/// itself to keep it). A block's instructions are taken out of the module
+/// while it is edited, so `edit` may add globals and fresh ids.
+pub fn rewrite_instructions(
+    module: &mut Module,
+    mut edit: impl FnMut(&mut Module, Instruction, &mut Vec<Instruction>),
+) {
+    for fi in 0..module.functions.len() {
+        for bi in 0..module.functions[fi].blocks.len() {
+            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
+            let mut out = Vec::with_capacity(old.len());
+            for inst in old {
+                edit(module, inst, &mut out);
+            }
+            module.functions[fi].blocks[bi].instructions = out;
+        }
+    }
+}

@@ -22,7 +22,9 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{component_type, float_types, fresh_id, global, splat};
+use super::module_edit::{
+    component_type, float_types, fresh_id, global, rewrite_instructions, splat,
+};
 
 /// The boolean type with `n` components.
 fn bool_type(module: &mut Module, n: u32) -> Word {
@@ -48,87 +50,79 @@ pub fn scale_large_divisors(module: &mut Module) {
     if !floats.values().any(|&(w, _)| w == 32) {
         return;
     }
-    for fi in 0..module.functions.len() {
-        for bi in 0..module.functions[fi].blocks.len() {
-            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
-            let mut out = Vec::with_capacity(old.len());
-            for inst in old {
-                let (Op::FDiv, Some(rty), Some(result), [Operand::IdRef(x), Operand::IdRef(y)]) = (
-                    inst.class.opcode,
-                    inst.result_type,
-                    inst.result_id,
-                    inst.operands.as_slice(),
-                ) else {
-                    out.push(inst);
-                    continue;
-                };
-                let (x, y) = (*x, *y);
-                let Some(&(32, n)) = floats.get(&rty) else {
-                    out.push(inst);
-                    continue;
-                };
-                let scalar = component_type(module, rty);
-                let big = splat(module, rty, scalar, n, Operand::LiteralBit32(TWO_126));
-                let neg_big = splat(
-                    module,
-                    rty,
-                    scalar,
-                    n,
-                    Operand::LiteralBit32(TWO_126 | 0x8000_0000),
-                );
-                let quarter = splat(module, rty, scalar, n, Operand::LiteralBit32(QUARTER));
-                let one = splat(module, rty, scalar, n, Operand::LiteralBit32(ONE));
-                let bt = bool_type(module, n);
-                let ids: Vec<Word> = (0..6).map(|_| fresh_id(module)).collect();
-                let (above, below, large, s, xs, ys) =
-                    (ids[0], ids[1], ids[2], ids[3], ids[4], ids[5]);
-                let id = Operand::IdRef;
-                out.push(Instruction::new(
-                    Op::FOrdGreaterThan,
-                    Some(bt),
-                    Some(above),
-                    vec![id(y), id(big)],
-                ));
-                out.push(Instruction::new(
-                    Op::FOrdLessThan,
-                    Some(bt),
-                    Some(below),
-                    vec![id(y), id(neg_big)],
-                ));
-                out.push(Instruction::new(
-                    Op::LogicalOr,
-                    Some(bt),
-                    Some(large),
-                    vec![id(above), id(below)],
-                ));
-                out.push(Instruction::new(
-                    Op::Select,
-                    Some(rty),
-                    Some(s),
-                    vec![id(large), id(quarter), id(one)],
-                ));
-                out.push(Instruction::new(
-                    Op::FMul,
-                    Some(rty),
-                    Some(xs),
-                    vec![id(x), id(s)],
-                ));
-                out.push(Instruction::new(
-                    Op::FMul,
-                    Some(rty),
-                    Some(ys),
-                    vec![id(y), id(s)],
-                ));
-                out.push(Instruction::new(
-                    Op::FDiv,
-                    Some(rty),
-                    Some(result),
-                    vec![id(xs), id(ys)],
-                ));
-            }
-            module.functions[fi].blocks[bi].instructions = out;
-        }
-    }
+    rewrite_instructions(module, |module, inst, out| {
+        let (Op::FDiv, Some(rty), Some(result), [Operand::IdRef(x), Operand::IdRef(y)]) = (
+            inst.class.opcode,
+            inst.result_type,
+            inst.result_id,
+            inst.operands.as_slice(),
+        ) else {
+            out.push(inst);
+            return;
+        };
+        let (x, y) = (*x, *y);
+        let Some(&(32, n)) = floats.get(&rty) else {
+            out.push(inst);
+            return;
+        };
+        let scalar = component_type(module, rty);
+        let big = splat(module, rty, scalar, n, Operand::LiteralBit32(TWO_126));
+        let neg_big = splat(
+            module,
+            rty,
+            scalar,
+            n,
+            Operand::LiteralBit32(TWO_126 | 0x8000_0000),
+        );
+        let quarter = splat(module, rty, scalar, n, Operand::LiteralBit32(QUARTER));
+        let one = splat(module, rty, scalar, n, Operand::LiteralBit32(ONE));
+        let bt = bool_type(module, n);
+        let ids: Vec<Word> = (0..6).map(|_| fresh_id(module)).collect();
+        let (above, below, large, s, xs, ys) = (ids[0], ids[1], ids[2], ids[3], ids[4], ids[5]);
+        let id = Operand::IdRef;
+        out.push(Instruction::new(
+            Op::FOrdGreaterThan,
+            Some(bt),
+            Some(above),
+            vec![id(y), id(big)],
+        ));
+        out.push(Instruction::new(
+            Op::FOrdLessThan,
+            Some(bt),
+            Some(below),
+            vec![id(y), id(neg_big)],
+        ));
+        out.push(Instruction::new(
+            Op::LogicalOr,
+            Some(bt),
+            Some(large),
+            vec![id(above), id(below)],
+        ));
+        out.push(Instruction::new(
+            Op::Select,
+            Some(rty),
+            Some(s),
+            vec![id(large), id(quarter), id(one)],
+        ));
+        out.push(Instruction::new(
+            Op::FMul,
+            Some(rty),
+            Some(xs),
+            vec![id(x), id(s)],
+        ));
+        out.push(Instruction::new(
+            Op::FMul,
+            Some(rty),
+            Some(ys),
+            vec![id(y), id(s)],
+        ));
+        out.push(Instruction::new(
+            Op::FDiv,
+            Some(rty),
+            Some(result),
+            vec![id(xs), id(ys)],
+        ));
+    });
 }
 
 #[cfg(test)]

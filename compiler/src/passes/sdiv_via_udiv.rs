@@ -27,58 +27,51 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{component_type, fresh_id, int_types, splat};
+use super::module_edit::{component_type, fresh_id, int_types, rewrite_instructions, splat};
 
 pub fn sdiv_via_udiv(module: &mut Module) {
     let ints = int_types(module);
-    for fi in 0..module.functions.len() {
-        for bi in 0..module.functions[fi].blocks.len() {
-            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
-            let mut out = Vec::with_capacity(old.len());
-            for inst in old {
-                let (Op::SDiv, Some(ty), Some(result), [Operand::IdRef(a), Operand::IdRef(b)]) = (
-                    inst.class.opcode,
-                    inst.result_type,
-                    inst.result_id,
-                    inst.operands.as_slice(),
-                ) else {
-                    out.push(inst);
-                    continue;
-                };
-                let Some(&(width, n)) = ints.get(&ty).filter(|(w, _)| *w <= 32) else {
-                    out.push(inst);
-                    continue;
-                };
-                let scalar = component_type(module, ty);
-                let top = splat(module, ty, scalar, n, Operand::LiteralBit32(width - 1));
-                let (a, b) = (*a, *b);
-                let mut op = |module: &mut Module, op: Op, x: Word, y: Word| {
-                    let id = fresh_id(module);
-                    out.push(Instruction::new(
-                        op,
-                        Some(ty),
-                        Some(id),
-                        vec![Operand::IdRef(x), Operand::IdRef(y)],
-                    ));
-                    id
-                };
-                let sa = op(module, Op::ShiftRightArithmetic, a, top);
-                let xa = op(module, Op::BitwiseXor, a, sa);
-                let ua = op(module, Op::ISub, xa, sa);
-                let sb = op(module, Op::ShiftRightArithmetic, b, top);
-                let xb = op(module, Op::BitwiseXor, b, sb);
-                let ub = op(module, Op::ISub, xb, sb);
-                let q = op(module, Op::UDiv, ua, ub);
-                let s = op(module, Op::BitwiseXor, sa, sb);
-                let xq = op(module, Op::BitwiseXor, q, s);
-                out.push(Instruction::new(
-                    Op::ISub,
-                    Some(ty),
-                    Some(result),
-                    vec![Operand::IdRef(xq), Operand::IdRef(s)],
-                ));
-            }
-            module.functions[fi].blocks[bi].instructions = out;
-        }
-    }
+    rewrite_instructions(module, |module, inst, out| {
+        let (Op::SDiv, Some(ty), Some(result), [Operand::IdRef(a), Operand::IdRef(b)]) = (
+            inst.class.opcode,
+            inst.result_type,
+            inst.result_id,
+            inst.operands.as_slice(),
+        ) else {
+            out.push(inst);
+            return;
+        };
+        let Some(&(width, n)) = ints.get(&ty).filter(|(w, _)| *w <= 32) else {
+            out.push(inst);
+            return;
+        };
+        let scalar = component_type(module, ty);
+        let top = splat(module, ty, scalar, n, Operand::LiteralBit32(width - 1));
+        let (a, b) = (*a, *b);
+        let mut op = |module: &mut Module, op: Op, x: Word, y: Word| {
+            let id = fresh_id(module);
+            out.push(Instruction::new(
+                op,
+                Some(ty),
+                Some(id),
+                vec![Operand::IdRef(x), Operand::IdRef(y)],
+            ));
+            id
+        };
+        let sa = op(module, Op::ShiftRightArithmetic, a, top);
+        let xa = op(module, Op::BitwiseXor, a, sa);
+        let ua = op(module, Op::ISub, xa, sa);
+        let sb = op(module, Op::ShiftRightArithmetic, b, top);
+        let xb = op(module, Op::BitwiseXor, b, sb);
+        let ub = op(module, Op::ISub, xb, sb);
+        let q = op(module, Op::UDiv, ua, ub);
+        let s = op(module, Op::BitwiseXor, sa, sb);
+        let xq = op(module, Op::BitwiseXor, q, s);
+        out.push(Instruction::new(
+            Op::ISub,
+            Some(ty),
+            Some(result),
+            vec![Operand::IdRef(xq), Operand::IdRef(s)],
+        ));
+    });
 }
