@@ -12,44 +12,35 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::Op;
 
+use super::module_edit::{fresh_id, rewrite_instructions};
+
 pub fn srem_via_sdiv(module: &mut Module) {
-    let mut next = module.header.as_ref().map_or(1, |h| h.bound);
-    for f in &mut module.functions {
-        for b in &mut f.blocks {
-            let mut out = Vec::with_capacity(b.instructions.len());
-            for inst in b.instructions.drain(..) {
-                let (Op::SRem, Some(ty), Some(result)) =
-                    (inst.class.opcode, inst.result_type, inst.result_id)
-                else {
-                    out.push(inst);
-                    continue;
-                };
-                let (a, d) = (inst.operands[0].clone(), inst.operands[1].clone());
-                let (q, m) = (next, next + 1);
-                next += 2;
-                out.push(Instruction::new(
-                    Op::SDiv,
-                    Some(ty),
-                    Some(q),
-                    vec![a.clone(), d.clone()],
-                ));
-                out.push(Instruction::new(
-                    Op::IMul,
-                    Some(ty),
-                    Some(m),
-                    vec![Operand::IdRef(q), d],
-                ));
-                out.push(Instruction::new(
-                    Op::ISub,
-                    Some(ty),
-                    Some(result),
-                    vec![a, Operand::IdRef(m)],
-                ));
-            }
-            b.instructions = out;
-        }
-    }
-    if let Some(h) = module.header.as_mut() {
-        h.bound = next;
-    }
+    rewrite_instructions(module, |module, inst, out| {
+        let (Op::SRem, Some(ty), Some(result)) =
+            (inst.class.opcode, inst.result_type, inst.result_id)
+        else {
+            out.push(inst);
+            return;
+        };
+        let (a, d) = (inst.operands[0].clone(), inst.operands[1].clone());
+        let (q, m) = (fresh_id(module), fresh_id(module));
+        out.push(Instruction::new(
+            Op::SDiv,
+            Some(ty),
+            Some(q),
+            vec![a.clone(), d.clone()],
+        ));
+        out.push(Instruction::new(
+            Op::IMul,
+            Some(ty),
+            Some(m),
+            vec![Operand::IdRef(q), d],
+        ));
+        out.push(Instruction::new(
+            Op::ISub,
+            Some(ty),
+            Some(result),
+            vec![a, Operand::IdRef(m)],
+        ));
+    });
 }

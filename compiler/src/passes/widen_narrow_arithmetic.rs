@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{GlslStd450Op as GLOp, Op, Word};
 
-use super::module_edit::{fresh_id, int_types, value_types};
+use super::module_edit::{fresh_id, int_types, rewrite_instructions, value_types};
 
 /// How an operation reads its (narrow) operands.
 #[derive(Clone, Copy, PartialEq)]
@@ -137,87 +137,79 @@ pub fn widen_narrow_arithmetic(module: &mut Module) {
             }
         })
     };
-    for fi in 0..module.functions.len() {
-        for bi in 0..module.functions[fi].blocks.len() {
-            let old = std::mem::take(&mut module.functions[fi].blocks[bi].instructions);
-            let mut out = Vec::with_capacity(old.len());
-            for inst in old {
-                let op = inst.class.opcode;
-                let (Some(ty), Some(result)) = (inst.result_type, inst.result_id) else {
-                    out.push(inst);
-                    continue;
-                };
-                // Which operands to widen, how, and the narrow type's
-                // component count.
-                let plan = if op == Op::ExtInst {
-                    match (glsl, inst.operands.as_slice()) {
-                        (Some(set), [Operand::IdRef(s), Operand::LiteralExtInstInteger(g), ..])
-                            if *s == set =>
-                        {
-                            reads_of_glsl(*g)
-                                .zip(narrow(ty))
-                                .map(|(r, n)| (r, n, 2..inst.operands.len()))
-                        }
-                        _ => None,
-                    }
-                } else if is_comparison(op) {
-                    let operand_ty = match inst.operands.first() {
-                        Some(Operand::IdRef(a)) => types.get(a).copied(),
-                        _ => None,
-                    };
-                    reads_of(op)
-                        .zip(operand_ty.and_then(narrow))
-                        .map(|(r, n)| (r, n, 0..2))
-                } else {
-                    let end = if is_shift(op) { 1 } else { inst.operands.len() };
-                    reads_of(op).zip(narrow(ty)).map(|(r, n)| (r, n, 0..end))
-                };
-                if op == Op::SConvert {
-                    if let Some(done) = sign_extension(module, &inst, &ints, &types, &mut wide_type)
-                    {
-                        out.extend(done);
-                        continue;
-                    }
+    rewrite_instructions(module, |module, inst, out| {
+        let op = inst.class.opcode;
+        let (Some(ty), Some(result)) = (inst.result_type, inst.result_id) else {
+            out.push(inst);
+            return;
+        };
+        // Which operands to widen, how, and the narrow type's
+        // component count.
+        let plan = if op == Op::ExtInst {
+            match (glsl, inst.operands.as_slice()) {
+                (Some(set), [Operand::IdRef(s), Operand::LiteralExtInstInteger(g), ..])
+                    if *s == set =>
+                {
+                    reads_of_glsl(*g)
+                        .zip(narrow(ty))
+                        .map(|(r, n)| (r, n, 2..inst.operands.len()))
                 }
-                let Some((reads, n, widened)) = plan else {
-                    out.push(inst);
-                    continue;
-                };
-                let wty = wide_type(module, n);
-                let extend = match reads {
-                    Reads::Signed => Op::SConvert,
-                    Reads::Unsigned => Op::UConvert,
-                };
-                let mut operands = inst.operands.clone();
-                for operand in &mut operands[widened] {
-                    let Operand::IdRef(v) = *operand else {
-                        continue;
-                    };
-                    let w = fresh_id(module);
-                    out.push(Instruction::new(
-                        extend,
-                        Some(wty),
-                        Some(w),
-                        vec![Operand::IdRef(v)],
-                    ));
-                    *operand = Operand::IdRef(w);
-                }
-                if is_comparison(op) {
-                    out.push(Instruction::new(op, Some(ty), Some(result), operands));
-                } else {
-                    let w = fresh_id(module);
-                    out.push(Instruction::new(op, Some(wty), Some(w), operands));
-                    out.push(Instruction::new(
-                        Op::UConvert,
-                        Some(ty),
-                        Some(result),
-                        vec![Operand::IdRef(w)],
-                    ));
-                }
+                _ => None,
             }
-            module.functions[fi].blocks[bi].instructions = out;
+        } else if is_comparison(op) {
+            let operand_ty = match inst.operands.first() {
+                Some(Operand::IdRef(a)) => types.get(a).copied(),
+                _ => None,
+            };
+            reads_of(op)
+                .zip(operand_ty.and_then(narrow))
+                .map(|(r, n)| (r, n, 0..2))
+        } else {
+            let end = if is_shift(op) { 1 } else { inst.operands.len() };
+            reads_of(op).zip(narrow(ty)).map(|(r, n)| (r, n, 0..end))
+        };
+        if op == Op::SConvert {
+            if let Some(done) = sign_extension(module, &inst, &ints, &types, &mut wide_type) {
+                out.extend(done);
+                return;
+            }
         }
-    }
+        let Some((reads, n, widened)) = plan else {
+            out.push(inst);
+            return;
+        };
+        let wty = wide_type(module, n);
+        let extend = match reads {
+            Reads::Signed => Op::SConvert,
+            Reads::Unsigned => Op::UConvert,
+        };
+        let mut operands = inst.operands.clone();
+        for operand in &mut operands[widened] {
+            let Operand::IdRef(v) = *operand else {
+                return;
+            };
+            let w = fresh_id(module);
+            out.push(Instruction::new(
+                extend,
+                Some(wty),
+                Some(w),
+                vec![Operand::IdRef(v)],
+            ));
+            *operand = Operand::IdRef(w);
+        }
+        if is_comparison(op) {
+            out.push(Instruction::new(op, Some(ty), Some(result), operands));
+        } else {
+            let w = fresh_id(module);
+            out.push(Instruction::new(op, Some(wty), Some(w), operands));
+            out.push(Instruction::new(
+                Op::UConvert,
+                Some(ty),
+                Some(result),
+                vec![Operand::IdRef(w)],
+            ));
+        }
+    });
 }
 
 /// `r = OpSConvert x` from an 8- or 16-bit `x` to a wider type becomes

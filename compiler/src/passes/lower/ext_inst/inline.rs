@@ -228,9 +228,7 @@ impl Lower<'_> {
                     && !self.out.is_float(self.out.elem(rt))
                     && self.out.scalar_width(arg_tys[2]) == self.out.scalar_width(rt) =>
             {
-                let w = self.out.scalar_width(rt).unwrap_or(32);
-                let top = self.splat(rt, u64::from(w - 1), 0.0);
-                let m = self.op2(b, Op::ShiftRightArithmetic, rt, a[2], top);
+                let m = self.sign_mask(b, rt, a[2]);
                 let nm = self.emit(b, Op::Not, rt, ids(&[m]));
                 let bm = self.op2(b, Op::BitwiseAnd, rt, a[1], m);
                 let an = self.op2(b, Op::BitwiseAnd, rt, a[0], nm);
@@ -279,9 +277,7 @@ impl Lower<'_> {
             // `g = 0` wrong with SAbs (GPU sample seed 7003 p21, session
             // 18 probes).
             "s_abs" => {
-                let w = self.out.scalar_width(rt).unwrap_or(32);
-                let top = self.splat(rt, u64::from(w - 1), 0.0);
-                let s = self.op2(b, Op::ShiftRightArithmetic, rt, a[0], top);
+                let s = self.sign_mask(b, rt, a[0]);
                 let x = self.op2(b, Op::BitwiseXor, rt, a[0], s);
                 self.op2(b, Op::ISub, rt, x, s)
             }

@@ -24,6 +24,14 @@ impl Lower<'_> {
         (self.emit(b, op, wt, ids(&[x])), wt)
     }
 
+    /// `x >> (w - 1)` (arithmetic) of integer type `rt`: every bit the
+    /// sign bit of `x`.
+    pub(crate) fn sign_mask(&mut self, b: &mut Block, rt: Word, x: Word) -> Word {
+        let w = self.out.scalar_width(rt).unwrap_or(32);
+        let top = self.splat(rt, u64::from(w - 1), 0.0);
+        self.op2(b, Op::ShiftRightArithmetic, rt, x, top)
+    }
+
     /// `rotate` of 16-bit integers: `x` doubled into 32 bits (`x << 16 |
     /// x`) and shifted right by `16 - (n & 15)`, the low half kept. Not
     /// the two shifts and an OR of the other widths: NVIDIA's Vulkan
