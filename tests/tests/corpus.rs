@@ -526,6 +526,23 @@ fn integer_ops_8_16() {
         |x| COUNTS.map(|n| x.rotate_left(u32::from(n as u16 % 16))),
     ));
     cases.push(map2(
+        "int_narrow_negate_max.cl",
+        ints::<i16>(5),
+        ints::<i16>(6),
+        0,
+        |x: i16, y: i16| {
+            let v = [x, y, i16::MIN, x ^ y];
+            let w = [y, 0, x & 3, -1];
+            let mut r = [0i16; 12];
+            for l in 0..4 {
+                r[l] = (37 | w[l]).max(v[l].wrapping_neg());
+                r[4 + l] = (-37 & w[l]).min(v[l].wrapping_neg());
+                r[8 + l] = 30 >> (r[l] & 15);
+            }
+            r
+        },
+    ));
+    cases.push(map2(
         "int_byte_swap_ushort.cl",
         ints::<u16>(4),
         ints::<u16>(5),

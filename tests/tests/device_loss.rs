@@ -281,43 +281,90 @@ fn runaway_kernel_fails_after_the_kernel_timeout() {
 
 #[test]
 fn lost_device_fails_commands_cleanly() {
+    lost_device_run("lost_device_fails_commands_cleanly", false);
+}
+
+/// The same on a profiling queue: the failed submission's commands had
+/// timestamp queries that were never written. Reading them with
+/// VK_QUERY_RESULT_WAIT_BIT blocked the queue's completer thread in
+/// NVIDIA's driver for good (and crashed it there when the process
+/// exited: `ferrocl-stress` under a faked loss).
+#[test]
+fn lost_device_fails_profiled_commands_cleanly() {
+    lost_device_run("lost_device_fails_profiled_commands_cleanly", true);
+}
+
+fn lost_device_run(name: &str, profiling: bool) {
     if !in_child() {
         // Submission 3: after two working launches (ferrocl's own
         // submissions come from buffers with host data, not made here).
         return run_in_child(
-            "lost_device_fails_commands_cleanly",
+            name,
             &[("FERROCL_FAULT_LOST_AT_SUBMIT", "3")],
             Duration::from_secs(120),
         );
     }
     let cl = Cl::new();
+    let queue = if profiling {
+        cl.context.queue_with(CL_QUEUE_PROFILING_ENABLE)
+    } else {
+        cl.context.queue()
+    };
+    let q = queue.raw();
     let program = cl.build(SOURCE);
     let fill = program.kernel("fill");
     let out = cl.buffer::<u32>(ITEMS);
     // Submissions 1 and 2: the launches (the reads copy through mapped
     // memory or a queue submission: count them).
     fill.arg(0, &out).arg(1, &1u32);
-    let e = launch(cl.queue.raw(), &fill, ITEMS).expect("enqueue");
+    let e = launch(q, &fill, ITEMS).expect("enqueue");
     assert_eq!(ClError(wait(&e)), ClError(CL_SUCCESS), "first launch");
     fill.arg(1, &2u32);
-    let e = launch(cl.queue.raw(), &fill, ITEMS).expect("enqueue");
+    let e = launch(q, &fill, ITEMS).expect("enqueue");
     assert_eq!(ClError(wait(&e)), ClError(CL_SUCCESS), "second launch");
+    if profiling {
+        assert!(end_time(&e).is_ok(), "the second launch's end time");
+    }
     // Submission 3 fails as VK_ERROR_DEVICE_LOST.
     fill.arg(1, &3u32);
-    let e = launch(cl.queue.raw(), &fill, ITEMS).expect("enqueue");
+    let e = launch(q, &fill, ITEMS).expect("enqueue");
     assert_eq!(
         ClError(wait(&e)),
         ClError(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
         "the launch whose submission failed"
     );
     assert_eq!(ClError(e.status()), ClError(CL_OUT_OF_RESOURCES));
-    assert_eq!(
-        ClError(finish(cl.queue.raw())),
-        ClError(CL_OUT_OF_RESOURCES)
-    );
-    commands_fail(cl.queue.raw(), &fill, &out, "the same queue");
+    if profiling {
+        assert_eq!(
+            end_time(&e).map_err(ClError),
+            Err(ClError(CL_PROFILING_INFO_NOT_AVAILABLE)),
+            "a failed command has no end time"
+        );
+    }
+    assert_eq!(ClError(finish(q)), ClError(CL_OUT_OF_RESOURCES));
+    commands_fail(q, &fill, &out, "the same queue");
     let other = cl.context.queue();
     commands_fail(other.raw(), &fill, &out, "another queue");
+}
+
+/// CL_PROFILING_COMMAND_END of `e`, or the error code.
+fn end_time(e: &Event) -> Result<u64, cl_int> {
+    let mut t = 0u64;
+    // SAFETY: valid event; an 8-byte result.
+    let r = unsafe {
+        clGetEventProfilingInfo(
+            e.0,
+            CL_PROFILING_COMMAND_END,
+            8,
+            (&raw mut t).cast(),
+            std::ptr::null_mut(),
+        )
+    };
+    if r == CL_SUCCESS {
+        Ok(t)
+    } else {
+        Err(r)
+    }
 }
 
 #[repr(C)]

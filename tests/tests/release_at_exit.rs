@@ -6,12 +6,19 @@
 //! keeps such objects instead of destroying Vulkan objects of a dead
 //! driver (runtime/src/core/exit.rs). NVIDIA's driver died with SIGSEGV
 //! there (CLBlast's SGEMM through libclblast, scripts/apps/sgemm.c).
+//!
+//! The same holds while ferrocl's own threads (each queue's submitter and
+//! completer) still work: `exit()` on one application thread while others
+//! keep enqueuing must not let those threads call into the driver during
+//! its teardown (a completer reading timestamps died with SIGSEGV in
+//! NVIDIA's library: `ferrocl-stress` with a faked device loss).
 
 use std::sync::Mutex;
 
 use ferrocl_tests::{Buffer, Context, Kernel, Program, Queue};
 
 const CHILD: &str = "FERROCL_TEST_RELEASE_AT_EXIT_CHILD";
+const BUSY_CHILD: &str = "FERROCL_TEST_EXIT_WHILE_BUSY_CHILD";
 
 /// Everything the child releases at exit, in the order CLBlast's cache
 /// drops it: kernel, program, then the buffer, queue and context.
@@ -90,4 +97,72 @@ fn objects_released_after_the_driver_exits_cleanly() {
     );
     assert!(stdout.contains("1 passed"), "{stdout}");
     assert!(stderr.contains("released at exit"), "{stderr}");
+}
+
+/// The child: four threads, each with its own profiling queue, enqueue
+/// small kernels and wait for them without a pause; after 300 ms the test
+/// thread calls `exit(0)` while they (and ferrocl's queue threads) are at
+/// work.
+#[test]
+fn child_exits_while_queues_work() {
+    if std::env::var_os(BUSY_CHILD).is_none() {
+        return;
+    }
+    let context = Context::new();
+    let program = context.build(
+        "kernel void spin(global uint* a) { uint x = get_global_id(0); \
+         for (uint i = 0; i < 2000u; i++) x = x * 1664525u + 1013904223u; a[get_global_id(0)] = x; }",
+    );
+    let context = &context;
+    let program = &program;
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(move || {
+                let queue = context.queue_with(ferrocl_tests::sys::CL_QUEUE_PROFILING_ENABLE);
+                let kernel = program.kernel("spin");
+                let buffer = context.buffer::<u32>(4096);
+                kernel.arg(0, &buffer);
+                loop {
+                    for _ in 0..8 {
+                        let _ = queue.try_enqueue(&kernel, None, &[4096], None);
+                    }
+                    // SAFETY: valid queue; the result is ignored (the
+                    // process is about to exit).
+                    unsafe { ferrocl_tests::sys::clFinish(queue.raw()) };
+                }
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::process::exit(0);
+    });
+}
+
+#[test]
+fn exit_while_queues_work_is_clean() {
+    let exe = std::env::current_exe().expect("current_exe");
+    for run in 0..5 {
+        let mut child = std::process::Command::new(&exe)
+            .env(BUSY_CHILD, "1")
+            .args([
+                "--exact",
+                "child_exits_while_queues_work",
+                "--test-threads",
+                "1",
+            ])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("rerun the test binary");
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(st) = child.try_wait().expect("try_wait") {
+                break st;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("run {run}: the child did not exit within 60 s of exit()");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(status.success(), "run {run}: child exited with {status}");
+    }
 }

@@ -19,12 +19,19 @@
 //! the fuzz programs p100077, p400038 and p500022 (`tests/fuzz-open`),
 //! the widening p400066 and p500019.
 //!
+//! The operands of a widened operation that reads them as signed get the
+//! same bit-field extract: with `OpSConvert` there, `max(-(short4)x, 37)`
+//! for `x = -32768` gave `-32768` on the H200 (the negation's 32-bit
+//! result, 32768, was taken as already sign-extended; fuzz sample seed
+//! 7003 p7 k4, corpus `int_narrow_negate_max.cl`).
+//!
 //! Algorithm: every arithmetic, bitwise, shift, min/max/abs/clamp
 //! instruction whose result is an 8- or 16-bit integer scalar or vector,
 //! and every integer comparison of such operands, takes its operands
-//! widened to 32 bits (`OpSConvert` where the operation reads them as
-//! signed: signed division and remainder, arithmetic shift, the signed
-//! extended instructions and comparisons; `OpUConvert` otherwise), runs
+//! widened to 32 bits (`OpUConvert`, followed by `OpBitFieldSExtract(v, 0,
+//! width)` where the operation reads them as signed: signed division and
+//! remainder, arithmetic shift, the signed extended instructions and
+//! comparisons), runs
 //! on the 32-bit type, and an `OpUConvert` back to the narrow type defines
 //! the original result id. Shift counts stay as they are (SPIR-V lets a
 //! shift's count have any width). Every `OpSConvert` from an 8- or 16-bit
@@ -108,11 +115,7 @@ fn is_comparison(op: Op) -> bool {
 
 pub fn widen_narrow_arithmetic(module: &mut Module) {
     let ints = int_types(module);
-    let narrow = |ty: Word| {
-        ints.get(&ty)
-            .filter(|(w, _)| *w == 8 || *w == 16)
-            .map(|t| t.1)
-    };
+    let narrow = |ty: Word| ints.get(&ty).filter(|(w, _)| *w == 8 || *w == 16).copied();
     let glsl = super::module_edit::glsl_import(module);
     let types = value_types(module);
     // The 32-bit type of each component count, made on first use.
@@ -174,15 +177,12 @@ pub fn widen_narrow_arithmetic(module: &mut Module) {
                 return;
             }
         }
-        let Some((reads, n, widened)) = plan else {
+        let Some((reads, narrow_ty, widened)) = plan else {
             out.push(inst);
             return;
         };
+        let (width, n) = narrow_ty;
         let wty = wide_type(module, n);
-        let extend = match reads {
-            Reads::Signed => Op::SConvert,
-            Reads::Unsigned => Op::UConvert,
-        };
         let mut operands = inst.operands.clone();
         for operand in &mut operands[widened] {
             let Operand::IdRef(v) = *operand else {
@@ -190,12 +190,20 @@ pub fn widen_narrow_arithmetic(module: &mut Module) {
             };
             let w = fresh_id(module);
             out.push(Instruction::new(
-                extend,
+                Op::UConvert,
                 Some(wty),
                 Some(w),
                 vec![Operand::IdRef(v)],
             ));
-            *operand = Operand::IdRef(w);
+            *operand = Operand::IdRef(match reads {
+                Reads::Unsigned => w,
+                Reads::Signed => {
+                    let uint = wide_type(module, 1);
+                    let e = fresh_id(module);
+                    out.push(bit_field_sign_extract(module, uint, wty, e, w, width));
+                    e
+                }
+            });
         }
         if is_comparison(op) {
             out.push(Instruction::new(op, Some(ty), Some(result), operands));
@@ -234,6 +242,30 @@ fn sign_extension(
     }
     let wty = wide_type(module, n);
     let uint = wide_type(module, 1);
+    let (u, e) = (fresh_id(module), fresh_id(module));
+    let last = match result_width {
+        32 => Op::CopyObject,
+        w if w > 32 => Op::SConvert,
+        _ => Op::UConvert,
+    };
+    Some([
+        Instruction::new(Op::UConvert, Some(wty), Some(u), vec![Operand::IdRef(*x)]),
+        bit_field_sign_extract(module, uint, wty, e, u, width),
+        Instruction::new(last, Some(rty), Some(result), vec![Operand::IdRef(e)]),
+    ])
+}
+
+/// `e = OpBitFieldSExtract(u, 0, width)` of type `wty` (32-bit components):
+/// the sign extension of the low `width` bits of the zero-extended `u`, the
+/// one form of a narrow sign extension NVIDIA's compiler keeps right.
+fn bit_field_sign_extract(
+    module: &mut Module,
+    uint: Word,
+    wty: Word,
+    e: Word,
+    u: Word,
+    width: u32,
+) -> Instruction {
     let mut constant = |v: u32| {
         super::module_edit::global(
             module,
@@ -243,24 +275,14 @@ fn sign_extension(
         )
     };
     let (zero, count) = (constant(0), constant(width));
-    let (u, e) = (fresh_id(module), fresh_id(module));
-    let last = match result_width {
-        32 => Op::CopyObject,
-        w if w > 32 => Op::SConvert,
-        _ => Op::UConvert,
-    };
-    Some([
-        Instruction::new(Op::UConvert, Some(wty), Some(u), vec![Operand::IdRef(*x)]),
-        Instruction::new(
-            Op::BitFieldSExtract,
-            Some(wty),
-            Some(e),
-            vec![
-                Operand::IdRef(u),
-                Operand::IdRef(zero),
-                Operand::IdRef(count),
-            ],
-        ),
-        Instruction::new(last, Some(rty), Some(result), vec![Operand::IdRef(e)]),
-    ])
+    Instruction::new(
+        Op::BitFieldSExtract,
+        Some(wty),
+        Some(e),
+        vec![
+            Operand::IdRef(u),
+            Operand::IdRef(zero),
+            Operand::IdRef(count),
+        ],
+    )
 }

@@ -20,10 +20,24 @@
 //! clRelease* keeps the objects it would free (`super::object::release`):
 //! the process is ending, the memory goes with it.
 //!
+//! ferrocl's own threads (each queue's submitter and completer) call
+//! Vulkan on their own schedule, so `exit()` on an application thread can
+//! begin while one of them is inside the driver: the completer reading a
+//! query pool crashed in NVIDIA's library that way (`ferrocl-stress` with a
+//! faked device loss, whose failing thread calls `exit(1)`: 2 runs of 6 on
+//! the H200). Such a thread holds a [`Busy`] around each stretch of
+//! Vulkan work ([`background_work`]); the handler closes the door (a
+//! thread that asks later gets `None` and parks for good, [`park_forever`])
+//! and waits for those inside to leave, at most [`EXIT_WAIT`] (a stretch
+//! that waits for the device gives up its wait when it finds the process
+//! exiting, `crate::vk::queue`).
+//!
 //! Layer: foundation, below every OpenCL object type.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 static EXITING: AtomicBool = AtomicBool::new(false);
 
@@ -47,12 +61,74 @@ extern "C" {
     fn atexit(f: extern "C" fn()) -> i32;
 }
 
+/// Stretches of background Vulkan work in progress, with [`CLOSED`] set
+/// once the process has begun to exit.
+static BUSY: AtomicU64 = AtomicU64::new(0);
+const CLOSED: u64 = 1 << 63;
+
+/// The longest the exit handler waits for background work to end: a
+/// device wait is sliced into at most 1 s, and a stretch blocked on
+/// something else (a user event) must not hold the process's exit.
+pub const EXIT_WAIT: Duration = Duration::from_secs(2);
+
+thread_local! {
+    /// [`Busy`] guards this thread holds (a callback run by a background
+    /// thread may call `exit()` itself: the handler does not wait for it).
+    static HELD: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A stretch of Vulkan work by one of ferrocl's own threads
+/// ([`background_work`]); dropping it ends the stretch.
+pub struct Busy(());
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        HELD.with(|h| h.set(h.get() - 1));
+        BUSY.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Begins a stretch of Vulkan work on a ferrocl thread; `None` once the
+/// process has begun to exit (the thread must not call Vulkan again:
+/// [`park_forever`]).
+pub fn background_work() -> Option<Busy> {
+    if BUSY.fetch_add(1, Ordering::SeqCst) & CLOSED != 0 {
+        BUSY.fetch_sub(1, Ordering::SeqCst);
+        return None;
+    }
+    HELD.with(|h| h.set(h.get() + 1));
+    Some(Busy(()))
+}
+
+/// Where a ferrocl thread ends once the process exits: it keeps what it
+/// holds (the driver is being torn down) until the process is gone.
+pub fn park_forever() -> ! {
+    loop {
+        std::thread::park();
+    }
+}
+
+/// Closes the door to background work and waits (at most [`EXIT_WAIT`])
+/// for the stretches in progress on other threads to end.
+fn close_background_work() {
+    let own = HELD.with(Cell::get);
+    let before = BUSY.fetch_or(CLOSED, Ordering::SeqCst);
+    if before & !CLOSED == own {
+        return;
+    }
+    let start = Instant::now();
+    while BUSY.load(Ordering::SeqCst) & !CLOSED > own && start.elapsed() < EXIT_WAIT {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
 extern "C" fn at_exit() {
     // Registered several times: the first call (the latest registration,
     // before the teardown of whatever the driver loaded last) does it.
     if EXITING.swap(true, Ordering::AcqRel) {
         return;
     }
+    close_background_work();
     let hooks = HOOKS.lock().map(|h| h.clone()).unwrap_or_default();
     for h in hooks {
         h();

@@ -46,6 +46,7 @@
 //! engine of `crate::core::queue`, which sees commands only as record and
 //! completion functions.
 
+use crate::core::exit;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -733,21 +734,34 @@ fn alloc_queries(s: &Shared) -> CLResult<QueryPair> {
     Ok(q.free.pop().expect("a fresh pool has free pairs"))
 }
 
+/// Whether a query pool was read ([`read_queries`]) / a submission made
+/// ([`submit_cb`]) in this process: the exit handler is registered again
+/// after the first of each.
+static FIRST_QUERY_READ: AtomicBool = AtomicBool::new(false);
+static FIRST_SUBMISSION: AtomicBool = AtomicBool::new(false);
+
 /// Reads a completed pair.
 fn read_queries(s: &Shared, pair: QueryPair) -> DeviceTimes {
     // The pair goes back to the free list (`free_queries`) after the
     // command's completion actions: its reset is no part of the latency.
     let mut ticks = [0u64; 2];
     // SAFETY: both queries were reset and written by a submission that
-    // completed (its timeline value was reached).
+    // completed (its timeline value was reached), so their results are
+    // available. No WAIT_BIT: a query that was never written (a bug, or a
+    // driver's) must give no times rather than block the completer for
+    // good (NVIDIA's driver waits forever there).
     let r = unsafe {
         s.device.raw.get_query_pool_results(
             pair.pool,
             pair.first,
             &mut ticks,
-            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            vk::QueryResultFlags::TYPE_64,
         )
     };
+    // The driver may set up more of itself, with its own exit handlers,
+    // at the first submission and the first read of a query pool: ferrocl's
+    // handler must come after them (`crate::core::exit`).
+    exit::watch_once(&FIRST_QUERY_READ);
     if !s.profiling {
         return None;
     }
@@ -785,7 +799,13 @@ fn submitter(s: Arc<Shared>) {
             inbox.busy = true;
             inbox.commands.drain(..).collect()
         };
+        // Not after the process began to exit: the driver is being torn
+        // down (`crate::core::exit`).
+        let Some(busy) = exit::background_work() else {
+            exit::park_forever()
+        };
         process_batch(&s, &mut s.submit_state.lock(), batch);
+        drop(busy);
         let mut inbox = s.inbox.lock();
         inbox.busy = false;
         s.inbox_cv.notify_all();
@@ -1007,7 +1027,10 @@ fn submit_cb(
     }
     let q = s.device.queue.lock();
     // SAFETY: the queue is externally synchronized by its mutex.
-    unsafe { s.device.raw.queue_submit(*q, &si, vk::Fence::null()) }.map_err(|e| s.device.vk_err(e))
+    let r = unsafe { s.device.raw.queue_submit(*q, &si, vk::Fence::null()) };
+    drop(q);
+    exit::watch_once(&FIRST_SUBMISSION);
+    r.map_err(|e| s.device.vk_err(e))
 }
 
 /// How long the completer polls the timeline before it blocks in the
@@ -1091,17 +1114,23 @@ fn kernel_timeout() -> Option<std::time::Duration> {
     (ms > 0).then(|| std::time::Duration::from_millis(ms))
 }
 
-/// Waits until the timeline reaches `value`: `None` once it has, else the
-/// error to fail the submission's commands with. A wait that outruns
-/// [`kernel_timeout`] marks the device lost.
-fn wait_for_value(s: &Shared, value: u64) -> Option<cl_int> {
+/// The longest one driver wait of [`wait_for_value`]: between two, it
+/// looks for a lost device and for the process's exit.
+const WAIT_SLICE_NS: u64 = 250_000_000;
+
+/// Waits until the timeline reaches `value`: `Some(None)` once it has,
+/// else `Some` of the error to fail the submission's commands with. A wait
+/// that outruns [`kernel_timeout`] marks the device lost. `None` when the
+/// process began to exit meanwhile (`crate::core::exit`): the caller must
+/// stop calling Vulkan.
+fn wait_for_value(s: &Shared, value: u64) -> Option<Option<cl_int>> {
     if s.device.is_lost() {
         // SAFETY: semaphore alive.
         let reached = unsafe { s.device.raw.get_semaphore_counter_value(s.timeline) };
-        return match reached {
+        return Some(match reached {
             Ok(v) if v >= value => None,
             _ => Some(opencl_sys::CL_OUT_OF_RESOURCES),
-        };
+        });
     }
     let sems = [s.timeline];
     let values = [value];
@@ -1117,22 +1146,25 @@ fn wait_for_value(s: &Shared, value: u64) -> Option<cl_int> {
                 if left.is_zero() {
                     s.device
                         .mark_lost("a submission ran longer than FERROCL_KERNEL_TIMEOUT_MS");
-                    return Some(opencl_sys::CL_OUT_OF_RESOURCES);
+                    return Some(Some(opencl_sys::CL_OUT_OF_RESOURCES));
                 }
-                (left.as_nanos() as u64).min(1_000_000_000)
+                (left.as_nanos() as u64).min(WAIT_SLICE_NS)
             }
-            None => 1_000_000_000,
+            None => WAIT_SLICE_NS,
         };
         // SAFETY: semaphore alive; blocking wait in the driver.
         match unsafe { s.device.raw.wait_semaphores(&wi, slice_ns) } {
-            Ok(()) => return None,
+            Ok(()) => return Some(None),
             Err(vk::Result::TIMEOUT) => {
+                if exit::exiting() {
+                    return None;
+                }
                 // Another queue found the device lost meanwhile.
                 if s.device.is_lost() {
                     return wait_for_value(s, value);
                 }
             }
-            Err(e) => return Some(s.device.vk_err(e)),
+            Err(e) => return Some(Some(s.device.vk_err(e))),
         }
     }
 }
@@ -1148,6 +1180,9 @@ fn completer(s: Arc<Shared>) {
                 } else {
                     s.pending_cv
                         .wait_for(&mut p, std::time::Duration::from_millis(100));
+                    let Some(_busy) = exit::background_work() else {
+                        exit::park_forever()
+                    };
                     stranded.reap(&s);
                 }
             }
@@ -1155,6 +1190,9 @@ fn completer(s: Arc<Shared>) {
                 Some(i) => i,
                 None => break,
             }
+        };
+        let Some(busy) = exit::background_work() else {
+            exit::park_forever()
         };
         // Everything submitted before this item has completed: the device
         // is on its first commands now (or already done with them), up to
@@ -1171,7 +1209,11 @@ fn completer(s: Arc<Shared>) {
         for e in item.entries[..started].iter().filter(|e| e.status.is_ok()) {
             e.progress.running();
         }
-        let failed = wait_for_value(&s, item.value);
+        let Some(failed) = wait_for_value(&s, item.value) else {
+            // The process is exiting: nothing completes any more.
+            drop(busy);
+            exit::park_forever()
+        };
         // The device is done with the submission: from here on the queue
         // counts as idle for direct submission (`QueueEngine::enqueue`),
         // before the completion actions below wake an application thread
@@ -1183,8 +1225,10 @@ fn completer(s: Arc<Shared>) {
         let mut kept_held = Vec::new();
         let mut kept_queries = Vec::new();
         for e in item.entries {
-            let times = match (e.queries, failed) {
-                (Some(q), None) => read_queries(&s, q),
+            // Only a command that was submitted has timestamps: a failed
+            // submission's queries were never written.
+            let times = match (e.queries, failed, e.status) {
+                (Some(q), None, Ok(())) => read_queries(&s, q),
                 _ => None,
             };
             let st = match failed {
@@ -1219,7 +1263,12 @@ fn completer(s: Arc<Shared>) {
             // the pool is no part of the latency.
             recycle_cb(&s, cb);
         }
+        drop(busy);
     }
+    let Some(_busy) = exit::background_work() else {
+        std::mem::forget(stranded);
+        return;
+    };
     stranded.reap(&s);
     if !stranded.0.is_empty() {
         // The device may still execute them: their memory, command and
