@@ -1093,6 +1093,73 @@ fn odd_width_struct_copies_through_cast_pointers() {
     assert_eq!(cl.queue.read(&ob), want);
 }
 
+/// A `uchar3` struct member that LLVM's SROA keeps as an `i24` and casts
+/// to `<3 x i8>` (lavapipe fuzz seed 24 program 100034, reduced): the build
+/// failed ("an integer of a width Vulkan lacks in OpBitcast");
+/// `legalize_int_widths` now splits the odd integer into its lanes.
+const ODD_WIDTH_TO_VECTOR_BITCAST: &str = r#"
+typedef struct { uchar3 f0; uchar f1[4]; } S0;
+kernel void k(global const ulong* in, global ulong* out) {
+    const uint gid = get_global_id(0);
+    S0 a3[4] = { { 0, { 0, 0, 0, 0 } }, { 0, { 0, 0, 0, 0 } }, { 0, { 0, 0, 0, 0 } }, { 0, { 0, 0, 0, 0 } } };
+    S0 s5 = { (uchar3)((uchar)in[gid]), { 0, 0, (uchar)in[1], (uchar)in[2] } };
+    a3[0] = s5;
+    ulong h = 0;
+    for (uint i = 0; i < 3u; i++) {
+        for (uint j = 0; j < 2u; j++) {
+            s5.f0.s2 = 0;
+            h = h * 31 + in[(gid + i + j) & 63] / (in[gid] | 1);
+        }
+    }
+    out[2 * gid] = h + s5.f0.s0 + s5.f0.s1 * 3 + s5.f0.s2 * 5;
+    out[2 * gid + 1] = s5.f1[in[gid] & 3] + a3[in[3] & 3].f1[2];
+}
+"#;
+
+#[test]
+fn odd_width_integer_cast_to_a_vector() {
+    const N: usize = 64;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let input: Vec<u64> = (0..N)
+        .map(|i| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Small values too, so that the divisions are not all 0.
+            if i % 3 == 0 {
+                seed % 1000
+            } else {
+                seed
+            }
+        })
+        .collect();
+    let want: Vec<u64> = (0..N)
+        .flat_map(|gid| {
+            let b = input[gid] as u8;
+            let f1 = [0u8, 0, input[1] as u8, input[2] as u8];
+            let mut h = 0u64;
+            for i in 0..3 {
+                for j in 0..2 {
+                    h = h
+                        .wrapping_mul(31)
+                        .wrapping_add(input[(gid + i + j) & 63] / (input[gid] | 1));
+                }
+            }
+            let a3_f1_2 = if input[3] & 3 == 0 { f1[2] } else { 0 };
+            [
+                h.wrapping_add(u64::from(b) + u64::from(b) * 3),
+                u64::from(f1[(input[gid] & 3) as usize]) + u64::from(a3_f1_2),
+            ]
+        })
+        .collect();
+    let cl = Cl::new();
+    let (_p, k) = built_kernel(&cl, ODD_WIDTH_TO_VECTOR_BITCAST, c"k");
+    let (ib, ob) = (cl.buffer_from(&input), cl.buffer::<u64>(2 * N));
+    k.arg(0, &ib).arg(1, &ob);
+    cl.queue.run(&k, &[N], None);
+    assert_eq!(cl.queue.read(&ob), want);
+}
+
 /// Struct copies of more than 1024 chunks (the lowering unrolls smaller
 /// ones): 20,000 bytes aligned to 4 and 3,001 bytes aligned to 1, global
 /// to global and through `__local` memory. They failed to build ("memcpy

@@ -38,7 +38,10 @@
 //!    sum of `select(b[i], 1 << i, 0)`, and back is `(x >> i) & 1 != 0` per
 //!    lane (any width, odd or not). A bitcast to its operand's own type
 //!    (llvm-spirv's `freeze`, of booleans too: darktable's demosaic) is
-//!    `OpCopyObject`.
+//!    `OpCopyObject`. An odd scalar bitcast to or from a vector of
+//!    native integers of the same total width (`bitcast i24 to <3 x i8>`,
+//!    after SROA of a `uchar3` struct member) is shifts and conversions
+//!    per lane, lane 0 lowest.
 //! 4. The widened types duplicate native ones (`OpTypeInt 8` twice, then
 //!    vectors and pointers of them): duplicates are merged, and the Int8 /
 //!    Int16 / Int64 capabilities the new widths need are declared.
@@ -46,7 +49,8 @@
 //! Known gaps (a clear build error, never a silent miscompile): widths
 //! over 64; odd integers in memory other than private memory (their
 //! storage size would change); through a cast pointer, vectors and widths
-//! that are not whole bytes; odd integers in atomics, in specialization constants, in
+//! that are not whole bytes; bitcasts between odd vectors and other
+//! shapes; odd integers in atomics, in specialization constants, in
 //! OpenCL.std functions other than those above, and in carry / extended
 //! multiplication instructions.
 
@@ -1025,12 +1029,94 @@ impl Legalize {
                 self.emit(out, Op::CompositeConstruct, ty, result, lanes_out);
                 Ok(())
             }
-            (Shape::Odd { .. }, _) | (_, Shape::Odd { .. }) => Err(unsupported(&inst, "")),
+            (Shape::Odd { bits, .. }, Shape::Other) => {
+                let src_ty = self.type_of[&src.unwrap_id_ref()];
+                let Some((lane_ty, lanes, lane_bits)) = self
+                    .native_lanes(module, ty)
+                    .filter(|&(_, l, m)| l * m == bits && !self.components.contains_key(&src_ty))
+                else {
+                    return Err(unsupported(&inst, "to another shape"));
+                };
+                // Lane i is bits i*M .. (i+1)*M of the zero-extended value.
+                let mut parts = Vec::new();
+                for lane in 0..lanes {
+                    let (sh, part) = (fresh_id(module), fresh_id(module));
+                    let k = self.constant(module, src_ty, u64::from(lane * lane_bits));
+                    self.emit(
+                        out,
+                        Op::ShiftRightLogical,
+                        src_ty,
+                        sh,
+                        vec![src.clone(), Operand::IdRef(k)],
+                    );
+                    self.emit(out, Op::UConvert, lane_ty, part, vec![Operand::IdRef(sh)]);
+                    parts.push(Operand::IdRef(part));
+                }
+                self.emit(out, Op::CompositeConstruct, ty, result, parts);
+                Ok(())
+            }
+            (Shape::Other, Shape::Odd { bits, .. }) => {
+                let src_ty = self.type_of[&src.unwrap_id_ref()];
+                let Some((lane_ty, lanes, lane_bits)) = self
+                    .native_lanes(module, src_ty)
+                    .filter(|&(_, l, m)| l * m == bits && !self.components.contains_key(&ty))
+                else {
+                    return Err(unsupported(&inst, "from another shape"));
+                };
+                // The lanes' bits side by side, lane 0 lowest: the bits
+                // above N stay zero.
+                let mut acc = self.constant(module, ty, 0);
+                for lane in 0..lanes {
+                    let (e, z, sh) = (fresh_id(module), fresh_id(module), fresh_id(module));
+                    self.emit(
+                        out,
+                        Op::CompositeExtract,
+                        lane_ty,
+                        e,
+                        vec![src.clone(), Operand::LiteralBit32(lane)],
+                    );
+                    self.emit(out, Op::UConvert, ty, z, vec![Operand::IdRef(e)]);
+                    let k = self.constant(module, ty, u64::from(lane * lane_bits));
+                    self.emit(
+                        out,
+                        Op::ShiftLeftLogical,
+                        ty,
+                        sh,
+                        vec![Operand::IdRef(z), Operand::IdRef(k)],
+                    );
+                    let id = if lane + 1 == lanes {
+                        result
+                    } else {
+                        fresh_id(module)
+                    };
+                    self.emit(
+                        out,
+                        Op::BitwiseOr,
+                        ty,
+                        id,
+                        vec![Operand::IdRef(acc), Operand::IdRef(sh)],
+                    );
+                    acc = id;
+                }
+                Ok(())
+            }
+            (Shape::Odd { .. }, _) => Err(unsupported(&inst, "")),
             _ => {
                 out.push(inst);
                 Ok(())
             }
         }
+    }
+
+    /// A vector type of integers of a native width: its component type,
+    /// lane count and component width.
+    fn native_lanes(&self, module: &Module, ty: Word) -> Option<(Word, u32, u32)> {
+        let &(lane_ty, lanes) = self.components.get(&ty)?;
+        if matches!(self.shape(Some(lane_ty)), Shape::Odd { .. }) {
+            return None;
+        }
+        let m = self.int_bits(module, lane_ty)?;
+        matches!(m, 8 | 16 | 32 | 64).then_some((lane_ty, lanes, m))
     }
 }
 
