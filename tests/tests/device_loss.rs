@@ -77,6 +77,15 @@ fn run_in_child(name: &str, env: &[(&str, &str)], limit: Duration) {
     );
 }
 
+/// The tests of this file one at a time: the runaway kernel's child
+/// process keeps NVIDIA's GPU busy until it is killed (its exit waits for
+/// the kernel), and `ferrocl-stress` beside it made no progress at all
+/// (a watchdog "hang" at round 0, GPU run 8 of session 19).
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn in_child() -> bool {
     std::env::var_os(CHILD).is_some()
 }
@@ -227,6 +236,7 @@ fn commands_fail(q: cl_command_queue, fill: &Kernel, out: &Buffer<u32>, what: &s
 
 #[test]
 fn runaway_kernel_fails_after_the_kernel_timeout() {
+    let _serial = serial();
     const TIMEOUT_MS: u64 = 300;
     if !in_child() {
         return run_in_child(
@@ -281,6 +291,7 @@ fn runaway_kernel_fails_after_the_kernel_timeout() {
 
 #[test]
 fn lost_device_fails_commands_cleanly() {
+    let _serial = serial();
     lost_device_run("lost_device_fails_commands_cleanly", false);
 }
 
@@ -291,6 +302,7 @@ fn lost_device_fails_commands_cleanly() {
 /// exited: `ferrocl-stress` under a faked loss).
 #[test]
 fn lost_device_fails_profiled_commands_cleanly() {
+    let _serial = serial();
     lost_device_run("lost_device_fails_profiled_commands_cleanly", true);
 }
 
@@ -412,6 +424,7 @@ fn try_buffer(cl: &Cl, bytes: usize) -> Result<Buffer<u32>, cl_int> {
 
 #[test]
 fn allocation_the_device_cannot_satisfy() {
+    let _serial = serial();
     if !in_child() {
         return run_in_child(
             "allocation_the_device_cannot_satisfy",
@@ -491,6 +504,7 @@ fn allocation_the_device_cannot_satisfy() {
 /// timeout ends such a kernel (the test above).
 #[test]
 fn infinite_loop_is_cut_by_the_loop_limiter_on_lavapipe() {
+    let _serial = serial();
     let cl = Cl::new();
     if in_child()
         || !is_lavapipe(&cl)
@@ -532,6 +546,7 @@ fn infinite_loop_is_cut_by_the_loop_limiter_on_lavapipe() {
 /// watchdog: exit status 3) or dying of a signal.
 #[test]
 fn device_lost_under_stress_fails_every_thread_cleanly() {
+    let _serial = serial();
     if in_child() {
         return;
     }
