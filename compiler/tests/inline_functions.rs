@@ -116,3 +116,20 @@ fn il_programs_are_inlined_too() {
         }
     }
 }
+
+/// A kernel whose loop carries trivial phis once its helpers are inlined
+/// (GPU fuzz sample seed 7008 p900051): spirt's structurizer gave the
+/// merge block's `h` the loop-exit value of another phi (`OpPhi %ulong`
+/// with a `%uint` incoming: an internal compiler error). Trivial phis are
+/// removed before it now (`passes/structurize/trivial_phis.rs`).
+#[test]
+fn inlined_helpers_with_trivial_phis_structurize() {
+    let source = include_str!("../../tests/tests/inlined_trivial_phis.cl");
+    for inline in [false, true] {
+        let p = build_source(source, "-cl-std=CL3.0", &caps(inline))
+            .unwrap_or_else(|e| panic!("inline_functions {inline}: {}", e.log));
+        for k in &p.kernels {
+            common::spirv_val(k, &format!("trivial-phis-{inline}-{}", k.name));
+        }
+    }
+}

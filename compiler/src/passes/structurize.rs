@@ -2,6 +2,10 @@
 
 use std::rc::Rc;
 
+use rspirv::binary::Assemble;
+
+mod trivial_phis;
+
 /// Adds OpSelectionMerge/OpLoopMerge (Vulkan requires structured control
 /// flow) with spirt: the module is lowered to spirt's IR,
 /// `structurize_func_cfgs` rebuilds every function's CFG as structured
@@ -9,7 +13,9 @@ use std::rc::Rc;
 /// SPIR-V.
 ///
 /// Recursive types (a struct with a pointer to itself) are first made
-/// acyclic for spirt ([`break_type_cycles`]).
+/// acyclic for spirt ([`break_type_cycles`]), and trivial phis are
+/// removed (`trivial_phis`: spirt gave a merge block's phi another
+/// phi's value when a loop carried them).
 ///
 /// Gaps: spirt gives up on irreducible control flow (loops with several
 /// entries), which clang can emit for some `goto`-like code; such a module
@@ -19,7 +25,20 @@ use std::rc::Rc;
 pub fn structurize_cfgs(words: &[u32]) -> Result<Vec<u32>, String> {
     let cx = Rc::new(spirt::Context::new());
     let acyclic = break_type_cycles(words);
-    let bytes = crate::tools::words_to_bytes(acyclic.as_deref().unwrap_or(words));
+    let words = acyclic.as_deref().unwrap_or(words);
+    // Reassembled only where a phi went (a module rspirv cannot read goes
+    // to spirt as it is).
+    let words = match rspirv::dr::load_words(words) {
+        Ok(mut module) => {
+            if trivial_phis::remove_trivial_phis(&mut module) > 0 {
+                module.assemble()
+            } else {
+                words.to_vec()
+            }
+        }
+        Err(_) => words.to_vec(),
+    };
+    let bytes = crate::tools::words_to_bytes(&words);
     let mut module = spirt::Module::lower_from_spv_bytes(cx, bytes)
         .map_err(|e| format!("spirt could not read the lowered module: {e}"))?;
     spirt::passes::legalize::structurize_func_cfgs(&mut module);
