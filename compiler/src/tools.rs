@@ -211,3 +211,26 @@ pub fn cache_dir() -> Option<PathBuf> {
     }
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ferrocl"))
 }
+
+/// `text` assembled by spirv-as for `env` (e.g. `spv1.2`), as words: the
+/// small modules of unit tests (spirv-as does not validate them).
+#[cfg(test)]
+pub fn spirv_as(text: &str, env: &str) -> Vec<u32> {
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-spirv-as-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("m.spvasm"), text).unwrap();
+    let ok = std::process::Command::new("spirv-as")
+        .args(["--target-env", env, "m.spvasm", "-o", "m.spv"])
+        .current_dir(&dir)
+        .status()
+        .expect("spirv-as")
+        .success();
+    assert!(ok, "spirv-as failed");
+    let bytes = std::fs::read(dir.join("m.spv")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes_to_words(&bytes).unwrap()
+}

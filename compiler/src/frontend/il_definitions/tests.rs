@@ -21,23 +21,7 @@ fn check(body: &str) -> Result<(), String> {
          %fnint = OpTypeFunction %int %int\n\
          {body}"
     );
-    let dir = std::env::temp_dir().join(format!(
-        "ferrocl-il-definitions-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("k.spvasm"), asm).unwrap();
-    let ok = std::process::Command::new("spirv-as")
-        .args(["--target-env", "spv1.2", "k.spvasm", "-o", "k.spv"])
-        .current_dir(&dir)
-        .status()
-        .expect("spirv-as")
-        .success();
-    assert!(ok, "spirv-as failed");
-    let bytes = std::fs::read(dir.join("k.spv")).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let words = crate::tools::bytes_to_words(&bytes).unwrap();
+    let words = crate::tools::spirv_as(&asm, "spv1.2");
     let module = rspirv::dr::load_words(&words).expect("rspirv reads it");
     check_id_definitions(&module)
 }

@@ -86,23 +86,7 @@ mod tests {
 
     /// `text` assembled by spirv-as.
     fn module(text: &str) -> Module {
-        let dir = std::env::temp_dir().join(format!(
-            "ferrocl-trivial-phis-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("m.spvasm"), text).unwrap();
-        let ok = std::process::Command::new("spirv-as")
-            .args(["--target-env", "spv1.2", "m.spvasm", "-o", "m.spv"])
-            .current_dir(&dir)
-            .status()
-            .expect("spirv-as")
-            .success();
-        assert!(ok, "spirv-as failed");
-        let bytes = std::fs::read(dir.join("m.spv")).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        let words = crate::tools::bytes_to_words(&bytes).unwrap();
+        let words = crate::tools::spirv_as(text, "spv1.2");
         rspirv::dr::load_words(&words).expect("rspirv reads it")
     }
 
