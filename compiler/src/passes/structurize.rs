@@ -26,19 +26,16 @@ pub fn structurize_cfgs(words: &[u32]) -> Result<Vec<u32>, String> {
     let cx = Rc::new(spirt::Context::new());
     let acyclic = break_type_cycles(words);
     let words = acyclic.as_deref().unwrap_or(words);
-    // Reassembled only where a phi went (a module rspirv cannot read goes
-    // to spirt as it is).
-    let words = match rspirv::dr::load_words(words) {
-        Ok(mut module) => {
-            if trivial_phis::remove_trivial_phis(&mut module) > 0 {
-                module.assemble()
-            } else {
-                words.to_vec()
-            }
-        }
-        Err(_) => words.to_vec(),
-    };
-    let bytes = crate::tools::words_to_bytes(&words);
+    // Parsed and reassembled only where there is a trivial phi (a module
+    // rspirv cannot read goes to spirt as it is).
+    let cleaned = trivial_phis::has_trivial_phi(words)
+        .then(|| rspirv::dr::load_words(words).ok())
+        .flatten()
+        .map(|mut module| {
+            trivial_phis::remove_trivial_phis(&mut module);
+            module.assemble()
+        });
+    let bytes = crate::tools::words_to_bytes(cleaned.as_deref().unwrap_or(words));
     let mut module = spirt::Module::lower_from_spv_bytes(cx, bytes)
         .map_err(|e| format!("spirt could not read the lowered module: {e}"))?;
     spirt::passes::legalize::structurize_func_cfgs(&mut module);

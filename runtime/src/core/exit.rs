@@ -22,10 +22,11 @@
 //!
 //! ferrocl's own threads (each queue's submitter and completer) call
 //! Vulkan on their own schedule, so `exit()` on an application thread can
-//! begin while one of them is inside the driver: the completer reading a
-//! query pool crashed in NVIDIA's library that way (`ferrocl-stress` with a
-//! faked device loss, whose failing thread calls `exit(1)`: 2 runs of 6 on
-//! the H200). Such a thread holds a [`Busy`] around each stretch of
+//! begin while one of them is inside the driver, and die there when the
+//! driver is torn down (SIGSEGV on the H200: `release_at_exit::
+//! exit_while_queues_work_is_clean`, 2 of 2 runs before this guard; and
+//! `ferrocl-stress` under a faked device loss, whose completer was stuck
+//! in the driver). Such a thread holds a [`Busy`] around each stretch of
 //! Vulkan work ([`background_work`]); the handler closes the door (a
 //! thread that asks later gets `None` and parks for good, [`park_forever`])
 //! and waits for those inside to leave, at most [`EXIT_WAIT`] (a stretch
@@ -67,7 +68,7 @@ static BUSY: AtomicU64 = AtomicU64::new(0);
 const CLOSED: u64 = 1 << 63;
 
 /// The longest the exit handler waits for background work to end: a
-/// device wait is sliced into at most 1 s, and a stretch blocked on
+/// device wait is sliced into at most 250 ms, and a stretch blocked on
 /// something else (a user event) must not hold the process's exit.
 pub const EXIT_WAIT: Duration = Duration::from_secs(2);
 

@@ -13,71 +13,101 @@
 //!
 //! A trivial phi's one value dominates the phi (it reaches the phi along
 //! every edge into its block), so every use of the phi may read it.
+//!
+//! `structurize_cfgs` checks the raw words first ([`has_trivial_phi`]) and
+//! parses and reassembles only a module that has one.
 
 use std::collections::HashMap;
 
 use rspirv::dr::{Module, Operand};
 use rspirv::spirv::{Op, Word};
 
+/// The one value of a phi `result` whose incoming values are `incoming`
+/// (itself not counted), if it is trivial.
+fn trivial_value(result: Word, incoming: impl Iterator<Item = Word>) -> Option<Word> {
+    let mut only = None;
+    for v in incoming {
+        if v == result || only == Some(v) {
+            continue;
+        }
+        if only.is_some() {
+            return None;
+        }
+        only = Some(v);
+    }
+    only
+}
+
+/// Whether the module's words hold a trivial phi: a walk over the raw
+/// instructions, so that the modules without one (nearly all) are not
+/// parsed for nothing.
+pub fn has_trivial_phi(words: &[u32]) -> bool {
+    crate::tools::instructions(words).any(|inst| match inst {
+        Ok((_, w)) if w[0] & 0xffff == Op::Phi as u32 && w.len() >= 5 => {
+            trivial_value(w[2], w[3..].iter().step_by(2).copied()).is_some()
+        }
+        _ => false,
+    })
+}
+
+/// `v` after the replacements of `map` (whose chains end: a value is
+/// mapped only to one that was not mapped yet).
+fn resolve(map: &HashMap<Word, Word>, mut v: Word) -> Word {
+    while let Some(&w) = map.get(&v) {
+        v = w;
+    }
+    v
+}
+
 /// Removes the trivial phis of every function in `module`; returns how
-/// many went.
+/// many went. Each round finds the trivial phis of a function, reading
+/// earlier finds of the round through their replacements, then removes
+/// them and rewrites every use in one sweep; rounds repeat until one finds
+/// nothing (a phi before the one whose removal makes it trivial).
 pub fn remove_trivial_phis(module: &mut Module) -> usize {
-    let mut removed = 0;
-    let mut replaced: HashMap<Word, Word> = HashMap::new();
+    let mut gone: Vec<Word> = Vec::new();
     for f in &mut module.functions {
         loop {
-            let mut found: Option<(Word, Word)> = None;
-            'search: for b in &f.blocks {
-                for inst in &b.instructions {
-                    if inst.class.opcode != Op::Phi {
-                        continue;
-                    }
-                    let Some(r) = inst.result_id else { continue };
-                    let mut only: Option<Word> = None;
-                    let mut trivial = true;
-                    for pair in inst.operands.chunks(2) {
-                        let Some(Operand::IdRef(v)) = pair.first() else {
-                            trivial = false;
-                            break;
-                        };
-                        if *v == r || only == Some(*v) {
-                            continue;
-                        }
-                        if only.is_some() {
-                            trivial = false;
-                            break;
-                        }
-                        only = Some(*v);
-                    }
-                    if let (true, Some(v)) = (trivial, only) {
-                        found = Some((r, v));
-                        break 'search;
-                    }
+            let mut map: HashMap<Word, Word> = HashMap::new();
+            for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
+                let Some(r) = inst.result_id.filter(|_| inst.class.opcode == Op::Phi) else {
+                    continue;
+                };
+                let ids: Option<Vec<Word>> = inst
+                    .operands
+                    .iter()
+                    .step_by(2)
+                    .map(|o| o.id_ref_any().map(|v| resolve(&map, v)))
+                    .collect();
+                if let Some(v) = ids.and_then(|ids| trivial_value(r, ids.into_iter())) {
+                    map.insert(r, v);
                 }
             }
-            let Some((r, v)) = found else { break };
+            if map.is_empty() {
+                break;
+            }
             for b in &mut f.blocks {
-                b.instructions
-                    .retain(|i| !(i.class.opcode == Op::Phi && i.result_id == Some(r)));
-                for inst in &mut b.instructions {
-                    for o in &mut inst.operands {
-                        if *o == Operand::IdRef(r) {
-                            *o = Operand::IdRef(v);
-                        }
+                b.instructions.retain(|i| {
+                    !(i.class.opcode == Op::Phi
+                        && i.result_id.is_some_and(|r| map.contains_key(&r)))
+                });
+                for o in b.instructions.iter_mut().flat_map(|i| &mut i.operands) {
+                    if let Operand::IdRef(id) = o {
+                        *id = resolve(&map, *id);
                     }
                 }
             }
-            replaced.insert(r, v);
-            removed += 1;
+            gone.extend(map.keys());
         }
     }
-    if !replaced.is_empty() {
+    if !gone.is_empty() {
         // Names and decorations of the removed ids go with them.
-        let gone = |o: Option<&Operand>| matches!(o, Some(Operand::IdRef(id)) if replaced.contains_key(id));
-        module.debug_names.retain(|i| !gone(i.operands.first()));
-        module.annotations.retain(|i| !gone(i.operands.first()));
+        let removed =
+            |o: Option<&Operand>| matches!(o, Some(Operand::IdRef(id)) if gone.contains(id));
+        module.debug_names.retain(|i| !removed(i.operands.first()));
+        module.annotations.retain(|i| !removed(i.operands.first()));
     }
-    removed
+    gone.len()
 }
 
 #[cfg(test)]
@@ -140,6 +170,7 @@ mod tests {
     #[test]
     fn loop_carried_copies_become_their_value() {
         let mut m = module(LOOP);
+        assert!(has_trivial_phi(&crate::tools::spirv_as(LOOP, "spv1.2")));
         let (a, b, i, x, s) = (
             id(&m, "a"),
             id(&m, "b"),
@@ -176,6 +207,7 @@ mod tests {
                     && !i.operands.contains(&Operand::IdRef(b))),
             "no use of a or b is left"
         );
+        assert!(!has_trivial_phi(&rspirv::binary::Assemble::assemble(&m)));
         assert!(m
             .debug_names
             .iter()
