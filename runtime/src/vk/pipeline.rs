@@ -355,7 +355,7 @@ impl KernelPipelines {
         if r.is_ok() {
             self.launch_creations.fetch_add(1, Ordering::AcqRel);
         }
-        if log_enabled() {
+        if log_enabled() && r.is_ok() {
             eprintln!(
                 "ferrocl: kernel '{}': pipeline {} created at its launch in {:.2} ms \
                  ({:.2} ms of it waiting for the creation in progress)",
@@ -562,7 +562,17 @@ impl KernelPipelines {
                 .raw
                 .create_compute_pipelines(self.device.pipeline_cache, &info, None)
         }
-        .map_err(|(_, e)| map_vk_err(e))?[0];
+        .map_err(|(_, e)| {
+            // Always said: the launch (or a later one, for a creation ahead
+            // of it) fails with the mapped error, and only this line tells
+            // that the driver refused the kernel.
+            eprintln!(
+                "ferrocl: kernel '{}': the driver failed to create pipeline {}: {e:?}",
+                self.entry.to_string_lossy(),
+                describe(spec)
+            );
+            map_vk_err(e)
+        })?[0];
         drop(one_at_a_time);
         self.device.pipeline_created();
         Ok(p)
