@@ -1118,19 +1118,28 @@ fn kernel_timeout() -> Option<std::time::Duration> {
 /// looks for a lost device and for the process's exit.
 const WAIT_SLICE_NS: u64 = 250_000_000;
 
-/// Waits until the timeline reaches `value`: `Some(None)` once it has,
-/// else `Some` of the error to fail the submission's commands with. A wait
-/// that outruns [`kernel_timeout`] marks the device lost. `None` when the
-/// process began to exit meanwhile (`crate::core::exit`): the caller must
-/// stop calling Vulkan.
-fn wait_for_value(s: &Shared, value: u64) -> Option<Option<cl_int>> {
+/// How a [`wait_for_value`] ended.
+enum Waited {
+    /// The timeline reached the value: the submission completed.
+    Reached,
+    /// The error to fail the submission's commands with (a lost device,
+    /// a wait that outran [`kernel_timeout`]).
+    Failed(cl_int),
+    /// The process began to exit meanwhile (`crate::core::exit`): the
+    /// caller must stop calling Vulkan.
+    Exiting,
+}
+
+/// Waits until the timeline reaches `value`. A wait that outruns
+/// [`kernel_timeout`] marks the device lost.
+fn wait_for_value(s: &Shared, value: u64) -> Waited {
     if s.device.is_lost() {
         // SAFETY: semaphore alive.
         let reached = unsafe { s.device.raw.get_semaphore_counter_value(s.timeline) };
-        return Some(match reached {
-            Ok(v) if v >= value => None,
-            _ => Some(opencl_sys::CL_OUT_OF_RESOURCES),
-        });
+        return match reached {
+            Ok(v) if v >= value => Waited::Reached,
+            _ => Waited::Failed(opencl_sys::CL_OUT_OF_RESOURCES),
+        };
     }
     let sems = [s.timeline];
     let values = [value];
@@ -1146,7 +1155,7 @@ fn wait_for_value(s: &Shared, value: u64) -> Option<Option<cl_int>> {
                 if left.is_zero() {
                     s.device
                         .mark_lost("a submission ran longer than FERROCL_KERNEL_TIMEOUT_MS");
-                    return Some(Some(opencl_sys::CL_OUT_OF_RESOURCES));
+                    return Waited::Failed(opencl_sys::CL_OUT_OF_RESOURCES);
                 }
                 (left.as_nanos() as u64).min(WAIT_SLICE_NS)
             }
@@ -1154,17 +1163,17 @@ fn wait_for_value(s: &Shared, value: u64) -> Option<Option<cl_int>> {
         };
         // SAFETY: semaphore alive; blocking wait in the driver.
         match unsafe { s.device.raw.wait_semaphores(&wi, slice_ns) } {
-            Ok(()) => return Some(None),
+            Ok(()) => return Waited::Reached,
             Err(vk::Result::TIMEOUT) => {
                 if exit::exiting() {
-                    return None;
+                    return Waited::Exiting;
                 }
                 // Another queue found the device lost meanwhile.
                 if s.device.is_lost() {
                     return wait_for_value(s, value);
                 }
             }
-            Err(e) => return Some(Some(s.device.vk_err(e))),
+            Err(e) => return Waited::Failed(s.device.vk_err(e)),
         }
     }
 }
@@ -1209,10 +1218,14 @@ fn completer(s: Arc<Shared>) {
         for e in item.entries[..started].iter().filter(|e| e.status.is_ok()) {
             e.progress.running();
         }
-        let Some(failed) = wait_for_value(&s, item.value) else {
-            // The process is exiting: nothing completes any more.
-            drop(busy);
-            exit::park_forever()
+        let failed = match wait_for_value(&s, item.value) {
+            Waited::Reached => None,
+            Waited::Failed(e) => Some(e),
+            Waited::Exiting => {
+                // The process is exiting: nothing completes any more.
+                drop(busy);
+                exit::park_forever()
+            }
         };
         // The device is done with the submission: from here on the queue
         // counts as idle for direct submission (`QueueEngine::enqueue`),
