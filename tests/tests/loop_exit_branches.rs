@@ -15,6 +15,13 @@
 //! the hash of two passes) and pass with it; PoCL passes them. The corpus
 //! case `fuzz_sat_convert_in_loop.cl` (seed 7 p144, a known lavapipe bug
 //! until then) was the same fault: a break on `any(0) * x`.
+//!
+//! `goto_out_of_nested_loops` (lavapipe fuzz seed 18 p26): the same fault
+//! for a `goto` out of two loops, whose paths reach the latch through one
+//! merge block of phis per selection they are nested in; the pass took
+//! only breaks straight into the latch's block of phis before. It failed
+//! on lavapipe (the hash of the `goto` path, every work-item) and passes
+//! now; PoCL passes it.
 
 use ferrocl_tests::Cl;
 
@@ -138,4 +145,138 @@ fn constant_if_with_breaking_else() {
         .chain(std::iter::repeat_n(0x5a5a_5a5a_5a5a_5a5a, N))
         .collect();
     compare("constant_if_with_breaking_else", &got, &want);
+}
+
+/// The fuzz program's input (`tests/fuzz-open` header of seed 18 p26).
+const P26_INPUT: [u64; 64] = [
+    0xfffffffffffffee9,
+    0x8000000000000000,
+    0xffffffffffffff3e,
+    0x7fffffffffffffff,
+    0x7ffffffffffffffe,
+    0x8000000000000001,
+    0xffffffffffffffff,
+    0x7ffffffffffffffe,
+    0x4e21e3d2a3d8d891,
+    0x7ffffffffffffffe,
+    0x0000000000000001,
+    0x0000000000000007,
+    0x7fffffffffffffff,
+    0x8000000000000000,
+    0x8000000000000000,
+    0x8000000000000000,
+    0x0000000000000002,
+    0x000000000000008b,
+    0xffffffffffffff71,
+    0x000000000000007d,
+    0xffffffffffffffff,
+    0xffffffffffffff9c,
+    0x8000000000000001,
+    0x000000000000011d,
+    0x7ffffffffffffffe,
+    0xffffffffffffffff,
+    0x8000000000000001,
+    0x0000000000000104,
+    0x7ffffffffffffffe,
+    0x0000000000000005,
+    0xffffffffffffff6b,
+    0x0000000000000001,
+    0xfffffffffffffef8,
+    0x7ffffffffffffffe,
+    0x0000000000000000,
+    0xffffffffffffffff,
+    0x000000000000011d,
+    0x00000000000000ad,
+    0x7fffffffffffffff,
+    0x8000000000000000,
+    0x0000000000000000,
+    0xffffffffffffff4c,
+    0x0000000000000001,
+    0x00000000000000fd,
+    0x8000000000000001,
+    0x0000000000000001,
+    0xffffffffffffffa3,
+    0x0000000000000001,
+    0xffffffffffffff9b,
+    0x0000000000000007,
+    0x0000000000000079,
+    0xffffffffffffffff,
+    0x7fffffffffffffff,
+    0x7ffffffffffffffe,
+    0x7fffffffffffffff,
+    0x0000000000000001,
+    0x8000000000000000,
+    0xffffffffffffffff,
+    0xae770a5e61f7e6a7,
+    0x7fffffffffffffff,
+    0x7fffffffffffffff,
+    0xfffffffffffffee6,
+    0xffffffffffffff52,
+    0x0000000000000123,
+];
+
+/// Lavapipe fuzz seed 18 p26, kernel k1 (`goto_out_of_nested_loops.cl`),
+/// against the same computation in Rust.
+#[test]
+fn goto_out_of_nested_loops() {
+    const FILL: u64 = 0xA5A5_5A5A_DEAD_BEEF;
+    const CTAB: [u64; 16] = [
+        0x16,
+        0xffffffffffffffdf,
+        0x697e94039b429ca0,
+        0x2,
+        0x7fffffffffffffff,
+        0xffffffffffffffff,
+        0xffffffffffffffff,
+        0xffffffffffffffff,
+        0x8000000000000000,
+        0xffffffffffffff83,
+        0xffffffffffffffff,
+        0x8000000000000000,
+        0xffffffffffffffff,
+        0xffffffffffffffff,
+        0x99b35bde4fd3b1d0,
+        0x0,
+    ];
+    let cl = Cl::new();
+    let program = cl
+        .try_build(include_str!("goto_out_of_nested_loops.cl"), "-cl-std=CL3.0")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let k = program.kernel("k1");
+    let input = cl.buffer_from(&P26_INPUT);
+    let out = cl.buffer_from(&vec![FILL; 512]);
+    let arg: u64 = 1;
+    k.arg(0, &input);
+    k.arg(1, &out);
+    k.arg(2, &arg);
+    cl.queue.run(&k, &[64], Some(&[16]));
+    let words = cl.queue.read(&out);
+    let got: Vec<u64> = (0..64).map(|gid| words[256 + 4 * gid]).collect();
+    let inp = &P26_INPUT;
+    // The do-while leaves w9 = 3; v16's upper half is rhadd of a swizzle
+    // of ctab[...] ^ (0, 37, ...) with the low word of in[gid + 55].
+    let c = CTAB[(inp[(inp[3] as u16 & 63) as usize] & 15) as usize] as u32;
+    let x = [c ^ 57, c, c ^ 57, c ^ 74];
+    // The `continue` test is the same in every pass: 0 > (char) of a load
+    // through out[ob + 2], the fill word. Without it, s5 = f0(..) = 0.
+    let c2 = inp[(inp[(FILL & 63) as usize] & 63) as usize] as u8 as i8;
+    let s5 = if 0 > c2 { 0x8000_0000_0000_0001 } else { 0 };
+    let want: Vec<u64> = (0..64)
+        .map(|gid| {
+            let b = inp[(gid + 55) & 63] as u32;
+            let mut h = 0xcbf2_9ce4_8422_2325;
+            // all((short3)j) is 0 for j < 3: the goto is never taken.
+            for v in [0x8000_0001, 0x8000_0001, 0xffff_ffff, 0xffff_ffff] {
+                h = mix(h, v);
+            }
+            for a in x {
+                h = mix(h, (u64::from(a) + u64::from(b) + 1) >> 1);
+            }
+            for _ in 0..4 {
+                h = mix(h, s5);
+            }
+            h
+        })
+        .collect();
+    compare("goto_out_of_nested_loops", &got, &want);
 }

@@ -28,14 +28,27 @@
 //! its break as a branch to the merge block runs every pass, for any
 //! trip count; a condition NIR cannot fold runs right in either form.
 //!
+//! A break nested in selections reaches `P` through their merge blocks,
+//! each holding only phis and a branch onward (`B → X1 → X2 → P`, a `goto`
+//! out of two loops: lavapipe fuzz seed 18 p26, where lavapipe returned the
+//! `goto` path's result although the `goto` never ran). These merge blocks
+//! and `P` are the loop's chain; each path into the chain from outside it
+//! is a break when `%again`, followed back through the chain's phis along
+//! that path, is the exit constant. A break branches to `M` directly (out
+//! of every selection it is in, which structured SPIR-V allows for
+//! two-way selections: a merge block of an `OpSwitch` is no chain block),
+//! its entries leave the chain's phis, and `M`'s phis get the values the
+//! path would have carried. A chain block that only breaks reach keeps
+//! them (it would be left without a predecessor).
+//!
 //! Taken only where it is plainly valid: `C` holds nothing but its branch
 //! and has `P` as its only predecessor; `P` holds only phis and its branch
 //! to `C` and is no loop's merge block (a path into it then comes from the
 //! loop's own body, not from a nested loop); `B` ends in a plain `OpBranch
 //! P` without a merge instruction; and some path into `P` stays, so that
-//! the loop can still repeat. Values of the loop used after it are `P`'s
-//! phis or dominate `P`, hence `B` too: the phis are the only ones that
-//! need a phi in `M`.
+//! the loop can still repeat. Values of the loop used after it are the
+//! chain's phis or dominate `P`, hence `B` too: the phis are the only ones
+//! that need a phi in `M`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -79,11 +92,13 @@ struct Exit {
     header: Word,
     merge: Word,
     latch: Word,
-    /// The block of phis that branches to the continue target.
-    phi_block: Word,
-    /// The blocks whose path into `phi_block` leaves the loop.
-    breaks: Vec<Word>,
-    /// `phi_block`'s phis (result ids) used after the loop.
+    /// `P` (the block of phis that branches to the continue target) and
+    /// the phi-only selection merge blocks that lead into it.
+    chain: HashSet<Word>,
+    /// The blocks whose path into the chain leaves the loop, each with
+    /// the chain blocks that path passes (from its target to `P`).
+    breaks: Vec<(Word, Vec<Word>)>,
+    /// The chain's phis (result ids) used after the loop.
     phis_used_after: Vec<Word>,
 }
 
@@ -148,6 +163,7 @@ fn find_exit(
         .collect();
     let mut preds: HashMap<Word, Vec<Word>> = HashMap::new();
     let mut loop_merges = HashSet::new();
+    let mut selection_merges = HashSet::new();
     for b in &f.blocks {
         if let Some(t) = b.instructions.last() {
             for s in targets(t) {
@@ -157,6 +173,13 @@ fn find_exit(
         for i in &b.instructions {
             if i.class.opcode == Op::LoopMerge {
                 loop_merges.extend(i.operands.first().and_then(id));
+            }
+            // Merges of two-way selections only: a break out of a switch
+            // may not go to the loop's merge block.
+            if i.class.opcode == Op::SelectionMerge
+                && b.instructions.last().map(|t| t.class.opcode) == Some(Op::BranchConditional)
+            {
+                selection_merges.extend(i.operands.first().and_then(id));
             }
         }
     }
@@ -218,28 +241,77 @@ fn find_exit(
         if last.class.opcode != Op::Branch || phis.iter().any(|i| i.class.opcode != Op::Phi) {
             continue;
         }
-        let Some(cond_phi) = phis.iter().find(|i| i.result_id == Some(cond)) else {
-            continue;
-        };
-        let pairs = phi_pairs(cond_phi);
-        let breaks: Vec<Word> = pairs
-            .iter()
-            .filter(|(v, parent)| {
-                exits.contains(v)
-                    && index
-                        .get(parent)
-                        .is_some_and(|&bi| is_plain_branch(&f.blocks[bi]))
-            })
-            .map(|&(_, parent)| parent)
-            .collect();
-        if breaks.is_empty() || breaks.len() == pairs.len() {
+        if !phis.iter().any(|i| i.result_id == Some(cond)) {
             continue;
         }
-        let phi_ids: HashSet<Word> = phis.iter().filter_map(|i| i.result_id).collect();
+        // The chain: `P` and the selection merge blocks of only phis and a
+        // plain branch whose paths lead into it (a break nested in several
+        // selections passes one such block per selection).
+        let mut chain = vec![phi_block];
+        let mut in_chain: HashSet<Word> = HashSet::from([phi_block]);
+        let mut k = 0;
+        while k < chain.len() {
+            let q = chain[k];
+            k += 1;
+            for &x in preds.get(&q).map(Vec::as_slice).unwrap_or(&[]) {
+                if in_chain.contains(&x)
+                    || !selection_merges.contains(&x)
+                    || loop_merges.contains(&x)
+                {
+                    continue;
+                }
+                if index
+                    .get(&x)
+                    .is_some_and(|&xi| phis_and_branch(&f.blocks[xi]))
+                {
+                    in_chain.insert(x);
+                    chain.push(x);
+                }
+            }
+        }
+        // Every path into the chain from outside it: a break where `cond`
+        // reaches the latch as the exit constant along it.
+        let mut breaks = Vec::new();
+        let mut stays = 0;
+        for &x in &chain {
+            let path = path_to(f, &index, &in_chain, x, phi_block);
+            let into_x = preds.get(&x).map(Vec::as_slice).unwrap_or(&[]);
+            let mut left = 0;
+            for &b in into_x.iter().filter(|b| !in_chain.contains(b)) {
+                let plain = index
+                    .get(&b)
+                    .is_some_and(|&bi| is_plain_branch(&f.blocks[bi]));
+                if plain && exits.contains(&resolve(f, &index, cond, &path, b)) {
+                    breaks.push((b, path.clone()));
+                } else {
+                    stays += 1;
+                    left += 1;
+                }
+            }
+            // A chain block that only breaks reach would be left without
+            // a predecessor: its breaks stay as they are.
+            left += into_x.iter().filter(|b| in_chain.contains(b)).count();
+            if left == 0 {
+                breaks.retain(|(_, p)| p[0] != x);
+            }
+        }
+        if breaks.is_empty() || stays == 0 {
+            continue;
+        }
+        let mut chain_phis = HashSet::new();
+        for &x in &chain {
+            chain_phis.extend(
+                f.blocks[index[&x]]
+                    .instructions
+                    .iter()
+                    .filter(|i| i.class.opcode == Op::Phi)
+                    .filter_map(|i| i.result_id),
+            );
+        }
         let mut used_after = HashSet::new();
         for b in &f.blocks {
             let l = label(b);
-            if l == latch || l == phi_block {
+            if l == latch || in_chain.contains(&l) {
                 continue;
             }
             for i in &b.instructions {
@@ -253,19 +325,16 @@ fn find_exit(
                 } else {
                     i.operands.iter().filter_map(id).collect()
                 };
-                used_after.extend(ops.into_iter().filter(|v| phi_ids.contains(v)));
+                used_after.extend(ops.into_iter().filter(|v| chain_phis.contains(v)));
             }
         }
-        let phis_used_after = phis
-            .iter()
-            .filter_map(|i| i.result_id)
-            .filter(|v| used_after.contains(v))
-            .collect();
+        let mut phis_used_after: Vec<Word> = used_after.into_iter().collect();
+        phis_used_after.sort_unstable();
         return Some(Exit {
             header,
             merge,
             latch,
-            phi_block,
+            chain: in_chain,
             breaks,
             phis_used_after,
         });
@@ -273,48 +342,131 @@ fn find_exit(
     None
 }
 
-fn rewrite_exit(f: &mut Function, exit: &Exit, new_ids: &[Word]) {
-    let breaks: HashSet<Word> = exit.breaks.iter().copied().collect();
-    // The value each phi of `P` had on each break path, and its type.
-    let mut on_break: HashMap<Word, (Word, HashMap<Word, Word>)> = HashMap::new();
-    for b in f.blocks.iter_mut() {
-        let l = label(b);
-        if breaks.contains(&l) {
-            if let Some(t) = b.instructions.last_mut() {
-                t.operands[0] = Operand::IdRef(exit.merge);
+/// Whether `b` holds only phis and an `OpBranch`.
+fn phis_and_branch(b: &Block) -> bool {
+    match b.instructions.split_last() {
+        Some((last, rest)) => {
+            last.class.opcode == Op::Branch && rest.iter().all(|i| i.class.opcode == Op::Phi)
+        }
+        None => false,
+    }
+}
+
+/// The chain blocks from `x` to `p` (both included), following the
+/// chain's plain branches.
+fn path_to(
+    f: &Function,
+    index: &HashMap<Word, usize>,
+    chain: &HashSet<Word>,
+    x: Word,
+    p: Word,
+) -> Vec<Word> {
+    let mut path = vec![x];
+    let mut at = x;
+    while at != p && path.len() <= chain.len() {
+        let next = f.blocks[index[&at]]
+            .instructions
+            .last()
+            .and_then(|t| t.operands.first())
+            .and_then(id);
+        match next {
+            Some(n) if chain.contains(&n) => {
+                path.push(n);
+                at = n;
             }
-        } else if l == exit.phi_block {
-            for phi in b
-                .instructions
-                .iter_mut()
-                .filter(|i| i.class.opcode == Op::Phi)
-            {
-                let pairs = phi_pairs(phi);
-                let (gone, kept): (Vec<_>, Vec<_>) =
-                    pairs.into_iter().partition(|(_, p)| breaks.contains(p));
-                let (Some(r), Some(ty)) = (phi.result_id, phi.result_type) else {
-                    continue;
-                };
-                on_break.insert(r, (ty, gone.into_iter().map(|(v, p)| (p, v)).collect()));
-                phi.operands = kept
-                    .into_iter()
-                    .flat_map(|(v, p)| [Operand::IdRef(v), Operand::IdRef(p)])
-                    .collect();
+            _ => break,
+        }
+    }
+    path
+}
+
+/// The value that `v`, as `path`'s last block sees it, has when the path
+/// is entered from `b`: each phi of a path block on the way is replaced by
+/// its operand from the block before it.
+fn resolve(f: &Function, index: &HashMap<Word, usize>, v: Word, path: &[Word], b: Word) -> Word {
+    let mut v = v;
+    for k in (0..path.len()).rev() {
+        let pred = if k == 0 { b } else { path[k - 1] };
+        let blk = &f.blocks[index[&path[k]]];
+        let phi = blk
+            .instructions
+            .iter()
+            .find(|i| i.class.opcode == Op::Phi && i.result_id == Some(v));
+        if let Some(phi) = phi {
+            match phi_pairs(phi).into_iter().find(|&(_, p)| p == pred) {
+                Some((u, _)) => v = u,
+                None => return v,
             }
         }
     }
+    v
+}
+
+fn rewrite_exit(f: &mut Function, exit: &Exit, new_ids: &[Word]) {
+    let index: HashMap<Word, usize> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (label(b), i))
+        .collect();
+    let breaks: HashSet<Word> = exit.breaks.iter().map(|(b, _)| *b).collect();
+    // The values each break carries to `M`, found before any edit: for
+    // `M`'s phis (their values from `C`) and the chain's phis used after.
+    let mut wanted: Vec<Word> = exit.phis_used_after.clone();
+    if let Some(&mi) = index.get(&exit.merge) {
+        for i in &f.blocks[mi].instructions {
+            if i.class.opcode == Op::Phi {
+                wanted.extend(
+                    phi_pairs(i)
+                        .into_iter()
+                        .filter(|&(_, p)| p == exit.latch)
+                        .map(|(v, _)| v),
+                );
+            }
+        }
+    }
+    let mut along: HashMap<(Word, Word), Word> = HashMap::new();
+    for &v in &wanted {
+        for (b, path) in &exit.breaks {
+            along.insert((v, *b), resolve(f, &index, v, path, *b));
+        }
+    }
+    let types: HashMap<Word, Word> = f
+        .blocks
+        .iter()
+        .filter(|b| exit.chain.contains(&label(b)))
+        .flat_map(|b| b.instructions.iter())
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .collect();
     let renamed: HashMap<Word, Word> = exit
         .phis_used_after
         .iter()
         .copied()
         .zip(new_ids.iter().copied())
         .collect();
-    // The value that reaches `M` along break `b` for a value `v` that
-    // reached it from `C`.
-    let along = |v: Word, b: Word| on_break.get(&v).map_or(v, |(_, m)| m[&b]);
     for blk in f.blocks.iter_mut() {
         let l = label(blk);
-        if l == exit.latch || l == exit.phi_block {
+        if breaks.contains(&l) {
+            if let Some(t) = blk.instructions.last_mut() {
+                t.operands[0] = Operand::IdRef(exit.merge);
+            }
+            continue;
+        }
+        if exit.chain.contains(&l) {
+            for phi in blk
+                .instructions
+                .iter_mut()
+                .filter(|i| i.class.opcode == Op::Phi)
+            {
+                phi.operands = phi_pairs(phi)
+                    .into_iter()
+                    .filter(|(_, p)| !breaks.contains(p))
+                    .flat_map(|(v, p)| [Operand::IdRef(v), Operand::IdRef(p)])
+                    .collect();
+            }
+            continue;
+        }
+        if l == exit.latch {
             continue;
         }
         for i in blk.instructions.iter_mut() {
@@ -324,9 +476,9 @@ fn rewrite_exit(f: &mut Function, exit: &Exit, new_ids: &[Word]) {
                     let mut extra = Vec::new();
                     for (v, p) in phi_pairs(i) {
                         if p == exit.latch {
-                            for &b in &exit.breaks {
-                                extra.push(Operand::IdRef(along(v, b)));
-                                extra.push(Operand::IdRef(b));
+                            for (b, _) in &exit.breaks {
+                                extra.push(Operand::IdRef(along[&(v, *b)]));
+                                extra.push(Operand::IdRef(*b));
                             }
                         }
                     }
@@ -352,13 +504,12 @@ fn rewrite_exit(f: &mut Function, exit: &Exit, new_ids: &[Word]) {
         return;
     };
     let new_phis = exit.phis_used_after.iter().map(|&v| {
-        let (ty, vals) = &on_break[&v];
         let mut ops = vec![Operand::IdRef(v), Operand::IdRef(exit.latch)];
-        for &b in &exit.breaks {
-            ops.push(Operand::IdRef(vals[&b]));
-            ops.push(Operand::IdRef(b));
+        for (b, _) in &exit.breaks {
+            ops.push(Operand::IdRef(along[&(v, *b)]));
+            ops.push(Operand::IdRef(*b));
         }
-        Instruction::new(Op::Phi, Some(*ty), Some(renamed[&v]), ops)
+        Instruction::new(Op::Phi, Some(types[&v]), Some(renamed[&v]), ops)
     });
     let tail = std::mem::take(&mut m.instructions);
     m.instructions = new_phis.chain(tail).collect();
