@@ -155,12 +155,7 @@ fn find_exit(
     falses: &HashSet<Word>,
     done: &HashSet<Word>,
 ) -> Option<Exit> {
-    let index: HashMap<Word, usize> = f
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (label(b), i))
-        .collect();
+    let index = block_index(f);
     let mut preds: HashMap<Word, Vec<Word>> = HashMap::new();
     let mut loop_merges = HashSet::new();
     let mut selection_merges = HashSet::new();
@@ -342,6 +337,15 @@ fn find_exit(
     None
 }
 
+/// Each block's position in `f`, by label.
+fn block_index(f: &Function) -> HashMap<Word, usize> {
+    f.blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (label(b), i))
+        .collect()
+}
+
 /// Whether `b` holds only phis and an `OpBranch`.
 fn phis_and_branch(b: &Block) -> bool {
     match b.instructions.split_last() {
@@ -403,12 +407,7 @@ fn resolve(f: &Function, index: &HashMap<Word, usize>, v: Word, path: &[Word], b
 }
 
 fn rewrite_exit(f: &mut Function, exit: &Exit, new_ids: &[Word]) {
-    let index: HashMap<Word, usize> = f
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (label(b), i))
-        .collect();
+    let index = block_index(f);
     let breaks: HashSet<Word> = exit.breaks.iter().map(|(b, _)| *b).collect();
     // The values each break carries to `M`, found before any edit: for
     // `M`'s phis (their values from `C`) and the chain's phis used after.
