@@ -76,3 +76,65 @@ fn live_out_values_go_through_function_arrays() {
         }
     }
 }
+
+/// A dead break that `branch_loop_exits` sends to the merge block brings
+/// its values through phis of the merge block (lavapipe fuzz seed 27
+/// p100595): with the spill, no loop merge block keeps a phi; the values
+/// go through Function arrays stored by each predecessor.
+const DEAD_BREAK: &str = r#"
+kernel void dead_break(global const ulong* in, global ulong* out) {
+    const uint gid = get_global_id(0);
+    long3 v = 0;
+    for (uint i = 0; i < (uint)(((int)in[gid & 63]) & 3) + 1u; i++) {
+        if (convert_uchar_sat(0)) {
+            if ((short)in[0]) break;
+        }
+        v = (long3)((long)in[(gid + 51u) & 63]);
+    }
+    out[gid] = v.s0 ^ v.s1 ^ v.s2;
+}
+"#;
+
+/// How many phis the loop merge blocks of `text` (a disassembly) hold.
+fn merge_block_phis(text: &str) -> usize {
+    let merges: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("OpLoopMerge "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect();
+    let mut count = 0;
+    let mut in_merge = false;
+    for l in text.lines().map(str::trim) {
+        if let Some(label) = l.strip_suffix(" = OpLabel") {
+            in_merge = merges.contains(&label);
+        } else if in_merge && l.contains("= OpPhi ") {
+            count += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn merge_block_phis_go_through_function_arrays() {
+    let caps = |spill: bool| DeviceCaps {
+        spill_loop_live_outs: spill,
+        branch_loop_exits: true,
+        ..common::test_caps()
+    };
+    let plain = build_source(DEAD_BREAK, "", &caps(false)).unwrap();
+    let spilled = build_source(DEAD_BREAK, "", &caps(true)).unwrap();
+    let (p, s) = (&plain.kernels[0], &spilled.kernels[0]);
+    common::spirv_val(p, "dead-break-off");
+    common::spirv_val(s, "dead-break-on");
+    let off = common::disassemble(p, "dead-break-off");
+    let on = common::disassemble(s, "dead-break-on");
+    assert!(
+        merge_block_phis(&off) > 0,
+        "the break brings its values through the merge block's phis\n{off}"
+    );
+    assert_eq!(
+        merge_block_phis(&on),
+        0,
+        "no phi left in a merge block\n{on}"
+    );
+}

@@ -22,6 +22,15 @@
 //! only breaks straight into the latch's block of phis before. It failed
 //! on lavapipe (the hash of the `goto` path, every work-item) and passes
 //! now; PoCL passes it.
+//!
+//! `divergent_trips_with_a_dead_break` (lavapipe fuzz seed 27 p100595,
+//! reduced): a loop whose trip count differs between the work-items of a
+//! group, with a dead break, and a value assigned in it read after it. The
+//! break becomes a branch to the merge block, which then takes the value
+//! through a phi; lavapipe gave the work-items that left early another
+//! item's value there (the fault `passes/spill_loop_live_outs.rs` works
+//! round), until that pass also stored the merge block's phis (7 of 128
+//! work-items wrong before; `FERROCL_BRANCH_LOOP_EXITS=0` hid it).
 
 use ferrocl_tests::Cl;
 
@@ -279,4 +288,120 @@ fn goto_out_of_nested_loops() {
         })
         .collect();
     compare("goto_out_of_nested_loops", &got, &want);
+}
+
+const DIVERGENT_SOURCE: &str = r#"
+ulong mix(ulong h, ulong v) { h = (h ^ v) * 0x100000001B3UL; return h ^ (h >> 32); }
+typedef struct { uint2 f0; short4 f1; long3 f2; } S0;
+ulong hash_long3(ulong h, long3 v) { h = mix(h, (ulong)v.s0); h = mix(h, (ulong)v.s1); h = mix(h, (ulong)v.s2); return h; }
+ulong hash_S0(ulong h, S0 v) {
+    h = hash_long3(h, v.f2);
+    return h;
+}
+kernel void divergent_trips_with_a_dead_break(global const ulong* in, global ulong* out) {
+    const uint gid = get_global_id(0);
+    ulong h = 0xcbf29ce484222325UL;
+    S0 s5 = { 0, (((short16)0)).sd210, 0 };
+    for (uint i6 = 0; i6 < (uint)((((int)(((int)in[(gid) & 63])))) & 3) + 1u; i6++) {
+        if ((convert_uchar_sat(0))) {
+            if (((short)((((short)in[0 & 63]))))) break;
+        }
+        s5.f2 = (((((long3)((long)(in[(gid + 51u) & 63]))))));
+    }
+    h = hash_S0(h, s5);
+    out[gid] = h;
+}
+"#;
+
+/// The fuzz program's input (seed 27 p100595): its low bits give the
+/// work-items of a group trip counts 1 to 4.
+const P100595_INPUT: [u64; 64] = [
+    0xfffffffffffffedc,
+    0x7ffffffffffffffe,
+    0x6667975dbc10cddd,
+    0x00000000000000f7,
+    0xffffffffffffffff,
+    0x7fffffffffffffff,
+    0x0000000000000000,
+    0x0000000000000007,
+    0x0000000000000001,
+    0x0000000000000003,
+    0x7ffffffffffffffe,
+    0x32c9b9608f2979b8,
+    0xffffffffffffff25,
+    0xffffffffffffffff,
+    0x8000000000000001,
+    0x00000000000000b2,
+    0x7ffffffffffffffe,
+    0x7fffffffffffffff,
+    0x7fffffffffffffff,
+    0xffffffffffffffab,
+    0x0000000000000001,
+    0x00000000000000b9,
+    0xffffffffffffffc6,
+    0xfffffffffffffff3,
+    0xffffffffffffffff,
+    0x7ffffffffffffffe,
+    0xa51f93536f634b8e,
+    0xffffffffffffffff,
+    0x0000000000000007,
+    0x0000000000000020,
+    0x8000000000000000,
+    0x866947cf4414f5b2,
+    0x0000000000000095,
+    0x8000000000000001,
+    0x0000000000000002,
+    0x7ffffffffffffffe,
+    0x7fffffffffffffff,
+    0xffffffffffffffff,
+    0x00000000000000b9,
+    0x8000000000000001,
+    0x0000000000000000,
+    0x0000000000000002,
+    0x0000000000000002,
+    0x0000000000000020,
+    0x939a9cad30990fef,
+    0xa6c8b90efcbb5ea1,
+    0x0000000000000001,
+    0x7ffffffffffffffe,
+    0x8000000000000000,
+    0x0000000000000007,
+    0x000000000000007c,
+    0x0000000000000000,
+    0xffffffffffffff8c,
+    0x7fffffffffffffff,
+    0x0000000000000000,
+    0x8000000000000001,
+    0x0000000000000021,
+    0x0000000000000000,
+    0x1134aa5ffdc9905f,
+    0x7ffffffffffffffe,
+    0xffffffffffffff20,
+    0x8000000000000000,
+    0xffffffffffffff60,
+    0x8000000000000001,
+];
+
+#[test]
+fn divergent_trips_with_a_dead_break() {
+    let cl = Cl::new();
+    let program = cl
+        .try_build(DIVERGENT_SOURCE, "-cl-std=CL3.0")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let k = program.kernel("divergent_trips_with_a_dead_break");
+    let input = cl.buffer_from(&P100595_INPUT);
+    let out = cl.buffer::<u64>(128);
+    k.arg(0, &input);
+    k.arg(1, &out);
+    cl.queue.run(&k, &[128], Some(&[16]));
+    let got = cl.queue.read(&out);
+    // The loop runs at least once and never breaks: s5.f2 is the splat of
+    // in[gid + 51].
+    let want: Vec<u64> = (0..128)
+        .map(|gid| {
+            let x = P100595_INPUT[(gid + 51) & 63];
+            mix(mix(mix(0xcbf2_9ce4_8422_2325, x), x), x)
+        })
+        .collect();
+    compare("divergent_trips_with_a_dead_break", &got, &want);
 }

@@ -25,6 +25,15 @@
 //! to the driver, so that NIR keeps it in memory rather than turning it
 //! back into values (not tried: a variable NIR could promote).
 //!
+//! A phi of the merge block (a break that `branch_loop_exits` sends there
+//! brings its values through one, and so does the latch) goes the same
+//! way: each predecessor stores the value it brings just before its
+//! branch, and the merge block loads it under the phi's id. Before, such
+//! phis were left, and lavapipe gave the work-items that left the loop
+//! early another work-item's value through them (fuzz seed 27 p100595:
+//! a dead break and trip counts that differ in a group; test
+//! `loop_exit_branches::divergent_trips_with_a_dead_break`).
+//!
 //! The loop construct is what the header reaches without passing its
 //! merge block; loops are done innermost first, so that a value of an
 //! inner loop used after the outer one goes through both merge blocks.
@@ -66,6 +75,12 @@ pub fn spill_loop_live_outs(module: &mut Module) -> bool {
     for fi in 0..module.functions.len() {
         let mut zero = None;
         for (merge, construct) in loops_innermost_first(&module.functions[fi]) {
+            let phis = merge_phis(&module.functions[fi], merge, &opaque);
+            if !phis.is_empty() {
+                let z = *zero.get_or_insert_with(|| runtime_zero(module, fi));
+                demote_merge_phis(module, fi, merge, &phis, z);
+                changed = true;
+            }
             let live_out = live_outs(&module.functions[fi], &construct, &opaque);
             if live_out.is_empty() {
                 continue;
@@ -151,6 +166,137 @@ fn live_outs(f: &Function, construct: &HashSet<Word>, opaque: &HashSet<Word>) ->
         }
     }
     out
+}
+
+/// The phis (result ids) of the loop merge block `merge` of `f` whose
+/// values may be stored in a Function variable.
+fn merge_phis(f: &Function, merge: Word, opaque: &HashSet<Word>) -> Vec<Word> {
+    f.blocks
+        .iter()
+        .filter(|b| label(b) == merge)
+        .flat_map(|b| &b.instructions)
+        .take_while(|i| i.class.opcode == Op::Phi)
+        .filter(|i| i.result_type.is_some_and(|t| !opaque.contains(&t)))
+        .filter_map(|i| i.result_id)
+        .collect()
+}
+
+/// Each phi of `phis` (in the loop's merge block `merge`, function `fi`)
+/// becomes a `%spill[zero]` variable: every predecessor stores the value
+/// it brings, just before its branch (and its merge instruction), and the
+/// merge block loads it under the phi's result id. The predecessors are
+/// in the loop, so each store is masked like the spills of defined values
+/// (a break that `branch_loop_exits` sends to the merge block brings its
+/// values through such phis: fuzz seed 27 p100595).
+fn demote_merge_phis(module: &mut Module, fi: usize, merge: Word, phis: &[Word], zero: Word) {
+    let uint = uint_type(module);
+    let two = global(
+        module,
+        Op::Constant,
+        Some(uint),
+        vec![Operand::LiteralBit32(2)],
+    );
+    let Some(mi) = module.functions[fi]
+        .blocks
+        .iter()
+        .position(|b| label(b) == merge)
+    else {
+        return;
+    };
+    let mut vars = Vec::new();
+    // Per predecessor, the access chains and stores to put before its
+    // branch.
+    let mut stores: HashMap<Word, Vec<Instruction>> = HashMap::new();
+    let mut loads = Vec::new();
+    for &r in phis {
+        let Some(phi) = module.functions[fi].blocks[mi]
+            .instructions
+            .iter()
+            .find(|i| i.result_id == Some(r))
+            .cloned()
+        else {
+            continue;
+        };
+        let Some(ty) = phi.result_type else {
+            continue;
+        };
+        let array = global(
+            module,
+            Op::TypeArray,
+            None,
+            vec![Operand::IdRef(ty), Operand::IdRef(two)],
+        );
+        let array_ptr = function_pointer(module, array);
+        let elem_ptr = function_pointer(module, ty);
+        let var = fresh_id(module);
+        vars.push(Instruction::new(
+            Op::Variable,
+            Some(array_ptr),
+            Some(var),
+            vec![Operand::StorageClass(StorageClass::Function)],
+        ));
+        let chain = |module: &mut Module| {
+            let p = fresh_id(module);
+            let inst = Instruction::new(
+                Op::AccessChain,
+                Some(elem_ptr),
+                Some(p),
+                vec![Operand::IdRef(var), Operand::IdRef(zero)],
+            );
+            (p, inst)
+        };
+        for (v, parent) in phi_pairs(&phi) {
+            let (p, c) = chain(module);
+            let store = Instruction::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(p), Operand::IdRef(v)],
+            );
+            stores.entry(parent).or_default().extend([c, store]);
+        }
+        let (p, c) = chain(module);
+        loads.push(c);
+        loads.push(Instruction::new(
+            Op::Load,
+            Some(ty),
+            Some(r),
+            vec![Operand::IdRef(p)],
+        ));
+    }
+    let f = &mut module.functions[fi];
+    let first_non_variable = f.blocks[0]
+        .instructions
+        .iter()
+        .take_while(|i| i.class.opcode == Op::Variable)
+        .count();
+    f.blocks[0]
+        .instructions
+        .splice(first_non_variable..first_non_variable, vars);
+    for b in f.blocks.iter_mut() {
+        let Some(insts) = stores.remove(&label(b)) else {
+            continue;
+        };
+        let n = b.instructions.len();
+        let merge_inst = n >= 2
+            && matches!(
+                b.instructions[n - 2].class.opcode,
+                Op::SelectionMerge | Op::LoopMerge
+            );
+        let at = if merge_inst { n - 2 } else { n - 1 };
+        b.instructions.splice(at..at, insts);
+    }
+    let m = &mut f.blocks[mi];
+    let demoted: HashSet<Word> = phis.iter().copied().collect();
+    m.instructions.retain(|i| {
+        !(i.class.opcode == Op::Phi && i.result_id.is_some_and(|r| demoted.contains(&r)))
+    });
+    let after_phis = m
+        .instructions
+        .iter()
+        .take_while(|i| i.class.opcode == Op::Phi)
+        .count();
+    m.instructions.splice(after_phis..after_phis, loads);
 }
 
 /// Spills `live_out` of the loop (`merge`, `construct`) of function `fi`
