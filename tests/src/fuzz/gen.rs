@@ -69,8 +69,11 @@ pub const KNOWN_BUGS: &[(&str, &str)] = &[
          work-items that left the loop before others of their group (the SPIR-V uses the \
          load's result in the loop's merge block); worked round since session 17 \
          (passes::spill_loop_live_outs; corpus fuzz_loop_exit_value.cl and \
-         fuzz_loop_exit_converted.cl), still avoided by default until longer runs with \
-         --allow divergent-loop-exit agree (seed 21: 30 programs, no mismatch): every \
+         fuzz_loop_exit_converted.cl), and for the values a break brings to the merge block \
+         since session 20 (seed 27 p100595; test \
+         loop_exit_branches::divergent_trips_with_a_dead_break); still avoided by default \
+         until longer runs with --allow divergent-loop-exit agree (seed 21: 30 programs; \
+         seed 27: 1,546 programs, that one mismatch; seed 28, with the fix): every \
          condition that leaves a loop (trip counts, break, goto, return) is then the same \
          for all work-items, and such jumps stay out of branches that only some \
          work-items take",
