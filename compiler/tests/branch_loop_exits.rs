@@ -21,32 +21,28 @@ fn caps(branch: bool) -> DeviceCaps {
     }
 }
 
-/// For each loop merge block of `text` (a disassembly), how many branches
-/// go to it.
+/// For each loop merge block of `text` (a disassembly), how many branch
+/// targets name it.
 fn merge_predecessors(text: &str) -> HashMap<String, usize> {
-    let merges: Vec<String> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("OpLoopMerge "))
-        .filter_map(|rest| rest.split_whitespace().next().map(str::to_string))
-        .collect();
-    merges
+    let mut counts: HashMap<String, usize> = common::loop_merge_blocks(text)
         .into_iter()
-        .map(|m| {
-            let n = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| l.starts_with("OpBranch") && !l.starts_with("OpBranchConditional"))
-                .filter(|l| l.split_whitespace().nth(1) == Some(m.as_str()))
-                .count()
-                + text
-                    .lines()
-                    .map(str::trim)
-                    .filter(|l| l.starts_with("OpBranchConditional"))
-                    .filter(|l| l.split_whitespace().skip(2).any(|w| w == m))
-                    .count();
-            (m, n)
-        })
-        .collect()
+        .map(|m| (m.to_string(), 0))
+        .collect();
+    for l in text.lines().map(str::trim) {
+        let targets: Vec<&str> = if l.starts_with("OpBranchConditional ") {
+            l.split_whitespace().skip(2).take(2).collect()
+        } else if l.starts_with("OpBranch ") {
+            l.split_whitespace().skip(1).take(1).collect()
+        } else {
+            continue;
+        };
+        for t in targets {
+            if let Some(n) = counts.get_mut(t) {
+                *n += 1;
+            }
+        }
+    }
+    counts
 }
 
 #[test]

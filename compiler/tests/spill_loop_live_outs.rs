@@ -97,11 +97,7 @@ kernel void dead_break(global const ulong* in, global ulong* out) {
 
 /// How many phis the loop merge blocks of `text` (a disassembly) hold.
 fn merge_block_phis(text: &str) -> usize {
-    let merges: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("OpLoopMerge "))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .collect();
+    let merges = common::loop_merge_blocks(text);
     let mut count = 0;
     let mut in_merge = false;
     for l in text.lines().map(str::trim) {

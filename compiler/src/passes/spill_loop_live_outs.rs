@@ -42,7 +42,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rspirv::dr::{Function, Instruction, Module, Operand};
+use rspirv::dr::{Block, Function, Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 use super::branch_loop_exits::{id, label, phi_pairs, targets};
@@ -189,13 +189,6 @@ fn merge_phis(f: &Function, merge: Word, opaque: &HashSet<Word>) -> Vec<Word> {
 /// (a break that `branch_loop_exits` sends to the merge block brings its
 /// values through such phis: fuzz seed 27 p100595).
 fn demote_merge_phis(module: &mut Module, fi: usize, merge: Word, phis: &[Word], zero: Word) {
-    let uint = uint_type(module);
-    let two = global(
-        module,
-        Op::Constant,
-        Some(uint),
-        vec![Operand::LiteralBit32(2)],
-    );
     let Some(mi) = module.functions[fi]
         .blocks
         .iter()
@@ -220,59 +213,15 @@ fn demote_merge_phis(module: &mut Module, fi: usize, merge: Word, phis: &[Word],
         let Some(ty) = phi.result_type else {
             continue;
         };
-        let array = global(
-            module,
-            Op::TypeArray,
-            None,
-            vec![Operand::IdRef(ty), Operand::IdRef(two)],
-        );
-        let array_ptr = function_pointer(module, array);
-        let elem_ptr = function_pointer(module, ty);
-        let var = fresh_id(module);
-        vars.push(Instruction::new(
-            Op::Variable,
-            Some(array_ptr),
-            Some(var),
-            vec![Operand::StorageClass(StorageClass::Function)],
-        ));
-        let chain = |module: &mut Module| {
-            let p = fresh_id(module);
-            let inst = Instruction::new(
-                Op::AccessChain,
-                Some(elem_ptr),
-                Some(p),
-                vec![Operand::IdRef(var), Operand::IdRef(zero)],
-            );
-            (p, inst)
-        };
+        let var = SpillVar::new(module, ty, zero, &mut vars);
         for (v, parent) in phi_pairs(&phi) {
-            let (p, c) = chain(module);
-            let store = Instruction::new(
-                Op::Store,
-                None,
-                None,
-                vec![Operand::IdRef(p), Operand::IdRef(v)],
-            );
-            stores.entry(parent).or_default().extend([c, store]);
+            let store = var.store(module, v);
+            stores.entry(parent).or_default().extend(store);
         }
-        let (p, c) = chain(module);
-        loads.push(c);
-        loads.push(Instruction::new(
-            Op::Load,
-            Some(ty),
-            Some(r),
-            vec![Operand::IdRef(p)],
-        ));
+        loads.extend(var.load(module, Some(r)).1);
     }
     let f = &mut module.functions[fi];
-    let first_non_variable = f.blocks[0]
-        .instructions
-        .iter()
-        .take_while(|i| i.class.opcode == Op::Variable)
-        .count();
-    f.blocks[0]
-        .instructions
-        .splice(first_non_variable..first_non_variable, vars);
+    declare_variables(f, vars);
     for b in f.blocks.iter_mut() {
         let Some(insts) = stores.remove(&label(b)) else {
             continue;
@@ -291,12 +240,7 @@ fn demote_merge_phis(module: &mut Module, fi: usize, merge: Word, phis: &[Word],
     m.instructions.retain(|i| {
         !(i.class.opcode == Op::Phi && i.result_id.is_some_and(|r| demoted.contains(&r)))
     });
-    let after_phis = m
-        .instructions
-        .iter()
-        .take_while(|i| i.class.opcode == Op::Phi)
-        .count();
-    m.instructions.splice(after_phis..after_phis, loads);
+    insert_after_phis(m, loads);
 }
 
 /// Spills `live_out` of the loop (`merge`, `construct`) of function `fi`
@@ -309,66 +253,19 @@ fn spill(
     live_out: &[(Word, Word)],
     zero: Word,
 ) {
-    let uint = uint_type(module);
-    let two = global(
-        module,
-        Op::Constant,
-        Some(uint),
-        vec![Operand::LiteralBit32(2)],
-    );
     let mut vars = Vec::new();
     let mut stores = HashMap::new();
     let mut loads = Vec::new();
     let mut renamed = HashMap::new();
     for &(v, ty) in live_out {
-        let array = global(
-            module,
-            Op::TypeArray,
-            None,
-            vec![Operand::IdRef(ty), Operand::IdRef(two)],
-        );
-        let array_ptr = function_pointer(module, array);
-        let elem_ptr = function_pointer(module, ty);
-        let [var, at_def, at_merge, loaded] = [(); 4].map(|_| fresh_id(module));
-        let chain = |p: Word| {
-            Instruction::new(
-                Op::AccessChain,
-                Some(elem_ptr),
-                Some(p),
-                vec![Operand::IdRef(var), Operand::IdRef(zero)],
-            )
-        };
-        vars.push(Instruction::new(
-            Op::Variable,
-            Some(array_ptr),
-            Some(var),
-            vec![Operand::StorageClass(StorageClass::Function)],
-        ));
-        let store = Instruction::new(
-            Op::Store,
-            None,
-            None,
-            vec![Operand::IdRef(at_def), Operand::IdRef(v)],
-        );
-        stores.insert(v, vec![chain(at_def), store]);
-        loads.push(chain(at_merge));
-        loads.push(Instruction::new(
-            Op::Load,
-            Some(ty),
-            Some(loaded),
-            vec![Operand::IdRef(at_merge)],
-        ));
+        let var = SpillVar::new(module, ty, zero, &mut vars);
+        stores.insert(v, var.store(module, v).to_vec());
+        let (loaded, load) = var.load(module, None);
+        loads.extend(load);
         renamed.insert(v, loaded);
     }
     let f = &mut module.functions[fi];
-    let first_non_variable = f.blocks[0]
-        .instructions
-        .iter()
-        .take_while(|i| i.class.opcode == Op::Variable)
-        .count();
-    f.blocks[0]
-        .instructions
-        .splice(first_non_variable..first_non_variable, vars);
+    declare_variables(f, vars);
     for b in f
         .blocks
         .iter_mut()
@@ -414,15 +311,108 @@ fn spill(
             }
         }
     }
-    let Some(m) = f.blocks.iter_mut().find(|b| label(b) == merge) else {
-        return;
-    };
-    let after_phis = m
+    if let Some(m) = f.blocks.iter_mut().find(|b| label(b) == merge) {
+        insert_after_phis(m, loads);
+    }
+}
+
+/// One `%spill` variable: a Function array of two values of type `ty`,
+/// read and written at index `zero`.
+struct SpillVar {
+    var: Word,
+    ty: Word,
+    elem_ptr: Word,
+    zero: Word,
+}
+
+impl SpillVar {
+    /// A new variable; its `OpVariable` goes to `vars`.
+    fn new(module: &mut Module, ty: Word, zero: Word, vars: &mut Vec<Instruction>) -> Self {
+        let uint = uint_type(module);
+        let two = global(
+            module,
+            Op::Constant,
+            Some(uint),
+            vec![Operand::LiteralBit32(2)],
+        );
+        let array = global(
+            module,
+            Op::TypeArray,
+            None,
+            vec![Operand::IdRef(ty), Operand::IdRef(two)],
+        );
+        let array_ptr = function_pointer(module, array);
+        let elem_ptr = function_pointer(module, ty);
+        let var = fresh_id(module);
+        vars.push(Instruction::new(
+            Op::Variable,
+            Some(array_ptr),
+            Some(var),
+            vec![Operand::StorageClass(StorageClass::Function)],
+        ));
+        SpillVar {
+            var,
+            ty,
+            elem_ptr,
+            zero,
+        }
+    }
+
+    /// `OpAccessChain` to the element, with a fresh id.
+    fn element(&self, module: &mut Module) -> (Word, Instruction) {
+        let p = fresh_id(module);
+        let chain = Instruction::new(
+            Op::AccessChain,
+            Some(self.elem_ptr),
+            Some(p),
+            vec![Operand::IdRef(self.var), Operand::IdRef(self.zero)],
+        );
+        (p, chain)
+    }
+
+    /// The element's access chain and the store of `v` to it.
+    fn store(&self, module: &mut Module, v: Word) -> [Instruction; 2] {
+        let (p, chain) = self.element(module);
+        let store = Instruction::new(
+            Op::Store,
+            None,
+            None,
+            vec![Operand::IdRef(p), Operand::IdRef(v)],
+        );
+        [chain, store]
+    }
+
+    /// The element's access chain and its load into `result` (a fresh id
+    /// if `None`), with the loaded id.
+    fn load(&self, module: &mut Module, result: Option<Word>) -> (Word, [Instruction; 2]) {
+        let (p, chain) = self.element(module);
+        let r = result.unwrap_or_else(|| fresh_id(module));
+        let load = Instruction::new(Op::Load, Some(self.ty), Some(r), vec![Operand::IdRef(p)]);
+        (r, [chain, load])
+    }
+}
+
+/// Puts `vars` (Function `OpVariable`s) at the start of `f`'s first
+/// block, after its variables.
+fn declare_variables(f: &mut Function, vars: Vec<Instruction>) {
+    let first_non_variable = f.blocks[0]
+        .instructions
+        .iter()
+        .take_while(|i| i.class.opcode == Op::Variable)
+        .count();
+    f.blocks[0]
+        .instructions
+        .splice(first_non_variable..first_non_variable, vars);
+}
+
+/// Puts `insts` into `b` right after its phis.
+fn insert_after_phis(b: &mut Block, insts: Vec<Instruction>) {
+    let after_phis = b
         .instructions
         .iter()
         .take_while(|i| i.class.opcode == Op::Phi)
         .count();
-    m.instructions.splice(after_phis..after_phis, loads);
+    b.instructions.splice(after_phis..after_phis, insts);
 }
 
 fn uint_type(module: &mut Module) -> Word {

@@ -111,6 +111,15 @@ pub fn disassemble(k: &Kernel, tag: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The merge block ids (`%N`) of the loops of `text`, a disassembly.
+#[allow(dead_code)]
+pub fn loop_merge_blocks(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("OpLoopMerge "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect()
+}
+
 /// `source` → OpenCL SPIR-V, as an application makes it (clang-15 -O2,
 /// llvm-spirv-15); `tag` names the scratch directory.
 #[allow(dead_code)]
