@@ -54,6 +54,7 @@
 //! | 30 | `<kernel>-split_bitcasts_to_16bit` | per kernel, `DeviceCaps::split_bitcasts_to_16bit` |
 //! | 31 | `<kernel>-scale_large_divisors` | per kernel |
 //! | 32 | `<kernel>-spill_loop_live_outs` | per kernel, `DeviceCaps::spill_loop_live_outs` |
+//! | 33 | `<kernel>-widen_extended_multiplies` | per kernel |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -101,6 +102,7 @@ pub enum Pass {
     SplitBitcastsTo16bit = 30,
     ScaleLargeDivisors = 31,
     SpillLoopLiveOuts = 32,
+    WidenExtendedMultiplies = 33,
 }
 
 impl Pass {
@@ -140,6 +142,7 @@ impl Pass {
             Pass::SplitBitcastsTo16bit => "split_bitcasts_to_16bit",
             Pass::ScaleLargeDivisors => "scale_large_divisors",
             Pass::SpillLoopLiveOuts => "spill_loop_live_outs",
+            Pass::WidenExtendedMultiplies => "widen_extended_multiplies",
         }
     }
 

@@ -47,6 +47,7 @@ const MODULE_PASSES: &[&str] = &[
     "27-sample-expand_long_sign_extensions.spv",
     "28-sample-guard_loop_limit.spv",
     "31-sample-scale_large_divisors.spv",
+    "33-sample-widen_extended_multiplies.spv",
 ];
 
 fn caps() -> DeviceCaps {

@@ -1,9 +1,10 @@
 //! `DeviceCaps::wide_narrow_arithmetic` (NVIDIA, `passes::
 //! widen_narrow_arithmetic`): 8- and 16-bit arithmetic runs in 32 bits,
-//! and every sign extension of a narrow value (an explicit conversion or
-//! the operand of an operation that reads it as signed) is an
-//! `OpBitFieldSExtract` of the zero-extended value: no `OpSConvert` from
-//! an 8- or 16-bit type is left (NVIDIA's compiler took a widened
+//! and every sign extension of a narrow value is made from the
+//! zero-extended value: an `OpBitFieldSExtract` for the operand of an
+//! operation that reads it as signed, the sign bit copied into the high
+//! bits (shifts and an or) for an explicit conversion. No `OpSConvert`
+//! from an 8- or 16-bit type is left (NVIDIA's compiler took a widened
 //! negation's 32-bit result as already sign-extended there: corpus
 //! `int_narrow_negate_max.cl`). Without the flag the module keeps its
 //! narrow `OpSConvert`s. Every module passes spirv-val.
@@ -91,11 +92,17 @@ fn narrow_sign_extensions_become_bit_field_extracts() {
         0,
         "a narrow OpSConvert is left:\n{on}"
     );
+    // The operands of signed operations (the division, the shifts, min
+    // and max) are bit-field extracts; the explicit conversions copy the
+    // sign bit with shifts and an or.
     let extracts = on
         .lines()
         .filter(|l| l.contains("OpBitFieldSExtract"))
         .count();
     assert!(extracts >= 3, "{extracts} bit-field extracts:\n{on}");
+    let sign_copies = on.lines().filter(|l| l.contains("OpBitwiseOr")).count()
+        - off.lines().filter(|l| l.contains("OpBitwiseOr")).count();
+    assert!(sign_copies >= 1, "{sign_copies} sign-bit copies:\n{on}");
     assert!(
         on.contains("SMax") && on.contains("SMin"),
         "max and min stay signed:\n{on}"

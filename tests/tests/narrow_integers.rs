@@ -13,9 +13,20 @@
 //!   `0x80000000` instead of `0xffffffff80000000`; ferrocl folds shifts of
 //!   selects between constants (`compiler/src/passes/fold_select_shifts.rs`).
 //!
-//! Both fail on the H200 with the passes off
+//! - `sign_extended_quotients` (session 21): `(uint)(int)(char)x / d` for
+//!   a loaded `d`, scalar and `uint3`, was wrong on the H200 with the sign
+//!   extension done as `OpBitFieldSExtract` (fuzz sample seed 7010 p91);
+//!   `widen_narrow_arithmetic` now copies the sign bit into the high bits
+//!   with shifts and an or instead.
+//! - `high_products_of_halves` (session 21): `mad_hi` of a factor made by
+//!   `upsample` from 16-bit values, in loops, gave wrong high halves with
+//!   `OpUMulExtended` on the H200 (seed 7010 p100076); ferrocl multiplies
+//!   in 64 bits (`compiler/src/passes/widen_extended_multiplies.rs`).
+//!
+//! The first two fail on the H200 with the passes off
 //! (`FERROCL_WIDE_NARROW_ARITHMETIC=0`; the fold has no switch: it runs on
-//! every device) and pass with them; lavapipe is right either way.
+//! every device) and pass with them; the last two fail on an H100 with
+//! main 70770fa and pass since (session 21). lavapipe is right either way.
 //! `scripts/test` runs this binary with and without the widening.
 
 use ferrocl_tests::Cl;
@@ -52,6 +63,68 @@ kernel void shifted_masks(global const ulong *in, global ulong *out) {
     out[8 * i + 5] = (g != 0 ? ~0UL : 0UL) << 30;
     out[8 * i + 6] = (ulong)((y > 100 ? -1L : 0L) >> 31);
     out[8 * i + 7] = (ulong)((uint)(g != 0 ? ~0u : 0u) << 31);
+}
+
+kernel void sign_extended_quotients(global const ulong *in, global ulong *out) {
+    uint i = get_global_id(0);
+    uint d = (uint)in[64 + (i & 63)] | 1u;
+    char c0 = (char)in[0];
+    char c = (char)in[i & 63];
+    short s = (short)in[i & 63];
+    uint3 v = convert_uint3((char3)c0) / (uint3)d;
+    uint3 w = convert_uint3((char3)(c, (char)(c + 1), (char)(c * 3))) / (uint3)(d, d + 2, d + 4);
+    out[8 * i + 0] = (uint)(int)c0 / d;
+    out[8 * i + 1] = (uint)(int)c / d;
+    out[8 * i + 2] = (uint)(int)s / d;
+    out[8 * i + 3] = v.s0 ^ ((ulong)v.s2 << 32);
+    out[8 * i + 4] = w.s0;
+    out[8 * i + 5] = w.s1;
+    out[8 * i + 6] = w.s2;
+    out[8 * i + 7] = (uint)(int)s % d;
+}
+
+kernel void high_products_of_halves(global const ulong *in, global ulong *out) {
+    uint i = get_global_id(0);
+    uint3 acc = 0;
+    for (uchar a = 0; a != 5; a++) {
+        for (int b = 4; b > 0; b--) {
+            uint c = 0;
+            while (c++ < 3u) {
+                acc = mad_hi((uint3)(92u), upsample(-((ushort3)(37)), (ushort3)((ushort)in[0])), acc);
+            }
+        }
+    }
+    out[4 * i + 0] = acc.s0;
+    out[4 * i + 1] = acc.s1;
+    out[4 * i + 2] = acc.s2;
+}
+
+kernel void scalar_high_products_of_halves(global const ulong *in, global ulong *out) {
+    uint i = get_global_id(0);
+    uint s = 0;
+    for (uchar a = 0; a != 5; a++) {
+        for (int b = 4; b > 0; b--) {
+            uint c = 0;
+            while (c++ < 3u) {
+                s = mad_hi(92u, upsample((ushort)(-(ushort)37), (ushort)in[i & 63]), s);
+            }
+        }
+    }
+    out[4 * i + 3] = s;
+}
+
+kernel void signed_high_products_of_halves(global const ulong *in, global ulong *out) {
+    uint i = get_global_id(0);
+    int t = 0;
+    for (uchar a = 0; a != 5; a++) {
+        for (int b = 4; b > 0; b--) {
+            uint c = 0;
+            while (c++ < 3u) {
+                t = mad_hi(-92, as_int(upsample((ushort)(-(ushort)37), (ushort)in[i & 63])), t);
+            }
+        }
+    }
+    out[512 + i] = (uint)t;
 }
 "#;
 
@@ -143,4 +216,88 @@ fn shifted_masks() {
         })
         .collect();
     compare("shifted_masks", &got, &want);
+}
+
+/// The input of the session-21 kernels: in[0] = 0xa1 (the char -95 of
+/// fuzz program p91), then edge and mixed values.
+fn session21_input() -> Vec<u64> {
+    (0..N as u64)
+        .map(|i| match i {
+            0 => 0xa1,
+            1 => 0x7f,
+            2 => 0x80,
+            3 => 0xffff_ffff_ffff_8000,
+            _ => i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (i % 61),
+        })
+        .collect()
+}
+
+#[test]
+fn sign_extended_quotients() {
+    let cl = Cl::new();
+    let input = session21_input();
+    let program = cl.build(SOURCE);
+    let k = program.kernel("sign_extended_quotients");
+    let inb = cl.buffer_from(&input);
+    let out = cl.buffer::<u64>(8 * N);
+    k.arg(0, &inb).arg(1, &out);
+    cl.queue.run(&k, &[N], Some(&[32]));
+    let got = cl.queue.read(&out);
+    let want: Vec<u64> = (0..N)
+        .flat_map(|i| {
+            let d = input[64 + (i & 63)] as u32 | 1;
+            let c0 = input[0] as u8 as i8;
+            let c = input[i & 63] as u8 as i8;
+            let s = input[i & 63] as u16 as i16;
+            let ext = |x: i8| x as i32 as u32;
+            let v0 = ext(c0) / d;
+            [
+                u64::from(ext(c0) / d),
+                u64::from(ext(c) / d),
+                u64::from(s as i32 as u32 / d),
+                u64::from(v0) ^ (u64::from(v0) << 32),
+                u64::from(ext(c) / d),
+                u64::from(ext(c.wrapping_add(1)) / d.wrapping_add(2)),
+                u64::from(ext(c.wrapping_mul(3)) / d.wrapping_add(4)),
+                u64::from(s as i32 as u32 % d),
+            ]
+        })
+        .collect();
+    compare("sign_extended_quotients", &got, &want);
+}
+
+#[test]
+fn high_products_of_halves() {
+    let cl = Cl::new();
+    let input = session21_input();
+    let program = cl.build(SOURCE);
+    let inb = cl.buffer_from(&input);
+    let out = cl.buffer::<u64>(5 * N);
+    for name in [
+        "high_products_of_halves",
+        "scalar_high_products_of_halves",
+        "signed_high_products_of_halves",
+    ] {
+        let k = program.kernel(name);
+        k.arg(0, &inb).arg(1, &out);
+        cl.queue.run(&k, &[N], Some(&[32]));
+    }
+    let got = cl.queue.read(&out);
+    let high = |a: u32, b: u32| ((u64::from(a) * u64::from(b)) >> 32) as u32;
+    let sixty = |f: &dyn Fn(u32) -> u32| (0..60).fold(0u32, |acc, _| f(acc));
+    let x = 0xffdb_0000 | u32::from(input[0] as u16);
+    let mut want: Vec<u64> = (0..N)
+        .flat_map(|i| {
+            let y = 0xffdb_0000 | u32::from(input[i & 63] as u16);
+            let acc = u64::from(sixty(&|a| a.wrapping_add(high(92, x))));
+            let s = u64::from(sixty(&|a| a.wrapping_add(high(92, y))));
+            [acc, acc, acc, s]
+        })
+        .collect();
+    want.extend((0..N).map(|i| {
+        let y = 0xffdb_0000 | u32::from(input[i & 63] as u16);
+        let h = ((-92i64 * i64::from(y as i32)) >> 32) as u32;
+        u64::from(sixty(&|a| a.wrapping_add(h)))
+    }));
+    compare("high_products_of_halves", &got, &want);
 }

@@ -14,16 +14,35 @@
 //!
 //! Widening the arithmetic alone was not enough on the H200 (the driver
 //! still dropped the sign extension of the truncated 32-bit result); what
-//! makes its results right is the sign extension done as a bit-field
-//! extract on the zero-extended value. Both are kept: the extract fixes
-//! the fuzz programs p100077, p400038 and p500022 (`tests/fuzz-open`),
-//! the widening p400066 and p500019.
+//! makes its results right is a sign extension built from the
+//! zero-extended value, not `OpSConvert`. Both are kept: the explicit sign
+//! extension fixes the fuzz programs p100077, p400038 and p500022
+//! (`tests/fuzz-open`), the widening p400066 and p500019.
 //!
-//! The operands of a widened operation that reads them as signed get the
-//! same bit-field extract: with `OpSConvert` there, `max(-(short4)x, 37)`
-//! for `x = -32768` gave `-32768` on the H200 (the negation's 32-bit
-//! result, 32768, was taken as already sign-extended; fuzz sample seed
-//! 7003 p7 k4, corpus `int_narrow_negate_max.cl`).
+//! The form of that sign extension matters to the driver, which takes the
+//! range of a sign-extended value ([-128, 127]) for the range of the
+//! unsigned value an unsigned operation reads (found in session 21 on an
+//! H100 and the H200, with the module edited by hand and then with the
+//! form chosen by a throwaway switch, over every program below):
+//! - `OpBitFieldSExtract(u, 0, 8)`, the form of session 19, made
+//!   `(uint)(int)(char)x / d` (a loaded `d`) come out a few units low, as
+//!   if divided by a sequence meant for small dividends (fuzz seed 7010
+//!   p91, seed 7011 p100092; `tests/tests/narrow_integers.rs`
+//!   `sign_extended_quotients`).
+//! - `(u ^ 0x80) - 0x80` made seed 7002 p500022 wrong instead, and with
+//!   the operands so too, p400038 and seed 7003 p7 k4; a shift pair
+//!   `(u << 24) >> 24` those and `negated_narrow_quotients` and corpus
+//!   `int_narrow_negate_max.cl`.
+//! - `u | ((0 - (u >> 7)) << 8)` (the sign bit copied into the high bits,
+//!   which leaves the driver no small range) is right for all of them, and
+//!   is what an explicit conversion (`OpSConvert`) becomes.
+//!
+//! The operand of a widened operation that reads it as signed is
+//! sign-extended with `OpBitFieldSExtract`: its reader is signed, so the
+//! range is read right; with `OpSConvert` there, `max(-(short4)x, 37)` for
+//! `x = -32768` gave `-32768` on the H200 (the negation's 32-bit result,
+//! 32768, was taken as already sign-extended; fuzz sample seed 7003 p7 k4,
+//! corpus `int_narrow_negate_max.cl`).
 //!
 //! Algorithm: every arithmetic, bitwise, shift, min/max/abs/clamp
 //! instruction whose result is an 8- or 16-bit integer scalar or vector,
@@ -31,14 +50,13 @@
 //! widened to 32 bits (`OpUConvert`, followed by `OpBitFieldSExtract(v, 0,
 //! width)` where the operation reads them as signed: signed division and
 //! remainder, arithmetic shift, the signed extended instructions and
-//! comparisons), runs
-//! on the 32-bit type, and an `OpUConvert` back to the narrow type defines
-//! the original result id. Shift counts stay as they are (SPIR-V lets a
-//! shift's count have any width). Every `OpSConvert` from an 8- or 16-bit
-//! value to a wider type becomes `OpUConvert` to 32 bits, then
-//! `OpBitFieldSExtract(v, 0, width)`, then a conversion to the result
-//! type. Phis, selects, loads, stores and the other conversions are
-//! untouched. Switched on by `DeviceCaps::
+//! comparisons), runs on the 32-bit type, and an `OpUConvert` back to the
+//! narrow type defines the original result id. Shift counts stay as they
+//! are (SPIR-V lets a shift's count have any width). Every `OpSConvert`
+//! from an 8- or 16-bit value to a wider type becomes `u = OpUConvert` to
+//! 32 bits, `u | ((0 - (u >> (width - 1))) << width)`, then a conversion
+//! to the result type. Phis, selects, loads, stores and the other
+//! conversions are untouched. Switched on by `DeviceCaps::
 //! wide_narrow_arithmetic` (NVIDIA only; lavapipe computes narrow types
 //! right).
 
@@ -221,15 +239,16 @@ pub fn widen_narrow_arithmetic(module: &mut Module) {
 }
 
 /// `r = OpSConvert x` from an 8- or 16-bit `x` to a wider type becomes
-/// `OpBitFieldSExtract(OpUConvert x to 32 bits, 0, width)`, converted on to
-/// the result type; `None` where `inst` is no such conversion.
+/// `u = OpUConvert x` to 32 bits, `e = u | ((0 - (u >> (width - 1))) <<
+/// width)` (the sign bit copied into the high bits), converted on to the
+/// result type; `None` where `inst` is no such conversion.
 fn sign_extension(
     module: &mut Module,
     inst: &Instruction,
     ints: &HashMap<Word, (u32, u32)>,
     types: &HashMap<Word, Word>,
     wide_type: &mut impl FnMut(&mut Module, u32) -> Word,
-) -> Option<[Instruction; 3]> {
+) -> Option<Vec<Instruction>> {
     let (Some(rty), Some(result), [Operand::IdRef(x)]) =
         (inst.result_type, inst.result_id, inst.operands.as_slice())
     else {
@@ -242,22 +261,38 @@ fn sign_extension(
     }
     let wty = wide_type(module, n);
     let uint = wide_type(module, 1);
-    let (u, e) = (fresh_id(module), fresh_id(module));
+    let constant = |module: &mut Module, v: u32| {
+        super::module_edit::splat(module, wty, uint, n, Operand::LiteralBit32(v))
+    };
+    let (zero, sign, high) = (
+        constant(module, 0),
+        constant(module, width - 1),
+        constant(module, width),
+    );
+    let mut out = Vec::with_capacity(6);
+    let mut emit = |module: &mut Module, op: Op, ty: Word, args: &[Word], id: Option<Word>| {
+        let id = id.unwrap_or_else(|| fresh_id(module));
+        let operands = args.iter().map(|&a| Operand::IdRef(a)).collect();
+        out.push(Instruction::new(op, Some(ty), Some(id), operands));
+        id
+    };
+    let u = emit(module, Op::UConvert, wty, &[*x], None);
+    let s = emit(module, Op::ShiftRightLogical, wty, &[u, sign], None);
+    let ones = emit(module, Op::ISub, wty, &[zero, s], None);
+    let above = emit(module, Op::ShiftLeftLogical, wty, &[ones, high], None);
+    let e = emit(module, Op::BitwiseOr, wty, &[u, above], None);
     let last = match result_width {
         32 => Op::CopyObject,
         w if w > 32 => Op::SConvert,
         _ => Op::UConvert,
     };
-    Some([
-        Instruction::new(Op::UConvert, Some(wty), Some(u), vec![Operand::IdRef(*x)]),
-        bit_field_sign_extract(module, uint, wty, e, u, width),
-        Instruction::new(last, Some(rty), Some(result), vec![Operand::IdRef(e)]),
-    ])
+    emit(module, last, rty, &[e], Some(result));
+    Some(out)
 }
 
 /// `e = OpBitFieldSExtract(u, 0, width)` of type `wty` (32-bit components):
-/// the sign extension of the low `width` bits of the zero-extended `u`, the
-/// one form of a narrow sign extension NVIDIA's compiler keeps right.
+/// the sign extension of the low `width` bits of the zero-extended `u`, for
+/// the operand of an operation that reads it as signed.
 fn bit_field_sign_extract(
     module: &mut Module,
     uint: Word,
