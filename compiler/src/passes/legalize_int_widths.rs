@@ -58,7 +58,7 @@ use std::collections::{HashMap, HashSet};
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Capability, MemoryAccess, Op, StorageClass, Word};
+use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
 
 use super::module_edit::{fresh_id, global};
 use crate::tools;
@@ -92,7 +92,7 @@ pub fn legalize_int_widths(words: &[u32]) -> Result<Option<Vec<u32>>, String> {
         }
     }
     merge_duplicate_types(&mut module);
-    declare_width_capabilities(&mut module);
+    super::module_edit::declare_width_capabilities(&mut module);
     Ok(Some(module.assemble()))
 }
 
@@ -1177,35 +1177,6 @@ fn merge_duplicate_types(module: &mut Module) {
             if let Some(&n) = rename.get(t) {
                 *t = n;
             }
-        }
-    }
-}
-
-/// Declares Int8 / Int16 / Int64 where an integer type of that width is
-/// now declared.
-fn declare_width_capabilities(module: &mut Module) {
-    let widths: HashSet<u32> = module
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::TypeInt)
-        .map(|i| i.operands[0].unwrap_literal_bit32())
-        .collect();
-    for (w, cap) in [
-        (8, Capability::Int8),
-        (16, Capability::Int16),
-        (64, Capability::Int64),
-    ] {
-        let has = module
-            .capabilities
-            .iter()
-            .any(|c| c.operands.first() == Some(&Operand::Capability(cap)));
-        if widths.contains(&w) && !has {
-            module.capabilities.push(Instruction::new(
-                Op::Capability,
-                None,
-                None,
-                vec![Operand::Capability(cap)],
-            ));
         }
     }
 }

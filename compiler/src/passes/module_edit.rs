@@ -1,7 +1,8 @@
 //! Small edits of an rspirv module shared by the passes that run on whole
 //! modules (`async_copy`, `guard_int64_division`, ...): fresh ids,
-//! find-or-add of global types and constants, and the tables of integer
-//! types and value types.
+//! find-or-add of global types and constants, the tables of integer
+//! types and value types, an instruction pushed under a (fresh) id, and
+//! the capabilities of the integer widths declared.
 
 use std::collections::HashMap;
 
@@ -189,4 +190,49 @@ pub fn rewrite_instructions(
             module.functions[fi].blocks[bi].instructions = out;
         }
     }
+}
+
+/// Declares Int8 / Int16 / Int64 where an integer type of that width is
+/// declared and its capability is not.
+pub fn declare_width_capabilities(module: &mut Module) {
+    let widths: std::collections::HashSet<u32> = module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeInt)
+        .map(|i| i.operands[0].unwrap_literal_bit32())
+        .collect();
+    for (w, cap) in [
+        (8, rspirv::spirv::Capability::Int8),
+        (16, rspirv::spirv::Capability::Int16),
+        (64, rspirv::spirv::Capability::Int64),
+    ] {
+        let has = module
+            .capabilities
+            .iter()
+            .any(|c| c.operands.first() == Some(&Operand::Capability(cap)));
+        if widths.contains(&w) && !has {
+            module.capabilities.push(Instruction::new(
+                Op::Capability,
+                None,
+                None,
+                vec![Operand::Capability(cap)],
+            ));
+        }
+    }
+}
+
+/// Pushes `op` of type `ty` on the ids `args` to `out`, defining `result`
+/// (a fresh id if `None`); returns the id it defines.
+pub fn push_value(
+    module: &mut Module,
+    out: &mut Vec<Instruction>,
+    op: Op,
+    ty: Word,
+    args: &[Word],
+    result: Option<Word>,
+) -> Word {
+    let id = result.unwrap_or_else(|| fresh_id(module));
+    let operands = args.iter().map(|&a| Operand::IdRef(a)).collect();
+    out.push(Instruction::new(op, Some(ty), Some(id), operands));
+    id
 }

@@ -21,12 +21,15 @@
 //! `OpUConvert` of the product shifted right by `w` (arithmetic for the
 //! signed form), and `r = OpCompositeConstruct %struct low high`, so the
 //! users of `r` are untouched. 64-bit factors stay as they are (no wider
-//! type exists). Int64 is declared where it was not.
+//! type exists). Int64 is declared where it was not
+//! (`module_edit::declare_width_capabilities`).
 
-use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Capability, Op, Word};
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Op, Word};
 
-use super::module_edit::{fresh_id, global, int_types, rewrite_instructions, splat};
+use super::module_edit::{
+    declare_width_capabilities, global, int_types, push_value, rewrite_instructions, splat,
+};
 
 pub fn widen_extended_multiplies(module: &mut Module) {
     let ints = int_types(module);
@@ -40,7 +43,6 @@ pub fn widen_extended_multiplies(module: &mut Module) {
             _ => None,
         })
         .collect();
-    let mut changed = false;
     rewrite_instructions(module, |module, inst, out| {
         let op = inst.class.opcode;
         let factors = match inst.operands.as_slice() {
@@ -67,7 +69,6 @@ pub fn widen_extended_multiplies(module: &mut Module) {
             out.push(inst);
             return;
         }
-        changed = true;
         let long = global(
             module,
             Op::TypeInt,
@@ -86,10 +87,7 @@ pub fn widen_extended_multiplies(module: &mut Module) {
         };
         let shift = splat(module, wide, long, n, Operand::LiteralBit64(u64::from(w)));
         let mut emit = |module: &mut Module, op: Op, ty: Word, args: &[Word]| {
-            let id = fresh_id(module);
-            let operands = args.iter().map(|&x| Operand::IdRef(x)).collect();
-            out.push(Instruction::new(op, Some(ty), Some(id), operands));
-            id
+            push_value(module, out, op, ty, args, None)
         };
         let convert = if signed { Op::SConvert } else { Op::UConvert };
         let wa = emit(module, convert, wide, &[a]);
@@ -103,23 +101,14 @@ pub fn widen_extended_multiplies(module: &mut Module) {
         };
         let shifted = emit(module, down, wide, &[product, shift]);
         let high = emit(module, Op::UConvert, half, &[shifted]);
-        out.push(Instruction::new(
+        push_value(
+            module,
+            out,
             Op::CompositeConstruct,
-            Some(st),
+            st,
+            &[low, high],
             Some(r),
-            vec![Operand::IdRef(low), Operand::IdRef(high)],
-        ));
+        );
     });
-    let declared = module
-        .capabilities
-        .iter()
-        .any(|c| c.operands.first() == Some(&Operand::Capability(Capability::Int64)));
-    if changed && !declared {
-        module.capabilities.push(Instruction::new(
-            Op::Capability,
-            None,
-            None,
-            vec![Operand::Capability(Capability::Int64)],
-        ));
-    }
+    declare_width_capabilities(module);
 }

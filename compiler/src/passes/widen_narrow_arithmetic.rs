@@ -271,10 +271,7 @@ fn sign_extension(
     );
     let mut out = Vec::with_capacity(6);
     let mut emit = |module: &mut Module, op: Op, ty: Word, args: &[Word], id: Option<Word>| {
-        let id = id.unwrap_or_else(|| fresh_id(module));
-        let operands = args.iter().map(|&a| Operand::IdRef(a)).collect();
-        out.push(Instruction::new(op, Some(ty), Some(id), operands));
-        id
+        super::module_edit::push_value(module, &mut out, op, ty, args, id)
     };
     let u = emit(module, Op::UConvert, wty, &[*x], None);
     let s = emit(module, Op::ShiftRightLogical, wty, &[u, sign], None);
