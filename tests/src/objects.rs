@@ -523,10 +523,26 @@ impl Queue {
 
     /// Blocking read of `len` values starting at value `offset`.
     pub fn read_range<T: Pod>(&self, buffer: &Buffer<T>, offset: usize, len: usize) -> Vec<T> {
+        let read = self.try_read_range(buffer, offset, len);
+        read.unwrap_or_else(|e| panic!("clEnqueueReadBuffer failed: {e}"))
+    }
+
+    /// Blocking read of the whole buffer, or the error (a failed command
+    /// before it: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST).
+    pub fn try_read<T: Pod>(&self, buffer: &Buffer<T>) -> Result<Vec<T>, ClError> {
+        self.try_read_range(buffer, 0, buffer.len)
+    }
+
+    fn try_read_range<T: Pod>(
+        &self,
+        buffer: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<Vec<T>, ClError> {
         buffer.check_range(offset, len);
         let mut data = zeroed_vec::<T>(len);
         // SAFETY: blocking read of `len` Ts into `data`, which holds `len`.
-        let status = unsafe {
+        cl_result(unsafe {
             clEnqueueReadBuffer(
                 self.raw,
                 buffer.raw,
@@ -538,9 +554,8 @@ impl Queue {
                 ptr::null(),
                 ptr::null_mut(),
             )
-        };
-        check(status, "clEnqueueReadBuffer");
-        data
+        })?;
+        Ok(data)
     }
 
     /// Blocking write of `data` at value `offset`.

@@ -652,6 +652,10 @@ fn main() -> ExitCode {
         Mode::Check(path) => {
             let p = load(path);
             let (reference, tested) = open_both(&a);
+            // `@phase NAME` before each platform's build and run: a crash
+            // after it is that platform's.
+            ferrocl_tests::fuzz::exec::REPORT_PHASES
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             let j = judge(&reference, &tested, &p, false);
             print!("{}", j.report());
             if a.verbose {

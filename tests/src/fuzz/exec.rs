@@ -195,7 +195,14 @@ impl Platform {
             }
             kernels.push(kernel);
         }
-        let words = self.queue.read(&out);
+        // A kernel that failed (device lost, the kernel time limit) fails
+        // the read that waits for it.
+        let words = match self.queue.try_read(&out) {
+            Ok(words) => words,
+            Err(e) => {
+                return Outcome::RunFailed(format!("the kernels failed: clEnqueueReadBuffer: {e}"))
+            }
+        };
         *self.times.lock().unwrap() = (build_s, t.elapsed().as_secs_f64() - build_s);
         Outcome::Ran(words)
     }
