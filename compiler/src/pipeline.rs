@@ -195,6 +195,15 @@ fn il_program(spirv: &[u8], options: &str, caps: &DeviceCaps) -> Result<Program,
     // (cl_khr_spirv_queries: what the device reports it takes).
     let mut resolved = None;
     if let Some(words) = tools::bytes_to_words(spirv) {
+        // Global definitions that older producers put after their uses,
+        // in order (`il_global_order`).
+        let ordered = frontend::il_structure::check_il_stream(&words)
+            .ok()
+            .and_then(|()| frontend::il_global_order::order_global_definitions(&words));
+        if let Some(w) = &ordered {
+            resolved = Some(tools::words_to_bytes(w));
+        }
+        let words = ordered.unwrap_or(words);
         frontend::il_structure::check_il_structure(&words)
             .map_err(|e| BuildError::failure(format!("error: malformed SPIR-V module: {e}")))?;
         frontend::il_support::check_il_intake(&words, caps)

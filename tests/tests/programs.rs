@@ -813,6 +813,64 @@ fn specialized_il_program_with_precise_math() {
     }
 }
 
+/// A kernel `older(global ushort* out)` in llvm-spirv-14's shape for
+/// `(-as_ushort8((ulong2)7)).s4` and `.s1`: each extract and negation is
+/// an OpSpecConstantOp ahead of the bitcast it reads and of the types
+/// that needs (clang-14 + llvm-spirv-14, Debian 12's packages, at -O0;
+/// spirv-val refuses the order, llvm-spirv's own reader takes it).
+const OLDER_PRODUCER_SPVASM: &str = r#"OpCapability Addresses
+OpCapability Linkage
+OpCapability Kernel
+OpCapability Vector16
+OpCapability Int64
+OpCapability Int16
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %k "older"
+%ushort = OpTypeInt 16 0
+%ulong = OpTypeInt 64 0
+%ulong_1 = OpConstant %ulong 1
+%ushort_0 = OpConstant %ushort 0
+%ulong_7 = OpConstant %ulong 7
+%e4 = OpSpecConstantOp %ushort CompositeExtract %cast 4
+%n4 = OpSpecConstantOp %ushort ISub %ushort_0 %e4
+%e1 = OpSpecConstantOp %ushort CompositeExtract %cast 1
+%n1 = OpSpecConstantOp %ushort ISub %ushort_0 %e1
+%void = OpTypeVoid
+%ptr = OpTypePointer CrossWorkgroup %ushort
+%fn = OpTypeFunction %void %ptr
+%v8ushort = OpTypeVector %ushort 8
+%v2ulong = OpTypeVector %ulong 2
+%pair = OpConstantComposite %v2ulong %ulong_7 %ulong_7
+%cast = OpSpecConstantOp %v8ushort Bitcast %pair
+%k = OpFunction %void None %fn
+%out = OpFunctionParameter %ptr
+%entry = OpLabel
+OpStore %out %n4 Aligned 2
+%p1 = OpInBoundsPtrAccessChain %ptr %out %ulong_1
+OpStore %p1 %n1 Aligned 2
+OpReturn
+OpFunctionEnd
+"#;
+
+/// SPIR-V whose module-scope constants use ids defined further down, as
+/// llvm-spirv-14 writes them, builds and runs (`il_global_order`); before,
+/// the build failed with "malformed SPIR-V module: OpSpecConstantOp ...
+/// uses ... before its definition". Found by `ferrocl-fuzz --il` with
+/// `FERROCL_FUZZ_IL_VERSION=14` (seed 140).
+#[test]
+fn il_constants_defined_after_their_uses() {
+    let cl = Cl::new();
+    let il = assemble(OLDER_PRODUCER_SPVASM);
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() readable bytes.
+    let p =
+        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
+    check(status, "clCreateProgramWithIL");
+    let out = run_spec_kernel(&cl, &p, c"older", &[0xaaaau16; 2]);
+    // as_ushort8((ulong2)7) is {7, 0, 0, 0, 7, 0, 0, 0}: -7 and -0.
+    assert_eq!(out, [7u16.wrapping_neg(), 0]);
+}
+
 #[test]
 fn il_program_compiles_and_links_with_source() {
     // clCompileProgram on an IL program (the helper), linked with the

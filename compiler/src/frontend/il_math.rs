@@ -30,7 +30,13 @@
 //! it takes the same round trip for that (step 2 only where it needs
 //! math), the functions inlined before step 3 as for a source program.
 //!
-//! Modules that need neither are returned untouched (the caller keeps its
+//! A module with constant expressions of numbers (`OpSpecConstantOp`
+//! whose result is not a pointer: llvm-spirv-14 writes
+//! `(-as_ushort8((ulong2)7)).s4` so, and the lowering takes none) takes
+//! it too, with `opt -passes=instcombine` after step 1, which folds them
+//! (`IlMath::constant_expressions`).
+//!
+//! Modules that need none of this are returned untouched (the caller keeps its
 //! bytes). Where a step fails (llvm-spirv cannot read
 //! back a construct of the module, ...) the module is kept as it is, with
 //! a note for the build log; a build that built before never fails here.
@@ -62,6 +68,8 @@ const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
 /// OpSpecConstantTrue ..= OpSpecConstantOp.
 const OP_SPEC_CONSTANTS: std::ops::RangeInclusive<u32> = 48..=52;
+const OP_SPEC_CONSTANT_OP: u32 = 52;
+const OP_TYPE_POINTER: u32 = 32;
 
 /// What `needs_libclc` found in a module.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -70,6 +78,11 @@ pub struct IlMath {
     pub builtins: Vec<(String, u32)>,
     /// The module has `OpSpecConstant*` instructions.
     pub spec_constants: bool,
+    /// The module has an `OpSpecConstantOp` that is not an address (a
+    /// constant expression of numbers, as llvm-spirv-14 writes
+    /// `(-as_ushort8((ulong2)7)).s4`): the lowering takes none, LLVM IR
+    /// folds them (`link_il_math`).
+    pub constant_expressions: bool,
     /// The module calls a function that is not `DontInline`
     /// (`inline_functions` would inline it).
     pub inlinable_calls: bool,
@@ -86,6 +99,7 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
     let mut types: HashMap<u32, u32> = HashMap::new();
     let mut found = IlMath::default();
     let (mut inlinable, mut callees, mut function) = (Vec::new(), Vec::new(), None);
+    let mut pointers = Vec::new();
     for inst in tools::instructions(words).flatten() {
         let (_, w) = inst;
         let op = w[0] & 0xffff;
@@ -139,7 +153,13 @@ pub fn needs_libclc(words: &[u32], opts: &MathOptions) -> IlMath {
             // A body (declarations have none).
             OP_LABEL => inlinable.extend(function.take()),
             OP_FUNCTION_CALL if w.len() >= 4 => callees.push(w[3]),
-            op if OP_SPEC_CONSTANTS.contains(&op) => found.spec_constants = true,
+            OP_TYPE_POINTER if w.len() >= 2 => pointers.push(w[1]),
+            op if OP_SPEC_CONSTANTS.contains(&op) => {
+                found.spec_constants = true;
+                if op == OP_SPEC_CONSTANT_OP && w.len() >= 3 && !pointers.contains(&w[1]) {
+                    found.constant_expressions = true;
+                }
+            }
             _ => {}
         }
     }
@@ -167,7 +187,12 @@ pub fn link_il_math(
 ) -> Result<Option<IlLinked>, String> {
     let found = needs_libclc(words, opts);
     let inline = inline && found.inlinable_calls;
-    if found.builtins.is_empty() && !inline {
+    // Constant expressions of numbers: llvm-spirv -r makes them LLVM
+    // constant expressions, which clang folds (the application's
+    // specialization constants are frozen before this, so what is left
+    // are plain constants).
+    let fold = found.constant_expressions;
+    if found.builtins.is_empty() && !inline && !fold {
         return Ok(None);
     }
     let names = found
@@ -190,13 +215,16 @@ pub fn link_il_math(
                  run a kernel that calls them from divergent branches forever)\n"
             );
         }
+        if fold {
+            note += &format!("warning: {why}: its constant expressions of numbers stay unfolded\n");
+        }
         note
     };
-    if found.spec_constants {
+    if found.spec_constants && !fold {
         return Err(kept("the module has specialization constants"));
     }
     let math = !found.builtins.is_empty();
-    round_trip(words, opts, inline, scratch)
+    round_trip(words, opts, inline, fold, scratch)
         .map(|spirv| Some(IlLinked { spirv, math }))
         .map_err(|e| {
             kept(&format!(
@@ -211,6 +239,7 @@ fn round_trip(
     words: &[u32],
     opts: &MathOptions,
     inline: bool,
+    fold: bool,
     scratch: &ScratchDir,
 ) -> Result<Vec<u8>, String> {
     std::fs::write(scratch.file("il.spv"), tools::words_to_bytes(words))
@@ -231,10 +260,37 @@ fn round_trip(
         tools::LLVM_LINK,
         &["-opaque-pointers=0", "-S", "il.bc", "-o", "il.ll"],
     )?;
+    if fold {
+        // `llvm-spirv -r` keeps OpSpecConstantOp as LLVM constant
+        // expressions, which clang at -O0 keeps and llvm-spirv writes back
+        // as they were; instcombine folds an instruction's constant
+        // operands with the data layout (`store i16 sub (i16 0,
+        // extractelement (bitcast <2 x i64> ...)))` becomes `store i16 -7`),
+        // with the native widths so that it makes no `i3`.
+        let ll = std::fs::read_to_string(scratch.file("il.ll"))
+            .map_err(|e| format!("llvm-link wrote nothing: {e}"))?;
+        let patched: String = ll
+            .lines()
+            .map(|l| super::native_widths_layout(l).unwrap_or_else(|| l.to_string()) + "\n")
+            .collect();
+        std::fs::write(scratch.file("il.ll"), patched)
+            .map_err(|e| format!("cannot write a temporary file: {e}"))?;
+        run(
+            tools::OPT,
+            &[
+                "-S",
+                "-opaque-pointers=0",
+                "-passes=instcombine",
+                "il.ll",
+                "-o",
+                "il.ll",
+            ],
+        )?;
+    }
     let ll = std::fs::read_to_string(scratch.file("il.ll"))
         .map_err(|e| format!("llvm-link wrote nothing: {e}"))?;
     let linked = libclc::link_math(&ll, scratch, opts).map_err(|e| e.log)?;
-    if linked.is_none() && !inline {
+    if linked.is_none() && !inline && !fold {
         return Err("libclc has none of its builtins".into());
     }
     super::linked_to_bitcode(scratch, linked.as_deref().unwrap_or(&ll), inline)

@@ -36,6 +36,15 @@ const MAX_BOUND: u32 = 0x3f_ffff;
 /// Checks `words` (host order, header included); the message names the
 /// first instruction at fault.
 pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
+    check_il_stream(words)?;
+    // The stream is sound: rspirv reads it without running off the end.
+    check_il_ids(words)
+}
+
+/// The first rules: a header, a bound in range, every instruction's word
+/// count at least 1 and inside the module. rspirv reads a module that
+/// passes without running off its end.
+pub fn check_il_stream(words: &[u32]) -> Result<(), String> {
     if words.len() < 5 {
         return Err("the module has no complete header".into());
     }
@@ -57,7 +66,12 @@ pub fn check_il_structure(words: &[u32]) -> Result<(), String> {
         i += count;
         n += 1;
     }
-    // The stream is sound: rspirv reads it without running off the end.
+    Ok(())
+}
+
+/// The rules after the stream's (`check_il_stream` passed).
+fn check_il_ids(words: &[u32]) -> Result<(), String> {
+    let bound = words[3];
     // What is read is what the compiler reads: the module without its
     // debug-information OpExtInst (rspirv refuses them at module scope,
     // where llvm-spirv-15 puts them for `-g`), merge instructions and

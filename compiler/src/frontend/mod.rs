@@ -4,6 +4,7 @@
 mod block_order;
 pub mod execution_mode_ids;
 pub mod il_definitions;
+pub mod il_global_order;
 pub mod il_math;
 pub mod il_structure;
 pub mod il_support;
@@ -445,6 +446,18 @@ fn reoptimize(
     patch_and_optimize(scratch, &ll, fixes, optimize, keep_convergent)
 }
 
+/// `line`, the IR's `target datalayout`, with the native integer widths
+/// that the SPIR target leaves out (`n8:16:32:64`), so that InstCombine
+/// does not narrow values to odd widths (`i3`) that llvm-spirv-15 cannot
+/// take; None for any other line or a layout that has them.
+pub(crate) fn native_widths_layout(line: &str) -> Option<String> {
+    let dl = line
+        .strip_prefix("target datalayout = \"")
+        .and_then(|r| r.strip_suffix('"'))?;
+    (!dl.split('-').any(|p| p.starts_with('n')))
+        .then(|| format!("target datalayout = \"{dl}-n8:16:32:64\""))
+}
+
 /// `reoptimize`'s second half on unoptimized IR `ll`: the patches, then
 /// (where `optimize`) `opt-15`'s O2 pipeline, with the options of
 /// `uses_subgroup_functions` where `keep_convergent`. Also clLinkProgram's
@@ -458,13 +471,8 @@ pub(crate) fn patch_and_optimize(
 ) -> Result<String, BuildError> {
     let mut patched = String::with_capacity(ll.len() + 16);
     for line in ll.lines() {
-        let layout = line
-            .strip_prefix("target datalayout = \"")
-            .and_then(|r| r.strip_suffix('"'));
-        match layout {
-            Some(dl) if fixes.native_widths && !dl.split('-').any(|p| p.starts_with('n')) => {
-                patched.push_str(&format!("target datalayout = \"{dl}-n8:16:32:64\""));
-            }
+        match native_widths_layout(line) {
+            Some(layout) if fixes.native_widths => patched.push_str(&layout),
             _ => match line.strip_prefix("define available_externally ") {
                 Some(rest) if fixes.inline_definitions => {
                     patched.push_str("define linkonce_odr ");

@@ -24,7 +24,9 @@
 //! Generator flags: `--byval-mutation` (helpers modify by-value struct
 //! parameters), `--irreducible` (goto into loop bodies), `--no-goto`,
 //! `--max-stmts N`. `--il`: ferrocl gets each program as SPIR-V made by
-//! clang-15 and llvm-spirv-15 (clCreateProgramWithIL) instead of source.
+//! clang-15 and llvm-spirv-15 (clCreateProgramWithIL) instead of source;
+//! `FERROCL_FUZZ_IL_VERSION=14` makes it with clang-14 and llvm-spirv-14
+//! (Debian packages, an older producer).
 //! The loader must see both platforms: unless
 //! `OCL_ICD_VENDORS` is set, a directory with ferrocl's `.icd` and
 //! `/etc/OpenCL/vendors/*.icd` is made for the run. Exit status: 0 when

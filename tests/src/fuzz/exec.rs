@@ -249,10 +249,18 @@ pub fn sanity(source: &str, options: &str) -> Result<(), String> {
 /// How a build log starts when the SPIR-V producer failed (`--il`).
 pub const IL_FAILED: &str = "IL producer failed";
 
-/// `source` as OpenCL SPIR-V, made as an application would: clang-15 for
-/// spir64 at -O0 with the `-cl-std` of `options`, then llvm-spirv-15
-/// (at -O2, LLVM's narrow integer types such as i3 stop llvm-spirv-15
-/// three times as often).
+/// The LLVM version of the SPIR-V producer `spirv` runs: clang-N and
+/// llvm-spirv-N, N from `FERROCL_FUZZ_IL_VERSION` (default 15; Debian 12
+/// also packages clang-14 and llvm-spirv-14, an older producer whose
+/// modules differ: SPIR-V 1.0 headers, other lowerings).
+pub fn il_version() -> String {
+    std::env::var("FERROCL_FUZZ_IL_VERSION").unwrap_or_else(|_| "15".into())
+}
+
+/// `source` as OpenCL SPIR-V, made as an application would: clang for
+/// spir64 at -O0 with the `-cl-std` of `options`, then llvm-spirv, both
+/// of `il_version` (at -O2, LLVM's narrow integer types such as i3 stop
+/// llvm-spirv-15 three times as often).
 pub fn spirv(source: &str, options: &str) -> Result<Vec<u8>, String> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -282,8 +290,10 @@ pub fn spirv(source: &str, options: &str) -> Result<Vec<u8>, String> {
             ))
         }
     };
+    let version = il_version();
+    let (clang, translator) = (format!("clang-{version}"), format!("llvm-spirv-{version}"));
     let result = run(
-        "clang-15",
+        &clang,
         &[
             "-cc1",
             "-triple",
@@ -297,7 +307,7 @@ pub fn spirv(source: &str, options: &str) -> Result<Vec<u8>, String> {
             "k.cl",
         ],
     )
-    .and_then(|()| run("llvm-spirv-15", &["k.bc", "-o", "k.spv"]))
+    .and_then(|()| run(&translator, &["k.bc", "-o", "k.spv"]))
     .and_then(|()| std::fs::read(dir.join("k.spv")).map_err(|e| e.to_string()));
     let _ = std::fs::remove_dir_all(&dir);
     result
