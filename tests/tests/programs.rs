@@ -871,6 +871,36 @@ fn il_constants_defined_after_their_uses() {
     assert_eq!(out, [7u16.wrapping_neg(), 0]);
 }
 
+/// IL made at -O0 (clang-15 and llvm-spirv-15, as SPIR-V producers that
+/// do not optimize make it): the constant part of a partly run-time
+/// aggregate initializer is a module-scope `Function` variable that
+/// clang leaves without `constant`, copied in with a memcpy. It builds
+/// and runs as constant data (`place_private_constants`); before, the
+/// build failed with "a module-scope variable ... in the private address
+/// space that is not a constant" (found by `ferrocl-fuzz --il`, seed 140).
+#[test]
+fn il_at_o0_with_a_partly_constant_initializer() {
+    const SOURCE: &str = "typedef struct { long f0; ushort3 f1; } S0;
+typedef struct { int2 f0; S0 f1[4]; S0 f2; short4 f3[4]; } S1;
+kernel void partly(global ulong* out) {
+    size_t i = get_global_id(0);
+    S1 s = { (int2)(1, 2), { { 3, 0 }, { 0, 0 }, { 0, 0 }, { 0, (ushort3)((ushort)out[i]) } },
+             { 4, 0 }, { (short4)(5), (short4)(6, 7, 8, 9), 0, 0 } };
+    out[i] = s.f1[3].f1.x + s.f3[1].y + s.f0.y + s.f1[0].f0 + s.f2.f0 + s.f3[0].w;
+}";
+    let cl = Cl::new();
+    let il = ferrocl_tests::spirv_of_with(SOURCE, None, &["-O0"]);
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() readable bytes.
+    let p =
+        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
+    check(status, "clCreateProgramWithIL");
+    let init: Vec<u64> = (0..8).map(|i| 100 + i).collect();
+    let out = run_spec_kernel(&cl, &p, c"partly", &init);
+    let want: Vec<u64> = init.iter().map(|x| x + 7 + 2 + 3 + 4 + 5).collect();
+    assert_eq!(out, want);
+}
+
 #[test]
 fn il_program_compiles_and_links_with_source() {
     // clCompileProgram on an IL program (the helper), linked with the

@@ -9,22 +9,27 @@
 //! valid SPIR-V ("`Function` storage class outside function": a build
 //! error). Found by ferrocl-fuzz.
 //!
+//! At -O0 (SPIR-V producers that do not optimize: clang-15 or clang-14
+//! with their llvm-spirv) clang emits that global without LLVM's
+//! `constant`, so it has no `Constant` decoration, but nothing writes it:
+//! it is taken the same way, and a write found below is a build error.
+//!
 //! Algorithm (on words, before `global_vars` lays out constant data): each
 //! module-scope `OpVariable` of storage class `Function` that has an
-//! initializer and the `Constant` decoration becomes `UniformConstant`
+//! initializer (decorated `Constant` or not) becomes `UniformConstant`
 //! (program-scope constant data, `global_vars`), and so do, transitively,
 //! the pointer results derived from it (bitcasts, access chains, copies,
 //! selects and phis of such pointers): each gets the `UniformConstant`
 //! pointer type to the same pointee. Reads (loads, copies from it) need no
 //! change. Known gaps (a build error naming them): such a variable without
-//! an initializer or not constant, and derived pointers passed to a
-//! function or stored to memory.
+//! an initializer or written (a store, a copy into it, an atomic), and
+//! derived pointers passed to a function or stored to memory.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+use rspirv::spirv::{Op, StorageClass, Word};
 
 use super::module_edit::global;
 use crate::tools;
@@ -44,15 +49,6 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
     }
     let mut module = rspirv::dr::load_words(words)
         .map_err(|e| format!("cannot parse the SPIR-V module: {e}"))?;
-    let constant: HashSet<Word> = module
-        .annotations
-        .iter()
-        .filter(|a| {
-            a.class.opcode == Op::Decorate
-                && a.operands.get(1) == Some(&Operand::Decoration(Decoration::Constant))
-        })
-        .filter_map(|a| a.operands.first().and_then(Operand::id_ref_any))
-        .collect();
     let pointee: HashMap<Word, Word> = module
         .types_global_values
         .iter()
@@ -72,9 +68,9 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
         .filter_map(|i| Some((i.result_id?, i.result_type?, i.operands.len())))
         .collect();
     for (var, ty, operands) in vars {
-        if operands < 2 || !constant.contains(&var) {
+        if operands < 2 {
             return Err(format!(
-                "a module-scope variable (%{var}) in the private address space that is not a constant, which ferrocl does not support"
+                "a module-scope variable (%{var}) in the private address space without an initializer, which ferrocl does not support"
             ));
         }
         let to = constant_pointer(&mut module, &pointee, ty)?;
@@ -128,7 +124,7 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
                     | Op::Line => {}
                     op => {
                         return Err(format!(
-                            "a private constant's address is used by Op{op:?}, which ferrocl does not support"
+                            "the address of a module-scope variable in the private address space is used by Op{op:?}, which ferrocl does not support"
                         ))
                     }
                 }
@@ -155,7 +151,10 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
             ) {
                 let target = i.operands.first().and_then(Operand::id_ref_any);
                 if target.is_some_and(|t| moved.contains_key(&t)) {
-                    return Err("a store to a private constant".into());
+                    return Err(format!(
+                        "a module-scope variable in the private address space is written (Op{:?}), which ferrocl does not support",
+                        i.class.opcode
+                    ));
                 }
             }
         }
@@ -190,4 +189,53 @@ fn constant_pointer(
             Operand::IdRef(to),
         ],
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::place_private_constants;
+
+    /// A kernel copying from (`read`) or storing to (`write`) a
+    /// module-scope `Function` variable with an initializer and no
+    /// `Constant` decoration, as llvm-spirv writes clang's -O0 `constinit`.
+    fn module(body: &str) -> Vec<u32> {
+        let asm = format!(
+            "OpCapability Addresses\n\
+             OpCapability Kernel\n\
+             OpCapability Int64\n\
+             OpMemoryModel Physical64 OpenCL\n\
+             OpEntryPoint Kernel %k \"k\"\n\
+             %void = OpTypeVoid\n\
+             %uint = OpTypeInt 32 0\n\
+             %uint_7 = OpConstant %uint 7\n\
+             %pf = OpTypePointer Function %uint\n\
+             %pg = OpTypePointer CrossWorkgroup %uint\n\
+             %fn = OpTypeFunction %void %pg\n\
+             %init = OpVariable %pf Function %uint_7\n\
+             %k = OpFunction %void None %fn\n\
+             %out = OpFunctionParameter %pg\n\
+             %entry = OpLabel\n\
+             {body}\
+             OpReturn\n\
+             OpFunctionEnd\n"
+        );
+        crate::tools::spirv_as(&asm, "spv1.0")
+    }
+
+    #[test]
+    fn an_unwritten_variable_without_the_decoration_becomes_constant_data() {
+        let words = module("%v = OpLoad %uint %init\nOpStore %out %v\n");
+        let out = place_private_constants(&words)
+            .expect("taken")
+            .expect("changed");
+        let text = rspirv::binary::Disassemble::disassemble(&rspirv::dr::load_words(&out).unwrap());
+        assert!(text.contains("UniformConstant"), "{text}");
+    }
+
+    #[test]
+    fn a_written_one_is_a_build_error_naming_the_write() {
+        let words = module("OpStore %init %uint_7\n");
+        let e = place_private_constants(&words).expect_err("a written private variable");
+        assert!(e.contains("is written (OpStore)"), "{e}");
+    }
 }
