@@ -644,6 +644,24 @@ fn interesting_in_child(a: &Args, text: &str, kind: &str, scratch: &Path, timeou
 
 fn main() -> ExitCode {
     let a = parse();
+    if a.il {
+        // A producer that is not installed would read as "could not
+        // translate" for every kernel.
+        let version = ferrocl_tests::fuzz::exec::il_version();
+        for tool in [format!("clang-{version}"), format!("llvm-spirv-{version}")] {
+            let found = std::process::Command::new(&tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if !found {
+                eprintln!(
+                    "ferrocl-fuzz: --il needs {tool} (Debian: apt-get install clang-{version} \
+                     llvm-spirv-{version}; FERROCL_FUZZ_IL_VERSION picks the version)"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     match &a.mode {
         Mode::Print(i) => {
             print!("{}", generate(a.seed, *i, &a.cfg).text());
