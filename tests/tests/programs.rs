@@ -674,6 +674,16 @@ fn assemble(spvasm: &str) -> Vec<u8> {
     il
 }
 
+/// The program of IL `il` (clCreateProgramWithIL), not yet built.
+fn il_program(cl: &Cl, il: &[u8]) -> Prog {
+    let mut status = CL_SUCCESS;
+    // SAFETY: il.len() readable bytes.
+    let p =
+        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
+    check(status, "clCreateProgramWithIL");
+    p
+}
+
 /// Builds `p` and runs `spec`, returning its five values.
 fn run_spec(cl: &Cl, p: &Prog) -> Vec<u64> {
     run_spec_kernel(cl, p, c"spec", &[0u64; 5])
@@ -795,11 +805,7 @@ fn specialized_il_program_with_precise_math() {
     use ferrocl_tests::mathref::{reference, ulp_error_f32};
     let cl = Cl::new();
     let il = assemble(SPEC_MATH_SPVASM);
-    let mut status = CL_SUCCESS;
-    // SAFETY: il.len() readable bytes.
-    let p =
-        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
-    check(status, "clCreateProgramWithIL");
+    let p = il_program(&cl, &il);
     for x in [1.5f32, 85.3] {
         if x != 1.5 {
             check(set_spec(&p, 7, &x.to_ne_bytes()), "set float");
@@ -861,11 +867,7 @@ OpFunctionEnd
 fn il_constants_defined_after_their_uses() {
     let cl = Cl::new();
     let il = assemble(OLDER_PRODUCER_SPVASM);
-    let mut status = CL_SUCCESS;
-    // SAFETY: il.len() readable bytes.
-    let p =
-        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
-    check(status, "clCreateProgramWithIL");
+    let p = il_program(&cl, &il);
     let out = run_spec_kernel(&cl, &p, c"older", &[0xaaaau16; 2]);
     // as_ushort8((ulong2)7) is {7, 0, 0, 0, 7, 0, 0, 0}: -7 and -0.
     assert_eq!(out, [7u16.wrapping_neg(), 0]);
@@ -890,11 +892,7 @@ kernel void partly(global ulong* out) {
 }";
     let cl = Cl::new();
     let il = ferrocl_tests::spirv_of_with(SOURCE, None, &["-O0"]);
-    let mut status = CL_SUCCESS;
-    // SAFETY: il.len() readable bytes.
-    let p =
-        Prog(unsafe { clCreateProgramWithIL(cl.raw(), il.as_ptr().cast(), il.len(), &mut status) });
-    check(status, "clCreateProgramWithIL");
+    let p = il_program(&cl, &il);
     let init: Vec<u64> = (0..8).map(|i| 100 + i).collect();
     let out = run_spec_kernel(&cl, &p, c"partly", &init);
     let want: Vec<u64> = init.iter().map(|x| x + 7 + 2 + 3 + 4 + 5).collect();
