@@ -13,6 +13,12 @@
 //! with their llvm-spirv) clang emits that global without LLVM's
 //! `constant`, so it has no `Constant` decoration, but nothing writes it:
 //! it is taken the same way, and a write found below is a build error.
+//! Nothing proves such a variable unwritten but its uses, so where a
+//! module has one, every address derived from these variables must stay
+//! where its uses can be seen: one converted to a generic pointer or an
+//! integer, stored to memory, or used by any other instruction without a
+//! result but a copy from it is a build error too (a write through it
+//! would change data every work-item shares).
 //!
 //! Algorithm (on words, before `global_vars` lays out constant data): each
 //! module-scope `OpVariable` of storage class `Function` that has an
@@ -25,11 +31,11 @@
 //! an initializer or written (a store, a copy into it, an atomic), and
 //! derived pointers passed to a function or stored to memory.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Op, StorageClass, Word};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 use super::module_edit::global;
 use crate::tools;
@@ -67,6 +73,25 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
         })
         .filter_map(|i| Some((i.result_id?, i.result_type?, i.operands.len())))
         .collect();
+    let constant: HashSet<Word> = module
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.class.opcode == Op::Decorate
+                && a.operands.get(1) == Some(&Operand::Decoration(Decoration::Constant))
+        })
+        .filter_map(|a| a.operands.first().and_then(Operand::id_ref_any))
+        .collect();
+    // A variable without the decoration is constant only if no use writes
+    // it: its addresses may not escape (module doc).
+    let strict = vars.iter().any(|(var, _, _)| !constant.contains(var));
+    let escapes = |op: Op| {
+        Err(format!(
+            "the address of a module-scope variable in the private address space that is not \
+             decorated Constant is used by Op{op:?}, where ferrocl cannot see that it is never \
+             written"
+        ))
+    };
     for (var, ty, operands) in vars {
         if operands < 2 {
             return Err(format!(
@@ -116,6 +141,9 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
                     | Op::CopyObject
                     | Op::Select
                     | Op::Phi => retype.push((id, i.result_type.unwrap_or(0))),
+                    Op::PtrCastToGeneric | Op::ConvertPtrToU if strict => {
+                        return escapes(i.class.opcode)
+                    }
                     Op::Load
                     | Op::CopyMemory
                     | Op::CopyMemorySized
@@ -156,6 +184,20 @@ pub fn place_private_constants(words: &[u32]) -> Result<Option<Vec<u32>>, String
                         i.class.opcode
                     ));
                 }
+            }
+            // Instructions without a result: only copies from these
+            // addresses (checked above) and lifetime markers may use them.
+            let uses_moved = || {
+                i.operands
+                    .iter()
+                    .any(|o| o.id_ref_any().is_some_and(|x| moved.contains_key(&x)))
+            };
+            let harmless = matches!(
+                i.class.opcode,
+                Op::CopyMemory | Op::CopyMemorySized | Op::LifetimeStart | Op::LifetimeStop
+            );
+            if strict && i.result_id.is_none() && !harmless && uses_moved() {
+                return escapes(i.class.opcode);
             }
         }
     }
@@ -207,6 +249,9 @@ mod tests {
              OpEntryPoint Kernel %k \"k\"\n\
              %void = OpTypeVoid\n\
              %uint = OpTypeInt 32 0\n\
+             %ulong = OpTypeInt 64 0\n\
+             %uint_0 = OpConstant %uint 0\n\
+             %uint_1 = OpConstant %uint 1\n\
              %uint_7 = OpConstant %uint 7\n\
              %pf = OpTypePointer Function %uint\n\
              %pg = OpTypePointer CrossWorkgroup %uint\n\
@@ -230,6 +275,27 @@ mod tests {
             .expect("changed");
         let text = rspirv::binary::Disassemble::disassemble(&rspirv::dr::load_words(&out).unwrap());
         assert!(text.contains("UniformConstant"), "{text}");
+    }
+
+    #[test]
+    fn an_address_that_escapes_is_a_build_error() {
+        for (body, want) in [
+            (
+                "%a = OpConvertPtrToU %ulong %init\nOpStore %out %uint_7\n",
+                "not decorated Constant is used by OpConvertPtrToU",
+            ),
+            (
+                "%x = OpAtomicIIncrement %uint %init %uint_1 %uint_0\nOpStore %out %x\n",
+                "is used by OpAtomicIIncrement",
+            ),
+            (
+                "OpAtomicStore %init %uint_1 %uint_0 %uint_7\n",
+                "not decorated Constant is used by OpAtomicStore",
+            ),
+        ] {
+            let e = place_private_constants(&module(body)).expect_err(body);
+            assert!(e.contains(want), "{body}: {e}");
+        }
     }
 
     #[test]
