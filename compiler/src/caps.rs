@@ -158,6 +158,10 @@ pub struct DeviceCaps {
     /// work-item that left a loop early the value of the loop's last
     /// iteration, which it did not run (its loads read 0 there).
     pub spill_loop_live_outs: bool,
+    /// Boolean phis become phis of 32-bit integers
+    /// (`passes::widen_bool_phis`): NVIDIA's driver 580 crashed the
+    /// process compiling modules with boolean phis in and around loops.
+    pub integer_bool_phis: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

@@ -55,6 +55,7 @@
 //! | 31 | `<kernel>-scale_large_divisors` | per kernel |
 //! | 32 | `<kernel>-spill_loop_live_outs` | per kernel, `DeviceCaps::spill_loop_live_outs` |
 //! | 33 | `<kernel>-widen_extended_multiplies` | per kernel |
+//! | 34 | `<kernel>-widen_bool_phis` | per kernel, `DeviceCaps::integer_bool_phis` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -103,6 +104,7 @@ pub enum Pass {
     ScaleLargeDivisors = 31,
     SpillLoopLiveOuts = 32,
     WidenExtendedMultiplies = 33,
+    WidenBoolPhis = 34,
 }
 
 impl Pass {
@@ -143,6 +145,7 @@ impl Pass {
             Pass::ScaleLargeDivisors => "scale_large_divisors",
             Pass::SpillLoopLiveOuts => "spill_loop_live_outs",
             Pass::WidenExtendedMultiplies => "widen_extended_multiplies",
+            Pass::WidenBoolPhis => "widen_bool_phis",
         }
     }
 

@@ -25,8 +25,8 @@ use crate::passes::{
     async_copy, branch_loop_exits, copy_byval_params, dispatch_generic,
     expand_long_sign_extensions, fold_select_shifts, global_vars, guard_int64_division, image_args,
     loop_limit, lower, scale_large_divisors, sdiv_via_udiv, specialize, spill_loop_live_outs,
-    split_bitcasts_to_16bit, srem_via_sdiv, structurize, widen_extended_multiplies,
-    widen_narrow_arithmetic,
+    split_bitcasts_to_16bit, srem_via_sdiv, structurize, widen_bool_phis,
+    widen_extended_multiplies, widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -527,6 +527,12 @@ impl KernelBuild<'_> {
             widen_extended_multiplies::widen_extended_multiplies(&mut lowered.module)
         });
         dump::module(Pass::WidenExtendedMultiplies, kernel, &lowered.module);
+        if caps.integer_bool_phis {
+            timing::pass(Pass::WidenBoolPhis, kernel, || {
+                widen_bool_phis::widen_bool_phis(&mut lowered.module)
+            });
+            dump::module(Pass::WidenBoolPhis, kernel, &lowered.module);
+        }
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(
             || format!("validate_module {name}"),

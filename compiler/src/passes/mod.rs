@@ -29,5 +29,6 @@ pub mod split_image_choices;
 pub mod srem_via_sdiv;
 pub mod structurize;
 pub mod udivrem64;
+pub mod widen_bool_phis;
 pub mod widen_extended_multiplies;
 pub mod widen_narrow_arithmetic;

@@ -1037,6 +1037,7 @@ impl Device {
             split_bitcasts_to_16bit: self.split_bitcasts_to_16bit(),
             inline_functions: self.inline_functions(),
             spill_loop_live_outs: self.spill_loop_live_outs(),
+            integer_bool_phis: self.integer_bool_phis(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1209,6 +1210,16 @@ impl Device {
     pub fn spill_loop_live_outs(&self) -> bool {
         env_switch("FERROCL_SPILL_LOOP_LIVE_OUTS")
             .unwrap_or(self.phys.driver_id == vk::DriverId::MESA_LLVMPIPE)
+    }
+
+    /// Whether boolean phis become phis of 32-bit integers
+    /// (`DeviceCaps::integer_bool_phis`): on NVIDIA's driver, whose
+    /// compiler crashed the process on modules with boolean phis in and
+    /// around loops (tests/fuzz-open, session 23).
+    /// `FERROCL_INTEGER_BOOL_PHIS=0|1` overrides the table.
+    pub fn integer_bool_phis(&self) -> bool {
+        env_switch("FERROCL_INTEGER_BOOL_PHIS")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 
     /// Whether the program's own functions are inlined into their callers

@@ -150,6 +150,7 @@ impl<'a> Reader<'a> {
             split_bitcasts_to_16bit: self.bool()?,
             inline_functions: self.bool()?,
             spill_loop_live_outs: self.bool()?,
+            integer_bool_phis: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,

@@ -41,6 +41,7 @@ fn caps() -> DeviceCaps {
         split_bitcasts_to_16bit: false,
         inline_functions: false,
         spill_loop_live_outs: false,
+        integer_bool_phis: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,

@@ -76,6 +76,7 @@ impl Writer {
         self.u8(c.split_bitcasts_to_16bit as u8);
         self.u8(c.inline_functions as u8);
         self.u8(c.spill_loop_live_outs as u8);
+        self.u8(c.integer_bool_phis as u8);
         self.u8(c.integer_dot_product as u8);
         self.u8(c.device_clock as u8);
         self.u8(c.subgroup_clock as u8);
