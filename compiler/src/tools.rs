@@ -234,3 +234,27 @@ pub fn spirv_as(text: &str, env: &str) -> Vec<u32> {
     let _ = std::fs::remove_dir_all(&dir);
     bytes_to_words(&bytes).unwrap()
 }
+
+/// Asserts that spirv-val (of `vendor.json`) with `args` (e.g.
+/// `--target-env vulkan1.1`) takes `words`: the small modules of unit
+/// tests.
+#[cfg(test)]
+pub fn assert_spirv_val(words: &[u32], args: &[&str]) {
+    let path = std::env::temp_dir().join(format!(
+        "ferrocl-spirv-val-{}-{:?}.spv",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&path, words_to_bytes(words)).unwrap();
+    let out = std::process::Command::new(SPIRV_VAL.path())
+        .args(args)
+        .arg(&path)
+        .output()
+        .expect("spirv-val");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "spirv-val: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

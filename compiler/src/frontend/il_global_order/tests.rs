@@ -49,19 +49,7 @@ const LLVM_SPIRV_14: &str = "%ushort = OpTypeInt 16 0\n\
 
 /// spirv-val (of `vendor.json`) takes `words`.
 fn spirv_val(words: &[u32]) {
-    let path =
-        std::env::temp_dir().join(format!("ferrocl-global-order-{}.spv", std::process::id()));
-    std::fs::write(&path, crate::tools::words_to_bytes(words)).unwrap();
-    let out = std::process::Command::new(crate::tools::SPIRV_VAL.path())
-        .arg(&path)
-        .output()
-        .expect("spirv-val");
-    let _ = std::fs::remove_file(&path);
-    assert!(
-        out.status.success(),
-        "spirv-val: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::tools::assert_spirv_val(words, &[]);
 }
 
 fn checked(words: &[u32]) -> Result<(), String> {

@@ -86,19 +86,7 @@ fn boolean_phis_become_integer_phis() {
         .unwrap();
     assert_eq!(body[merge - 1].class.opcode, Op::Select, "{text}");
     // The module is valid Vulkan SPIR-V.
-    let path = std::env::temp_dir().join(format!("ferrocl-bool-phis-{}.spv", std::process::id()));
-    std::fs::write(&path, crate::tools::words_to_bytes(&m.assemble())).unwrap();
-    let out = std::process::Command::new(crate::tools::SPIRV_VAL.path())
-        .args(["--target-env", "vulkan1.1"])
-        .arg(&path)
-        .output()
-        .expect("spirv-val");
-    let _ = std::fs::remove_file(&path);
-    assert!(
-        out.status.success(),
-        "{}\n{text}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::tools::assert_spirv_val(&m.assemble(), &["--target-env", "vulkan1.1"]);
 }
 
 #[test]
