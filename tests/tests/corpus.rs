@@ -632,6 +632,23 @@ fn integer_ops_32_64() {
             r
         },
     ));
+    cases.push(map2(
+        "int_umul_overflow_compare.cl",
+        ints::<u32>(8),
+        ints::<u32>(9),
+        0,
+        |a: u32, b: u32| {
+            let d = a | 1;
+            let x = b >> (a & 31);
+            let lt = |d: u32, x: u32| -i32::from(u32::MAX / d < x);
+            [
+                i32::from(u32::MAX / d < x),
+                lt(d, x),
+                lt(d.wrapping_add(2), x ^ 5),
+                lt(1, 0),
+            ]
+        },
+    ));
     cases.push(map1(
         "int_divrem_ternary_vector.cl",
         ints::<i32>(6),

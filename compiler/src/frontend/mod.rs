@@ -13,6 +13,7 @@ pub mod libclc;
 mod metadata;
 pub(crate) mod null_casts;
 mod options;
+mod overflow_multiplies;
 mod prelude;
 mod reachable;
 mod rotate;
@@ -548,6 +549,7 @@ pub(crate) fn linked_to_bitcode(
     inline: bool,
 ) -> Result<(), BuildError> {
     let ll = &swaps16::define_16bit_swaps(ll);
+    let ll = &overflow_multiplies::define_overflow_multiplies(ll);
     let marked = inline
         .then(|| inline_functions::mark_always_inline(ll))
         .flatten();
