@@ -14,6 +14,7 @@ mod metadata;
 pub(crate) mod null_casts;
 mod options;
 mod overflow_multiplies;
+mod own_definitions;
 mod prelude;
 mod reachable;
 mod rotate;

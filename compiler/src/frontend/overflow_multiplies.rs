@@ -87,40 +87,16 @@ pub(crate) fn define_overflow_multiplies(ll: &str) -> std::borrow::Cow<'_, str> 
     if !ll.contains("@llvm.umul.with.overflow.") {
         return ll.into();
     }
-    let mut out = String::with_capacity(ll.len() + 1024);
-    let mut defs = String::new();
-    let mut renames: Vec<(String, String)> = Vec::new();
-    for line in ll.lines() {
-        let Some((suffix, w, n)) = declared(line) else {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        };
-        if !matches!(w, 8 | 16 | 32 | 64) {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
+    super::own_definitions::replace_declarations(ll, |line| {
+        let (suffix, w, n) = declared(line).filter(|&(_, w, _)| matches!(w, 8 | 16 | 32 | 64))?;
         let own = format!("__ferrocl_umul_with_overflow_{suffix}");
-        let t = ty(w, n);
-        let b = ty(1, n);
-        defs.push_str(&format!(
-            "\ndefine internal {{ {t}, {b} }} @{own}{}",
-            body(w, n)
-        ));
-        renames.push((
-            format!("@llvm.umul.with.overflow.{suffix}("),
-            format!("@{own}("),
-        ));
-    }
-    if renames.is_empty() {
-        return ll.into();
-    }
-    for (from, to) in &renames {
-        out = out.replace(from, to);
-    }
-    out.push_str(&defs);
-    out.into()
+        let (t, b) = (ty(w, n), ty(1, n));
+        Some(super::own_definitions::OwnDefinition {
+            intrinsic: format!("@llvm.umul.with.overflow.{suffix}"),
+            definition: format!("define internal {{ {t}, {b} }} @{own}{}", body(w, n)),
+            own,
+        })
+    })
 }
 
 #[cfg(test)]

@@ -99,15 +99,8 @@ pub(crate) fn define_16bit_swaps(ll: &str) -> std::borrow::Cow<'_, str> {
     if !ll.contains("@llvm.bswap.") && !ll.contains("@llvm.fsh") {
         return ll.into();
     }
-    let mut out = String::with_capacity(ll.len() + 1024);
-    let mut defs = String::new();
-    let mut renames: Vec<(String, String)> = Vec::new();
-    for line in ll.lines() {
-        let Some((op, suffix, n)) = declared(line) else {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        };
+    super::own_definitions::replace_declarations(ll, |line| {
+        let (op, suffix, n) = declared(line)?;
         let (t16, t32) = match n {
             None => ("i16".to_string(), "i32".to_string()),
             Some(n) => (format!("<{n} x i16>"), format!("<{n} x i32>")),
@@ -117,20 +110,12 @@ pub(crate) fn define_16bit_swaps(ll: &str) -> std::borrow::Cow<'_, str> {
             Some(n) => format!("<{}>", vec![format!("i32 {v}"); n as usize].join(", ")),
         };
         let own = format!("__ferrocl_{op}_{suffix}");
-        defs.push_str(&format!(
-            "\ndefine internal {t16} @{own}{}",
-            body(op, &t16, &t32, &k)
-        ));
-        renames.push((format!("@llvm.{op}.{suffix}("), format!("@{own}(")));
-    }
-    if renames.is_empty() {
-        return ll.into();
-    }
-    for (from, to) in &renames {
-        out = out.replace(from, to);
-    }
-    out.push_str(&defs);
-    out.into()
+        Some(super::own_definitions::OwnDefinition {
+            intrinsic: format!("@llvm.{op}.{suffix}"),
+            definition: format!("define internal {t16} @{own}{}", body(op, &t16, &t32, &k)),
+            own,
+        })
+    })
 }
 
 #[cfg(test)]
