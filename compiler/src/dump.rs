@@ -56,6 +56,7 @@
 //! | 32 | `<kernel>-spill_loop_live_outs` | per kernel, `DeviceCaps::spill_loop_live_outs` |
 //! | 33 | `<kernel>-widen_extended_multiplies` | per kernel |
 //! | 34 | `<kernel>-widen_bool_phis` | per kernel, `DeviceCaps::integer_bool_phis` |
+//! | 35 | `<kernel>-funnel_byte_swaps` | per kernel |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -105,6 +106,7 @@ pub enum Pass {
     SpillLoopLiveOuts = 32,
     WidenExtendedMultiplies = 33,
     WidenBoolPhis = 34,
+    FunnelByteSwaps = 35,
 }
 
 impl Pass {
@@ -146,6 +148,7 @@ impl Pass {
             Pass::SpillLoopLiveOuts => "spill_loop_live_outs",
             Pass::WidenExtendedMultiplies => "widen_extended_multiplies",
             Pass::WidenBoolPhis => "widen_bool_phis",
+            Pass::FunnelByteSwaps => "funnel_byte_swaps",
         }
     }
 

@@ -23,10 +23,10 @@ use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::split_image_choices::split_image_choices;
 use crate::passes::{
     async_copy, branch_loop_exits, copy_byval_params, dispatch_generic,
-    expand_long_sign_extensions, fold_select_shifts, global_vars, guard_int64_division, image_args,
-    loop_limit, lower, scale_large_divisors, sdiv_via_udiv, specialize, spill_loop_live_outs,
-    split_bitcasts_to_16bit, srem_via_sdiv, structurize, widen_bool_phis,
-    widen_extended_multiplies, widen_narrow_arithmetic,
+    expand_long_sign_extensions, fold_select_shifts, funnel_byte_swaps, global_vars,
+    guard_int64_division, image_args, loop_limit, lower, scale_large_divisors, sdiv_via_udiv,
+    specialize, spill_loop_live_outs, split_bitcasts_to_16bit, srem_via_sdiv, structurize,
+    widen_bool_phis, widen_extended_multiplies, widen_narrow_arithmetic,
 };
 use crate::program::Program;
 use crate::timing;
@@ -533,6 +533,10 @@ impl KernelBuild<'_> {
             });
             dump::module(Pass::WidenBoolPhis, kernel, &lowered.module);
         }
+        timing::pass(Pass::FunnelByteSwaps, kernel, || {
+            funnel_byte_swaps::funnel_byte_swaps(&mut lowered.module)
+        });
+        dump::module(Pass::FunnelByteSwaps, kernel, &lowered.module);
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(
             || format!("validate_module {name}"),

@@ -48,6 +48,7 @@ const MODULE_PASSES: &[&str] = &[
     "28-sample-guard_loop_limit.spv",
     "31-sample-scale_large_divisors.spv",
     "33-sample-widen_extended_multiplies.spv",
+    "35-sample-funnel_byte_swaps.spv",
 ];
 
 fn caps() -> DeviceCaps {

@@ -96,6 +96,27 @@ impl Case {
         self.il_args = args;
         self
     }
+    /// The case as failures name it: the file, with how it was built when
+    /// that is not from source with no options.
+    fn label(&self) -> String {
+        let mut how: Vec<String> = Vec::new();
+        if self.il {
+            how.push(
+                std::iter::once("IL")
+                    .chain(self.il_args.iter().copied())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+        if !self.options.is_empty() {
+            how.push(self.options.to_string());
+        }
+        if how.is_empty() {
+            format!("corpus/{}", self.file)
+        } else {
+            format!("corpus/{} ({})", self.file, how.join(", "))
+        }
+    }
     fn options(mut self, options: &'static str) -> Self {
         self.options = options;
         self
@@ -302,6 +323,7 @@ fn run_family(cases: Vec<Case>) {
                     .map_err(|e| format!("clCreateKernel failed: {e}"))?;
                 (case.run)(&cl, &kernel)
             });
+        let label = case.label();
         // A known-bug marker is about ferrocl: on another implementation
         // (checking the corpus against PoCL) the case must pass.
         let known_bug = case
@@ -313,13 +335,12 @@ fn run_family(cases: Vec<Case>) {
             // A fixed bug must lose its marker, or the marker would hide
             // a regression later.
             (Ok(()), Some(bug)) => failures.push(format!(
-                "corpus/{}: known bug now passes, remove its marker ({bug})",
-                case.file
+                "{label}: known bug now passes, remove its marker ({bug})"
             )),
             (Err(e), Some(bug)) => {
-                eprintln!("corpus/{}: KNOWN BUG ({bug}): {e}", case.file)
+                eprintln!("{label}: KNOWN BUG ({bug}): {e}")
             }
-            (Err(e), None) => failures.push(format!("corpus/{}: {e}", case.file)),
+            (Err(e), None) => failures.push(format!("{label}: {e}")),
         }
     }
     assert!(
@@ -584,10 +605,11 @@ fn integer_ops_8_16() {
     // as functions of two 16-bit shifts and an OR, the shape NVIDIA's
     // compiler got wrong from OpenCL C (frontend/swaps16.rs); from IL,
     // ferrocl's 32-bit narrow arithmetic on NVIDIA gives it other shapes:
-    // the -O2 case passed on the H200 before and after session 23 (the -O0
-    // one came after those runs). At -O0 clang writes the swaps in `int`
-    // arithmetic: zero-extended operands, shifts (the right one
-    // arithmetic), an OR, the result truncated.
+    // the -O2 case passed on the H200 before and after session 23. At -O0
+    // clang writes the swaps in `int` arithmetic: zero-extended operands,
+    // shifts (the right one arithmetic), an OR, the result truncated; on
+    // the H200 every swap of it stored 0x0020 until
+    // `passes::funnel_byte_swaps` (session 25).
     for clang_args in [&[][..], &["-O0"][..]] {
         cases.push(
             map2(

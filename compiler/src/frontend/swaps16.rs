@@ -27,8 +27,9 @@
 //! (`__ferrocl_<op>_<type>`, the calls renamed); on every device (the
 //! shapes are exact; lavapipe compiles them as well as the others). The
 //! OpenCL `rotate` builtin of 16-bit types is lowered the same way in
-//! SPIR-V (`passes::lower`, `rotate16`). Not covered: SPIR-V modules from
-//! other producers that carry their own lowering of these operations.
+//! SPIR-V (`passes::lower`, `rotate16`). SPIR-V modules that arrive with
+//! the swap already written as two shifts and an OR (other producers,
+//! clang at -O0) get the same shape from `passes::funnel_byte_swaps`.
 
 /// The (operation, LLVM type suffix, component count) of an intrinsic
 /// declaration line this module replaces.

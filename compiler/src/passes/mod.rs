@@ -10,6 +10,7 @@ pub mod dispatch_generic;
 pub mod drop_dangling_decorations;
 pub mod expand_long_sign_extensions;
 pub mod fold_select_shifts;
+pub mod funnel_byte_swaps;
 pub mod global_vars;
 pub mod guard_int64_division;
 pub mod image_args;
