@@ -162,6 +162,13 @@ pub struct DeviceCaps {
     /// (`passes::widen_bool_phis`): NVIDIA's driver 580 crashed the
     /// process compiling modules with boolean phis in and around loops.
     pub integer_bool_phis: bool,
+    /// Descriptor addressing without variable pointers
+    /// (`passes::branch_buffer_selects`): accesses through a select of
+    /// StorageBuffer pointers branch instead, and the module does not
+    /// declare VariablePointersStorageBuffer. NVIDIA's driver 580 loses
+    /// every Workgroup atomic (local atomics, sub-word `__local` stores) in
+    /// a module that declares it.
+    pub branch_buffer_selects: bool,
     /// shaderIntegerDotProduct (Vulkan 1.3 / VK_KHR_shader_integer_dot_product):
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms are passed to Vulkan
     /// as they are. Without it they are computed exactly in 32/64-bit

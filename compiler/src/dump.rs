@@ -57,6 +57,7 @@
 //! | 33 | `<kernel>-widen_extended_multiplies` | per kernel |
 //! | 34 | `<kernel>-widen_bool_phis` | per kernel, `DeviceCaps::integer_bool_phis` |
 //! | 35 | `<kernel>-funnel_byte_swaps` | per kernel |
+//! | 36 | `<kernel>-branch_buffer_selects` | per kernel, `DeviceCaps::branch_buffer_selects` |
 //!
 //! The last file of a kernel is the module that spirv-val checks and the
 //! runtime gets.
@@ -107,6 +108,7 @@ pub enum Pass {
     WidenExtendedMultiplies = 33,
     WidenBoolPhis = 34,
     FunnelByteSwaps = 35,
+    BranchBufferSelects = 36,
 }
 
 impl Pass {
@@ -149,6 +151,7 @@ impl Pass {
             Pass::WidenExtendedMultiplies => "widen_extended_multiplies",
             Pass::WidenBoolPhis => "widen_bool_phis",
             Pass::FunnelByteSwaps => "funnel_byte_swaps",
+            Pass::BranchBufferSelects => "branch_buffer_selects",
         }
     }
 

@@ -22,7 +22,7 @@ use crate::passes::normalize_builtin_vars::normalize_builtin_vars;
 use crate::passes::place_private_constants::place_private_constants;
 use crate::passes::split_image_choices::split_image_choices;
 use crate::passes::{
-    async_copy, branch_loop_exits, copy_byval_params, dispatch_generic,
+    async_copy, branch_buffer_selects, branch_loop_exits, copy_byval_params, dispatch_generic,
     expand_long_sign_extensions, fold_select_shifts, funnel_byte_swaps, global_vars,
     guard_int64_division, image_args, loop_limit, lower, scale_large_divisors, sdiv_via_udiv,
     specialize, spill_loop_live_outs, split_bitcasts_to_16bit, srem_via_sdiv, structurize,
@@ -537,6 +537,12 @@ impl KernelBuild<'_> {
             funnel_byte_swaps::funnel_byte_swaps(&mut lowered.module)
         });
         dump::module(Pass::FunnelByteSwaps, kernel, &lowered.module);
+        if caps.branch_buffer_selects {
+            timing::pass(Pass::BranchBufferSelects, kernel, || {
+                branch_buffer_selects::branch_buffer_selects(&mut lowered.module)
+            });
+            dump::module(Pass::BranchBufferSelects, kernel, &lowered.module);
+        }
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());
         timing::time(
             || format!("validate_module {name}"),

@@ -25,7 +25,9 @@
 //! `-spill-loop-live-outs`: values live out of loops through variables
 //! (lavapipe, `DeviceCaps::spill_loop_live_outs`); `-integer-bool-phis`:
 //! boolean phis as 32-bit integer phis (NVIDIA,
-//! `DeviceCaps::integer_bool_phis`).
+//! `DeviceCaps::integer_bool_phis`); `-branch-buffer-selects`: descriptor
+//! addressing without variable pointers (NVIDIA,
+//! `DeviceCaps::branch_buffer_selects`).
 //!
 //! Descriptor addressing (`abi`, `Addressing::Descriptor`):
 //! `-descriptormap=map.csv` writes the clspv-style descriptor map of every
@@ -41,7 +43,7 @@ use ferrocl_compiler::descriptor_map::{descriptor_map, parse_sampler_map};
 use ferrocl_compiler::{build_source, Addressing, DescriptorOptions, DeviceCaps};
 
 const USAGE: &str =
-    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-wide-narrow-arithmetic] [-soft-long-sign-extension] [-branch-loop-exits] [-split-bitcasts-to-16bit] [-inline-functions] [-spill-loop-live-outs] [-integer-bool-phis] [-preserve-float-controls] \
+    "usage: ferrocl-cc foo.cl -o foo.spv [-kernel=NAME] [-soft-fma64] [-soft-fma32] [-denorms32] [-rmw-ordering] [-loop-limiter] [-soft-int64-division] [-wide-narrow-arithmetic] [-soft-long-sign-extension] [-branch-loop-exits] [-split-bitcasts-to-16bit] [-inline-functions] [-spill-loop-live-outs] [-integer-bool-phis] [-branch-buffer-selects] [-preserve-float-controls] \
 [-addressing=physical|descriptor] [-descriptormap=map.csv] [-samplermap=file] [-pod-ubo] \
 [-cluster-pod-kernel-args] [-D..] [-I..] [-cl-std=..]";
 
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
     let mut inline_functions = false;
     let mut spill_loop_live_outs = false;
     let mut integer_bool_phis = false;
+    let mut branch_buffer_selects = false;
     // DenormPreserve and SignedZeroInfNanPreserve for every float width
     // (what ferrocl asks of a device that has them).
     let mut float_controls = ferrocl_compiler::FloatWidths::default();
@@ -103,6 +106,8 @@ fn main() -> ExitCode {
             spill_loop_live_outs = true;
         } else if a == "-integer-bool-phis" {
             integer_bool_phis = true;
+        } else if a == "-branch-buffer-selects" {
+            branch_buffer_selects = true;
         } else if a == "-preserve-float-controls" {
             float_controls = ferrocl_compiler::FloatWidths::ALL;
         } else if let Some(k) = a.strip_prefix("-kernel=") {
@@ -216,6 +221,7 @@ fn main() -> ExitCode {
         inline_functions,
         spill_loop_live_outs,
         integer_bool_phis,
+        branch_buffer_selects,
         integer_dot_product: true,
         device_clock: true,
         subgroup_clock: true,

@@ -4,6 +4,7 @@
 //! `pipeline::build_module` runs them in order (`dump` lists it).
 
 pub mod async_copy;
+pub mod branch_buffer_selects;
 pub mod branch_loop_exits;
 pub mod copy_byval_params;
 pub mod dispatch_generic;

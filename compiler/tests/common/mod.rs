@@ -40,6 +40,7 @@ pub fn test_caps() -> DeviceCaps {
         inline_functions: false,
         spill_loop_live_outs: false,
         integer_bool_phis: false,
+        branch_buffer_selects: false,
         integer_dot_product: false,
         device_clock: false,
         subgroup_clock: false,

@@ -1038,6 +1038,7 @@ impl Device {
             inline_functions: self.inline_functions(),
             spill_loop_live_outs: self.spill_loop_live_outs(),
             integer_bool_phis: self.integer_bool_phis(),
+            branch_buffer_selects: self.branch_buffer_selects(),
             integer_dot_product: self.native_integer_dot_product(),
             device_clock: self.phys.features.shader_device_clock,
             subgroup_clock: self.phys.features.shader_subgroup_clock,
@@ -1219,6 +1220,16 @@ impl Device {
     /// `FERROCL_INTEGER_BOOL_PHIS=0|1` overrides the table.
     pub fn integer_bool_phis(&self) -> bool {
         env_switch("FERROCL_INTEGER_BOOL_PHIS")
+            .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
+    }
+
+    /// Whether descriptor addressing avoids variable pointers
+    /// (`DeviceCaps::branch_buffer_selects`): on NVIDIA's driver, whose
+    /// compiler loses every Workgroup atomic in a module that declares
+    /// VariablePointersStorageBuffer (GPU probes, session 25).
+    /// `FERROCL_BRANCH_BUFFER_SELECTS=0|1` overrides the table.
+    pub fn branch_buffer_selects(&self) -> bool {
+        env_switch("FERROCL_BRANCH_BUFFER_SELECTS")
             .unwrap_or(self.phys.driver_id == vk::DriverId::NVIDIA_PROPRIETARY)
     }
 

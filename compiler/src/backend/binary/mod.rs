@@ -41,7 +41,7 @@ use write::Writer;
 
 const MAGIC: &[u8; 8] = b"FERROCL\0";
 /// Bumped whenever the layout or the kernel ABI changes.
-pub const FORMAT_VERSION: u32 = 27;
+pub const FORMAT_VERSION: u32 = 28;
 
 /// The compiler and tools a binary was made with.
 fn fingerprint() -> String {

@@ -151,6 +151,7 @@ impl<'a> Reader<'a> {
             inline_functions: self.bool()?,
             spill_loop_live_outs: self.bool()?,
             integer_bool_phis: self.bool()?,
+            branch_buffer_selects: self.bool()?,
             integer_dot_product: self.bool()?,
             device_clock: self.bool()?,
             subgroup_clock: self.bool()?,

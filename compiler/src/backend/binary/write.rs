@@ -77,6 +77,7 @@ impl Writer {
         self.u8(c.inline_functions as u8);
         self.u8(c.spill_loop_live_outs as u8);
         self.u8(c.integer_bool_phis as u8);
+        self.u8(c.branch_buffer_selects as u8);
         self.u8(c.integer_dot_product as u8);
         self.u8(c.device_clock as u8);
         self.u8(c.subgroup_clock as u8);

@@ -27,7 +27,9 @@
 //! * One candidate slot: the access is direct. Several (a pointer selected
 //!   between two arguments, a phi, a pointer loaded from memory): the view
 //!   variable is chosen by the run-time slot with OpSelect
-//!   (VariablePointersStorageBuffer), then indexed.
+//!   (VariablePointersStorageBuffer), then indexed; on devices with
+//!   `DeviceCaps::branch_buffer_selects` (NVIDIA) the per-kernel pass
+//!   `branch_buffer_selects` turns such accesses into branches.
 //! * POD arguments are read word by word from their storage / uniform
 //!   buffer (`args`); buffer arguments' values are constants, except that
 //!   the NULL mask (`ImplicitField::NullBufferArgs`) turns a NULL argument
