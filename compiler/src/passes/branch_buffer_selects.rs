@@ -31,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{Block, Function, Instruction, Module, Operand};
 use rspirv::spirv::{Capability, FunctionControl, Op, SelectionControl, StorageClass, Word};
 
-use super::module_edit::{fresh_id, global};
+use super::module_edit::{block, fresh_id, global};
 
 /// A select tree over StorageBuffer pointers.
 #[derive(Debug)]
@@ -178,29 +178,7 @@ impl Facts {
 
 /// The accesses the pass rewrites (the pointer is their first operand).
 fn is_access(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Load
-            | Op::Store
-            | Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
-    )
+    matches!(op, Op::Load | Op::Store) || super::dispatch_generic::is_atomic(op)
 }
 
 /// Rewrites the module; returns how many accesses became helper calls.
@@ -472,13 +450,6 @@ fn emit_tree(
             };
             (result, merge)
         }
-    }
-}
-
-fn block(label: Word, instructions: Vec<Instruction>) -> Block {
-    Block {
-        label: Some(Instruction::new(Op::Label, None, Some(label), vec![])),
-        instructions,
     }
 }
 

@@ -47,7 +47,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{FunctionControl, Op, SelectionControl, StorageClass, Word};
 
 use super::global_vars::global_offsets;
-use super::module_edit::{fresh_id, global};
+use super::module_edit::{block, fresh_id, global};
 use crate::analyses::address_space::{infer_program_spaces, Space};
 
 /// `OpGenericPtrMemSemantics` of a local pointer (WorkgroupMemory).
@@ -80,7 +80,8 @@ struct Site {
     operand: usize,
 }
 
-fn is_atomic(op: Op) -> bool {
+/// The atomic instructions (their pointer is the first operand).
+pub(crate) fn is_atomic(op: Op) -> bool {
     matches!(
         op,
         Op::AtomicLoad
@@ -389,11 +390,4 @@ fn dispatch_site(module: &mut dr::Module, spaces: &mut HashMap<Word, Space>, sit
         Some(call_result),
         call_ops,
     );
-}
-
-fn block(label: Word, instructions: Vec<Instruction>) -> dr::Block {
-    let mut b = dr::Block::new();
-    b.label = Some(Instruction::new(Op::Label, None, Some(label), vec![]));
-    b.instructions = instructions;
-    b
 }

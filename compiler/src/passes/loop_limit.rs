@@ -91,10 +91,10 @@
 //! read and written with plain (non-atomic) accesses: every writer stores
 //! the same value, and on lavapipe they are CPU loads and stores.
 
-use rspirv::dr::{Block, Instruction, Module, Operand};
+use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Decoration, LoopControl, Op, SelectionControl, StorageClass, Word};
 
-use super::module_edit::{fresh_id, global};
+use super::module_edit::{block as labelled_block, fresh_id, global};
 use crate::abi::{LOOP_STATUS_BINDING, LOOP_STATUS_SET};
 
 /// The passes the probe takes (module doc): at least 3, and a power of
@@ -298,7 +298,7 @@ pub fn guard_loop_limit(module: &mut Module) -> bool {
             at..at,
             new_blocks
                 .into_iter()
-                .map(|(label, instructions)| block_of(label, instructions)),
+                .map(|(label, instructions)| labelled_block(label, instructions)),
         );
     }
     true
@@ -319,11 +319,4 @@ fn selection_merge(merge: Word) -> Instruction {
             Operand::SelectionControl(SelectionControl::NONE),
         ],
     )
-}
-
-fn block_of(label: Word, instructions: Vec<Instruction>) -> Block {
-    Block {
-        label: Some(Instruction::new(Op::Label, None, Some(label), vec![])),
-        instructions,
-    }
 }

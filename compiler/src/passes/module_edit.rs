@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::dr::{Block, Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 /// A new id (bumps the header's bound).
@@ -16,6 +16,14 @@ pub fn fresh_id(module: &mut Module) -> Word {
         h.bound = id + 1;
     }
     id
+}
+
+/// A block labelled `label` holding `instructions`.
+pub fn block(label: Word, instructions: Vec<Instruction>) -> Block {
+    Block {
+        label: Some(Instruction::new(Op::Label, None, Some(label), vec![])),
+        instructions,
+    }
 }
 
 /// The id of a global (type or constant) instruction, added at the end of

@@ -19,10 +19,10 @@
 //! result undefined): the 32-bit path divides by 1 instead, the loop
 //! yields all-ones.
 
-use rspirv::dr::{Block, Function, Instruction, Module, Operand};
+use rspirv::dr::{Function, Instruction, Module, Operand};
 use rspirv::spirv::{FunctionControl, LoopControl, Op, SelectionControl, Word};
 
-use super::module_edit::{fresh_id, global};
+use super::module_edit::{block, fresh_id, global};
 
 /// Adds `udivrem64` to `module`; returns its id.
 pub fn add_udivrem64(module: &mut Module) -> Word {
@@ -234,13 +234,6 @@ fn lit(v: u32) -> Operand {
 
 fn id(v: Word) -> Operand {
     Operand::IdRef(v)
-}
-
-fn block(label: Word, instructions: Vec<Instruction>) -> Block {
-    Block {
-        label: Some(Instruction::new(Op::Label, None, Some(label), vec![])),
-        instructions,
-    }
 }
 
 fn goto(target: Word) -> Instruction {
