@@ -1017,8 +1017,12 @@ fn print_table(na: &str, ra: &[Row], other: Option<(String, Vec<Row>)>) {
         "{:<50} {:>10} {:>14} {:>14} {:>8}",
         "workload", "unit", "A", "B", "A/B"
     );
-    for (i, r) in ra.iter().enumerate() {
-        let b = other.as_ref().map(|(_, rb)| rb[i].value);
+    for r in ra {
+        // B's row of the same name (a row only A has shows "-").
+        let b = other
+            .as_ref()
+            .and_then(|(_, rb)| rb.iter().find(|b| b.name == r.name))
+            .map(|b| b.value);
         let ratio = b.map(|b| r.value / b);
         println!(
             "{:<50} {:>10} {:>14.2} {:>14} {:>8}",

@@ -7,6 +7,15 @@
 //! clSetKernelArgMemPointerINTEL), where the platform has them. Inputs
 //! are written by kernels, so every kind is filled the same way; the
 //! gather's result is read back and checked.
+//!
+//! Where the device has the generic address space, the same rows run
+//! once more on cl_mem buffers with the kernels reaching their memory
+//! through generic pointers (OpenCL C 3.0 unqualified pointers: helper
+//! functions, two of them `noinline`, called with global pointers, so
+//! the space is known after inference and specialization), plus a copy
+//! whose source is chosen at run time between a private and a global
+//! pointer (a truly generic access, dispatched on the pointer's space).
+//! The issue's target: the known-space rows at the plain rows' speed.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -40,10 +49,52 @@ kernel void gather(global float* out, global const float* in, global const uint*
 }
 "#;
 
+/// The kernels of the generic-pointer rows (`Storage::Generic`): the
+/// same names as SOURCE's, built with -cl-std=CL3.0.
+const GENERIC_SOURCE: &str = r#"
+kernel void init_x(global float* x) {
+    size_t i = get_global_id(0);
+    x[i] = (float)(i % 1000);
+}
+kernel void init_idx(global uint* idx, uint m) {
+    size_t i = get_global_id(0);
+    idx[i] = (uint)((i * 2654435761ul) % m);
+}
+__attribute__((noinline)) void copy_one(const float4 *a, float4 *b, size_t i) {
+    b[i] = a[i];
+}
+kernel void copy4(global const float4* a, global float4* b) {
+    copy_one(a, b, get_global_id(0));
+}
+void saxpy_one(float *y, const float *x, float a, size_t i) {
+    y[i] = a * x[i] + y[i];
+}
+kernel void saxpy(global float* y, global const float* x, float a, int n) {
+    size_t i = get_global_id(0);
+    if (i < n) saxpy_one(y, x, a, i);
+}
+__attribute__((noinline)) float load_at(const float *p, uint k) {
+    return p[k];
+}
+kernel void gather(global float* out, global const float* in, global const uint* idx) {
+    size_t i = get_global_id(0);
+    float *o = out;
+    o[i] = load_at(in, idx[i]);
+}
+kernel void copy4_dyn(global const float4* a, global float4* b, int from_private) {
+    size_t i = get_global_id(0);
+    float4 t = (float4)(1.0f);
+    const float4 *src = from_private ? (const float4 *)&t : (const float4 *)(a + i);
+    b[i] = *src;
+}
+"#;
+
 /// Where a row's memory lives.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Storage {
     Buffer,
+    /// cl_mem buffers, reached through generic pointers.
+    Generic,
     Svm,
     UsmDevice,
     UsmShared,
@@ -53,6 +104,7 @@ impl Storage {
     pub fn label(self) -> &'static str {
         match self {
             Storage::Buffer => "cl_mem buffers",
+            Storage::Generic => "cl_mem buffers through generic pointers",
             Storage::Svm => "SVM allocations",
             Storage::UsmDevice => "USM device allocations",
             Storage::UsmShared => "USM shared allocations",
@@ -129,7 +181,7 @@ impl<'a> Alloc<'a> {
         // SAFETY: a valid context and device; no properties.
         let raw = unsafe {
             match storage {
-                Storage::Buffer => clCreateBuffer(
+                Storage::Buffer | Storage::Generic => clCreateBuffer(
                     ctx.raw(),
                     CL_MEM_READ_WRITE,
                     bytes,
@@ -166,7 +218,7 @@ impl<'a> Alloc<'a> {
         // SAFETY: valid kernel; the memory lives as long as `self`.
         let s = unsafe {
             match self.storage {
-                Storage::Buffer => clSetKernelArg(
+                Storage::Buffer | Storage::Generic => clSetKernelArg(
                     k.raw(),
                     index,
                     std::mem::size_of::<cl_mem>(),
@@ -193,7 +245,7 @@ impl<'a> Alloc<'a> {
         // SAFETY: `out` holds n floats; the allocation at least as many.
         let s = unsafe {
             match self.storage {
-                Storage::Buffer => clEnqueueReadBuffer(
+                Storage::Buffer | Storage::Generic => clEnqueueReadBuffer(
                     q.raw(),
                     self.raw.cast(),
                     CL_TRUE,
@@ -236,7 +288,7 @@ impl Drop for Alloc<'_> {
         // SAFETY: our allocation; the caller finished the queue.
         unsafe {
             match self.storage {
-                Storage::Buffer => {
+                Storage::Buffer | Storage::Generic => {
                     clReleaseMemObject(self.raw.cast());
                 }
                 Storage::Svm => clSVMFree(self.ctx.raw(), self.raw),
@@ -251,6 +303,10 @@ impl Drop for Alloc<'_> {
 /// The storage kinds `platform`'s first device has, buffers first.
 fn kinds(platform: cl_platform_id, ctx: &Context) -> Vec<Storage> {
     let mut v = vec![Storage::Buffer];
+    let generic: cl_bool = device_value(ctx.device(), CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT);
+    if generic == CL_TRUE {
+        v.push(Storage::Generic);
+    }
     let svm: cl_device_svm_capabilities = device_value(ctx.device(), CL_DEVICE_SVM_CAPABILITIES);
     if svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER != 0 {
         v.push(Storage::Svm);
@@ -280,15 +336,22 @@ pub fn run(
     s: &Sizes,
 ) -> Vec<(Storage, Vec<Row>)> {
     let usm = usm_entry_points(platform);
-    let prog = ctx.build(&format!(
-        "{SOURCE}{}",
-        super::mad_loop("mad_loop", "float", "f")
-    ));
+    let mad = super::mad_loop("mad_loop", "float", "f");
+    let prog = ctx.build(&format!("{SOURCE}{mad}"));
     kinds(platform, ctx)
         .into_iter()
         .map(|kind| {
             eprintln!("measuring {}", kind.label());
-            (kind, rows(ctx, q, s, &prog, usm.as_ref(), kind))
+            let generic;
+            let prog = if kind == Storage::Generic {
+                generic = ctx
+                    .try_build(&format!("{GENERIC_SOURCE}{mad}"), "-cl-std=CL3.0")
+                    .unwrap_or_else(|e| panic!("generic-pointer kernels: {e}"));
+                &generic
+            } else {
+                &prog
+            };
+            (kind, rows(ctx, q, s, prog, usm.as_ref(), kind))
         })
         .collect()
 }
@@ -339,6 +402,22 @@ fn rows(
             value: (n * 32) as f64 / d.as_secs_f64() / 1e9,
         },
     );
+    if kind == Storage::Generic {
+        let dyn_copy = prog.kernel("copy4_dyn");
+        a.set_arg(&dyn_copy, 0);
+        b.set_arg(&dyn_copy, 1);
+        dyn_copy.arg(2, &0i32);
+        let d = best_launch(s.reps, q, &dyn_copy, n);
+        push(
+            &mut rows,
+            Row {
+                name: "float4 copy, space chosen at run time",
+                unit: "GB/s",
+                higher_better: true,
+                value: (n * 32) as f64 / d.as_secs_f64() / 1e9,
+            },
+        );
+    }
     let saxpy = prog.kernel("saxpy");
     y.set_arg(&saxpy, 0);
     x.set_arg(&saxpy, 1);
