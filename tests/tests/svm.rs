@@ -260,6 +260,50 @@ fn kernel_sees_the_host_pointer() {
     assert_same("kernel's result in SVM memory", &got, &want);
 }
 
+/// Large allocations keep the pointer identity: 1 GiB and 2 GiB (whose
+/// device addresses the H200 first gave in a range the process's own
+/// mappings take: clSVMAlloc returned NULL there until the runtime
+/// retried with another allocation, runtime/src/vk/shared_memory.rs); the
+/// host writes the first and last words, a kernel reads them through the
+/// pointer and writes them back changed.
+#[test]
+fn large_allocations_are_shared_too() {
+    let cl = Cl::new();
+    if !svm_device(&cl) {
+        return;
+    }
+    let k = cl.kernel(
+        "kernel void ends(global int *p, ulong last, global ulong *out) {
+             out[0] = (ulong)p;
+             p[0] = p[0] + 1;
+             p[last] = p[last] + 2;
+         }",
+        "ends",
+    );
+    for gib in [1usize, 2] {
+        let bytes = gib << 30;
+        let svm = Svm::new(&cl, bytes);
+        let last = bytes / 4 - 1;
+        svm.map(CL_MAP_WRITE);
+        // SAFETY: mapped, `bytes` bytes.
+        unsafe {
+            *svm.ints() = 10;
+            *svm.ints().add(last) = 20;
+        }
+        svm.unmap();
+        let out = cl.buffer::<u64>(1);
+        set_svm_arg(&k, 0, svm.ptr);
+        k.arg(1, &(last as u64)).arg(2, &out);
+        cl.queue.run(&k, &[1], None);
+        assert_eq!(cl.queue.read(&out), vec![svm.ptr as u64], "{gib} GiB");
+        svm.map(CL_MAP_READ);
+        // SAFETY: mapped, `bytes` bytes.
+        let got = unsafe { [*svm.ints(), *svm.ints().add(last)] };
+        svm.unmap();
+        assert_eq!(got, [11, 22], "{gib} GiB: first and last words");
+    }
+}
+
 /// The node of the host-built list: the same layout in C and OpenCL C.
 #[repr(C)]
 #[derive(Clone, Copy)]

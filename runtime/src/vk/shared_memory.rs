@@ -92,6 +92,19 @@ fn reserve(address: u64, len: u64) -> bool {
     true
 }
 
+/// How many allocations `Buffer::new_shared` makes before it gives up
+/// (`FERROCL_SHARED_MEMORY_TRIES`, default 8).
+fn placement_tries() -> u32 {
+    static N: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("FERROCL_SHARED_MEMORY_TRIES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(8)
+            .max(1)
+    })
+}
+
 /// Frees a dedicated allocation and its buffer on an early return.
 struct Pending<'a> {
     device: &'a Device,
@@ -137,7 +150,39 @@ impl Buffer {
     /// (the module doc), with its base a multiple of `alignment`; `None`
     /// where the device cannot give that for this allocation. Errors are
     /// out-of-memory conditions.
+    ///
+    /// An allocation whose device address cannot be had on the host (the
+    /// range taken, or misaligned) is kept while the next is made, so the
+    /// driver gives that one another address: up to
+    /// [`placement_tries`] allocations in all, then the failed ones are
+    /// freed.
     pub fn new_shared(device: &Arc<Device>, size: u64, alignment: u64) -> CLResult<Option<Buffer>> {
+        let mut failed = Vec::new();
+        for attempt in 1..=placement_tries() {
+            match Self::try_shared(device, size, alignment)? {
+                Ok(buffer) => return Ok(Some(buffer)),
+                Err((pending, address)) => {
+                    if std::env::var_os("FERROCL_LOG").is_some() {
+                        eprintln!(
+                            "ferrocl: shared memory of {size} bytes: device address {address:#x} \
+                             cannot be mapped there on the host (attempt {attempt})"
+                        );
+                    }
+                    failed.push(pending);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// One allocation: the buffer mapped at its device address, or the
+    /// allocation (to free later) and its address where that cannot be.
+    #[allow(clippy::type_complexity)]
+    fn try_shared(
+        device: &Arc<Device>,
+        size: u64,
+        alignment: u64,
+    ) -> CLResult<Result<Buffer, (Pending<'_>, u64)>> {
         let placed_align = device.placed.as_ref().map_or(1, |p| p.alignment.max(1));
         let alloc_size = size.max(4).next_multiple_of(placed_align);
         let info = vk::BufferCreateInfo::default()
@@ -188,7 +233,7 @@ impl Buffer {
             || !address.is_multiple_of(alignment.max(1))
             || address.checked_add(alloc_size).is_none_or(|e| e > 1 << 62)
         {
-            return Ok(None);
+            return Ok(Err((pending, address)));
         }
         // Placed where the device can, else (or where the range is the
         // driver's own host memory already, as on lavapipe) identity.
@@ -201,11 +246,11 @@ impl Buffer {
             None => map_identity(device, pending.memory, address)?,
         };
         let Some(mapped) = mapped else {
-            return Ok(None);
+            return Ok(Err((pending, address)));
         };
         let memory = pending.memory;
         std::mem::forget(pending);
-        Ok(Some(Buffer::with_own_memory(
+        Ok(Ok(Buffer::with_own_memory(
             device, raw, memory, size, address, mapped,
         )))
     }
