@@ -215,8 +215,8 @@ impl<'a> Alloc<'a> {
     }
 
     /// Whether an SVM allocation of `bytes` can be had (clSVMAlloc returns
-    /// NULL where it cannot: ferrocl on the H200 refuses 256 MiB, the
-    /// host mapping at the device address). Other kinds: true.
+    /// NULL where it cannot: ferrocl on the H200 did for 256 MiB before
+    /// its placement retries). Other kinds: true.
     fn possible(ctx: &Context, storage: Storage, bytes: usize) -> bool {
         if storage != Storage::Svm {
             return true;
