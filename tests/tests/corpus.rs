@@ -716,6 +716,36 @@ fn integer_ops_32_64() {
     cases.extend(int_family!(u64, u64, "ulong"));
     cases.push(upsample_case!(i32, u32, i64, "int"));
     cases.push(upsample_case!(u32, u32, u64, "uint"));
+    let swaps32 = |x: u32, y: u32| {
+        let w = (u64::from(x) << 32) | u64::from(y);
+        let s = w.swap_bytes();
+        let sv = [x, y, x ^ y, x.wrapping_add(y)].map(u32::swap_bytes);
+        [
+            x.swap_bytes(),
+            x.swap_bytes(),
+            x.rotate_left(8),
+            y.rotate_left(16),
+            s as u32,
+            (s >> 32) as u32,
+            sv[0] ^ sv[3],
+            sv[1].wrapping_add(sv[2]),
+        ]
+    };
+    // From source and as IL at -O2 and -O0 (the last keeps the shifts and
+    // masks as written).
+    for clang_args in [None, Some(&[][..]), Some(&["-O0"][..])] {
+        let case = map2(
+            "int_byte_swap_uint.cl",
+            ints::<u32>(8),
+            ints::<u32>(9),
+            0,
+            swaps32,
+        );
+        cases.push(match clang_args {
+            None => case,
+            Some(args) => case.il_with(args),
+        });
+    }
     run_family(cases);
 }
 
