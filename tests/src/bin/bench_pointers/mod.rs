@@ -26,7 +26,8 @@ use opencl_sys::*;
 
 use super::{best_launch, push, Row, Sizes, MAD_FLOPS};
 
-const SOURCE: &str = r#"
+/// The kernels that fill the inputs, in both programs.
+const INIT: &str = r#"
 kernel void init_x(global float* x) {
     size_t i = get_global_id(0);
     x[i] = (float)(i % 1000);
@@ -35,6 +36,9 @@ kernel void init_idx(global uint* idx, uint m) {
     size_t i = get_global_id(0);
     idx[i] = (uint)((i * 2654435761ul) % m);
 }
+"#;
+
+const SOURCE: &str = r#"
 kernel void copy4(global const float4* a, global float4* b) {
     size_t i = get_global_id(0);
     b[i] = a[i];
@@ -52,14 +56,6 @@ kernel void gather(global float* out, global const float* in, global const uint*
 /// The kernels of the generic-pointer rows (`Storage::Generic`): the
 /// same names as SOURCE's, built with -cl-std=CL3.0.
 const GENERIC_SOURCE: &str = r#"
-kernel void init_x(global float* x) {
-    size_t i = get_global_id(0);
-    x[i] = (float)(i % 1000);
-}
-kernel void init_idx(global uint* idx, uint m) {
-    size_t i = get_global_id(0);
-    idx[i] = (uint)((i * 2654435761ul) % m);
-}
 __attribute__((noinline)) void copy_one(const float4 *a, float4 *b, size_t i) {
     b[i] = a[i];
 }
@@ -354,7 +350,7 @@ pub fn run(
 ) -> Vec<(Storage, Vec<Row>)> {
     let usm = usm_entry_points(platform);
     let mad = super::mad_loop("mad_loop", "float", "f");
-    let prog = ctx.build(&format!("{SOURCE}{mad}"));
+    let prog = ctx.build(&format!("{INIT}{SOURCE}{mad}"));
     let bytes = s.copy_elems * 16;
     kinds(platform, ctx)
         .into_iter()
@@ -373,7 +369,7 @@ pub fn run(
             let generic;
             let prog = if kind == Storage::Generic {
                 generic = ctx
-                    .try_build(&format!("{GENERIC_SOURCE}{mad}"), "-cl-std=CL3.0")
+                    .try_build(&format!("{INIT}{GENERIC_SOURCE}{mad}"), "-cl-std=CL3.0")
                     .unwrap_or_else(|e| panic!("generic-pointer kernels: {e}"));
                 &generic
             } else {
