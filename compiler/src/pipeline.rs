@@ -540,7 +540,8 @@ impl KernelBuild<'_> {
         if caps.branch_buffer_selects {
             timing::pass(Pass::BranchBufferSelects, kernel, || {
                 branch_buffer_selects::branch_buffer_selects(&mut lowered.module)
-            });
+            })
+            .map_err(|e| BuildError::failure(format!("{log}error: kernel '{name}': {e}")))?;
             dump::module(Pass::BranchBufferSelects, kernel, &lowered.module);
         }
         let words = timing::time(|| format!("assemble {name}"), || lowered.module.assemble());

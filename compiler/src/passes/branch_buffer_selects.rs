@@ -69,8 +69,6 @@ enum Arg {
 
 /// What the pass reads of the module.
 struct Facts {
-    /// StorageBuffer pointer types.
-    storage_pointers: HashSet<Word>,
     /// `OpSelect`s of StorageBuffer pointers: id -> (condition, then, else).
     selects: HashMap<Word, (Word, Word, Word)>,
     /// Access chains on such selects: id -> (result type, base, indices).
@@ -140,7 +138,6 @@ impl Facts {
             }
         }
         Facts {
-            storage_pointers,
             selects,
             chains,
             globals,
@@ -181,11 +178,12 @@ fn is_access(op: Op) -> bool {
     matches!(op, Op::Load | Op::Store) || super::dispatch_generic::is_atomic(op)
 }
 
-/// Rewrites the module; returns how many accesses became helper calls.
-pub fn branch_buffer_selects(module: &mut Module) -> usize {
+/// Rewrites the module; returns how many accesses became helper calls, or
+/// what uses such a pointer in a way it cannot rewrite.
+pub fn branch_buffer_selects(module: &mut Module) -> Result<usize, String> {
     let facts = Facts::of(module);
     if facts.selects.is_empty() {
-        return 0;
+        return Ok(0);
     }
     let mut helpers: HashMap<String, Word> = HashMap::new();
     let mut new_functions = Vec::new();
@@ -253,17 +251,24 @@ pub fn branch_buffer_selects(module: &mut Module) -> usize {
     }
     module.functions.extend(new_functions);
     remove_dead_pointers(module, &facts);
-    if !any_pointer_select(module, &facts) {
-        module.capabilities.retain(|c| {
-            !matches!(
-                c.operands.first(),
-                Some(Operand::Capability(
-                    Capability::VariablePointersStorageBuffer | Capability::VariablePointers
-                ))
-            )
-        });
+    if let Some(op) = leftover_pointer_use(module, &facts) {
+        // The capability would have to stay, and with it the driver's
+        // fault: a build error, never silently lost atomics.
+        return Err(format!(
+            "a pointer chosen at run time between buffers is used by {op:?}, which \
+             descriptor addressing cannot branch on this device (its driver loses \
+             __local atomics in modules with variable pointers)"
+        ));
     }
-    rewritten
+    module.capabilities.retain(|c| {
+        !matches!(
+            c.operands.first(),
+            Some(Operand::Capability(
+                Capability::VariablePointersStorageBuffer | Capability::VariablePointers
+            ))
+        )
+    });
+    Ok(rewritten)
 }
 
 /// Removes the selects and access chains left without uses.
@@ -298,17 +303,23 @@ fn remove_dead_pointers(module: &mut Module, facts: &Facts) {
     }
 }
 
-fn any_pointer_select(module: &Module, facts: &Facts) -> bool {
+/// The opcode of an instruction left using a select of StorageBuffer
+/// pointers or an access chain on one (a use the pass does not rewrite),
+/// if any.
+fn leftover_pointer_use(module: &Module, facts: &Facts) -> Option<Op> {
+    let pointer = |v: &Word| facts.selects.contains_key(v) || facts.chains.contains_key(v);
     module
         .functions
         .iter()
         .flat_map(|f| f.blocks.iter())
         .flat_map(|b| b.instructions.iter())
-        .any(|i| {
-            matches!(i.class.opcode, Op::Select | Op::Phi)
-                && i.result_type
-                    .is_some_and(|t| facts.storage_pointers.contains(&t))
+        .filter(|i| !i.result_id.is_some_and(|r| pointer(&r)))
+        .find(|i| {
+            i.operands
+                .iter()
+                .any(|o| matches!(o, Operand::IdRef(v) if pointer(v)))
         })
+        .map(|i| i.class.opcode)
 }
 
 /// The helper function of `shape` (its id and body).

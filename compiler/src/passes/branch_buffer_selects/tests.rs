@@ -82,7 +82,7 @@ fn count(m: &Module, op: Op) -> usize {
 #[test]
 fn accesses_through_buffer_selects_become_branches() {
     let mut m = load_words(crate::tools::spirv_as(MODULE, "vulkan1.2")).unwrap();
-    assert_eq!(branch_buffer_selects(&mut m), 4);
+    assert_eq!(branch_buffer_selects(&mut m), Ok(4));
     let text = m.disassemble();
     assert_eq!(count(&m, Op::Select), 0, "{text}");
     assert!(
@@ -123,6 +123,20 @@ fn modules_without_buffer_selects_are_left_alone() {
         .replace("%t21 = OpSelect %psb %is2 %v2 %v0\n", "");
     let mut m = load_words(crate::tools::spirv_as(&plain, "vulkan1.2")).unwrap();
     let before = m.assemble();
-    assert_eq!(branch_buffer_selects(&mut m), 0);
+    assert_eq!(branch_buffer_selects(&mut m), Ok(0));
     assert_eq!(m.assemble(), before);
+}
+
+/// A use the pass cannot branch (here an OpCopyMemory through the chosen
+/// pointer) fails instead of leaving the capability, and with it NVIDIA's
+/// lost atomics, in the module.
+#[test]
+fn a_use_it_cannot_branch_is_an_error() {
+    let copying = MODULE.replace(
+        "OpStore %p %old\n",
+        "OpStore %p %old\n     %w0 = OpAccessChain %pu %v0 %uint_0 %uint_0\n     OpCopyMemory %w0 %p\n",
+    );
+    let mut m = load_words(crate::tools::spirv_as(&copying, "vulkan1.2")).unwrap();
+    let e = branch_buffer_selects(&mut m).unwrap_err();
+    assert!(e.contains("CopyMemory"), "{e}");
 }
